@@ -1,0 +1,23 @@
+"""Errors a user can fix. The CLI prints them as one line and exits non-zero; no traceback."""
+
+from __future__ import annotations
+
+
+class BoosterkitError(Exception):
+    """Base class for user-facing errors: the message says what and where."""
+
+    exit_code: int = 1
+
+
+class InputError(BoosterkitError):
+    """A file or argument given by the user is unreadable, malformed or of the wrong shape."""
+
+    exit_code = 2
+
+
+class NotFoundError(BoosterkitError):
+    """An unknown set, product, minigame or card."""
+
+
+class FetchError(BoosterkitError):
+    """An HTTP error that persisted after retries, or a Scryfall error object."""

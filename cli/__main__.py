@@ -1,0 +1,3 @@
+from boosterkit.cli.app import main
+
+main()

@@ -1,0 +1,81 @@
+"""The ``boosterkit`` command: a thin typer layer over the library.
+
+Each command module in ``cli/`` defines ``register(app)``; ``COMMAND_MODULES`` lists them.
+A command body parses options, calls one library function and hands the result to
+``cli.render``. ``BoosterkitError`` becomes one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import typer
+
+from boosterkit import __version__
+from boosterkit.errors import BoosterkitError
+
+#: One registration line per command module (a new command group touches only its own file).
+COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve"]
+
+app = typer.Typer(
+    name="boosterkit",
+    help="Realistic, seeded Magic booster packs from Scryfall/MTGJSON data, dealt into minigames.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"boosterkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: Path | None = typer.Option(
+        None, "--db", help="Database file (default: $BOOSTERKIT_DB, else the user data dir)."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Realistic, seeded Magic booster packs, dealt into the Set Booster minigames."""
+    ctx.obj = {"db": db}
+
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"boosterkit.cli.{_name}").register(app)
+
+
+def main() -> None:
+    """Console entry point: run the app, turning user errors into one line and an exit code."""
+    try:
+        rv = app(standalone_mode=False)
+    except BoosterkitError as exc:
+        typer.echo(f"boosterkit: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("Aborted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        typer.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

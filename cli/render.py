@@ -1,0 +1,121 @@
+"""One renderer for every command's output: ``--format json|jsonl|csv|table|text``.
+
+Commands return plain data (dicts and lists, as the library does) and call ``emit``. The
+``--json`` flag of listing commands is ``--format json``. JSON output is exactly the
+library's return value, serialised with ``to_json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
+from typing import Any, TextIO
+
+import typer
+
+
+class Format(str, Enum):
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+    table = "table"
+    text = "text"
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, (_dt.date, _dt.datetime)):
+        return o.isoformat()
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def to_json(data: Any, *, indent: int | None = 2) -> str:
+    """Serialise library output deterministically (sorted keys are NOT used: field order is the contract)."""
+    return json.dumps(data, default=_default, indent=indent, ensure_ascii=False)
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """A plain fixed-width text table of ``rows``."""
+    if not rows:
+        return "(none)"
+    cols = list(columns or rows[0].keys())
+    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_cell(x) for x in v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None) -> None:
+    rows = list(rows)
+    cols = list(columns or (rows[0].keys() if rows else []))
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow([_cell(r.get(c)) for c in cols])
+
+
+def emit(
+    data: Any,
+    fmt: Format | str = Format.table,
+    *,
+    text: Callable[[Any], str] | None = None,
+    rows: Callable[[Any], list[dict[str, Any]]] | None = None,
+    columns: Sequence[str] | None = None,
+    out: TextIO | None = None,
+) -> None:
+    """Print ``data`` in ``fmt``.
+
+    ``text`` renders the human form (default: a table of ``rows(data)`` or of ``data``);
+    ``rows`` flattens data to rows for ``csv``/``table`` (default: ``data`` itself);
+    ``jsonl`` writes one element of ``data`` per line.
+    """
+    out = out or sys.stdout
+    fmt = Format(fmt)
+    if fmt is Format.json:
+        out.write(to_json(data) + "\n")
+    elif fmt is Format.jsonl:
+        for element in data if isinstance(data, list) else [data]:
+            out.write(to_json(element, indent=None) + "\n")
+    elif fmt is Format.csv:
+        write_csv(rows(data) if rows else data, out, columns)
+    elif text is not None and fmt is Format.text:
+        out.write(text(data).rstrip("\n") + "\n")
+    else:
+        flat = rows(data) if rows else data
+        if text is not None and not isinstance(flat, list):
+            out.write(text(data).rstrip("\n") + "\n")
+        else:
+            out.write(table(flat, columns) + "\n")
+
+
+def echo_err(message: str) -> None:
+    """A line for humans on stderr (progress, summaries, chosen seeds)."""
+    typer.echo(message, err=True)
+
+
+def open_output(path: str | None) -> TextIO:
+    """``-o FILE`` support: a text file opened for writing, or stdout."""
+    if not path or path == "-":
+        return sys.stdout
+    return open(path, "w", encoding="utf-8", newline="")

@@ -1,0 +1,168 @@
+"""Plain data the generator reads (products) and writes (packs of items).
+
+``ProductDef`` is a product compiled from the database and ``data/``: weighted variants,
+sheets of resolved cards with integer weights, and the slots without a Magic back. The
+engine (``generator.engine``) only ever sees these objects, never the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class CardInfo:
+    """What the generator and the minigames need to know of one printing."""
+
+    card_id: str | None  # Scryfall id; None for ad cards and unresolved references
+    name: str | None
+    set: str  # lowercase set code
+    collector_number: str | None
+    rarity: str | None
+    kind: str  # card | token | art_card | minigame | emblem | ad | other
+    magic_back: bool
+    type_line: str | None = None
+    colors: tuple[str, ...] = ()
+    mana_value: float | None = None
+    layout: str | None = None
+    resolved: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SheetDef:
+    """A sheet: cards with integer weights, drawn ``count`` times per pack by a variant."""
+
+    name: str
+    cards: tuple[CardInfo, ...]
+    weights: tuple[int, ...]
+    foil: bool = False
+    balance_colors: bool = False
+    allow_duplicates: bool = False
+    fixed: bool = False  # every card is in every pack, once per weight unit (Jumpstart-style)
+
+    @property
+    def total_weight(self) -> int:
+        return sum(self.weights)
+
+
+@dataclass(frozen=True, slots=True)
+class VariantDef:
+    """One whole-pack layout: (sheet name, count) in pack order, chosen with ``weight``."""
+
+    index: int
+    weight: int
+    slots: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraOption:
+    """One possible content of a slot without a Magic back (see ``data/nonmagic.yaml``).
+
+    ``cards`` are the candidates (uniform), empty when the source set is not in the
+    database: the slot then yields an unresolved item of this kind and set.
+    """
+
+    kind: str  # token | art_card | minigame | ad
+    set_code: str | None
+    weight: int
+    cards: tuple[CardInfo, ...] = ()
+    gold_stamped_per_mille: int = 0  # art cards: chance of the gold-stamped signature, in ‰
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraSlot:
+    """A slot without a Magic back: one option is drawn by weight.
+
+    The slot is skipped in packs whose variant draws any sheet in ``unless_sheets`` (for
+    example the token/ad slot of a Set Booster that carries a card from The List).
+    ``position`` is ``first`` or ``last`` in the pack.
+    """
+
+    name: str
+    options: tuple[ExtraOption, ...]
+    unless_sheets: tuple[str, ...] = ()
+    position: str = "last"
+
+
+@dataclass(frozen=True, slots=True)
+class ProductDef:
+    """A booster product ready to open."""
+
+    code: str
+    set_code: str
+    name: str
+    kind: str
+    source: str  # sealed-data | mtgjson | generic
+    variants: tuple[VariantDef, ...]
+    sheets: dict[str, SheetDef]
+    extras: tuple[ExtraSlot, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One object in an opened pack."""
+
+    uid: str  # unique within a run: "p12-7" = pack 12, position 7
+    card_id: str | None
+    name: str | None
+    set: str
+    collector_number: str | None
+    rarity: str | None
+    foil: bool
+    slot: str  # the sheet or extra slot it came from
+    kind: str
+    magic_back: bool
+    resolved: bool
+    type_line: str | None = None
+    colors: tuple[str, ...] = ()
+    mana_value: float | None = None
+    layout: str | None = None
+    gold_stamped: bool | None = None  # art cards only
+    external: bool = False  # added from outside the packs (minigame setups)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "uid": self.uid,
+            "card_id": self.card_id,
+            "name": self.name,
+            "set": self.set,
+            "collector_number": self.collector_number,
+            "rarity": self.rarity,
+            "foil": self.foil,
+            "slot": self.slot,
+            "kind": self.kind,
+            "magic_back": self.magic_back,
+            "resolved": self.resolved,
+            "type_line": self.type_line,
+            "colors": list(self.colors),
+            "mana_value": self.mana_value,
+            "layout": self.layout,
+        }
+        if self.kind == "art_card":
+            d["gold_stamped"] = bool(self.gold_stamped)
+        if self.external:
+            d["external"] = True
+        return d
+
+
+@dataclass(slots=True)
+class Pack:
+    """An opened pack: pack ``index`` of the run with ``seed``, drawn from ``variant``."""
+
+    set: str
+    product: str
+    seed: int
+    index: int
+    variant: int
+    items: list[Item] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "set": self.set,
+            "product": self.product,
+            "seed": self.seed,
+            "index": self.index,
+            "variant": self.variant,
+            "items": [i.to_dict() for i in self.items],
+        }

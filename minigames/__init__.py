@@ -1,0 +1,1 @@
+"""Minigames: the catalogue (data/minigames), the setup engine, sheets and validation."""

@@ -1,0 +1,1 @@
+"""ETL: Scryfall and MTGJSON → DuckDB. ``pipeline.db`` owns the schema."""

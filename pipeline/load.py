@@ -1,0 +1,155 @@
+"""The one load step every source shares: staged printings → ``cards`` / ``card_faces``.
+
+A source (Scryfall pages, a bulk file, MTGJSON) only fills the temporary tables
+``stage_cards`` and ``stage_faces`` with raw columns (``RAW_COLUMNS`` / ``FACE_COLUMNS``);
+``upsert_staged`` derives ``kind``, ``magic_back``, ``is_land`` … in SQL and upserts by id.
+Call it inside ``db.transaction`` so a failure leaves the previous data intact.
+"""
+
+from __future__ import annotations
+
+from boosterkit.pipeline.db import Connection
+
+#: name → DuckDB type of every raw column a source provides (the ``cards`` columns that are
+#: not derived). Sources may leave any of them NULL except id, name, set_code, collector_number.
+RAW_COLUMNS: dict[str, str] = {
+    "id": "VARCHAR",
+    "oracle_id": "VARCHAR",
+    "name": "VARCHAR",
+    "set_code": "VARCHAR",
+    "collector_number": "VARCHAR",
+    "lang": "VARCHAR",
+    "rarity": "VARCHAR",
+    "layout": "VARCHAR",
+    "type_line": "VARCHAR",
+    "mana_cost": "VARCHAR",
+    "mana_value": "DOUBLE",
+    "colors": "VARCHAR[]",
+    "color_identity": "VARCHAR[]",
+    "power": "VARCHAR",
+    "toughness": "VARCHAR",
+    "loyalty": "VARCHAR",
+    "oracle_text": "VARCHAR",
+    "in_booster": "BOOLEAN",
+    "finishes": "VARCHAR[]",
+    "promo_types": "VARCHAR[]",
+    "frame_effects": "VARCHAR[]",
+    "full_art": "BOOLEAN",
+    "released_at": "DATE",
+    "source": "VARCHAR",
+}
+
+FACE_COLUMNS: dict[str, str] = {
+    "card_id": "VARCHAR",
+    "face_index": "INTEGER",
+    "name": "VARCHAR",
+    "type_line": "VARCHAR",
+    "mana_cost": "VARCHAR",
+    "colors": "VARCHAR[]",
+    "power": "VARCHAR",
+    "toughness": "VARCHAR",
+    "loyalty": "VARCHAR",
+    "oracle_text": "VARCHAR",
+}
+
+#: Layouts whose two faces are printed on the two sides of the card (so: no Magic back).
+DOUBLE_FACED_LAYOUTS = (
+    "transform", "modal_dfc", "meld", "double_faced_token", "reversible_card", "art_series",
+    "battle",
+)
+
+# The front face's type line decides land/creature/legendary: "Instant // Land" is an instant.
+_FRONT = "split_part(coalesce(s.type_line, ''), ' // ', 1)"
+_DF = ", ".join(f"'{x}'" for x in DOUBLE_FACED_LAYOUTS)
+
+#: SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns.
+DERIVED_COLUMNS: dict[str, str] = {
+    "kind": f"""CASE
+        WHEN st.set_type = 'minigame' THEN 'minigame'
+        WHEN s.layout = 'art_series' THEN 'art_card'
+        WHEN s.layout = 'emblem' OR {_FRONT} LIKE '%Emblem%' THEN 'emblem'
+        WHEN s.layout IN ('token', 'double_faced_token') OR st.set_type = 'token'
+             OR {_FRONT} LIKE 'Token%' THEN 'token'
+        WHEN s.layout IN ('planar', 'scheme', 'vanguard', 'augment', 'host')
+             OR st.set_type = 'memorabilia' THEN 'other'
+        ELSE 'card' END""",
+    "is_double_faced": f"coalesce(s.layout IN ({_DF}), false)",
+    "is_land": f"regexp_matches({_FRONT}, '\\bLand\\b')",
+    "is_basic_land": f"regexp_matches({_FRONT}, '\\bBasic\\b.*\\bLand\\b')",
+    "is_creature": f"regexp_matches({_FRONT}, '\\bCreature\\b')",
+    "is_legendary": f"regexp_matches({_FRONT}, '\\bLegendary\\b')",
+    "power_num": "TRY_CAST(s.power AS DOUBLE)",
+    "toughness_num": "TRY_CAST(s.toughness AS DOUBLE)",
+    "loyalty_num": "TRY_CAST(s.loyalty AS DOUBLE)",
+}
+
+
+def create_staging(con: Connection) -> None:
+    """(Re)create empty temporary ``stage_cards`` and ``stage_faces`` tables."""
+    cols = ", ".join(f"{k} {v}" for k, v in RAW_COLUMNS.items())
+    fcols = ", ".join(f"{k} {v}" for k, v in FACE_COLUMNS.items())
+    con.execute(f"CREATE OR REPLACE TEMP TABLE stage_cards ({cols})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE stage_faces ({fcols})")
+
+
+def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
+    """Upsert ``stage_cards``/``stage_faces`` into ``cards``/``card_faces``; return rows staged.
+
+    With ``keep_scryfall`` (used by secondary sources such as MTGJSON), printings already
+    loaded from Scryfall are left as they are: Scryfall's values win where both have a field.
+    Duplicate ids within the staging table keep their last occurrence's values arbitrarily
+    but deterministically (the first by rowid).
+    """
+    if keep_scryfall:
+        con.execute(
+            "DELETE FROM stage_cards WHERE id IN (SELECT id FROM cards WHERE source = 'scryfall')"
+        )
+        con.execute(
+            "DELETE FROM stage_faces WHERE card_id IN "
+            "(SELECT id FROM cards WHERE source = 'scryfall')"
+        )
+    raw = ", ".join(f"s.{c}" for c in RAW_COLUMNS)
+    derived = ", ".join(f"{expr} AS {name}" for name, expr in DERIVED_COLUMNS.items())
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_derived AS
+        SELECT {raw}, {derived}
+        FROM (SELECT * FROM stage_cards QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1) s
+        LEFT JOIN sets st ON st.code = s.set_code
+        """
+    )
+    # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
+    names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
+    select = ", ".join(list(RAW_COLUMNS) + list(DERIVED_COLUMNS))
+    updates = ", ".join(f"{c} = excluded.{c}" for c in names if c != "id")
+    con.execute(
+        f"""
+        INSERT INTO cards ({", ".join(names)})
+        SELECT {select}, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM stage_derived
+        ON CONFLICT (id) DO UPDATE SET {updates}
+        """
+    )
+    con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_derived)")
+    fnames = ", ".join(FACE_COLUMNS)
+    con.execute(
+        f"""
+        INSERT INTO card_faces ({fnames})
+        SELECT {fnames} FROM stage_faces
+        QUALIFY row_number() OVER (PARTITION BY card_id, face_index ORDER BY rowid) = 1
+        """
+    )
+    n = con.execute("SELECT count(*) FROM stage_derived").fetchone()[0]
+    con.execute("DROP TABLE stage_derived")
+    return int(n)
+
+
+def rederive(con: Connection) -> None:
+    """Recompute the derived columns of every card (after the ``sets`` table changed)."""
+    sets = ", ".join(f"{name} = {expr}" for name, expr in DERIVED_COLUMNS.items())
+    sql = f"""
+        UPDATE cards AS s SET {sets}
+        FROM (SELECT c.id AS cid, st.set_type FROM cards c LEFT JOIN sets st ON st.code = c.set_code) st
+        WHERE st.cid = s.id
+    """
+    con.execute(sql)
+    con.execute("UPDATE cards SET magic_back = (kind = 'card' AND NOT is_double_faced)")

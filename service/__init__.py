@@ -1,0 +1,1 @@
+"""The HTTP service over the same core as the CLI."""
