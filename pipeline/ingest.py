@@ -1,0 +1,208 @@
+"""Scryfall files → staging tables → ``cards``/``card_faces``/``sets``, streamed by DuckDB.
+
+One code path for everything Scryfall-shaped: a bulk file (JSON array of cards, plain or
+gzip), a search page or any list object, a single card object, newline-delimited cards, a
+set object or a list of sets. Card files are never parsed into Python objects: DuckDB's
+``read_json`` streams them with an explicit column list (``transform.CARD_JSON_COLUMNS``).
+
+Functions here load into the caller's open transaction; callers wrap them in
+``pipeline.runs.recorded`` so that a bad file changes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from boosterkit.errors import InputError
+from boosterkit.pipeline import load
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.scryfall import transform
+
+_COLUMNS = {"cards": transform.CARD_JSON_COLUMNS, "sets": transform.SET_JSON_COLUMNS}
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a Scryfall file holds: ``cards`` (with a DuckDB reading plan) or ``sets``."""
+
+    holds: str  # "cards" | "sets"
+    format: str  # "array" | "unstructured" | "list"
+    compression: str  # "gzip" | "none"
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _first_char(path: Path) -> tuple[str, str]:
+    """The compression and the first non-blank character of ``path``."""
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+        opener = gzip.open if gz else open
+        with opener(path, "rb") as f:
+            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    return ("gzip" if gz else "none"), head[:1].decode("latin-1")
+
+
+def _duck_error(path: Path, exc: duckdb.Error) -> InputError:
+    msg = str(exc).split("\n", 1)[0].replace(str(path), "").replace(' in file ""', "")
+    msg = msg.removeprefix("Invalid Input Error: ").removeprefix("Conversion Error: ").strip()
+    return InputError(f"{path}: not a valid Scryfall JSON file: {msg}")
+
+
+def detect(con: Connection, path: Path) -> Shape:
+    """Classify ``path``; wrong shapes are an ``InputError`` naming the file."""
+    compression, first = _first_char(path)
+    if first == "[":
+        return Shape("cards", "array", compression)
+    if first != "{":
+        what = "an empty file" if not first else f"text starting with {first!r}"
+        raise InputError(f"{path}: expected a JSON array of Scryfall card objects or a list object, got {what}")
+    src = _sql_str(str(path))
+    try:
+        row = con.execute(
+            f"SELECT object, data[1].object, len(data), details FROM read_json({src}, "
+            "format='unstructured', compression=" + _sql_str(compression) + ", "
+            "columns={'object': 'VARCHAR', 'data': 'STRUCT(object VARCHAR)[]', 'details': 'VARCHAR'}) LIMIT 1"
+        ).fetchone()
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+    obj, inner, n, details = row if row else (None, None, None, None)
+    if obj == "card":
+        return Shape("cards", "unstructured", compression)
+    if obj == "set":
+        return Shape("sets", "unstructured", compression)
+    if obj == "list" and (inner == "card" or n == 0):
+        return Shape("cards", "list", compression)
+    if obj == "list" and inner == "set":
+        return Shape("sets", "list", compression)
+    if obj == "error":
+        raise InputError(f"{path}: holds a Scryfall error, not cards: {details}")
+    found = f"a list of {inner!r} objects" if obj == "list" else f"an object of type {obj!r}"
+    raise InputError(f"{path}: expected Scryfall card or set objects, found {found}")
+
+
+def _raw_select(path: Path, shape: Shape) -> str:
+    """SQL reading the objects of ``path`` as rows of raw columns (one per object)."""
+    src, comp = _sql_str(str(path)), _sql_str(shape.compression)
+    cols = _COLUMNS[shape.holds]
+    if shape.format == "list":
+        data = _sql_str(transform.struct_sql(cols) + "[]")
+        return (
+            f"SELECT d.* FROM (SELECT unnest(data) AS d FROM read_json({src}, "
+            f"format='unstructured', compression={comp}, columns={{'data': {data}}}))"
+        )
+    return (
+        f"SELECT * FROM read_json({src}, format={_sql_str(shape.format)}, compression={comp}, "
+        f"columns={transform.json_columns_sql(cols)}, maximum_object_size=67108864)"
+    )
+
+
+def _stage_raw(con: Connection, path: Path, shape: Shape) -> None:
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE stage_raw AS {_raw_select(path, shape)}")
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+
+
+def _check_cards(con: Connection, path: Path) -> None:
+    bad = con.execute(
+        "SELECT rowid + 1, object, " + ", ".join(transform.REQUIRED_CARD_FIELDS)
+        + " FROM stage_raw WHERE object IS DISTINCT FROM 'card' OR "
+        + " OR ".join(f"{c} IS NULL" for c in transform.REQUIRED_CARD_FIELDS)
+        + " ORDER BY rowid LIMIT 1"
+    ).fetchone()
+    if bad is None:
+        return
+    n, obj, *fields = bad
+    if obj != "card":
+        raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
+    missing = [c for c, v in zip(transform.REQUIRED_CARD_FIELDS, fields) if v is None]
+    raise InputError(f"{path}: card {n} has no {', '.join(missing)}")
+
+
+def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
+    """Append the cards of ``path`` to ``stage_cards``/``stage_faces``; return how many.
+
+    Call ``load.create_staging(con)`` first. Unknown sets named by the cards are added to
+    ``sets`` from the card's own set fields, so derived columns (token, minigame…) are right.
+    """
+    shape = shape or detect(con, path)
+    _stage_raw(con, path, shape)
+    _check_cards(con, path)
+    cols = ", ".join(transform.CARD_SELECT)
+    exprs = ", ".join(transform.CARD_SELECT.values())
+    con.execute(f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM stage_raw c")
+    fcols = ", ".join(transform.FACE_SELECT)
+    fexprs = ", ".join(transform.FACE_SELECT.values())
+    con.execute(
+        f"""INSERT INTO stage_faces ({fcols})
+        SELECT {fexprs} FROM (
+            SELECT id, unnest(card_faces) AS f, generate_subscripts(card_faces, 1) - 1 AS i
+            FROM stage_raw WHERE len(card_faces) > 0) AS c"""
+    )
+    con.execute(
+        """INSERT INTO sets (code, name, set_type, scryfall_id, source)
+        SELECT lower(set), any_value(set_name), any_value(set_type), any_value(set_id), 'scryfall'
+        FROM stage_raw GROUP BY lower(set)
+        ON CONFLICT (code) DO NOTHING"""
+    )
+    n = con.execute("SELECT count(*) FROM stage_raw").fetchone()[0]
+    con.execute("DROP TABLE stage_raw")
+    return int(n)
+
+
+def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
+    """Upsert the set objects of ``path`` (a set object or a list of sets); return how many."""
+    shape = shape or detect(con, path)
+    _stage_raw(con, path, shape)
+    bad = con.execute(
+        "SELECT rowid + 1, object FROM stage_raw WHERE object IS DISTINCT FROM 'set' OR code IS NULL LIMIT 1"
+    ).fetchone()
+    if bad:
+        raise InputError(f"{path}: element {bad[0]} is not a set object with a code")
+    cols = ", ".join(transform.SET_SELECT)
+    exprs = ", ".join(transform.SET_SELECT.values())
+    updates = ", ".join(f"{c} = excluded.{c}" for c in transform.SET_SELECT if c != "code")
+    con.execute(
+        f"INSERT INTO sets ({cols}) SELECT {exprs} FROM stage_raw s "
+        f"QUALIFY row_number() OVER (PARTITION BY lower(s.code) ORDER BY rowid DESC) = 1 "
+        f"ON CONFLICT (code) DO UPDATE SET {updates}"
+    )
+    n = con.execute("SELECT count(*) FROM stage_raw").fetchone()[0]
+    con.execute("DROP TABLE stage_raw")
+    return int(n)
+
+
+def load_files(con: Connection, paths: list[Path]) -> dict[str, int]:
+    """Load Scryfall files in order (sets first where given first); return counts.
+
+    Sets are upserted as they come; all cards are staged, then upserted once, after the
+    set rows they depend on, and derived columns of existing cards are refreshed.
+    """
+    load.create_staging(con)
+    sets = cards = 0
+    for path in paths:
+        shape = detect(con, path)
+        if shape.holds == "sets":
+            sets += load_sets_file(con, path, shape)
+        else:
+            cards += stage_cards_file(con, path, shape)
+    load.upsert_staged(con)
+    if sets:
+        load.rederive(con)
+    return {"sets": sets, "cards": cards}
+
+
+def replay(con: Connection, files: list[Path], target: str | None) -> None:
+    """``rebuild`` replayer for every Scryfall source: the same loading as the first time."""
+    load_files(con, files)

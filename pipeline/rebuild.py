@@ -1,0 +1,76 @@
+"""``boosterkit db rebuild``: re-derive every table from the cached files, without the network.
+
+Every successful load is a ``sync_runs`` row whose ``cache_files`` (relative to the cache
+folder) were kept gzip-compressed. A rebuild empties the data tables and replays those runs,
+oldest first, through ``REPLAYERS[source]`` — all in ONE transaction, so a failed rebuild
+leaves the database as it was.
+
+A replayer is ``fn(con, files, target) -> None``: it loads ``files`` (absolute paths, in the
+order recorded) into the already open transaction. It must not BEGIN/COMMIT itself (DuckDB
+has no nested transactions) and must not write ``sync_runs``. A source registers one line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from boosterkit.errors import BoosterkitError
+from boosterkit.pipeline import ingest
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.runs import recorded
+
+Replayer = Callable[[Connection, list[Path], "str | None"], None]
+
+#: sync_runs.source → replayer. One line per source.
+REPLAYERS: dict[str, Replayer] = {
+    "scryfall-set": ingest.replay,
+    "scryfall-sets": ingest.replay,
+    "scryfall-bulk": ingest.replay,
+    "file": ingest.replay,
+}
+
+#: Tables a rebuild empties and refills (``meta`` and ``sync_runs`` are kept).
+DATA_TABLES = (
+    "card_faces", "cards", "sets", "sheet_cards", "sheets", "variant_slots",
+    "product_variants", "products", "mtgjson_uuids",
+)
+
+
+def rebuild(con: Connection, cache_dir: Path) -> dict:
+    """Empty the data tables and replay every ``ok`` run's cached files in order.
+
+    Returns ``{"runs": n, "files": n, "cards": n, "sets": n, "seconds": s}``. A missing
+    cache file or a source without a replayer is an error before anything changes.
+    """
+    t0 = time.perf_counter()
+    runs = con.execute(
+        "SELECT id, source, target, coalesce(cache_files, []) FROM sync_runs "
+        "WHERE status = 'ok' AND source <> 'rebuild' ORDER BY id"
+    ).fetchall()
+    plan: list[tuple[Replayer, list[Path], str | None]] = []
+    for run_id, source, target, files in runs:
+        fn = REPLAYERS.get(source)
+        if fn is None:
+            known = ", ".join(sorted(REPLAYERS))
+            raise BoosterkitError(f"sync run {run_id}: no replayer for source {source!r} (known: {known})")
+        paths = [cache_dir / rel for rel in files]
+        for p in paths:
+            if not p.exists():
+                raise BoosterkitError(f"sync run {run_id} ({source} {target}): cached file missing: {p}")
+        plan.append((fn, paths, target))
+    with recorded(con, "rebuild", str(cache_dir)) as run:
+        for table in DATA_TABLES:
+            con.execute(f"DELETE FROM {table}")
+        for fn, paths, target in plan:
+            fn(con, paths, target)
+        run.cards = con.execute("SELECT count(*) FROM cards").fetchone()[0]
+        run.sets = con.execute("SELECT count(*) FROM sets").fetchone()[0]
+    return {
+        "runs": len(plan),
+        "files": sum(len(p) for _, p, _ in plan),
+        "cards": run.cards,
+        "sets": run.sets,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }

@@ -1,0 +1,1 @@
+"""Scryfall: the HTTP client (``client``), typed wrappers (``models``), pure mappings (``transform``)."""
