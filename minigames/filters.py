@@ -1,0 +1,107 @@
+"""Card filters the setup steps use: a closed set of terms over an item's attributes.
+
+A filter is a term, or a list of terms (any may match). A term joins atoms with ``+``
+(all must match): ``nonland+colored``. "No Magic back" (``nmb``) means ``magic_back`` is
+false and ``kind`` is not ``card`` (tokens, art cards, ads, minigame cards); with strict
+backs it also covers double-faced Magic cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from boosterkit.errors import InputError
+from boosterkit.generator.model import Item
+
+DOUBLE_FACED_LAYOUTS = frozenset(
+    ("transform", "modal_dfc", "meld", "double_faced_token", "reversible_card", "battle")
+)
+
+
+def _front(item: Item) -> str:
+    return (item.type_line or "").split(" // ")[0]
+
+
+def is_nmb(item: Item, strict: bool = False) -> bool:
+    """True for an item without a Magic back (strict: double-faced Magic cards too)."""
+    if item.external:
+        return False
+    if not item.magic_back and item.kind != "card":
+        return True
+    return strict and not item.magic_back
+
+
+def _is_magic(item: Item) -> bool:
+    return item.kind == "card"
+
+
+def _words(item: Item) -> set[str]:
+    return set(_front(item).replace("—", " ").split())
+
+
+ATOMS: dict[str, Callable[[Item], bool]] = {
+    "any": lambda i: True,
+    "land": lambda i: _is_magic(i) and "Land" in _words(i),
+    "basic_land": lambda i: _is_magic(i) and {"Basic", "Land"} <= _words(i),
+    "nonland": lambda i: _is_magic(i) and "Land" not in _words(i),
+    "creature": lambda i: _is_magic(i) and "Creature" in _words(i),
+    "noncreature": lambda i: _is_magic(i) and "Creature" not in _words(i),
+    "planeswalker": lambda i: _is_magic(i) and "Planeswalker" in _words(i),
+    "double_faced": lambda i: _is_magic(i) and (i.layout or "") in DOUBLE_FACED_LAYOUTS,
+    "single_faced": lambda i: _is_magic(i) and (i.layout or "") not in DOUBLE_FACED_LAYOUTS,
+    "colorless": lambda i: _is_magic(i) and not i.colors,
+    "colored": lambda i: _is_magic(i) and bool(i.colors),
+    "token": lambda i: i.kind in ("token", "emblem"),
+    "art_card": lambda i: i.kind == "art_card",
+    "ad": lambda i: i.kind == "ad",
+    "minigame": lambda i: i.kind == "minigame",
+    "foil": lambda i: i.foil,
+    "external": lambda i: i.external,
+}
+#: Atoms that depend on the strict-backs option.
+STRICT_ATOMS = ("nmb", "magic")
+TERMS = tuple(ATOMS) + STRICT_ATOMS
+
+
+def check_filter(flt: Any, where: str) -> None:
+    """Fail with ``where`` when ``flt`` is not a term or a list of known terms."""
+    terms = flt if isinstance(flt, list) else [flt]
+    if not terms or not all(isinstance(t, str) and t for t in terms):
+        raise InputError(f"{where}: a filter is a term or a list of terms, got {flt!r}")
+    for term in terms:
+        for atom in term.split("+"):
+            if atom not in TERMS:
+                raise InputError(f"{where}: unknown filter term {atom!r} (known: {', '.join(TERMS)})")
+
+
+def _atom(item: Item, atom: str, strict: bool) -> bool:
+    if atom == "nmb":
+        return is_nmb(item, strict)
+    if atom == "magic":
+        return not is_nmb(item, strict)
+    return ATOMS[atom](item)
+
+
+def matches(item: Item, flt: str | list[str] | None, strict: bool = False) -> bool:
+    """Whether ``item`` passes ``flt`` (None passes everything)."""
+    if flt is None:
+        return True
+    terms = flt if isinstance(flt, list) else [flt]
+    return any(all(_atom(item, a, strict) for a in term.split("+")) for term in terms)
+
+
+def describe(flt: str | list[str] | None) -> str:
+    """Human words for a filter: ``[land, nmb]`` → ``lands or cards without a Magic back``."""
+    words = {
+        "nmb": "cards without a Magic back", "magic": "Magic cards", "land": "lands",
+        "basic_land": "basic lands", "nonland": "nonland cards", "colored": "coloured",
+        "double_faced": "double-faced cards", "art_card": "art cards", "token": "tokens",
+        "ad": "ad cards", "minigame": "minigame cards", "creature": "creatures",
+        "noncreature": "noncreature cards", "planeswalker": "planeswalkers",
+        "single_faced": "single-faced", "any": "any card",
+    }
+    if flt is None:
+        return "any card"
+    terms = flt if isinstance(flt, list) else [flt]
+    return " or ".join(" ".join(words.get(a, a) for a in t.split("+")) for t in terms)
