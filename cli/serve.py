@@ -1,9 +1,28 @@
-"""Commands of this group (filled in by the issue that owns them)."""
+"""``boosterkit serve``: the HTTP API and the organizer page (``boosterkit.service``)."""
 
 from __future__ import annotations
 
 import typer
 
+from boosterkit.config import db_path
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``serve`` to ``app``."""
+
+    @app.command()
+    def serve(
+        ctx: typer.Context,
+        host: str = typer.Option("127.0.0.1", help="Address to listen on."),
+        port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
+    ) -> None:
+        """Serve the HTTP API (OpenAPI at /docs) and the organizer page at /, read-only."""
+        import uvicorn
+
+        from boosterkit.service.app import create_app
+        from boosterkit.service.database import ReadOnlyDatabase
+
+        path = db_path(ctx.obj["db"])
+        ReadOnlyDatabase(path).check()  # fail now, with one line, rather than on every request
+        typer.echo(f"boosterkit: serving {path} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+        uvicorn.run(create_app(path), host=host, port=port, log_level="warning")

@@ -1,0 +1,147 @@
+"""The HTTP API and the organizer page: the same library calls as the CLI, over HTTP.
+
+Every JSON answer is the library's return value serialised by ``cli.render.to_json``, the
+CLI's own serialiser, so ``POST /packs`` is byte for byte ``boosterkit open --format json``
+and ``POST /deal`` is ``boosterkit deal --format json`` for the same arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from boosterkit import __version__
+from boosterkit.cli.render import to_json
+from boosterkit.generator import open_packs
+from boosterkit.generator.products import list_products
+from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.queries import db_info, list_sets
+from boosterkit.service.database import ReadOnlyDatabase
+from boosterkit.service.errors import BodyLimit, install_error_handlers
+from boosterkit.service.models import MAX_BODY_BYTES, MAX_PLAYERS, DealRequest, PacksRequest, Seed
+
+STATIC = Path(__file__).with_name("static")
+
+router = APIRouter()
+
+
+def json_response(data: Any, status_code: int = 200) -> Response:
+    """``data`` exactly as the CLI prints it with ``--format json``."""
+    return Response(to_json(data) + "\n", status_code=status_code, media_type="application/json")
+
+
+def cursor(request: Request) -> Iterator[Connection]:
+    """A read-only cursor for this request (dependency)."""
+    with request.app.state.database.cursor() as cur:
+        yield cur
+
+
+@router.get("/health", tags=["meta"])
+def health(request: Request, con: Connection = Depends(cursor)) -> Response:
+    """``{"status": "ok", …}`` with the schema version and row counts of the database."""
+    info = db_info(con, request.app.state.database.path)
+    return json_response({"status": "ok", "version": __version__, **info})
+
+
+@router.get("/sets", tags=["data"])
+def sets(
+    set_type: str | None = Query(None, alias="type", max_length=40, description="e.g. expansion"),
+    con: Connection = Depends(cursor),
+) -> Response:
+    """The sets in the database, as ``boosterkit sets --json``."""
+    return json_response(list_sets(con, set_type=set_type))
+
+
+@router.get("/sets/{code}/products", tags=["data"])
+def products(code: str, con: Connection = Depends(cursor)) -> Response:
+    """The booster products of a set, as ``boosterkit products SET --json``."""
+    return json_response(list_products(con, code))
+
+
+@router.post("/packs", tags=["packs"])
+def packs(req: PacksRequest, con: Connection = Depends(cursor)) -> Response:
+    """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
+    opened = open_packs(req.set, product=req.product, count=req.count, seed=req.seed, db=con)
+    return json_response(opened)
+
+
+@router.get("/minigames", tags=["minigames"])
+def minigames() -> Response:
+    """The minigame catalogue, as ``boosterkit minigames --json``."""
+    return json_response(list_minigames())
+
+
+def _deal(con: Connection, req: DealRequest) -> Any:
+    return deal(
+        con,
+        req.minigame,
+        req.players,
+        set_code=req.set,
+        product=req.product,
+        seed=req.seed,
+        strict_backs=req.strict_backs,
+    )
+
+
+@router.post("/deal", tags=["minigames"])
+def deal_setup(req: DealRequest, con: Connection = Depends(cursor)) -> Response:
+    """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
+    return json_response(_deal(con, req))
+
+
+@router.post("/validate", tags=["minigames"])
+def validate(
+    setup: dict[str, Any] = Body(..., description="a setup JSON as /deal returns it"),
+    con: Connection = Depends(cursor),
+) -> Response:
+    """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
+    return json_response(validate_setup(con, setup))
+
+
+@router.get("/sheet", tags=["minigames"], response_class=HTMLResponse)
+def sheet(
+    minigame: str = Query(..., min_length=1, max_length=80),
+    players: int = Query(..., ge=1, le=MAX_PLAYERS),
+    set_code: str | None = Query(None, alias="set", min_length=1, max_length=16),
+    product: str | None = Query(None, min_length=1, max_length=80),
+    seed: Seed | None = Query(None),
+    strict_backs: bool = Query(False),
+    con: Connection = Depends(cursor),
+) -> HTMLResponse:
+    """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
+    req = DealRequest(
+        minigame=minigame, players=players, set=set_code, product=product, seed=seed,
+        strict_backs=strict_backs,
+    )
+    return HTMLResponse(render_sheet(_deal(con, req), "html"))
+
+
+@router.get("/", include_in_schema=False)
+def page() -> FileResponse:
+    """The organizer page."""
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+def create_app(db_path: str | Path, *, busy_timeout: float = 3.0) -> FastAPI:
+    """The service over the database at ``db_path``, opened read-only per request.
+
+    ``busy_timeout``: seconds a request waits for a writer (a sync) to release the database
+    before answering 503.
+    """
+    app = FastAPI(
+        title="boosterkit",
+        version=__version__,
+        summary="Seeded Magic booster packs and minigame setups over HTTP.",
+    )
+    app.state.database = ReadOnlyDatabase(db_path, busy_timeout=busy_timeout)
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

@@ -1,0 +1,119 @@
+// The organizer page: fill the choices from the API, fetch the sheet, show it, print it.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+function randomSeed() {
+  const words = new Uint32Array(1);
+  crypto.getRandomValues(words);
+  return words[0];
+}
+
+function showStatus(message, isError = false) {
+  $("status").textContent = message;
+  $("status").className = isError ? "no-print error" : "no-print";
+}
+
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    return body.error || response.statusText;
+  } catch {
+    return `${response.status} ${response.statusText}`;
+  }
+}
+
+async function getJSON(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(await errorMessage(response));
+  return response.json();
+}
+
+function addOption(select, value, label) {
+  const option = document.createElement("option");
+  option.value = value;
+  option.textContent = label;
+  select.append(option);
+}
+
+async function loadChoices() {
+  const [sets, games] = await Promise.all([getJSON("/sets"), getJSON("/minigames")]);
+  for (const s of sets) addOption($("set"), s.code, `${s.name} (${s.code.toUpperCase()})`);
+  for (const g of games) addOption($("minigame"), g.id, g.name);
+  $("minigame").dataset.catalogue = JSON.stringify(games);
+  describeMinigame();
+}
+
+function describeMinigame() {
+  const games = JSON.parse($("minigame").dataset.catalogue || "[]");
+  const game = games.find((g) => g.id === $("minigame").value);
+  if (!game) return;
+  const players = game.players || {};
+  const range = [players.min, players.max].filter((n) => n !== undefined && n !== null);
+  if (range.length) {
+    $("players").min = players.min ?? 1;
+    if (players.max) $("players").max = players.max;
+  }
+  const parts = [game.name];
+  if (range.length) parts.push(`players ${players.min ?? 1}–${players.max ?? "any"}`);
+  if (game.summary) parts.push(game.summary);
+  $("minigame-info").textContent = parts.join(" · ");
+}
+
+function sheetURL() {
+  const query = new URLSearchParams({
+    minigame: $("minigame").value,
+    players: $("players").value,
+    seed: $("seed").value,
+  });
+  if ($("set").value) query.set("set", $("set").value);
+  return `/sheet?${query}`;
+}
+
+// The sheet is a whole HTML document: its styles and body go into a shadow root, so they
+// apply to the sheet only and the page's print rules still hide the form.
+function showSheet(html) {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const host = $("sheet");
+  const root = host.shadowRoot || host.attachShadow({ mode: "open" });
+  root.replaceChildren();
+  for (const style of doc.querySelectorAll("style, link[rel=stylesheet]")) {
+    root.append(document.importNode(style, true));
+  }
+  const body = document.createElement("div");
+  body.className = "sheet-body";
+  body.append(...[...doc.body.childNodes].map((n) => document.importNode(n, true)));
+  root.append(body);
+  host.dataset.url = sheetURL();
+}
+
+async function dealSheet(event) {
+  event.preventDefault();
+  if (!$("deal-form").reportValidity()) return;
+  $("deal").disabled = true;
+  showStatus("Dealing…");
+  try {
+    const response = await fetch(sheetURL());
+    if (!response.ok) throw new Error(await errorMessage(response));
+    showSheet(await response.text());
+    $("print").disabled = false;
+    showStatus(`Dealt with seed ${$("seed").value}. The same seed deals the same setup again.`);
+  } catch (error) {
+    showStatus(error.message, true);
+  } finally {
+    $("deal").disabled = false;
+  }
+}
+
+function init() {
+  $("seed").value = randomSeed();
+  $("new-seed").addEventListener("click", () => { $("seed").value = randomSeed(); });
+  $("minigame").addEventListener("change", describeMinigame);
+  $("deal-form").addEventListener("submit", dealSheet);
+  $("print").addEventListener("click", () => window.print());
+  loadChoices()
+    .then(() => { document.body.dataset.ready = "true"; })
+    .catch((error) => showStatus(`Cannot load the choices: ${error.message}`, true));
+}
+
+document.addEventListener("DOMContentLoaded", init);
