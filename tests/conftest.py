@@ -38,3 +38,31 @@ def mem_db():
 def db_file(tmp_path: Path) -> Path:
     """A path for a database file that does not exist yet."""
     return tmp_path / "test.duckdb"
+
+
+#: The MTGJSON files ``real_db`` imports: five 2020–2021 sets and their minigame sets.
+REAL_MTGJSON = ("AFR", "KHM", "ZNR", "STX", "MH2", "MAFR", "MKHM", "MZNR", "MSTX", "MMH2")
+
+
+@pytest.fixture(scope="session")
+def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of a DuckDB file built once per session from the shared real data.
+
+    It holds the MTGJSON files ``REAL_MTGJSON`` (cards, tokens, minigame cards, MTGJSON
+    booster products) and the magic-sealed-data export (329 ``sealed-data`` products).
+    Treat it as read-only: open it with ``db.connect(path, read_only=True)`` or copy it.
+    """
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.collation import import_collation
+    from boosterkit.pipeline.mtgjson import import_mtgjson
+
+    files = [shared_path("mtgjson", f"{code}.json") for code in REAL_MTGJSON]
+    sealed = shared_path("boosters", "sealed_basic_data.json")
+    path = tmp_path_factory.mktemp("real_db") / "real.duckdb"
+    con = db.connect(path)
+    try:
+        import_mtgjson(con, files)
+        import_collation(con, sealed)
+    finally:
+        con.close()
+    return path

@@ -1,0 +1,300 @@
+"""Booster products (collation data) in the database, and the taw/magic-sealed-data import.
+
+One product model for every source (``sealed-data``, ``mtgjson``; ``generic`` ones are
+computed by ``generator.products``): a product has weighted pack variants, each drawing
+(sheet, count) pairs; a sheet has cards with integer weights. ``write_products`` stores
+products of that shape in bulk; ``import_collation`` reads the magic-sealed-data export
+(``[{code, set_code, name, boosters: [{sheets: {name: count}, weight}], sheets: {…}}]``).
+
+Card references are kept as the source names them (``afr:12:foil`` or an MTGJSON uuid) and
+resolved to local printings by set and collector number (or uuid); unresolved ones keep
+``card_id`` NULL and are resolved again at read time, so a later sync fills them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from boosterkit.errors import InputError
+from boosterkit.pipeline.cache import store_file
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.runs import recorded
+
+#: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
+SUFFIX_KINDS = {
+    "set": "set", "collector": "collector", "arena": "arena", "jumpstart": "jumpstart",
+    "theme": "theme", "play": "play", "starter": "starter", "vip": "vip",
+    "premium": "premium", "tournament": "tournament", "draft": "draft",
+}
+
+_TABLES: dict[str, dict[str, str]] = {
+    "products": {"code": "VARCHAR", "set_code": "VARCHAR", "name": "VARCHAR",
+                 "kind": "VARCHAR", "source": "VARCHAR"},
+    "product_variants": {"product_code": "VARCHAR", "variant_index": "INTEGER", "weight": "BIGINT"},
+    "variant_slots": {"product_code": "VARCHAR", "variant_index": "INTEGER",
+                      "sheet_name": "VARCHAR", "count": "INTEGER"},
+    "sheets": {"product_code": "VARCHAR", "sheet_name": "VARCHAR", "foil": "BOOLEAN",
+               "balance_colors": "BOOLEAN", "allow_duplicates": "BOOLEAN", "fixed": "BOOLEAN",
+               "total_weight": "BIGINT"},
+    "sheet_cards": {"product_code": "VARCHAR", "sheet_name": "VARCHAR", "ref": "VARCHAR",
+                    "set_code": "VARCHAR", "collector_number": "VARCHAR", "foil": "BOOLEAN",
+                    "weight": "BIGINT"},
+}
+
+#: SQL resolving a sheet card ``sc`` to a printing id: MTGJSON uuid, exact set+number, then
+#: the number without a trailing letter (mtg.wtf numbers multi-part cards ``106a``).
+RESOLVED_ID_SQL = "coalesce(mu.card_id, ce.id, cl.id)"
+RESOLVE_JOINS_SQL = """
+    LEFT JOIN mtgjson_uuids mu ON mu.uuid = sc.ref
+    LEFT JOIN (SELECT id, set_code, collector_number FROM cards
+               QUALIFY row_number() OVER (PARTITION BY set_code, collector_number
+                                          ORDER BY coalesce(lang, 'en') <> 'en', id) = 1) ce
+           ON ce.set_code = sc.set_code AND ce.collector_number = sc.collector_number
+    LEFT JOIN (SELECT id, set_code, collector_number FROM cards
+               QUALIFY row_number() OVER (PARTITION BY set_code, collector_number
+                                          ORDER BY coalesce(lang, 'en') <> 'en', id) = 1) cl
+           ON cl.set_code = sc.set_code
+          AND cl.collector_number = regexp_replace(sc.collector_number, '[a-z]$', '')
+"""
+
+
+def insert_rows(con: Connection, table: str, columns: Mapping[str, str],
+                rows: Iterable[Mapping[str, Any]]) -> int:
+    """Bulk-insert ``rows`` (dicts with ``columns``) through one NDJSON scan; return the count."""
+    fd, tmp = tempfile.mkstemp(suffix=".ndjson", prefix="boosterkit-")
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps({c: r.get(c) for c in columns}, default=str))
+                f.write("\n")
+                n += 1
+        if n:
+            cols = ", ".join(columns)
+            spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
+            con.execute(
+                f"INSERT INTO {table} ({cols}) SELECT {cols} FROM read_json(?, "
+                f"format='newline_delimited', columns={spec}, maximum_object_size=1000000000)",
+                [tmp],
+            )
+    finally:
+        os.unlink(tmp)
+    return n
+
+
+def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> int:
+    """Replace the products with these codes (all five tables) and resolve their cards.
+
+    Each product: ``code set_code name kind source``, ``variants`` ([{weight, slots:
+    [(sheet, count)…]}], slots in pack order) and ``sheets`` ([{name, foil, balance_colors,
+    allow_duplicates, fixed, total_weight, cards: [{ref, set_code, collector_number, foil,
+    weight}]}]). Returns the number of sheet cards written.
+    """
+    codes = [p["code"] for p in products]
+    con.execute("CREATE OR REPLACE TEMP TABLE _codes AS SELECT unnest(?::VARCHAR[]) AS code", [codes])
+    for table, key in (("sheet_cards", "product_code"), ("sheets", "product_code"),
+                       ("variant_slots", "product_code"), ("product_variants", "product_code"),
+                       ("products", "code")):
+        con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT code FROM _codes)")
+    insert_rows(con, "products", _TABLES["products"], products)
+    insert_rows(con, "product_variants", _TABLES["product_variants"], (
+        {"product_code": p["code"], "variant_index": i, "weight": v["weight"]}
+        for p in products for i, v in enumerate(p["variants"], start=1)))
+    insert_rows(con, "variant_slots", _TABLES["variant_slots"], (
+        {"product_code": p["code"], "variant_index": i, "sheet_name": s, "count": c}
+        for p in products for i, v in enumerate(p["variants"], start=1) for s, c in v["slots"]))
+    insert_rows(con, "sheets", _TABLES["sheets"], (
+        {"product_code": p["code"], "sheet_name": s["name"], **s}
+        for p in products for s in p["sheets"]))
+    n = insert_rows(con, "sheet_cards", _TABLES["sheet_cards"], (
+        {"product_code": p["code"], "sheet_name": s["name"], **c}
+        for p in products for s in p["sheets"] for c in s["cards"]))
+    resolve_sheet_cards(con, codes)
+    return n
+
+
+def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> None:
+    """Fill ``sheet_cards.card_id`` (and set/number from the uuid) where a printing now exists."""
+    where = "" if codes is None else "AND sc.product_code IN (SELECT unnest(?::VARCHAR[]))"
+    con.execute(
+        f"""
+        UPDATE sheet_cards AS t SET card_id = r.cid,
+               set_code = coalesce(t.set_code, r.cset), collector_number = coalesce(t.collector_number, r.cnum)
+        FROM (SELECT sc.product_code, sc.sheet_name, sc.ref, {RESOLVED_ID_SQL} AS cid,
+                     c.set_code AS cset, c.collector_number AS cnum
+              FROM sheet_cards sc {RESOLVE_JOINS_SQL}
+              LEFT JOIN cards c ON c.id = {RESOLVED_ID_SQL}
+              WHERE sc.card_id IS NULL {where}) r
+        WHERE t.product_code = r.product_code AND t.sheet_name = r.sheet_name AND t.ref = r.ref
+          AND r.cid IS NOT NULL
+        """,
+        [] if codes is None else [list(codes)],
+    )
+
+
+def unresolved_summary(con: Connection, codes: Sequence[str], examples: int = 5) -> dict[str, Any]:
+    """Counts of resolved/unresolved sheet cards of ``codes``, the sets missing, and examples."""
+    args = [list(codes)]
+    base = "FROM sheet_cards WHERE product_code IN (SELECT unnest(?::VARCHAR[]))"
+    total, missing = con.execute(
+        f"SELECT count(*), count(*) FILTER (card_id IS NULL) {base}", args).fetchone()
+    by_set = con.execute(
+        f"SELECT coalesce(set_code, '?'), count(*) {base} AND card_id IS NULL "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10", args).fetchall()
+    ex = con.execute(
+        f"SELECT product_code || ' ' || sheet_name || ' ' || ref {base} AND card_id IS NULL "
+        f"ORDER BY product_code, sheet_name, ref LIMIT {int(examples)}", args).fetchall()
+    return {"sheet_cards": int(total), "resolved": int(total - missing), "unresolved": int(missing),
+            "unresolved_sets": {s: int(n) for s, n in by_set},
+            "unresolved_examples": [e[0] for e in ex]}
+
+
+# --- the magic-sealed-data export -------------------------------------------------------
+
+def product_kind(code: str, set_code: str) -> str:
+    """The kind of a sealed-data product from its code: ``afr`` draft, ``afr-set`` set …
+
+    ``-jp`` keeps the kind of what it is a Japanese version of (``stx-set-jp`` → set).
+    """
+    rest = code[len(set_code):] if code.startswith(set_code) else code.partition("-")[2]
+    parts = [p for p in rest.strip("-").split("-") if p]
+    if parts and parts[-1] == "jp":
+        parts = parts[:-1]
+    if not parts:
+        return "draft"
+    return SUFFIX_KINDS.get(parts[0], parts[0])
+
+
+def sealed_product_code(code: str, set_code: str) -> str:
+    """``afr`` → ``afr-draft``; every other sealed-data code is kept."""
+    return f"{code}-draft" if code == set_code else code
+
+
+_REF = re.compile(r"^([a-z0-9_]+):([^:]+)(?::(foil))?$")
+
+
+def parse_ref(ref: str, where: str) -> tuple[str, str, bool]:
+    """``set:number[:foil]`` → (set, number, foil); anything else is an ``InputError``."""
+    m = _REF.match(ref)
+    if not m:
+        raise InputError(f"{where}: card reference {ref!r} is not 'set:number[:foil]'")
+    return m.group(1), m.group(2), m.group(3) is not None
+
+
+def _sealed_sheet(name: str, sheet: Mapping[str, Any], where: str) -> dict[str, Any]:
+    if not isinstance(sheet, Mapping) or not isinstance(sheet.get("cards"), Mapping):
+        raise InputError(f"{where}: sheet {name!r} has no 'cards' object")
+    cards = []
+    for ref, weight in sheet["cards"].items():
+        s, num, foil = parse_ref(ref, f"{where} sheet {name!r}")
+        if not isinstance(weight, int) or weight <= 0:
+            raise InputError(f"{where} sheet {name!r}: weight of {ref} is {weight!r}, not a positive integer")
+        cards.append({"ref": ref, "set_code": s, "collector_number": num, "foil": foil, "weight": weight})
+    if not cards:
+        raise InputError(f"{where}: sheet {name!r} is empty")
+    return {
+        "name": name, "foil": all(c["foil"] for c in cards),
+        "balance_colors": bool(sheet.get("balance_colors", False)),
+        "allow_duplicates": bool(sheet.get("allow_duplicates", False)),
+        "fixed": bool(sheet.get("fixed", False)),
+        "total_weight": int(sheet.get("total_weight") or sum(c["weight"] for c in cards)),
+        "cards": cards,
+    }
+
+
+def sealed_product(obj: Any, where: str) -> dict[str, Any]:
+    """One product of the export → a product dict for ``write_products`` (validated)."""
+    if not isinstance(obj, Mapping):
+        raise InputError(f"{where}: not an object")
+    for key in ("code", "set_code", "boosters", "sheets"):
+        if key not in obj:
+            raise InputError(f"{where}: no {key!r} key (not a magic-sealed-data export?)")
+    code, set_code = str(obj["code"]).lower(), str(obj["set_code"]).lower()
+    where = f"{where} ({code})"
+    if not isinstance(obj["sheets"], Mapping):
+        raise InputError(f"{where}: 'sheets' is not an object")
+    sheets = [_sealed_sheet(n, s, where) for n, s in obj["sheets"].items()]
+    names = {s["name"] for s in sheets}
+    variants = []
+    for i, b in enumerate(obj["boosters"] or [], start=1):
+        if not isinstance(b, Mapping) or not isinstance(b.get("sheets"), Mapping):
+            raise InputError(f"{where}: booster variant {i} has no 'sheets' object")
+        unknown = sorted(set(b["sheets"]) - names)
+        if unknown:
+            raise InputError(f"{where}: booster variant {i} draws undefined sheet(s) {', '.join(unknown)}")
+        variants.append({"weight": int(b.get("weight", 1)),
+                         "slots": [(k, int(v)) for k, v in b["sheets"].items()]})
+    if not variants:
+        raise InputError(f"{where}: no booster variants")
+    return {
+        "code": sealed_product_code(code, set_code), "set_code": set_code,
+        "name": obj.get("name"), "kind": product_kind(code, set_code),
+        "source": "sealed-data", "variants": variants, "sheets": sheets,
+    }
+
+
+def read_sealed(path: Path) -> list[dict[str, Any]]:
+    """Read and validate a magic-sealed-data export (``.json`` or ``.json.gz``)."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+        opener = gzip.open if gz else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of products (magic-sealed-data export)")
+    return [sealed_product(p, f"{path}: product {i}") for i, p in enumerate(data, start=1)]
+
+
+def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
+    write_products(con, products)
+    codes = [p["code"] for p in products]
+    summary = {"products": len(products), "sheets": sum(len(p["sheets"]) for p in products)}
+    summary.update(unresolved_summary(con, codes))
+    return summary
+
+
+def import_collation(con: Connection, path: str | os.PathLike[str], *,
+                     cache: Path | None = None) -> dict[str, Any]:
+    """Import a magic-sealed-data export as ``sealed-data`` products; return a summary.
+
+    The summary counts products, sheets and sheet cards, how many references resolved to
+    local printings, and for the unresolved ones the sets they are in and a few examples.
+    Atomic and idempotent (products are replaced by code); recorded in ``sync_runs``.
+    """
+    path = Path(path)
+    products = read_sealed(path)
+    with recorded(con, "collation", str(path)) as run:
+        summary = {"file": str(path), **_load(con, products)}
+        if cache is not None:
+            digest = _digest(path)
+            run.cache_files.append(store_file(cache, path, f"collation/{digest}-{path.name}"))
+        run.message = f"{summary['products']} products, {summary['unresolved']} unresolved cards"
+    return summary
+
+
+def replay(con: Connection, files: list[Path], target: str | None) -> None:
+    """``db rebuild`` replayer: load cached exports inside the caller's transaction."""
+    for f in files:
+        _load(con, read_sealed(f))
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:12]

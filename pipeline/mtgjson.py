@@ -1,0 +1,221 @@
+"""MTGJSON v5 as a second card source: set files and AllPrintings (``.json``/``.json.gz``).
+
+Cards and tokens go through the shared load step (``pipeline.load``) keyed by
+``identifiers.scryfallId``, so a printing loaded from Scryfall and from MTGJSON is one row
+(Scryfall's values win). Every face uuid is recorded in ``mtgjson_uuids``; the ``booster``
+key becomes ``mtgjson`` products (``pipeline.collation.write_products``). AllPrintings is
+streamed one set at a time with ``ijson``; it is never loaded whole.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+
+from boosterkit.errors import InputError
+from boosterkit.pipeline import load
+from boosterkit.pipeline.cache import store_file
+from boosterkit.pipeline.collation import (
+    insert_rows,
+    resolve_sheet_cards,
+    unresolved_summary,
+    write_products,
+)
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set_rows
+from boosterkit.pipeline.runs import recorded
+
+_SET_COLUMNS = {
+    "code": "VARCHAR", "name": "VARCHAR", "set_type": "VARCHAR", "released_at": "DATE",
+    "card_count": "INTEGER", "printed_size": "INTEGER", "parent_set_code": "VARCHAR",
+    "digital": "BOOLEAN", "source": "VARCHAR",
+}
+_SETS_PREFIX = "sets="  # how a --set filter is kept in sync_runs.target for the replay
+_UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+        f = gzip.open(path, "rb") if gz else open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with f:
+        yield f
+
+
+def _layout(path: Path) -> str:
+    """``set`` (``{"meta", "data": {set}}``) or ``all`` (``{"meta", "data": {CODE: set}}``)."""
+    try:
+        with _open(path) as f:
+            for prefix, event, value in ijson.parse(f):
+                if prefix == "" and event not in ("start_map", "map_key"):
+                    break  # not an object at the top
+                if prefix == "data" and event == "map_key":
+                    return "all" if value[:1].isupper() or value[:1].isdigit() else "set"
+                if prefix == "data" and event != "start_map":
+                    break  # "data" is not an object
+    except ijson.JSONError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path}: not readable ({exc})") from None
+    raise InputError(f"{path}: not an MTGJSON v5 file (no 'data' object with a set)")
+
+
+def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the set objects of an MTGJSON set file or AllPrintings, one at a time.
+
+    ``only`` (set codes, any case) limits AllPrintings to those sets.
+    """
+    path = Path(path)
+    wanted = {c.upper() for c in only} if only else None
+    kind = _layout(path)
+    try:
+        with _open(path) as f:
+            if kind == "set":
+                for data in ijson.items(f, "data", use_float=True):
+                    _check_set(data, path)
+                    if wanted is None or str(data["code"]).upper() in wanted:
+                        yield data
+            else:
+                for code, data in ijson.kvitems(f, "data", use_float=True):
+                    if wanted is not None and code.upper() not in wanted:
+                        continue
+                    _check_set(data, f"{path} [{code}]")
+                    yield data
+    except ijson.JSONError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path}: not readable ({exc})") from None
+
+
+def _check_set(data: Any, where: Any) -> None:
+    if not isinstance(data, dict) or "code" not in data:
+        raise InputError(f"{where}: not an MTGJSON set object (no 'code')")
+    for key in ("cards", "tokens"):
+        items = data.get(key) or []
+        if not isinstance(items, list):
+            raise InputError(f"{where}: '{key}' is not a list")
+        for i, e in enumerate(items):
+            if not isinstance(e, dict) or not {"uuid", "name", "number", "setCode"} <= e.keys():
+                raise InputError(
+                    f"{where}: {key}[{i}] lacks uuid/name/number/setCode (not an MTGJSON card)"
+                )
+
+
+def _known_set_types(con: Connection) -> dict[str, str]:
+    rows = con.execute("SELECT code, set_type FROM sets WHERE source = 'scryfall'").fetchall()
+    return {c: t for c, t in rows if t}
+
+
+def _load_set(con: Connection, rows: SetRows) -> None:
+    """Stage one set's rows: sets (Scryfall's rows kept), cards, faces, uuids."""
+    con.execute("CREATE OR REPLACE TEMP TABLE stage_sets AS SELECT * FROM sets LIMIT 0")
+    insert_rows(con, "stage_sets", _SET_COLUMNS, rows.sets)
+    cols = ", ".join(_SET_COLUMNS)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in _SET_COLUMNS if c != "code")
+    con.execute(
+        f"INSERT INTO sets ({cols}) SELECT {cols} FROM stage_sets "
+        f"ON CONFLICT (code) DO UPDATE SET {updates} WHERE sets.source <> 'scryfall'"
+    )
+    insert_rows(con, "stage_cards", load.RAW_COLUMNS, rows.cards)
+    insert_rows(con, "stage_faces", load.FACE_COLUMNS, rows.faces)
+    insert_rows(con, "stage_uuids", _UUID_COLUMNS, rows.uuids)
+
+
+def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None) -> dict[str, Any]:
+    """Load files into the open transaction; the summary of what they held."""
+    load.create_staging(con)
+    con.execute("CREATE OR REPLACE TEMP TABLE stage_uuids (uuid VARCHAR, card_id VARCHAR, side VARCHAR)")
+    known = _known_set_types(con)
+    products: list[dict[str, Any]] = []
+    sets: list[str] = []
+    skipped = 0
+    for path in paths:
+        for data in read_sets(path, only):
+            rows = set_rows(data, known)
+            _load_set(con, rows)
+            products += booster_products(data, rows.numbers)
+            sets += [s["code"] for s in rows.sets]
+            skipped += rows.skipped
+    staged = load.upsert_staged(con, keep_scryfall=True)
+    con.execute(
+        "INSERT OR REPLACE INTO mtgjson_uuids SELECT uuid, any_value(card_id), any_value(side) "
+        "FROM stage_uuids GROUP BY uuid"
+    )
+    load.rederive(con)
+    if products:
+        write_products(con, products)
+    resolve_sheet_cards(con)  # these printings may fill other sources' missing references
+    summary: dict[str, Any] = {
+        "sets": sorted(set(sets)),
+        "cards": staged,
+        "tokens": con.execute(
+            "SELECT count(*) FROM cards WHERE kind IN ('token', 'emblem') AND set_code IN "
+            "(SELECT unnest(?::VARCHAR[]))", [sets]).fetchone()[0],
+        "minigames": con.execute(
+            "SELECT count(*) FROM cards WHERE kind = 'minigame' AND set_code IN "
+            "(SELECT unnest(?::VARCHAR[]))", [sets]).fetchone()[0],
+        "uuids": con.execute("SELECT count(*) FROM stage_uuids").fetchone()[0],
+        "skipped_without_scryfall_id": skipped,
+        "products": [p["code"] for p in products],
+    }
+    if products:
+        summary.update(unresolved_summary(con, summary["products"]))
+    for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
+        con.execute(f"DROP TABLE IF EXISTS {t}")
+    return summary
+
+
+def import_mtgjson(con: Connection, paths: Iterable[str | os.PathLike[str]], *,
+                   cache: Path | None = None, sets: Iterable[str] | None = None) -> dict[str, Any]:
+    """Import MTGJSON set files / AllPrintings in one atomic, recorded load; return a summary.
+
+    The summary lists the sets written, cards staged (printings, faces merged), tokens and
+    minigame cards among them, face uuids recorded, and the ``mtgjson`` products with their
+    resolved/unresolved sheet-card counts. ``sets`` limits AllPrintings to those set codes.
+    Re-importing the same files changes nothing but adds a ``sync_runs`` row.
+    """
+    files = [Path(p) for p in paths]
+    if not files:
+        raise InputError("import mtgjson: no files given")
+    for p in files:
+        _layout(p)  # fail on a bad file before anything is written
+    only = list(sets) if sets else None
+    target = " ".join(str(p) for p in files) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")
+    with recorded(con, "mtgjson", target) as run:
+        summary = _load(con, files, only)
+        if not summary["sets"]:
+            raise InputError(f"{', '.join(map(str, files))}: no set matched {only}")
+        if cache is not None:
+            for p in files:
+                run.cache_files.append(store_file(cache, p, f"mtgjson/{_digest(p)}-{p.name}"))
+        run.sets, run.cards = len(summary["sets"]), summary["cards"]
+    return summary
+
+
+def replay(con: Connection, files: list[Path], target: str | None) -> None:
+    """``db rebuild`` replayer: reload cached MTGJSON files inside the caller's transaction."""
+    only = None
+    if target and _SETS_PREFIX in target:
+        only = target.rsplit(_SETS_PREFIX, 1)[1].split(",")
+    _load(con, files, only)
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:12]

@@ -1,0 +1,256 @@
+"""Pure mappings from one MTGJSON v5 set object to staging rows (no I/O, no database).
+
+MTGJSON lists each face of a multi-face printing as its own entry (``side`` a/b/…), all
+sharing ``identifiers.scryfallId``; ``set_rows``/``card_rows`` merge them back into one
+printing with faces, the shape ``pipeline.load`` expects (``RAW_COLUMNS``/``FACE_COLUMNS``).
+Booster configs become product rows in the shape of ``pipeline.collation.ProductRows``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from boosterkit.pipeline.load import DOUBLE_FACED_LAYOUTS
+
+_COLOR_ORDER = "WUBRG"
+
+#: MTGJSON booster names → product kinds; any other name is its own kind.
+BOOSTER_KINDS = {
+    "default": "draft", "draft": "draft", "set": "set", "collector": "collector",
+    "play": "play", "arena": "arena", "jumpstart": "jumpstart",
+}
+
+_LANGS = {
+    "English": "en", "Japanese": "ja", "German": "de", "French": "fr", "Italian": "it",
+    "Spanish": "es", "Portuguese (Brazil)": "pt", "Russian": "ru", "Korean": "ko",
+    "Chinese Simplified": "zhs", "Chinese Traditional": "zht", "Phyrexian": "ph",
+}
+
+
+@dataclass
+class SetRows:
+    """Everything one MTGJSON set object contributes to the database."""
+
+    sets: list[dict[str, Any]] = field(default_factory=list)
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    faces: list[dict[str, Any]] = field(default_factory=list)
+    uuids: list[dict[str, Any]] = field(default_factory=list)
+    #: uuid → (set code, collector number), for the booster sheets
+    numbers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    skipped: int = 0  # entries without a Scryfall id
+
+
+def is_minigame_shape(data: Mapping[str, Any]) -> bool:
+    """MTGJSON types minigame sets ``funny``: a child set of tokens only, some double-faced."""
+    tokens = data.get("tokens") or []
+    return (
+        data.get("type") == "funny"
+        and bool(data.get("parentCode"))
+        and not data.get("cards")
+        and any(t.get("layout") == "double_faced_token" for t in tokens)
+    )
+
+
+def set_row(data: Mapping[str, Any], known_types: Mapping[str, str]) -> dict[str, Any]:
+    """The ``sets`` row of an MTGJSON set object (Scryfall's set type wins when known)."""
+    code = str(data["code"]).lower()
+    set_type = known_types.get(code) or data.get("type")
+    if code not in known_types and is_minigame_shape(data):
+        set_type = "minigame"
+    parent = data.get("parentCode")
+    return {
+        "code": code,
+        "name": data.get("name"),
+        "set_type": set_type,
+        "released_at": data.get("releaseDate"),
+        "card_count": _printings(data.get("cards")) or _printings(data.get("tokens")),
+        "printed_size": data.get("baseSetSize"),
+        "parent_set_code": parent.lower() if parent else None,
+        "digital": bool(data.get("isOnlineOnly", False)),
+        "source": "mtgjson",
+    }
+
+
+def _printings(entries: Any) -> int:
+    return len({(e.get("identifiers") or {}).get("scryfallId") for e in entries or []})
+
+
+def token_set_row(data: Mapping[str, Any], token_code: str, count: int) -> dict[str, Any]:
+    """The ``t<set>`` row for a set's ``tokens`` array when they carry their own set code."""
+    return {
+        "code": token_code.lower(),
+        "name": f"{data.get('name')} Tokens",
+        "set_type": "token",
+        "released_at": data.get("releaseDate"),
+        "card_count": count,
+        "printed_size": None,
+        "parent_set_code": str(data["code"]).lower(),
+        "digital": bool(data.get("isOnlineOnly", False)),
+        "source": "mtgjson",
+    }
+
+
+def _colors(values: Iterable[str]) -> list[str]:
+    got = set(values)
+    return [c for c in _COLOR_ORDER if c in got] + sorted(got - set(_COLOR_ORDER))
+
+
+def _join(values: Iterable[str | None], sep: str) -> str | None:
+    parts = [v for v in values if v]
+    return sep.join(parts) if parts else None
+
+
+def _side_key(entry: Mapping[str, Any]) -> str:
+    return entry.get("side") or ""
+
+
+def merge_printing(
+    entries: list[Mapping[str, Any]], *, in_booster: bool | None, released_at: str | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One printing (a ``stage_cards`` row) and its faces from the entries of one Scryfall id."""
+    entries = sorted(entries, key=_side_key)
+    front = entries[0]
+    multi = len(entries) > 1
+    layout = front.get("layout")
+    two_sided = layout in DOUBLE_FACED_LAYOUTS
+    if multi and not two_sided:  # split, aftermath, flip, adventure: one side, all colours
+        colors = _colors(c for e in entries for c in e.get("colors") or [])
+    else:
+        colors = _colors(front.get("colors") or [])
+    card = {
+        "id": front["identifiers"]["scryfallId"],
+        "oracle_id": front["identifiers"].get("scryfallOracleId"),
+        "name": front["name"],
+        "set_code": str(front["setCode"]).lower(),
+        "collector_number": str(front["number"]),
+        "lang": _LANGS.get(front.get("language", "English")),
+        "rarity": front.get("rarity"),
+        "layout": layout,
+        "type_line": _join((e.get("type") for e in entries), " // "),
+        "mana_cost": _join((e.get("manaCost") for e in entries), " // "),
+        "mana_value": front.get("manaValue", front.get("convertedManaCost")),
+        "colors": colors,
+        "color_identity": _colors(front.get("colorIdentity") or []),
+        "power": front.get("power"),
+        "toughness": front.get("toughness"),
+        "loyalty": front.get("loyalty"),
+        "oracle_text": _join((e.get("text") for e in entries), "\n//\n") if multi else front.get("text"),
+        "in_booster": in_booster,
+        "finishes": list(front.get("finishes") or []),
+        "promo_types": list(front.get("promoTypes") or []),
+        "frame_effects": list(front.get("frameEffects") or []),
+        "full_art": bool(front.get("isFullArt", False)),
+        "released_at": front.get("originalReleaseDate") or released_at,
+        "source": "mtgjson",
+    }
+    faces = []
+    if multi:
+        for i, e in enumerate(entries):
+            faces.append({
+                "card_id": card["id"],
+                "face_index": i,
+                "name": e.get("faceName") or e.get("name"),
+                "type_line": e.get("type"),
+                "mana_cost": e.get("manaCost"),
+                "colors": _colors(e.get("colors") or []),
+                "power": e.get("power"),
+                "toughness": e.get("toughness"),
+                "loyalty": e.get("loyalty"),
+                "oracle_text": e.get("text"),
+            })
+    return card, faces
+
+
+def _booster_flags(data: Mapping[str, Any]) -> Any:
+    """A function entry → ``in_booster``: ``boosterTypes`` where the file has it, else by number."""
+    cards = data.get("cards") or []
+    if any("boosterTypes" in c for c in cards):
+        return lambda e: bool(e.get("boosterTypes"))
+    base = data.get("baseSetSize")
+
+    def by_number(e: Mapping[str, Any]) -> bool | None:
+        if base is None:
+            return None
+        num = str(e.get("number", ""))
+        return num.isdigit() and int(num) <= int(base) and not e.get("isPromo", False)
+
+    return by_number
+
+
+def set_rows(data: Mapping[str, Any], known_types: Mapping[str, str]) -> SetRows:
+    """Map one MTGJSON set object (``data`` of a set file, or one set of AllPrintings)."""
+    out = SetRows()
+    out.sets.append(set_row(data, known_types))
+    released = data.get("releaseDate")
+    flag = _booster_flags(data)
+    own = str(data["code"]).upper()
+    tokens = data.get("tokens") or []
+    token_codes = {str(t.get("setCode", own)).upper() for t in tokens} - {own}
+    for tc in sorted(token_codes):
+        n = len({t["identifiers"].get("scryfallId") for t in tokens if str(t.get("setCode")).upper() == tc})
+        out.sets.append(token_set_row(data, tc, n))
+    for group, is_token in ((data.get("cards") or [], False), (tokens, True)):
+        by_id: dict[str, list[Mapping[str, Any]]] = {}
+        for e in group:
+            sid = (e.get("identifiers") or {}).get("scryfallId")
+            if not sid:
+                out.skipped += 1
+                continue
+            by_id.setdefault(sid, []).append(e)
+            out.uuids.append({"uuid": e["uuid"], "card_id": sid, "side": e.get("side")})
+            out.numbers[e["uuid"]] = (str(e["setCode"]).lower(), str(e["number"]))
+        for entries in by_id.values():
+            card, faces = merge_printing(
+                entries, in_booster=False if is_token else flag(entries[0]), released_at=released
+            )
+            out.cards.append(card)
+            out.faces.extend(faces)
+    return out
+
+
+def product_code(set_code: str, booster_name: str) -> str:
+    """``default`` → ``<set>-draft-mtgjson``; any other booster name → ``<set>-<name>-mtgjson``."""
+    name = "draft" if booster_name == "default" else booster_name
+    return f"{set_code}-{name}-mtgjson"
+
+
+def booster_products(
+    data: Mapping[str, Any], numbers: Mapping[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The ``booster`` key → product dicts (see ``pipeline.collation.write_products``).
+
+    Sheet cards keep the MTGJSON uuid as ``ref``; set and number come from ``numbers`` when the
+    uuid is a printing of this file, else stay unknown until ``mtgjson_uuids`` resolves them.
+    """
+    set_code = str(data["code"]).lower()
+    products = []
+    for bname, cfg in sorted((data.get("booster") or {}).items()):
+        kind = BOOSTER_KINDS.get(bname, bname)
+        sheets = []
+        for sname, sheet in (cfg.get("sheets") or {}).items():
+            foil = bool(sheet.get("foil", False))
+            cards = []
+            for uuid, weight in (sheet.get("cards") or {}).items():
+                sc, num = numbers.get(uuid, (None, None))
+                cards.append({"ref": uuid, "set_code": sc, "collector_number": num,
+                              "foil": foil, "weight": int(weight)})
+            sheets.append({
+                "name": sname, "foil": foil,
+                "balance_colors": bool(sheet.get("balanceColors", False)),
+                "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
+                "fixed": bool(sheet.get("fixed", False)),
+                "total_weight": int(sheet.get("totalWeight") or sum(c["weight"] for c in cards)),
+                "cards": cards,
+            })
+        variants = [
+            {"weight": int(b["weight"]), "slots": [(k, int(v)) for k, v in b["contents"].items()]}
+            for b in cfg.get("boosters") or []
+        ]
+        name = cfg.get("name") or f"{data.get('name')} {kind.title()} Booster"
+        products.append({
+            "code": product_code(set_code, bname), "set_code": set_code, "name": name,
+            "kind": kind, "source": "mtgjson", "variants": variants, "sheets": sheets,
+        })
+    return products
