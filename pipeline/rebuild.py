@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.pipeline import ingest
+from boosterkit.pipeline import collation, ingest, mtgjson
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.runs import recorded
 
@@ -29,6 +29,8 @@ REPLAYERS: dict[str, Replayer] = {
     "scryfall-sets": ingest.replay,
     "scryfall-bulk": ingest.replay,
     "file": ingest.replay,
+    "mtgjson": mtgjson.replay,
+    "collation": collation.replay,
 }
 
 #: Tables a rebuild empties and refills (``meta`` and ``sync_runs`` are kept).
