@@ -1,0 +1,106 @@
+"""The service's read-only database access against a writer in another process (a sync)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from boosterkit.pipeline import db as pdb
+from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable, ReadOnlyDatabase
+
+
+@pytest.fixture
+def schema_db(db_file: Path) -> Path:
+    con = pdb.connect(db_file)
+    con.execute("INSERT INTO sets (code, name) VALUES ('afr', 'Adventures in the Forgotten Realms')")
+    con.close()
+    return db_file
+
+
+def _hold_write_lock(path: Path, seconds: float) -> subprocess.Popen:
+    """Another process that opens ``path`` read-write, as a sync does, and holds it."""
+    code = textwrap.dedent(
+        f"""
+        import sys, time
+        from boosterkit.pipeline import db
+        con = db.connect({str(path)!r})
+        con.execute("BEGIN TRANSACTION")
+        con.execute("INSERT INTO sets (code, name) VALUES ('khm', 'Kaldheim')")
+        print("locked", flush=True)
+        time.sleep({seconds})
+        con.execute("COMMIT")
+        con.close()
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_reads_and_releases_the_file(schema_db: Path) -> None:
+    database = ReadOnlyDatabase(schema_db)
+    with database.cursor() as cur:
+        assert cur.execute("SELECT name FROM sets").fetchall() == [("Adventures in the Forgotten Realms",)]
+    # Closed after the request: a writer (a sync) can open the file now.
+    con = pdb.connect(schema_db)
+    con.close()
+
+
+def test_a_writer_in_another_process_gives_busy_then_recovers(schema_db: Path) -> None:
+    proc = _hold_write_lock(schema_db, seconds=1.5)
+    try:
+        database = ReadOnlyDatabase(schema_db, busy_timeout=0.3)
+        started = time.monotonic()
+        with pytest.raises(DatabaseBusy, match="busy: another process"):
+            with database.cursor():
+                pass
+        assert 0.25 <= time.monotonic() - started < 1.4
+    finally:
+        proc.wait(timeout=10)
+    with ReadOnlyDatabase(schema_db).cursor() as cur:
+        assert cur.execute("SELECT count(*) FROM sets").fetchone()[0] == 2  # the sync's row
+
+
+def test_a_request_waits_out_a_short_write(schema_db: Path) -> None:
+    proc = _hold_write_lock(schema_db, seconds=0.4)
+    try:
+        with ReadOnlyDatabase(schema_db, busy_timeout=5).cursor() as cur:
+            assert cur.execute("SELECT count(*) FROM sets").fetchone()[0] == 2
+    finally:
+        proc.wait(timeout=10)
+
+
+def test_concurrent_cursors_share_one_connection(schema_db: Path) -> None:
+    database = ReadOnlyDatabase(schema_db)
+    barrier = threading.Barrier(8)
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            with database.cursor() as cur:
+                barrier.wait(timeout=10)  # all eight hold a cursor at the same time
+                results.append(cur.execute("SELECT count(*) FROM sets").fetchone()[0])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert not errors and results == [1] * 8
+    assert database._con is None and database._users == 0
+
+
+def test_missing_database_is_unavailable_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "none.duckdb"
+    with pytest.raises(DatabaseUnavailable, match="no database here yet"):
+        ReadOnlyDatabase(missing).check()
+    assert not missing.exists()
