@@ -1,9 +1,71 @@
-"""Commands of this group (filled in by the issue that owns them)."""
+"""``boosterkit sync``: Scryfall → the database (one library call per mode)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from boosterkit import config
+from boosterkit.cli.render import Format, echo_err, emit
+from boosterkit.errors import InputError
+from boosterkit.pipeline import db
+from boosterkit.pipeline import sync as syncmod
+
+
+def _progress():
+    """A one-line progress display on a terminal; nothing when stderr is not a TTY."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(what: str, done: int, total: int | None) -> None:
+        of = f"/{total}" if total else ""
+        unit = "bytes" if what in syncmod.BULK_TYPES else "cards"
+        sys.stderr.write(f"\r  {what}: {done}{of} {unit}\033[K")
+        sys.stderr.flush()
+
+    return show
+
+
+def _summary_line(s: dict[str, Any]) -> str:
+    extra = "" if s.get("downloaded", True) else " (bulk file unchanged, download skipped)"
+    return f"synced {s['sets']} sets, {s['cards']} cards in {s['seconds']:.1f} s{extra}"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``sync`` to ``app``."""
+
+    @app.command()
+    def sync(
+        ctx: typer.Context,
+        sets: list[str] = typer.Argument(None, help="Set codes (case-insensitive), e.g. afr khm."),
+        set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
+        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(syncmod.BULK_TYPES)}."),
+        file: Path | None = typer.Option(None, "--file", help="A local Scryfall JSON file (.json or .json.gz)."),
+        json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    ) -> None:
+        """Load Scryfall data: sets with all their printings, the set list, a bulk file or a local file."""
+        modes = sum([bool(sets), set_list, bulk is not None, file is not None])
+        if modes != 1:
+            raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")
+        path = config.db_path(ctx.obj["db"])
+        cache = config.cache_dir(path)
+        con = db.connect(path)
+        try:
+            if file is not None:
+                summary = syncmod.sync_file(con, file, cache=cache)
+            elif bulk is not None:
+                summary = syncmod.sync_bulk(con, bulk, cache=cache, progress=_progress())
+            elif set_list:
+                summary = syncmod.sync_set_list(con, cache=cache)
+            else:
+                summary = syncmod.sync_sets(con, sets, cache=cache, progress=_progress())
+        finally:
+            con.close()
+            if sys.stderr.isatty():
+                sys.stderr.write("\r\033[K")
+        echo_err(_summary_line(summary))
+        if json_:
+            emit(summary, Format.json)

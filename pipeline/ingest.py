@@ -184,7 +184,7 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
 
 
 def load_files(con: Connection, paths: list[Path]) -> dict[str, int]:
-    """Load Scryfall files in order (sets first where given first); return counts.
+    """Load Scryfall files in order; return ``{"sets", "cards", "card_sets"}`` counts.
 
     Sets are upserted as they come; all cards are staged, then upserted once, after the
     set rows they depend on, and derived columns of existing cards are refreshed.
@@ -197,10 +197,11 @@ def load_files(con: Connection, paths: list[Path]) -> dict[str, int]:
             sets += load_sets_file(con, path, shape)
         else:
             cards += stage_cards_file(con, path, shape)
+    card_sets = con.execute("SELECT count(DISTINCT set_code) FROM stage_cards").fetchone()[0]
     load.upsert_staged(con)
     if sets:
         load.rederive(con)
-    return {"sets": sets, "cards": cards}
+    return {"sets": sets, "cards": cards, "card_sets": int(card_sets)}
 
 
 def replay(con: Connection, files: list[Path], target: str | None) -> None:

@@ -1,0 +1,183 @@
+"""``boosterkit sync``: Scryfall (API, bulk files, local files) → the database.
+
+Every sync first fetches into the cache folder (gzip, nothing lost), then loads the cached
+files in ONE transaction with its ``sync_runs`` row (``pipeline.runs.recorded``): a sync
+that fails or is killed leaves the previous data as it was. Loading goes through
+``pipeline.ingest`` — the same code ``boosterkit db rebuild`` replays. Upserts by id make a
+second identical sync change nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from boosterkit.errors import InputError, NotFoundError
+from boosterkit.pipeline import cache as cachemod
+from boosterkit.pipeline import ingest
+from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.runs import recorded
+from boosterkit.pipeline.scryfall.client import ScryfallAPIError, ScryfallClient
+from boosterkit.pipeline.scryfall.models import BulkData, card_set, child_sets
+
+#: progress(what, done, total): ``what`` names the set or file, ``total`` may be None.
+Progress = Callable[[str, int, "int | None"], None]
+
+BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
+SEARCH_PARAMS = {"unique": "prints", "include_extras": "true", "include_variations": "true", "order": "set"}
+_CODE = re.compile(r"^[a-z0-9]{2,8}$")
+
+
+def _stamp() -> str:
+    now = dt.datetime.now(dt.timezone.utc)
+    return now.strftime("%Y%m%dT%H%M%S%f") + f"-{os.getpid()}"
+
+
+def _summary(source: str, target: str | None, run: Any, t0: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "source": source, "target": target, "sets": run.sets, "cards": run.cards,
+        "seconds": round(time.perf_counter() - t0, 3), **extra,
+    }
+
+
+def _store_json(cache: Path, data: dict[str, Any], rel: str) -> str:
+    return cachemod.store_bytes(cache, json.dumps(data, ensure_ascii=False).encode("utf-8"), rel)
+
+
+def _fetch_set_list(client: ScryfallClient, cache: Path, folder: str) -> tuple[list[str], list[dict]]:
+    rels, sets = [], []
+    for i, page in enumerate(client.pages("/sets"), 1):
+        rels.append(_store_json(cache, page, f"{folder}/sets-{i}.json"))
+        sets.extend(page.get("data") or [])
+    return rels, sets
+
+
+def normalize_codes(codes: list[str]) -> list[str]:
+    """Set codes as the database keeps them (lowercase); a malformed code is an InputError."""
+    out: list[str] = []
+    for raw in codes:
+        code = raw.strip().lower()
+        if not _CODE.match(code):
+            raise InputError(f"set code {raw!r}: expected 2–8 letters or digits, e.g. 'afr'")
+        if code not in out:
+            out.append(code)
+    if not out:
+        raise InputError("no set code given")
+    return out
+
+
+def sync_sets(
+    con: Connection, codes: list[str], *, cache: Path,
+    client: ScryfallClient | None = None, progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fetch sets and every printing of them and their child sets; load them atomically."""
+    t0 = time.perf_counter()
+    codes = normalize_codes(codes)
+    client = client or ScryfallClient()
+    folder = f"scryfall/{_stamp()}"
+    rels, all_sets = _fetch_set_list(client, cache, folder)
+    wrapped = [card_set(s) for s in all_sets if s.get("object") == "set" and s.get("code")]
+    card_sets: list[str] = []
+    for code in codes:
+        try:
+            data = client.get_json(f"/sets/{code}")
+        except ScryfallAPIError as exc:
+            if exc.status == 404:
+                raise NotFoundError(f"set {code!r}: Scryfall knows no such set ({exc.details})") from None
+            raise
+        rels.append(_store_json(cache, data, f"{folder}/set-{code}.json"))
+        family = [card_set(data).code.lower()]
+        for parent in family:  # breadth-first: children of children too
+            family += [c.code.lower() for c in child_sets(parent, wrapped) if c.code.lower() not in family]
+        card_sets += [c for c in family if c not in card_sets]
+    for code in card_sets:
+        done = 0
+        for i, page in enumerate(client.search_pages(f"e:{code}", **SEARCH_PARAMS), 1):
+            rels.append(_store_json(cache, page, f"{folder}/cards-{code}-{i}.json"))
+            done += len(page.get("data") or [])
+            if progress:
+                progress(code, done, page.get("total_cards"))
+    with recorded(con, "scryfall-set", " ".join(codes)) as run:
+        counts = ingest.load_files(con, [cache / r for r in rels])
+        run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels
+    return _summary("scryfall-set", run.target, run, t0, set_codes=card_sets, requests=client.requests)
+
+
+def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None = None) -> dict[str, Any]:
+    """Refresh the ``sets`` table from ``/sets``."""
+    t0 = time.perf_counter()
+    client = client or ScryfallClient()
+    rels, _ = _fetch_set_list(client, cache, f"scryfall/{_stamp()}")
+    with recorded(con, "scryfall-sets", None) as run:
+        counts = ingest.load_files(con, [cache / r for r in rels])
+        run.sets, run.cache_files = counts["sets"], rels
+    return _summary("scryfall-sets", None, run, t0, requests=client.requests)
+
+
+def _bulk_entry(client: ScryfallClient, bulk_type: str) -> BulkData:
+    entries = [BulkData.from_json(d) for page in client.pages("/bulk-data") for d in page.get("data") or []]
+    for entry in entries:
+        if entry.type == bulk_type:
+            return entry
+    offered = ", ".join(e.type for e in entries) or "nothing"
+    raise InputError(f"bulk type {bulk_type!r}: Scryfall offers {offered}")
+
+
+def sync_bulk(
+    con: Connection, bulk_type: str, *, cache: Path,
+    client: ScryfallClient | None = None, progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Download a bulk file (skipped when ``updated_at`` is unchanged) and ingest it."""
+    t0 = time.perf_counter()
+    client = client or ScryfallClient()
+    entry = _bulk_entry(client, bulk_type)
+    key = f"bulk:{bulk_type}"
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+    known = json.loads(row[0]) if row else {}
+    rel = known.get("file")
+    downloaded = not (known.get("updated_at") == entry.updated_at and rel and (cache / rel).exists())
+    if downloaded:
+        safe = re.sub(r"[^0-9A-Za-z]+", "", entry.updated_at)
+        raw = cache / "bulk" / f"{bulk_type}-{safe}.download"
+        client.download(entry.download_uri, raw, (lambda d, t: progress(bulk_type, d, t)) if progress else None)
+        rel = cachemod.store_file(cache, raw, f"bulk/{bulk_type}-{safe}.json")
+        raw.unlink()
+    with recorded(con, "scryfall-bulk", bulk_type) as run:
+        counts = ingest.load_files(con, [cache / rel])
+        run.sets = con.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0]
+        run.cards, run.cache_files = counts["cards"], [rel]
+        value = json.dumps({"updated_at": entry.updated_at, "file": rel})
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+    return _summary("scryfall-bulk", bulk_type, run, t0, updated_at=entry.updated_at, downloaded=downloaded)
+
+
+def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> dict[str, Any]:
+    """Ingest a local Scryfall file (array of cards, list object, card/set object; .gz or not).
+
+    The file is checked first, then kept compressed in the cache while DuckDB reads it.
+    """
+    t0 = time.perf_counter()
+    src = Path(path)
+    if not src.is_file():
+        raise InputError(f"{src}: no such file")
+    shape = ingest.detect(con, src)
+    rel = f"files/{_stamp()}-{src.name.removesuffix('.gz')}"
+    with ThreadPoolExecutor(1) as pool:
+        stored = pool.submit(cachemod.store_file, cache, src, rel)
+        try:
+            with recorded(con, "file", str(src)) as run:
+                counts = ingest.load_files(con, [src])
+                run.cache_files = [stored.result()]
+                run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
+        except BaseException:
+            if stored.exception() is None:  # waits for the copy; a failed load keeps no file
+                cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
+            raise
+    return _summary("file", str(src), run, t0, shape=shape.holds)
