@@ -1,0 +1,71 @@
+"""A counter-based random generator: every number is a pure function of (seed, pack, counter).
+
+Pack *i* of a run uses the key ``pack_key(seed, i)``; its *j*-th random number is
+``mix64(key + (j + 1) * GOLDEN)``, the splitmix64 output function applied to a Weyl
+sequence. Nothing depends on Python's ``random`` module or ``hash()``, so the same seed
+gives the same packs on every platform and Python version, and pack *i* never depends on
+how many packs were opened before it. Numpy versions (``*_np``) compute the same values for
+whole batches; ``tests/test_engine_rng.py`` checks they agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15  # splitmix64 increment (2^64 / golden ratio, odd)
+PACK_STRIDE = 0xD1B54A32D192ED03  # a second odd constant, so pack keys and draws differ
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+_TWO_M53 = 1.0 / (1 << 53)
+
+SEED_MAX = MASK64
+
+
+def mix64(z: int) -> int:
+    """The splitmix64 finaliser on a 64-bit integer."""
+    z &= MASK64
+    z = ((z ^ (z >> 30)) * _M1) & MASK64
+    z = ((z ^ (z >> 27)) * _M2) & MASK64
+    return z ^ (z >> 31)
+
+
+def pack_key(seed: int, index: int) -> int:
+    """The key of pack ``index`` (1-based) in a run with ``seed``."""
+    return mix64(mix64(seed) + index * PACK_STRIDE)
+
+
+def draw(key: int, counter: int) -> int:
+    """The ``counter``-th 64-bit random number of a pack."""
+    return mix64(key + (counter + 1) * GOLDEN)
+
+
+def uniform(key: int, counter: int) -> float:
+    """The ``counter``-th uniform float in [0, 1) of a pack (53 random bits)."""
+    return (draw(key, counter) >> 11) * _TWO_M53
+
+
+# --- numpy batch versions (uint64 arithmetic wraps modulo 2^64, as in C) -------------------
+
+_U30, _U27, _U31, _U11 = (np.uint64(s) for s in (30, 27, 31, 11))
+_NM1, _NM2 = np.uint64(_M1), np.uint64(_M2)
+_NGOLDEN, _NSTRIDE = np.uint64(GOLDEN), np.uint64(PACK_STRIDE)
+
+
+def mix64_np(z: np.ndarray) -> np.ndarray:
+    """``mix64`` on a uint64 array."""
+    z = (z ^ (z >> _U30)) * _NM1
+    z = (z ^ (z >> _U27)) * _NM2
+    return z ^ (z >> _U31)
+
+
+def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
+    """``pack_key(seed, i)`` for every ``i`` in ``indices`` (uint64)."""
+    base = np.uint64(mix64(seed))
+    return mix64_np(base + indices.astype(np.uint64) * _NSTRIDE)
+
+
+def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
+    """``uniform(key, counter)`` for every key (float64 in [0, 1))."""
+    z = mix64_np(keys + np.uint64(((counter + 1) * GOLDEN) & MASK64))
+    return (z >> _U11).astype(np.float64) * _TWO_M53
