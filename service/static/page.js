@@ -2,6 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const NOT_BOOSTER_SETS = new Set(["token", "minigame", "memorabilia", "promo", "alchemy"]);
 
 function randomSeed() {
   const words = new Uint32Array(1);
@@ -38,8 +39,15 @@ function addOption(select, value, label) {
 
 async function loadChoices() {
   const [sets, games] = await Promise.all([getJSON("/sets"), getJSON("/minigames")]);
-  for (const s of sets) addOption($("set"), s.code, `${s.name} (${s.code.toUpperCase()})`);
-  for (const g of games) addOption($("minigame"), g.id, g.name);
+  // Packs come from booster sets: leave out the token, minigame and memorabilia sets.
+  const boosterSets = sets.filter((s) => !NOT_BOOSTER_SETS.has(s.set_type) && s.cards > 0);
+  for (const s of boosterSets) addOption($("set"), s.code, `${s.name} (${s.code.toUpperCase()})`);
+  for (const g of games) {
+    addOption($("minigame"), g.id, g.dealable ? g.name : `${g.name} (setup not known)`);
+    $("minigame").lastChild.disabled = !g.dealable;
+  }
+  const first = games.find((g) => g.dealable);
+  if (first) $("minigame").value = first.id;
   $("minigame").dataset.catalogue = JSON.stringify(games);
   describeMinigame();
 }
@@ -48,16 +56,16 @@ function describeMinigame() {
   const games = JSON.parse($("minigame").dataset.catalogue || "[]");
   const game = games.find((g) => g.id === $("minigame").value);
   if (!game) return;
-  const players = game.players || {};
-  const range = [players.min, players.max].filter((n) => n !== undefined && n !== null);
-  if (range.length) {
-    $("players").min = players.min ?? 1;
-    if (players.max) $("players").max = players.max;
-  }
-  const parts = [game.name];
-  if (range.length) parts.push(`players ${players.min ?? 1}–${players.max ?? "any"}`);
-  if (game.summary) parts.push(game.summary);
-  $("minigame-info").textContent = parts.join(" · ");
+  $("players").min = game.players_min ?? 1;
+  $("players").max = game.players_max ?? 32;
+  const players = Number($("players").value);
+  if (game.players_min && players < game.players_min) $("players").value = game.players_min;
+  if (game.players_max && players > game.players_max) $("players").value = game.players_max;
+  const parts = [`players ${game.players_min ?? 1}–${game.players_max ?? "any"}`];
+  if (game.packs) parts.push(`packs: ${game.packs}`);
+  if (game.product) parts.push(`${game.product} boosters`);
+  if (game.minutes) parts.push(`about ${game.minutes} minutes`);
+  $("minigame-info").textContent = `${game.name}: ${parts.join(" · ")}`;
 }
 
 function sheetURL() {
