@@ -114,16 +114,22 @@ def _stage_raw(con: Connection, path: Path, shape: Shape) -> None:
         raise _duck_error(path, exc) from None
 
 
+def _position(con: Connection, rowid: int) -> int:
+    """The 1-based position in the file of the staged object ``rowid`` (rowids have gaps)."""
+    return int(con.execute("SELECT count(*) FROM stage_raw WHERE rowid <= ?", [rowid]).fetchone()[0])
+
+
 def _check_cards(con: Connection, path: Path) -> None:
     bad = con.execute(
-        "SELECT rowid + 1, object, " + ", ".join(transform.REQUIRED_CARD_FIELDS)
+        "SELECT rowid, object, " + ", ".join(transform.REQUIRED_CARD_FIELDS)
         + " FROM stage_raw WHERE object IS DISTINCT FROM 'card' OR "
         + " OR ".join(f"{c} IS NULL" for c in transform.REQUIRED_CARD_FIELDS)
         + " ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad is None:
         return
-    n, obj, *fields = bad
+    rowid, obj, *fields = bad
+    n = _position(con, rowid)
     if obj != "card":
         raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
     missing = [c for c, v in zip(transform.REQUIRED_CARD_FIELDS, fields) if v is None]
@@ -166,10 +172,11 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
     shape = shape or detect(con, path)
     _stage_raw(con, path, shape)
     bad = con.execute(
-        "SELECT rowid + 1, object FROM stage_raw WHERE object IS DISTINCT FROM 'set' OR code IS NULL LIMIT 1"
+        "SELECT rowid FROM stage_raw WHERE object IS DISTINCT FROM 'set' OR code IS NULL "
+        "ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad:
-        raise InputError(f"{path}: element {bad[0]} is not a set object with a code")
+        raise InputError(f"{path}: element {_position(con, bad[0])} is not a set object with a code")
     cols = ", ".join(transform.SET_SELECT)
     exprs = ", ".join(transform.SET_SELECT.values())
     updates = ", ".join(f"{c} = excluded.{c}" for c in transform.SET_SELECT if c != "code")

@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -73,15 +74,10 @@ def normalize_codes(codes: list[str]) -> list[str]:
     return out
 
 
-def sync_sets(
-    con: Connection, codes: list[str], *, cache: Path,
-    client: ScryfallClient | None = None, progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Fetch sets and every printing of them and their child sets; load them atomically."""
-    t0 = time.perf_counter()
-    codes = normalize_codes(codes)
-    client = client or ScryfallClient()
-    folder = f"scryfall/{_stamp()}"
+def _fetch_sets(
+    client: ScryfallClient, cache: Path, folder: str, codes: list[str], progress: Progress | None
+) -> tuple[list[str], list[str]]:
+    """Fetch the set list, the sets and every page of their printings into the cache."""
     rels, all_sets = _fetch_set_list(client, cache, folder)
     wrapped = [card_set(s) for s in all_sets if s.get("object") == "set" and s.get("code")]
     card_sets: list[str] = []
@@ -104,6 +100,23 @@ def sync_sets(
             done += len(page.get("data") or [])
             if progress:
                 progress(code, done, page.get("total_cards"))
+    return rels, card_sets
+
+
+def sync_sets(
+    con: Connection, codes: list[str], *, cache: Path,
+    client: ScryfallClient | None = None, progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fetch sets and every printing of them and their child sets; load them atomically."""
+    t0 = time.perf_counter()
+    codes = normalize_codes(codes)
+    client = client or ScryfallClient()
+    folder = f"scryfall/{_stamp()}"
+    try:
+        rels, card_sets = _fetch_sets(client, cache, folder, codes, progress)
+    except BaseException:
+        shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
+        raise
     with recorded(con, "scryfall-set", " ".join(codes)) as run:
         counts = ingest.load_files(con, [cache / r for r in rels])
         run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels
