@@ -1,0 +1,367 @@
+"""The pack rules kept as data: ``data/boosters/nonmagic.yaml`` and ``generic.yaml``.
+
+Loading validates every key (an unknown key is an ``InputError`` naming file and key);
+the compile functions are pure: they turn the rules plus cards already read from the
+database into ``ExtraSlot``s and integer sheet weights for ``generator.products``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from boosterkit.data import DATA_DIR
+from boosterkit.errors import InputError
+from boosterkit.generator.model import CardInfo, ExtraOption, ExtraSlot
+
+BOOSTERS_DIR = DATA_DIR / "boosters"
+MINIGAME_SHARES = ("all_packs", "token_ad_slot")
+EXTRA_KINDS = ("token", "art_card", "minigame", "ad")
+
+
+@dataclass(frozen=True)
+class OptionRule:
+    kind: str
+    set_pattern: str | None  # e.g. "t{set}"; None for ad cards
+    weight: int | None = None
+    percent: Fraction | None = None  # share of packs (see NonMagic.minigame_share)
+    gold_stamped_percent: Fraction = Fraction(0)
+    unless_known_absent: bool = False
+
+
+@dataclass(frozen=True)
+class SlotRule:
+    name: str
+    position: str
+    options: tuple[OptionRule, ...]
+    unless_names: tuple[str, ...] = ()
+    unless_card_sets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    kinds: tuple[str, ...]
+    released_from: dt.date | None
+    released_to: dt.date | None
+    slots: tuple[SlotRule, ...]
+
+    def matches(self, kind: str, released: dt.date | None) -> bool:
+        if kind not in self.kinds:
+            return False
+        if self.released_from is None and self.released_to is None:
+            return True
+        if released is None:
+            return False
+        return (self.released_from is None or released >= self.released_from) and (
+            self.released_to is None or released <= self.released_to
+        )
+
+
+@dataclass(frozen=True)
+class NonMagic:
+    minigame_share: str
+    rules: tuple[Rule, ...]
+
+    def rule_for(self, kind: str, released: dt.date | None) -> Rule | None:
+        return next((r for r in self.rules if r.matches(kind, released)), None)
+
+
+@dataclass(frozen=True)
+class SheetRule:
+    name: str
+    groups: tuple[tuple[Mapping[str, int], int], ...]  # (rarity → per-card weight, share)
+    basic: bool = False
+    foil: bool = False
+    balance_colors: bool = False
+
+
+@dataclass(frozen=True)
+class GenericRule:
+    kind: str
+    name: str
+    released_from: dt.date | None
+    released_to: dt.date | None
+    pack: tuple[tuple[tuple[int, tuple[tuple[str, int], ...]], ...], ...]
+    sheets: dict[str, SheetRule]
+
+    def matches(self, released: dt.date | None) -> bool:
+        if released is None:  # an undated set gets the classic products (no bounds from)
+            return self.released_from is None
+        return (self.released_from is None or released >= self.released_from) and (
+            self.released_to is None or released <= self.released_to
+        )
+
+
+# --- validation -------------------------------------------------------------------------
+
+class _Checker:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, msg: str) -> InputError:
+        return InputError(f"{self.path}: {where}: {msg}")
+
+    def obj(self, value: Any, where: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict:
+        if not isinstance(value, Mapping):
+            raise self.fail(where, f"expected a mapping, got {type(value).__name__}")
+        unknown = sorted(set(value) - set(required) - set(optional))
+        if unknown:
+            known = ", ".join([*required, *optional])
+            raise self.fail(where, f"unknown key {unknown[0]!r} (known: {known})")
+        missing = [k for k in required if k not in value]
+        if missing:
+            raise self.fail(where, f"missing key {missing[0]!r}")
+        return dict(value)
+
+    def seq(self, value: Any, where: str) -> list:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list, got {type(value).__name__}")
+        return value
+
+    def int_(self, value: Any, where: str, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.fail(where, f"expected an integer >= {minimum}, got {value!r}")
+        return value
+
+    def number(self, value: Any, where: str) -> Fraction:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+            raise self.fail(where, f"expected a percentage 0–100, got {value!r}")
+        return Fraction(str(value))
+
+    def dates(self, value: Any, where: str) -> tuple[dt.date | None, dt.date | None]:
+        if value is None:
+            return None, None
+        d = self.obj(value, where, (), ("from", "to"))
+        for k, v in d.items():
+            if not isinstance(v, dt.date):
+                raise self.fail(f"{where}.{k}", f"expected a date YYYY-MM-DD, got {v!r}")
+        return d.get("from"), d.get("to")
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+
+
+def _option(c: _Checker, raw: Any, where: str) -> OptionRule:
+    d = c.obj(raw, where, ("kind",), ("set", "weight", "percent", "gold_stamped_percent",
+                                       "unless_known_absent"))
+    if d["kind"] not in EXTRA_KINDS:
+        raise c.fail(f"{where}.kind", f"{d['kind']!r} is not one of {', '.join(EXTRA_KINDS)}")
+    if ("weight" in d) == ("percent" in d):
+        raise c.fail(where, "give exactly one of 'weight' or 'percent'")
+    return OptionRule(
+        kind=d["kind"], set_pattern=d.get("set"),
+        weight=c.int_(d["weight"], f"{where}.weight", 1) if "weight" in d else None,
+        percent=c.number(d["percent"], f"{where}.percent") if "percent" in d else None,
+        gold_stamped_percent=c.number(d.get("gold_stamped_percent", 0), f"{where}.gold_stamped_percent"),
+        unless_known_absent=bool(d.get("unless_known_absent", False)),
+    )
+
+
+def _slot(c: _Checker, raw: Any, where: str) -> SlotRule:
+    d = c.obj(raw, where, ("name", "options"), ("position", "unless_sheets"))
+    position = d.get("position", "last")
+    if position not in ("first", "last"):
+        raise c.fail(f"{where}.position", f"{position!r} is not first or last")
+    unless = c.obj(d.get("unless_sheets") or {}, f"{where}.unless_sheets", (), ("names", "card_sets"))
+    options = tuple(_option(c, o, f"{where}.options[{i}]")
+                    for i, o in enumerate(c.seq(d["options"], f"{where}.options")))
+    if not any(o.weight for o in options):
+        raise c.fail(f"{where}.options", "needs at least one option with a weight")
+    return SlotRule(
+        name=str(d["name"]), position=position, options=options,
+        unless_names=tuple(str(x) for x in c.seq(unless.get("names", []), f"{where}.unless_sheets.names")),
+        unless_card_sets=tuple(str(x).lower() for x in c.seq(unless.get("card_sets", []), f"{where}.unless_sheets.card_sets")),
+    )
+
+
+def load_nonmagic(path: Path | None = None) -> NonMagic:
+    """Read and check ``data/boosters/nonmagic.yaml`` (or ``path``)."""
+    path = Path(path or BOOSTERS_DIR / "nonmagic.yaml")
+    c = _Checker(path)
+    top = c.obj(_read_yaml(path), "top level", ("rules",), ("settings",))
+    settings = c.obj(top.get("settings") or {}, "settings", (), ("minigame_share",))
+    share = settings.get("minigame_share", "all_packs")
+    if share not in MINIGAME_SHARES:
+        raise c.fail("settings.minigame_share", f"{share!r} is not one of {', '.join(MINIGAME_SHARES)}")
+    rules = []
+    for i, raw in enumerate(c.seq(top["rules"], "rules")):
+        where = f"rules[{i}]"
+        d = c.obj(raw, where, ("name", "kinds", "slots"), ("released",))
+        lo, hi = c.dates(d.get("released"), f"{where}.released")
+        rules.append(Rule(
+            name=str(d["name"]), kinds=tuple(c.seq(d["kinds"], f"{where}.kinds")),
+            released_from=lo, released_to=hi,
+            slots=tuple(_slot(c, s, f"{where}.slots[{j}]")
+                        for j, s in enumerate(c.seq(d["slots"], f"{where}.slots"))),
+        ))  # fmt: skip
+    return NonMagic(share, tuple(rules))
+
+
+def _rarities(c: _Checker, raw: Any, where: str) -> dict[str, int]:
+    d = c.obj(raw, where, (), ("common", "uncommon", "rare", "mythic", "special", "bonus"))
+    return {k: c.int_(v, f"{where}.{k}", 1) for k, v in d.items()}
+
+
+def _sheet(c: _Checker, name: str, raw: Any, where: str) -> SheetRule:
+    d = c.obj(raw, where, (), ("rarities", "shares", "basic", "foil", "balance_colors"))
+    if "rarities" in d and "shares" in d:
+        raise c.fail(where, "give 'rarities' or 'shares', not both")
+    if "shares" in d:
+        groups = []
+        for i, g in enumerate(c.seq(d["shares"], f"{where}.shares")):
+            gd = c.obj(g, f"{where}.shares[{i}]", ("rarities", "share"))
+            groups.append((_rarities(c, gd["rarities"], f"{where}.shares[{i}].rarities"),
+                           c.int_(gd["share"], f"{where}.shares[{i}].share", 1)))
+    elif "rarities" in d:
+        groups = [(_rarities(c, d["rarities"], f"{where}.rarities"), 0)]
+    elif d.get("basic"):
+        groups = []
+    else:
+        raise c.fail(where, "a sheet needs 'rarities', 'shares' or 'basic: true'")
+    return SheetRule(name, tuple(groups), bool(d.get("basic", False)), bool(d.get("foil", False)),
+                     bool(d.get("balance_colors", False)))
+
+
+def load_generic(path: Path | None = None) -> tuple[GenericRule, ...]:
+    """Read and check ``data/boosters/generic.yaml`` (or ``path``)."""
+    path = Path(path or BOOSTERS_DIR / "generic.yaml")
+    c = _Checker(path)
+    top = c.obj(_read_yaml(path), "top level", ("products",))
+    out = []
+    for i, raw in enumerate(c.seq(top["products"], "products")):
+        where = f"products[{i}]"
+        d = c.obj(raw, where, ("kind", "name", "pack", "sheets"), ("released",))
+        lo, hi = c.dates(d.get("released"), f"{where}.released")
+        if not isinstance(d["sheets"], Mapping):
+            raise c.fail(f"{where}.sheets", "expected a mapping of sheet name → sheet")
+        sheets = {str(n): _sheet(c, str(n), s, f"{where}.sheets.{n}") for n, s in d["sheets"].items()}
+        pack = []
+        for j, group in enumerate(c.seq(d["pack"], f"{where}.pack")):
+            choices = []
+            for k, ch in enumerate(c.seq(group, f"{where}.pack[{j}]")):
+                w = f"{where}.pack[{j}][{k}]"
+                cd = c.obj(ch, w, ("weight", "slots"))
+                slots = c.obj(cd["slots"], f"{w}.slots", (), tuple(sheets))
+                choices.append((c.int_(cd["weight"], f"{w}.weight", 1),
+                                tuple((s, c.int_(n, f"{w}.slots.{s}", 0)) for s, n in slots.items())))
+            pack.append(tuple(choices))
+        out.append(GenericRule(str(d["kind"]), str(d["name"]), lo, hi, tuple(pack), sheets))
+    return tuple(out)
+
+
+# --- pure compilation ---------------------------------------------------------------------
+
+def generic_variants(rule: GenericRule) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+    """Every combination of one choice per pack group: (product of weights, slots in order)."""
+    out = []
+    for combo in itertools.product(*rule.pack):
+        weight = math.prod(w for w, _ in combo)
+        slots = tuple(s for _, group in combo for s in group if s[1] > 0)
+        out.append((weight, slots))
+    return out
+
+
+def sheet_weights(rule: SheetRule, cards: Sequence[CardInfo]) -> tuple[tuple[CardInfo, ...], tuple[int, ...]]:
+    """Integer per-card weights: each share group gets exactly its share of the sheet.
+
+    Within a group a card weighs its rarity's weight (rare 2 : mythic 1); groups without
+    cards are dropped (their share is spread over the others by renormalisation).
+    """
+    if rule.basic and not rule.groups:
+        return tuple(cards), tuple(1 for _ in cards)
+    picked: list[CardInfo] = []
+    fractions: list[Fraction] = []
+    for rarities, share in rule.groups:
+        members = [(c, rarities[c.rarity]) for c in cards if c.rarity in rarities]
+        total = sum(w for _, w in members)
+        for card, w in members:
+            picked.append(card)
+            fractions.append(Fraction(w) if not share else Fraction(share * w, total))
+    if not picked:
+        return (), ()
+    scale = math.lcm(*(f.denominator for f in fractions))
+    ints = [int(f * scale) for f in fractions]
+    g = math.gcd(*ints)
+    return tuple(picked), tuple(i // g for i in ints)
+
+
+def list_share(variants: Sequence[tuple[int, Sequence[tuple[str, int]]]], sheets: set[str]) -> Fraction:
+    """The share of packs (by variant weight) that draw any of ``sheets``."""
+    total = sum(w for w, _ in variants)
+    hit = sum(w for w, slots in variants if any(c and s in sheets for s, c in slots))
+    return Fraction(hit, total) if total else Fraction(0)
+
+
+def option_weights(slot: SlotRule, present: Sequence[OptionRule], p_list: Fraction,
+                   minigame_share: str) -> list[int]:
+    """Integer weights of ``present`` options so each ``percent`` option hits its share.
+
+    With ``all_packs`` a percent option is that share of ALL packs, so inside the slot
+    (which only ``1 - p_list`` of the packs have) it weighs ``percent / (1 - p_list)``.
+    """
+    fixed = [o for o in present if o.percent is not None]
+    q = sum((o.percent / 100 for o in fixed), Fraction(0))
+    if minigame_share == "all_packs" and fixed and p_list < 1:
+        q = q / (1 - p_list)
+    q = min(q, Fraction(1))
+    rest = sum(o.weight or 0 for o in present)
+    shares = []
+    for o in present:
+        if o.percent is not None:
+            base = o.percent / 100
+            shares.append(q * base / sum(f.percent / 100 for f in fixed) if base else Fraction(0))
+        else:
+            shares.append((1 - q) * Fraction(o.weight or 0, rest) if rest else Fraction(0))
+    scale = math.lcm(*(s.denominator for s in shares))
+    ints = [int(s * scale) for s in shares]
+    g = math.gcd(*ints) or 1
+    return [i // g for i in ints]
+
+
+def compile_extras(
+    rule: Rule | None, set_code: str, variants: Sequence[tuple[int, Sequence[tuple[str, int]]]],
+    sheet_sets: Mapping[str, set[str]], set_cards: Mapping[str, tuple[CardInfo, ...]],
+    known_absent: set[str], minigame_share: str,
+) -> tuple[ExtraSlot, ...]:
+    """The product's slots without a Magic back.
+
+    ``sheet_sets`` maps each sheet to the set codes of its cards (to find The List),
+    ``set_cards`` the cards of the a/t/m sets in the database, ``known_absent`` the set codes
+    the database's full set list proves do not exist.
+    """
+    if rule is None:
+        return ()
+    out = []
+    for slot in rule.slots:
+        unless = tuple(sorted(
+            n for n, sets in sheet_sets.items()
+            if n.lower() in slot.unless_names or sets & set(slot.unless_card_sets)
+        ))
+        present = [o for o in slot.options
+                   if not (o.unless_known_absent and o.set_pattern
+                           and o.set_pattern.format(set=set_code) in known_absent)]
+        weights = option_weights(slot, present, list_share(variants, set(unless)), minigame_share)
+        options = []
+        for o, w in zip(present, weights):
+            sc = o.set_pattern.format(set=set_code) if o.set_pattern else None
+            options.append(ExtraOption(
+                kind=o.kind, set_code=sc, weight=w, cards=set_cards.get(sc, ()) if sc else (),
+                gold_stamped_per_mille=int(o.gold_stamped_percent * 10),
+            ))  # fmt: skip
+        out.append(ExtraSlot(slot.name, tuple(options), unless, slot.position))
+    return tuple(out)

@@ -1,0 +1,304 @@
+"""Booster products of a set: listing them and compiling one into a ``ProductDef``.
+
+A set's products come from the database (``sealed-data`` and ``mtgjson`` sources) plus
+``generic`` products derived from the set's own cards by era (``data/boosters/generic.yaml``)
+for the kinds no real collation covers. For each kind one product is the default, by
+precedence sealed-data > mtgjson > generic, then the shortest code. Every product gets the
+slots without a Magic back from ``data/boosters/nonmagic.yaml``.
+
+Sheet cards are resolved at read time (uuid, else set + collector number, else the number
+without a letter suffix), so a sync after the import fills references it left open.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from typing import Any
+
+from boosterkit.errors import NotFoundError
+from boosterkit.generator import extras as ex
+from boosterkit.generator.model import CardInfo, ProductDef, SheetDef, VariantDef
+from boosterkit.pipeline.db import Connection
+
+PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
+#: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
+DEFAULT_KINDS = ("draft", "play")
+
+_CARD_COLS = "c.id, c.name, c.set_code, c.collector_number, c.rarity, c.kind, c.magic_back, " \
+             "c.type_line, c.colors, c.mana_value, c.layout"
+
+
+def _card_info(row: tuple) -> CardInfo:
+    cid, name, set_code, number, rarity, kind, back, type_line, colors, mv, layout = row
+    return CardInfo(cid, name, set_code, number, rarity, kind or "card", bool(back), type_line,
+                    tuple(colors or ()), mv, layout)
+
+
+# --- the catalogue ----------------------------------------------------------------------
+
+def _set_info(con: Connection, set_code: str) -> dict[str, Any] | None:
+    row = con.execute(
+        "SELECT code, name, released_at FROM sets WHERE code = ?", [set_code]).fetchone()
+    cards = con.execute(
+        "SELECT count(*), max(released_at) FROM cards WHERE set_code = ?", [set_code]).fetchone()
+    has_products = con.execute(
+        "SELECT count(*) FROM products WHERE set_code = ?", [set_code]).fetchone()[0]
+    if row is None and not cards[0] and not has_products:
+        return None
+    return {"code": set_code, "name": row[1] if row else None,
+            "released_at": (row[2] if row else None) or cards[1], "cards": cards[0]}
+
+
+def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
+    known = [r[0] for r in con.execute(
+        "SELECT DISTINCT set_code FROM products UNION SELECT DISTINCT set_code FROM cards "
+        "ORDER BY 1").fetchall()]
+    shown = ", ".join(known[:30]) + (f" … ({len(known)} sets)" if len(known) > 30 else "")
+    return NotFoundError(f"set {set_code!r}: not in the database (sets with cards or products: "
+                         f"{shown or 'none — run boosterkit sync or import first'})")
+
+
+def _booster_rarities(con: Connection, set_code: str) -> Counter:
+    rows = con.execute(
+        "SELECT rarity, count(*) FROM cards WHERE set_code = ? AND kind = 'card' "
+        "AND coalesce(in_booster, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
+        [set_code]).fetchall()
+    return Counter({r: n for r, n in rows})
+
+
+def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(set info, product entries with ``default`` flags), or NotFoundError."""
+    info = _set_info(con, set_code)
+    if info is None:
+        raise _unknown_set(con, set_code)
+    entries = [
+        {"code": c, "set_code": s, "name": n, "kind": k, "source": src}
+        for c, s, n, k, src in con.execute(
+            "SELECT code, set_code, name, kind, source FROM products WHERE set_code = ? "
+            "ORDER BY code", [set_code]).fetchall()
+    ]
+    covered = {e["kind"] for e in entries}
+    rar = _booster_rarities(con, set_code)
+    if rar["common"] and rar["uncommon"] and (rar["rare"] or rar["mythic"]):
+        for rule in ex.load_generic():
+            if rule.kind not in covered and rule.matches(info["released_at"]):
+                covered.add(rule.kind)
+                entries.append({
+                    "code": f"{set_code}-{rule.kind}-generic", "set_code": set_code,
+                    "name": rule.name.format(set_name=info["name"] or set_code.upper()),
+                    "kind": rule.kind, "source": "generic",
+                })
+    best: dict[str, dict[str, Any]] = {}
+    for e in sorted(entries, key=lambda e: (PRECEDENCE.get(e["source"], 9), len(e["code"]), e["code"])):
+        best.setdefault(e["kind"], e)
+    for e in entries:
+        e["default"] = best[e["kind"]] is e
+    chosen = _set_default(entries)
+    for e in entries:
+        e["default_for_set"] = e is chosen
+    entries.sort(key=lambda e: (not e["default_for_set"], e["kind"], not e["default"], e["code"]))
+    return info, entries
+
+
+def _set_default(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for kind in DEFAULT_KINDS:
+        for e in entries:
+            if e["kind"] == kind and e["default"]:
+                return e
+    return entries[0] if len(entries) == 1 else None
+
+
+def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None) -> dict[str, Any]:
+    if product is None:
+        chosen = next((e for e in entries if e["default_for_set"]), None)
+    else:
+        p = product.strip().lower()
+        chosen = next((e for e in entries if e["code"] == p), None) or next(
+            (e for e in entries if e["kind"] == p and e["default"]), None)
+    if chosen is None:
+        listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries) or "none"
+        what = f"no product {product!r}" if product else "no draft or play product, and more than one product"
+        raise NotFoundError(f"set {set_code!r}: {what}; products: {listing}")
+    return chosen
+
+
+# --- compiling ------------------------------------------------------------------------------
+
+def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
+    flags = {r[0]: r[1:] for r in con.execute(
+        "SELECT sheet_name, foil, balance_colors, allow_duplicates, fixed FROM sheets "
+        "WHERE product_code = ?", [code]).fetchall()}
+    rows = con.execute(
+        f"""
+        SELECT sc.sheet_name, sc.set_code, sc.collector_number, sc.weight, {_CARD_COLS}
+        FROM sheet_cards sc
+        LEFT JOIN mtgjson_uuids mu ON sc.card_id IS NULL AND mu.uuid = sc.ref
+        LEFT JOIN (SELECT * FROM cards WHERE set_code IN
+                     (SELECT set_code FROM sheet_cards WHERE product_code = $code AND card_id IS NULL)
+                   QUALIFY row_number() OVER (PARTITION BY set_code, collector_number
+                                              ORDER BY coalesce(lang, 'en') <> 'en', id) = 1) ce
+               ON sc.card_id IS NULL AND ce.set_code = sc.set_code
+              AND (ce.collector_number = sc.collector_number
+                   OR ce.collector_number = regexp_replace(sc.collector_number, '[a-z]$', ''))
+        LEFT JOIN cards c ON c.id = coalesce(sc.card_id, mu.card_id, ce.id)
+        WHERE sc.product_code = $code
+        QUALIFY row_number() OVER (PARTITION BY sc.sheet_name, sc.ref
+                                   ORDER BY ce.collector_number = sc.collector_number DESC) = 1
+        ORDER BY sc.sheet_name, sc.ref
+        """, {"code": code}).fetchall()
+    cards: dict[str, list[CardInfo]] = {n: [] for n in flags}
+    weights: dict[str, list[int]] = {n: [] for n in flags}
+    for sheet, set_code, number, weight, *card in rows:
+        if card[0] is None:
+            info = CardInfo(None, None, set_code or "?", number, None, "card", True, resolved=False)
+        else:
+            info = _card_info(tuple(card))
+        cards[sheet].append(info)
+        weights[sheet].append(int(weight))
+    return {n: SheetDef(n, tuple(cards[n]), tuple(weights[n]), *map(bool, f))
+            for n, f in flags.items()}
+
+
+def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+    weights = con.execute(
+        "SELECT variant_index, weight FROM product_variants WHERE product_code = ? "
+        "ORDER BY variant_index", [code]).fetchall()
+    slots: dict[int, list[tuple[str, int]]] = {i: [] for i, _ in weights}
+    for i, sheet, count in con.execute(
+            "SELECT variant_index, sheet_name, count FROM variant_slots WHERE product_code = ? "
+            "ORDER BY variant_index, rowid", [code]).fetchall():
+        slots[i].append((sheet, int(count)))
+    return [(int(w), tuple(slots[i])) for i, w in weights]
+
+
+def _generic_sheets(con: Connection, set_code: str, rule: ex.GenericRule) -> dict[str, SheetDef]:
+    rows = con.execute(
+        f"SELECT {_CARD_COLS}, coalesce(c.in_booster, true), coalesce(c.is_basic_land, false) "
+        "FROM cards c WHERE c.set_code = ? AND c.kind = 'card' "
+        "AND (coalesce(c.lang, 'en') = 'en') ORDER BY c.collector_number, c.id", [set_code]).fetchall()
+    basics = [_card_info(r[:-2]) for r in rows if r[-1]]
+    booster_basics = [_card_info(r[:-2]) for r in rows if r[-1] and r[-2]]
+    others = [_card_info(r[:-2]) for r in rows if r[-2] and not r[-1]]
+    sheets = {}
+    for name, sr in rule.sheets.items():
+        pool = (booster_basics or basics) if sr.basic else others
+        cards, weights = ex.sheet_weights(sr, pool)
+        if cards:
+            sheets[name] = SheetDef(name, cards, weights, sr.foil, sr.balance_colors)
+    return sheets
+
+
+def _extra_cards(con: Connection, codes: list[str]) -> dict[str, tuple[CardInfo, ...]]:
+    rows = con.execute(
+        f"SELECT {_CARD_COLS} FROM cards c WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) "
+        "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
+        [codes]).fetchall()
+    out: dict[str, list[CardInfo]] = {}
+    for r in rows:
+        out.setdefault(r[2], []).append(_card_info(r))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _known_absent(con: Connection, codes: list[str]) -> set[str]:
+    """Codes the database's full Scryfall set list proves do not exist (empty without it)."""
+    n, minigames = con.execute(
+        "SELECT count(*), count(*) FILTER (set_type = 'minigame') FROM sets WHERE source = 'scryfall'"
+    ).fetchone()
+    if n < 100 or not minigames:
+        return set()
+    have = {r[0] for r in con.execute("SELECT code FROM sets").fetchall()}
+    return {c for c in codes if c not in have}
+
+
+def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> ProductDef:
+    set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
+    if entry["source"] == "generic":
+        rule = next(r for r in ex.load_generic() if r.kind == kind and r.matches(info["released_at"]))
+        sheets = _generic_sheets(con, set_code, rule)
+        variants = [(w, tuple((s, c) for s, c in slots if s in sheets))
+                    for w, slots in ex.generic_variants(rule)]
+    else:
+        sheets = _db_sheets(con, code)
+        variants = _db_variants(con, code)
+    nonmagic = ex.load_nonmagic()
+    rule = nonmagic.rule_for(kind, _as_date(info["released_at"]))
+    patterns = [o.set_pattern.format(set=set_code) for s in (rule.slots if rule else ())
+                for o in s.options if o.set_pattern]
+    sheet_sets = {n: {c.set for c in s.cards} for n, s in sheets.items()}
+    extras = ex.compile_extras(rule, set_code, variants, sheet_sets, _extra_cards(con, patterns),
+                               _known_absent(con, patterns), nonmagic.minigame_share)
+    return ProductDef(
+        code=code, set_code=set_code, name=entry["name"] or code, kind=kind, source=entry["source"],
+        variants=tuple(VariantDef(i, w, slots) for i, (w, slots) in enumerate(variants, start=1)),
+        sheets=sheets, extras=extras,
+    )
+
+
+def _as_date(value: Any) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])
+
+
+def resolve_product(con: Connection, set_code: str, product: str | None = None) -> ProductDef:
+    """Compile a product of ``set_code``: a code (``afr-set``), a kind (``set``) or None.
+
+    None picks the set's default draft product, else its play product, else its only
+    product. An unknown set or product is a ``NotFoundError`` listing what exists.
+    """
+    set_code = set_code.strip().lower()
+    info, entries = _catalog(con, set_code)
+    return _compile(con, info, _pick(entries, set_code, product))
+
+
+# --- the listing --------------------------------------------------------------------------
+
+def _fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
+    hints = []
+    for s in missing_sets:
+        if s != set_code and s[1:] == set_code and s[0] in "atm":
+            hints.append(f"boosterkit sync {set_code} (brings {s})")
+        elif s != "?":
+            hints.append(f"boosterkit sync {s}")
+    return list(dict.fromkeys(hints))
+
+
+def describe(product: ProductDef) -> dict[str, Any]:
+    """The short JSON form of a compiled product: variants, sheets, extras, unresolved counts."""
+    total = sum(v.weight for v in product.variants) or 1
+    missing: Counter = Counter()
+    sheets = []
+    for s in product.sheets.values():
+        unresolved = [c for c in s.cards if not c.resolved]
+        missing.update(c.set for c in unresolved)
+        sheets.append({"name": s.name, "cards": len(s.cards), "total_weight": s.total_weight,
+                       "foil": s.foil, "balance_colors": s.balance_colors,
+                       "unresolved": len(unresolved)})
+    extras = []
+    for slot in product.extras:
+        opts = [{"kind": o.kind, "set": o.set_code, "weight": o.weight, "cards": len(o.cards),
+                 "resolved": bool(o.cards) or o.kind == "ad"} for o in slot.options]
+        extras.append({"name": slot.name, "position": slot.position,
+                       "unless_sheets": list(slot.unless_sheets), "options": opts})
+    extra_missing = [o["set"] for e in extras for o in e["options"] if not o["resolved"] and o["set"]]
+    return {
+        "variants": [{"index": v.index, "weight": v.weight,
+                      "percent": round(100 * v.weight / total, 4), "slots": dict(v.slots)}
+                     for v in product.variants],
+        "sheets": sheets,
+        "extras": extras,
+        "sheet_cards": sum(s["cards"] for s in sheets),
+        "unresolved": sum(missing.values()),
+        "unresolved_sets": dict(missing.most_common()),
+        "missing_extra_sets": sorted(set(extra_missing)),
+        "fill": _fill_hints(product.set_code, [*missing, *sorted(set(extra_missing))]),
+    }
+
+
+def list_products(con: Connection, set_code: str) -> list[dict[str, Any]]:
+    """Every product of ``set_code``: code, set_code, name, kind, source, default flags and
+    the compiled product in short (``describe``). Unknown set → ``NotFoundError``."""
+    set_code = set_code.strip().lower()
+    info, entries = _catalog(con, set_code)
+    return [{**e, **describe(_compile(con, info, e))} for e in entries]
