@@ -1,0 +1,493 @@
+"""The setup engine: a catalogue entry + opened packs + players + seed → a ``Setup``. Pure.
+
+The engine interprets a game's setup steps (``data/minigames/<id>.yaml``) over working pools
+(one shared pool, or one pool per player after ``open: own``) and named output zones. Every
+zone also gets the *rules* that admitted its cards (``Rule``), which is what validation
+replays: the same steps over the same packs give the same zone names, kinds, shapes and
+sizes whatever the random choices were, so a setup dealt by hand can be checked.
+Shuffles, picks and dice come from ``Rng(seed, "minigame/<id>")``; the packs themselves are
+opened by the generator with the same seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.generator.model import CardInfo, Item, Pack
+from boosterkit.minigames.catalog import Minigame
+from boosterkit.minigames.filters import describe, matches
+from boosterkit.minigames.rng import Rng
+
+BASIC_NAMES = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+_BASIC_COLORS = {"Plains": "W", "Island": "U", "Swamp": "B", "Mountain": "R", "Forest": "G"}
+
+
+class SetupError(BoosterkitError):
+    """The opened packs cannot make this game's setup (for example too few lands)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a zone filled by one step may hold (checked by validation)."""
+
+    pack: int | None = None  # cards must come from this pack (own-pack games)
+    removed: tuple[Any, ...] = ()  # filters taken out of the pool before the zone was filled
+    readmit: tuple[Any, ...] = ()  # filters added back afterwards
+    need: Any = None  # the step's own filter
+    unless: tuple[Any, ...] = ()  # filters of earlier piles of a split
+    external: bool = False  # outside additions allowed
+
+    def check(self, item: Item, pack_of: dict[str, int], strict: bool) -> str | None:
+        """None when ``item`` may be here, else the reason it may not."""
+        if item.external:
+            if not self.external:
+                return "is an outside addition, which this zone does not take"
+        elif self.pack is not None and pack_of.get(item.uid) != self.pack:
+            return f"comes from pack {pack_of.get(item.uid)}, not this player's own pack {self.pack}"
+        for flt in self.removed:
+            if matches(item, flt, strict) and not any(matches(item, g, strict) for g in self.readmit):
+                return f"is one of the {describe(flt)} the rules remove"
+        if self.need is not None and not matches(item, self.need, strict):
+            return f"is not one of the {describe(self.need)} this zone takes"
+        if any(matches(item, u, strict) for u in self.unless):
+            return "belongs in an earlier pile of the split"
+        return None
+
+
+@dataclass
+class Zone:
+    """A named place in the setup: a hand, a grid, a deck, the removed cards…"""
+
+    name: str
+    owner: str | None
+    kind: str
+    cards: list[Item] = field(default_factory=list)
+    rows: int | None = None
+    cols: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "owner": self.owner, "kind": self.kind}
+        if self.rows is not None:
+            d["rows"], d["cols"] = self.rows, self.cols
+        d["cards"] = [c.to_dict() for c in self.cards]
+        return d
+
+
+@dataclass
+class Setup:
+    """A dealt minigame. ``to_dict()`` is the setup JSON contract (``data/setup.schema.json``)."""
+
+    minigame: str
+    players: int
+    set: str
+    product: str | None
+    seed: int
+    strict_backs: bool
+    packs: list[Pack]
+    zones: list[Zone]
+    rolls: dict[str, int]
+    first_player: str | None
+    notes: list[str]
+    spec: Minigame = field(repr=False, compare=False)
+    rules: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)
+    expect: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def zone(self, name: str) -> Zone:
+        return next(z for z in self.zones if z.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "minigame": self.minigame,
+            "players": self.players,
+            "set": self.set,
+            "product": self.product,
+            "seed": self.seed,
+            "strict_backs": self.strict_backs,
+            "packs": [p.to_dict() for p in self.packs],
+            "zones": [z.to_dict() for z in self.zones],
+            "rolls": dict(self.rolls),
+            "first_player": self.first_player,
+            "notes": list(self.notes),
+        }
+
+
+def check_players(spec: Minigame, players: int) -> None:
+    """``InputError`` unless ``players`` is within the game's printed range."""
+    lo, hi = spec.players_min or 1, spec.players_max
+    if players < lo or (hi is not None and players > hi):
+        span = f"{lo}–{hi}" if hi != lo else f"{lo}"
+        span = f"{lo}+" if hi is None else span
+        raise InputError(f"--players {players}: {spec.name} is for {span} players")
+
+
+def external_basics(
+    players: int, per_type: int, basics: dict[str, CardInfo], set_code: str
+) -> dict[str, list[Item]]:
+    """The outside basic lands each player adds (uids ``x<player>-<n>``)."""
+    out: dict[str, list[Item]] = {}
+    for p in range(1, players + 1):
+        items = []
+        for name in BASIC_NAMES:
+            info = basics.get(name)
+            for _ in range(per_type):
+                items.append(Item(
+                    uid=f"x{p}-{len(items) + 1}", card_id=info.card_id if info else None,
+                    name=name, set=info.set if info else set_code,
+                    collector_number=info.collector_number if info else None, rarity="common",
+                    foil=False, slot="external", kind="card", magic_back=True,
+                    resolved=info is not None, type_line=f"Basic Land — {name}", colors=(),
+                    mana_value=0.0, layout="normal", external=True,
+                ))
+        out[f"player-{p}"] = items
+    return out
+
+
+class _State:
+    """Working pools and zones while the steps run."""
+
+    def __init__(self, spec: Minigame, packs: list[Pack], players: int, seed: int,
+                 strict: bool, basics: dict[str, CardInfo], first: str | None, set_code: str):
+        self.spec, self.packs, self.strict, self.basics = spec, packs, strict, basics
+        self.set_code = set_code
+        self.players = [f"player-{i}" for i in range(1, players + 1)]
+        self.rng = Rng(seed, f"minigame/{spec.id}")
+        self.pools: dict[str | None, list[Item]] = {}
+        self.pool_rules: dict[str | None, Rule] = {}
+        self.zones: dict[str, Zone] = {}
+        self.rules: dict[str, list[Rule]] = {}
+        self.expect: dict[str, str] = {}
+        self.rolls: dict[str, int] = {}
+        self.notes: list[str] = []
+        self.first = self._first_player(first)
+
+    def _first_player(self, given: str | None) -> str | None:
+        rule = self.spec.raw["first_player"]["rule"]
+        if rule == "random":
+            return given if given in self.players else self.rng.choose(self.players)
+        if rule == "choice":
+            return given if given in self.players else self.players[0]
+        return None
+
+    # zones -------------------------------------------------------------------------------
+    def zone(self, name: str, owner: str | None, kind: str, rule: Rule, why: str = "") -> Zone:
+        if name not in self.zones:
+            self.zones[name] = Zone(name, owner, kind)
+            self.rules[name] = []
+        if rule not in self.rules[name]:
+            self.rules[name].append(rule)
+        if why:
+            self.expect[name] = why
+        return self.zones[name]
+
+    def fail(self, msg: str) -> SetupError:
+        return SetupError(f"{self.spec.name}: {msg} (seed {self.rng.seed}; try another --seed)")
+
+    def shared(self) -> list[Item]:
+        if None not in self.pools:
+            raise self.fail("this step needs the shared pool (open: all, or combine first)")
+        return self.pools[None]
+
+    def owners(self, who: str) -> list[str]:
+        if who == "others":
+            return [p for p in self.players if p != (self.first or self.players[0])]
+        if who == "first":
+            return [self.first or self.players[0]]
+        return list(self.players)
+
+    def pick(self, pool: list[Item], flt: Any, count: int, what: str) -> list[Item]:
+        """Take ``count`` random items matching ``flt`` out of ``pool``."""
+        cands = [i for i in pool if matches(i, flt, self.strict)]
+        if len(cands) < count:
+            raise self.fail(f"{what} needs {count} {describe(flt)}, the pool has {len(cands)}")
+        chosen = []
+        for _ in range(count):
+            chosen.append(cands.pop(self.rng.below(len(cands))))
+        ids = {id(i) for i in chosen}
+        pool[:] = [i for i in pool if id(i) not in ids]
+        return chosen
+
+
+def _op_open(s: _State, step: dict[str, Any]) -> None:
+    which = step["which"]
+    if which == "own":
+        for i, p in enumerate(s.players, 1):
+            s.pools[p] = list(s.packs[i - 1].items)
+            s.pool_rules[p] = Rule(pack=i)
+        return
+    chosen = s.packs if which == "all" else [s.packs[step["pack"] - 1]]
+    s.pools.setdefault(None, [])
+    s.pool_rules[None] = Rule()
+    for pack in chosen:
+        s.pools[None].extend(pack.items)
+
+
+def _op_remove(s: _State, step: dict[str, Any]) -> None:
+    flt = step["filter"]
+    name, kind = ("removed", "removed") if step.get("to", "removed") == "removed" else (
+        "set aside", "set_aside")
+    zone = s.zone(name, None, kind, Rule(need=flt), f"every {describe(flt)}")
+    moved = 0
+    for key, pool in s.pools.items():
+        out = [i for i in pool if matches(i, flt, s.strict)]
+        s.pools[key] = [i for i in pool if not matches(i, flt, s.strict)]
+        zone.cards.extend(out)
+        moved += len(out)
+        s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
+    strict = " (strict backs: double-faced Magic cards too)" if s.strict and "nmb" in str(flt) else ""
+    s.notes.append(f"Removed {moved} {describe(flt)}{strict}: {step['reason']}.")
+
+
+def _op_reserve(s: _State, step: dict[str, Any]) -> None:
+    pool = s.shared()
+    rule = replace(s.pool_rules[None], need=step["filter"])
+    for p in s.players:
+        cards = s.pick(pool, step["filter"], step["count"], "reserve")
+        s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
+    s.notes.append(f"Each player was given {step['count']} {describe(step['filter'])} first.")
+
+
+def _op_add_back(s: _State, step: dict[str, Any]) -> None:
+    source = s.zones.get("removed") or s.zones.get("set aside")
+    if source is None:
+        raise s.fail("add_back needs removed cards")
+    cards = s.pick(source.cards, step["filter"], step["count"], f"add back ({step['tag']})")
+    s.shared().extend(cards)
+    s.pool_rules[None] = replace(s.pool_rules[None], readmit=s.pool_rules[None].readmit
+                                 + (step["filter"],))
+    names = ", ".join(f"{c.name} ({c.uid})" for c in cards)
+    s.notes.append(f"Put back {step['count']} {describe(step['filter'])} as {step['tag']}: {names}.")
+
+
+def _op_add_external(s: _State, step: dict[str, Any]) -> None:
+    extra = external_basics(len(s.players), step["per_type"], s.basics, s.set_code)
+    for p in s.players:
+        key = p if p in s.pools else None
+        s.pools.setdefault(key, []).extend(extra[p])
+        s.pool_rules[key] = replace(s.pool_rules.get(key, Rule()), external=True)
+    n = step["per_type"] * len(BASIC_NAMES)
+    s.notes.append(f"Each player adds {n} basic lands from outside the packs "
+                   f"({step['per_type']} of each type; marked external).")
+
+
+def _op_shuffle(s: _State, step: dict[str, Any]) -> None:
+    for key in list(s.pools):
+        s.pools[key] = s.rng.shuffled(s.pools[key])
+
+
+def _op_combine(s: _State, step: dict[str, Any]) -> None:
+    merged = [i for p in s.players for i in s.pools.pop(p, [])]
+    rule = s.pool_rules.pop(s.players[0], Rule())
+    for p in s.players[1:]:
+        s.pool_rules.pop(p, None)
+    s.pools[None] = s.pools.get(None, []) + merged
+    s.pool_rules[None] = replace(rule, pack=None)
+
+
+def _op_deal(s: _State, step: dict[str, Any]) -> None:
+    pool, flt, count = s.shared(), step.get("filter"), step["count"]
+    targets = s.owners(step["to"])
+    cands = [i for i in pool if matches(i, flt, s.strict)]
+    n = len(targets)
+    if count == "equal":
+        each, why = len(cands) // n, f"equal shares of {len(cands)} cards for {n} players"
+        total = each * n
+    elif count == "even":
+        each, total = None, len(cands)
+        why = f"{len(cands)} cards dealt as evenly as possible to {n} players"
+    else:
+        each, total, why = count, count * n, f"{count} cards each"
+    if total > len(cands) or total < n:
+        raise s.fail(f"dealing needs {max(total, n)} {describe(flt)}, the pool has {len(cands)}")
+    rule = replace(s.pool_rules[None], need=flt)
+    zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
+    dealt = cands[:total]
+    for k, item in enumerate(dealt):
+        zones[k % n].cards.append(item)
+    ids = {id(i) for i in dealt}
+    pool[:] = [i for i in pool if id(i) not in ids]
+    if step.get("remainder") == "set_aside":
+        rest = [i for i in pool if matches(i, flt, s.strict)]
+        s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
+        pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
+        s.notes.append(f"Dealt {each} cards to each player; {len(rest)} left over, set aside.")
+
+
+def _op_select(s: _State, step: dict[str, Any]) -> None:
+    who, flt, count = step["who"], step.get("filter"), step["count"]
+    if who == "each_team":
+        teams = s.spec.raw["players"].get("teams") or 2
+        owners = [f"team-{t}" for t in range(1, teams + 1)]
+        members = {o: [p for k, p in enumerate(s.players) if k % teams == t]
+                   for t, o in enumerate(owners)}
+        s.notes.append("Teams: " + "; ".join(f"{o} = {', '.join(m)}" for o, m in members.items()) + ".")
+    elif who == "shared":
+        owners = [None]
+    else:
+        owners = s.owners(who)
+    for owner in owners:
+        key = owner if owner in s.pools else None
+        pool = s.pools[key] if key in s.pools else s.shared()
+        cards = s.pick(pool, flt, count, step["zone"])
+        name = f"{owner} {step['zone']}" if owner else step["zone"]
+        rule = replace(s.pool_rules[key], need=flt)
+        s.zone(name, owner, "selected", rule, f"{count} {describe(flt)}").cards.extend(cards)
+    if step.get("method", "random") != "random":
+        s.notes.append(f"{step['zone'].capitalize()}: picked at random here; the rules let the "
+                       "player choose.")
+
+
+def _op_layout(s: _State, step: dict[str, Any]) -> None:
+    shape = step["shape"]
+    owners = list(s.players) if step["per"] == "player" else [None]
+    for owner in owners:
+        name = f"{owner} {step['zone']}" if owner else step["zone"]
+        if step.get("from") == "hand":
+            hand = s.zones.pop(f"{owner} hand")
+            source, rules = hand.cards, s.rules.pop(f"{owner} hand")
+        else:
+            key = owner if owner in s.pools else None
+            source, rules = s.pools[key] if key in s.pools else s.shared(), [s.pool_rules[key]]
+        size = {"grid": (step.get("rows") or 0) * (step.get("cols") or 0),
+                "row": step.get("count") or 0, "scatter": len(source)}[shape]
+        if len(source) < size or size == 0:
+            raise s.fail(f"the {shape} {name!r} needs {size or 1} cards, there are {len(source)}")
+        zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
+        for r in rules[1:]:
+            s.zone(name, owner, shape, r)
+        if shape == "grid":
+            zone.rows, zone.cols = step["rows"], step["cols"]
+        zone.cards.extend(source[:size])
+        del source[:size]
+
+
+def _op_piles(s: _State, step: dict[str, Any]) -> None:
+    owners = list(s.players) if step["per"] == "player" else [None]
+    for owner in owners:
+        key = owner if owner in s.pools else None
+        pool = s.pools[key] if key in s.pools else s.shared()
+        need = step["count"] * step["size"]
+        if len(pool) < need:
+            raise s.fail(f"{step['count']} piles of {step['size']} need {need} cards, "
+                         f"the pool has {len(pool)}")
+        for k in range(1, step["count"] + 1):
+            name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
+            zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
+            zone.cards.extend(pool[: step["size"]])
+            del pool[: step["size"]]
+
+
+def _op_split(s: _State, step: dict[str, Any]) -> None:
+    pool, earlier = s.shared(), []
+    for pile in step["piles"]:
+        rule = replace(s.pool_rules[None], need=pile["filter"], unless=tuple(earlier))
+        zone = s.zone(pile["zone"], None, "pile", rule, f"every {describe(pile['filter'])}")
+        zone.cards.extend(i for i in pool if rule.check(i, {}, s.strict) is None)
+        pool[:] = [i for i in pool if i not in zone.cards]
+        earlier.append(pile["filter"])
+
+
+def _op_flip(s: _State, step: dict[str, Any]) -> None:
+    pool = s.shared()
+    if len(pool) < step["count"]:
+        raise s.fail(f"flipping {step['count']} cards needs a bigger pool")
+    zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
+    zone.cards.extend(pool[: step["count"]])
+    del pool[: step["count"]]
+
+
+def _op_place(s: _State, step: dict[str, Any]) -> None:
+    per = step["per"]
+    if per == "shared":
+        targets: list[tuple[str | None, str | None]] = [(k, None) for k in list(s.pools)]
+    else:
+        owners = s.owners("others" if per == "others" else "first" if per == "first" else "all")
+        if len(s.pools) == 1 and None in s.pools and len(owners) == 1:
+            targets = [(None, owners[0])]
+        else:
+            targets = [(p, p) for p in owners if p in s.pools]
+        if not targets:
+            raise s.fail(f"place {step['zone']!r} per {per} has no pool to take")
+    for key, owner in targets:
+        name = f"{owner} {step['zone']}" if owner else step["zone"]
+        zone = s.zone(name, owner, step["kind"], s.pool_rules[key], "the rest of the cards")
+        zone.cards.extend(s.pools[key])
+        s.pools[key] = []
+
+
+def _op_roll(s: _State, step: dict[str, Any]) -> None:
+    faces = step["die"]
+    if step["ties"] == "reroll" and len(s.players) > faces:
+        raise InputError(f"{len(s.players)} players cannot all roll different numbers on a d{faces}")
+    rolls = {p: s.rng.roll(faces) for p in s.players}
+    history = [", ".join(f"{p} {v}" for p, v in rolls.items())]
+    while step["ties"] == "reroll":
+        values = list(rolls.values())
+        tied = [p for p, v in rolls.items() if values.count(v) > 1]
+        if not tied:
+            break
+        for p in tied:
+            rolls[p] = s.rng.roll(faces)
+        history.append("tie, re-rolled: " + ", ".join(f"{p} {rolls[p]}" for p in tied))
+    s.rolls = rolls
+    s.notes.append(f"d{faces} rolls: " + "; ".join(history) + ".")
+
+
+_OPS = {
+    "open": _op_open, "remove": _op_remove, "reserve": _op_reserve, "add_back": _op_add_back,
+    "add_external": _op_add_external, "shuffle": _op_shuffle, "combine": _op_combine,
+    "deal": _op_deal, "select": _op_select, "layout": _op_layout, "piles": _op_piles,
+    "split": _op_split, "flip": _op_flip, "place": _op_place, "roll": _op_roll,
+}
+
+
+def _first_after_rolls(s: _State) -> str | None:
+    rule = s.spec.raw["first_player"]["rule"]
+    if rule in ("lowest_roll", "highest_roll") and s.rolls:
+        pick = min if rule == "lowest_roll" else max
+        return pick(s.rolls, key=lambda p: (s.rolls[p], p))
+    return s.first
+
+
+def build_setup(
+    spec: Minigame,
+    packs: list[Pack],
+    players: int,
+    seed: int,
+    *,
+    set_code: str,
+    product: str | None,
+    strict_backs: bool = False,
+    basics: dict[str, CardInfo] | None = None,
+    first: str | None = None,
+) -> Setup:
+    """Deal ``packs`` into ``spec``'s setup for ``players``; the same inputs give the same setup.
+
+    ``basics`` maps basic land names to printings for outside additions; ``first`` forces
+    the first player of games that choose one at random (validation replays with it).
+    """
+    if spec.steps is None or spec.setup_status == "U":
+        raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
+                              f"not guess it; {spec.raw.get('summary', '')}".rstrip("; "))
+    check_players(spec, players)
+    if len(packs) != spec.pack_count(players):
+        raise InputError(f"{spec.name} at {players} players needs {spec.pack_count(players)} "
+                         f"packs, got {len(packs)}")
+    s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
+    for step in spec.steps:
+        _OPS[step["op"]](s, step)
+        if step.get("note") and step["op"] not in ("remove",):
+            s.notes.append(step["note"][0].upper() + step["note"][1:] + ".")
+    for key, pool in s.pools.items():
+        if pool:
+            s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
+    first_player = _first_after_rolls(s)
+    if first_player:
+        role = spec.raw["first_player"].get("role")
+        s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
+    return Setup(
+        minigame=spec.id, players=players, set=set_code, product=product, seed=seed,
+        strict_backs=strict_backs, packs=packs, zones=list(s.zones.values()), rolls=s.rolls,
+        first_player=first_player, notes=s.notes, spec=spec, rules=s.rules, expect=s.expect,
+    )

@@ -1,0 +1,333 @@
+"""Validate a setup JSON against its game's rules, re-deriving everything from the spec and
+the database; flags in the file (kind, magic_back, external…) are never trusted.
+
+The packs' items are looked up by ``card_id``; the game's steps are replayed over those
+packs (``engine.build_setup``), which gives the zones the rules make, their kinds, shapes,
+sizes and the rules for what each may hold. The file's zones are compared with that.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.generator.model import Item, Pack
+from boosterkit.minigames.catalog import Minigame, get_minigame
+from boosterkit.minigames.engine import BASIC_NAMES, Setup, build_setup, check_players
+from boosterkit.pipeline.db import Connection
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: where (zone, card) and which rule, in one line."""
+
+    rule: str
+    message: str
+    zone: str | None = None
+    card: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"zone": self.zone, "card": self.card, "rule": self.rule, "message": self.message}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class Validation:
+    """The verdict on a setup: ``valid`` and the list of violations."""
+
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"valid": self.valid, "violations": [v.to_dict() for v in self.violations]}
+
+
+_TOP = {"minigame": str, "players": int, "set": str, "seed": int, "packs": list,
+        "zones": list, "rolls": dict}
+_ITEM_KEYS = ("uid",)
+
+
+def _malformed(where: str, msg: str) -> InputError:
+    return InputError(f"{where}: {msg}")
+
+
+def check_shape(data: Any) -> None:
+    """``InputError`` (one line, with the JSON path) unless ``data`` has the setup's shape."""
+    if not isinstance(data, dict):
+        raise _malformed("setup", f"expected a JSON object, got {type(data).__name__}")
+    for key, typ in _TOP.items():
+        if key not in data:
+            raise _malformed(f"setup.{key}", "missing")
+        if not isinstance(data[key], typ) or isinstance(data[key], bool):
+            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {data[key]!r:.40}")
+    for i, pack in enumerate(data["packs"]):
+        if not isinstance(pack, dict) or not isinstance(pack.get("items"), list):
+            raise _malformed(f"setup.packs[{i}]", "expected an object with an items list")
+        _check_items(pack["items"], f"setup.packs[{i}].items")
+    for i, zone in enumerate(data["zones"]):
+        where = f"setup.zones[{i}]"
+        if not isinstance(zone, dict):
+            raise _malformed(where, "expected an object")
+        for key in ("name", "kind", "cards"):
+            if key not in zone:
+                raise _malformed(f"{where}.{key}", "missing")
+        if not isinstance(zone["name"], str) or not isinstance(zone["cards"], list):
+            raise _malformed(where, "name must be a string and cards a list")
+        _check_items(zone["cards"], f"{where}.cards")
+
+
+def _check_items(items: list[Any], where: str) -> None:
+    for j, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("uid"), str):
+            raise _malformed(f"{where}[{j}]", "an item is an object with a string uid")
+        if item.get("card_id") is not None and not isinstance(item["card_id"], str):
+            raise _malformed(f"{where}[{j}].card_id", "expected a string or null")
+
+
+def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    rows = con.execute(
+        """SELECT id, name, set_code, collector_number, rarity, kind, magic_back, type_line,
+                  colors, mana_value, layout, is_basic_land
+           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [sorted(ids)]
+    ).fetchall()
+    cols = ("id", "name", "set", "collector_number", "rarity", "kind", "magic_back", "type_line",
+            "colors", "mana_value", "layout", "is_basic_land")
+    return {r[0]: dict(zip(cols, r)) for r in rows}
+
+
+def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> Item:
+    """An Item whose rules attributes come from the database (or are safe defaults)."""
+    row = db.get(d.get("card_id") or "")
+    kind = row["kind"] if row else (d.get("kind") if d.get("kind") != "card" else "other")
+    if external and not row:  # an outside basic land named but not identified
+        kind = "card" if d.get("name") in BASIC_NAMES else "other"
+    name = row["name"] if row else d.get("name")
+    type_line = row["type_line"] if row else (f"Basic Land — {name}" if external and kind == "card"
+                                               else None)
+    return Item(
+        uid=d["uid"], card_id=d.get("card_id"), name=name,
+        set=row["set"] if row else str(d.get("set") or ""),
+        collector_number=row["collector_number"] if row else d.get("collector_number"),
+        rarity=row["rarity"] if row else d.get("rarity"), foil=bool(d.get("foil")),
+        slot=str(d.get("slot") or ""), kind=kind or "other",
+        magic_back=bool(row["magic_back"]) if row else kind == "card",
+        resolved=row is not None, type_line=type_line,
+        colors=tuple(row["colors"] or ()) if row else (),
+        mana_value=row["mana_value"] if row else None,
+        layout=row["layout"] if row else None, external=external,
+    )
+
+
+def _label(item: Item | dict[str, Any]) -> str:
+    uid = item.uid if isinstance(item, Item) else item.get("uid")
+    name = item.name if isinstance(item, Item) else item.get("name")
+    return f"{uid} ({name})" if name else str(uid)
+
+
+class _Check:
+    """State of one validation run."""
+
+    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
+        self.con, self.data, self.spec = con, data, spec
+        self.out: list[Violation] = []
+        self.strict = bool(data.get("strict_backs", False))
+
+    def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
+        self.out.append(Violation(rule, message, zone, card))
+
+    def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+        raw = [it for p in self.data["packs"] for it in p["items"]]
+        raw += [c for z in self.data["zones"] for c in z["cards"]]
+        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")})
+        for it in raw:
+            if it.get("card_id") and it["card_id"] not in db:
+                self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
+                         "the database", card=it["uid"])
+        packs, by_uid, pack_of = [], {}, {}
+        for n, p in enumerate(self.data["packs"], 1):
+            items = []
+            for d in p["items"]:
+                if d["uid"] in by_uid:
+                    self.add("card-duplicated", f"packs: uid {d['uid']} appears in more than one "
+                             "pack item", card=d["uid"])
+                item = _item(d, db, external=False)
+                by_uid[d["uid"]], pack_of[d["uid"]] = item, n
+                items.append(item)
+            packs.append(Pack(set=str(p.get("set", "")), product=str(p.get("product", "")),
+                              seed=int(p.get("seed") or 0), index=n,
+                              variant=int(p.get("variant") or 0), items=items))
+        self.db = db
+        return packs, by_uid, pack_of
+
+
+def validate_setup(con: Connection, data: Any) -> Validation:
+    """Check a setup (the parsed JSON) against its game's rules and the database.
+
+    Malformed input raises ``InputError``; rule violations are returned, one per problem.
+    """
+    check_shape(data)
+    try:
+        spec = get_minigame(data["minigame"])
+    except NotFoundError as exc:
+        raise _malformed("setup.minigame", str(exc)) from exc
+    c = _Check(con, data, spec)
+    players = data["players"]
+    try:
+        check_players(spec, players)
+    except InputError:
+        c.add("players", f"players: {spec.name} is not for {players} players")
+        return Validation(c.out)
+    packs, by_uid, pack_of = c.packs()
+    need = spec.pack_count(players)
+    if len(packs) != need:
+        c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
+              f"uses {need}")
+        return Validation(c.out)
+    first = data.get("first_player")
+    try:
+        expected = build_setup(spec, packs, players, data["seed"], set_code=data["set"],
+                               product=data.get("product"), strict_backs=c.strict,
+                               first=first if isinstance(first, str) else None)
+    except BoosterkitError as exc:
+        c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
+        return Validation(c.out)
+    _compare_zones(c, expected, by_uid, pack_of)
+    _check_rolls(c, expected)
+    return Validation(c.out)
+
+
+def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict[str, int]) -> None:
+    want = {z.name: z for z in exp.zones}
+    seen: dict[str, str] = {}
+    names = [z["name"] for z in c.data["zones"]]
+    for name in want:
+        if name not in names:
+            c.add("zone-missing", f"zone {name!r}: missing; the rules make it "
+                  f"({len(want[name].cards)} cards)", zone=name)
+    for z in c.data["zones"]:
+        name = z["name"]
+        if name not in want:
+            c.add("zone-unknown", f"zone {name!r}: not a zone of {c.spec.name} "
+                  f"(its zones: {', '.join(want)})", zone=name)
+            continue
+        if names.count(name) > 1 and seen.get(f"zone:{name}"):
+            c.add("zone-duplicated", f"zone {name!r}: listed twice", zone=name)
+        seen[f"zone:{name}"] = name
+        _compare_zone(c, z, want[name], exp, by_uid, pack_of, seen)
+    for uid, item in by_uid.items():
+        if uid not in seen:
+            c.add("card-missing", f"card {_label(item)} from pack {pack_of[uid]} is in no zone",
+                  card=uid)
+
+
+def _compare_zone(c: _Check, z: dict[str, Any], w: Any, exp: Setup, by_uid: dict[str, Item],
+                  pack_of: dict[str, int], seen: dict[str, str]) -> None:
+    name = z["name"]
+    if z.get("kind") != w.kind:
+        c.add("zone-kind", f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
+              zone=name)
+    if z.get("owner") != w.owner:
+        c.add("zone-owner", f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
+              zone=name)
+    if w.kind == "grid":
+        shape = (z.get("rows"), z.get("cols"))
+        if shape != (w.rows, w.cols):
+            c.add("grid-shape", f"zone {name!r}: a {shape[1]}x{shape[0]} grid (cols x rows); the "
+                  f"rules need {w.cols}x{w.rows}", zone=name)
+        elif len(z["cards"]) != (w.rows or 0) * (w.cols or 0):
+            c.add("grid-shape", f"zone {name!r}: {len(z['cards'])} cards do not fill a "
+                  f"{w.cols}x{w.rows} grid", zone=name)
+    if len(z["cards"]) != len(w.cards):
+        why = exp.expect.get(name)
+        c.add("zone-count", f"zone {name!r}: {len(z['cards'])} cards; the rules give "
+              f"{len(w.cards)}" + (f" ({why})" if why else ""), zone=name)
+    externals: Counter[str] = Counter()
+    for d in z["cards"]:
+        _check_card(c, d, name, exp, by_uid, pack_of, seen, externals)
+    want_ext = Counter(i.name for i in w.cards if i.external)
+    if externals != want_ext:
+        c.add("external", f"zone {name!r}: outside additions {dict(externals) or 'none'}; the "
+              f"rules add {dict(want_ext) or 'none'}", zone=name)
+
+
+def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dict[str, Item],
+                pack_of: dict[str, int], seen: dict[str, str], externals: Counter[str]) -> None:
+    uid = d["uid"]
+    if uid in seen:
+        c.add("card-duplicated", f"zone {name!r}: card {_label(d)} appears more than once (also "
+              f"in {seen[uid]!r})", zone=name, card=uid)
+        return
+    seen[uid] = name
+    item = by_uid.get(uid)
+    if item is None:
+        if not any(s.get("op") == "add_external" for s in c.spec.steps or []):
+            c.add("card-foreign", f"zone {name!r}: card {_label(d)} is not from the listed packs",
+                  zone=name, card=uid)
+            return
+        item = _item(d, c.db, external=True)
+        externals[item.name or "?"] += 1
+    elif (d.get("card_id") or None) != (item.card_id or None):
+        c.add("card-mismatch", f"zone {name!r}: card {uid} is {d.get('card_id')} here but "
+              f"{item.card_id} in pack {pack_of[uid]}", zone=name, card=uid)
+    reasons = [r.check(item, pack_of, c.strict) for r in exp.rules.get(name, [])]
+    if reasons and all(reasons):
+        c.add("card-not-allowed", f"zone {name!r}: card {_label(item)} {reasons[0]}",
+              zone=name, card=uid)
+
+
+def _check_rolls(c: _Check, exp: Setup) -> None:
+    rolls, first = c.data["rolls"], c.data.get("first_player")
+    roll_step = next((s for s in c.spec.steps or [] if s["op"] == "roll"), None)
+    players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
+    if roll_step is None:
+        if rolls:
+            c.add("rolls", f"rolls: {c.spec.name} has no dice rolls at setup")
+    else:
+        faces = roll_step["die"]
+        for p in players:
+            v = rolls.get(p)
+            if not isinstance(v, int) or isinstance(v, bool):
+                c.add("roll-missing", f"rolls: no d{faces} roll for {p}")
+            elif not 1 <= v <= faces:
+                c.add("roll-range", f"rolls: {p} rolled {v}, outside 1–{faces} on a d{faces}")
+        for p in rolls:
+            if p not in players:
+                c.add("rolls", f"rolls: {p} is not a player of this setup")
+        values = [rolls[p] for p in players if isinstance(rolls.get(p), int)]
+        if roll_step["ties"] == "reroll":
+            for v, n in sorted(Counter(values).items()):
+                if n > 1:
+                    tied = [p for p in players if rolls.get(p) == v]
+                    c.add("roll-tie", f"rolls: {' and '.join(tied)} tied at {v}; the rules "
+                          "re-roll ties")
+    _check_first(c, exp, players, rolls, first)
+
+
+def _check_first(c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any],
+                 first: Any) -> None:
+    rule = c.spec.raw["first_player"]["rule"]
+    if rule in ("lowest_roll", "highest_roll"):
+        valid = {p: v for p, v in rolls.items() if p in players and isinstance(v, int)}
+        if valid:
+            pick = min if rule == "lowest_roll" else max
+            best = pick(valid.values())
+            who = [p for p, v in valid.items() if v == best]
+            if first not in who:
+                word = "lowest" if rule == "lowest_roll" else "highest"
+                c.add("first-player", f"first_player: {first} starts, but the {word} roll is "
+                      f"{' / '.join(who)} ({best})")
+    elif rule in ("random", "choice"):
+        if first not in players:
+            c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")
+    elif first is not None:
+        c.add("first-player", f"first_player: {c.spec.name} names no first player at setup "
+              f"({c.spec.raw['first_player']['text']})")
