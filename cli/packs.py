@@ -1,9 +1,61 @@
-"""Commands of this group (filled in by the issue that owns them)."""
+"""``boosterkit open``: seeded packs of a set's product, streamed in the chosen format."""
 
 from __future__ import annotations
 
+import itertools
+import sys
+from enum import Enum
+
 import typer
+
+from boosterkit import config
+from boosterkit.cli import render
+from boosterkit.errors import InputError
+
+
+class PackFormat(str, Enum):
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``open`` to ``app``."""
+
+    @app.command("open")
+    def open_cmd(
+        ctx: typer.Context,
+        set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
+        product: str | None = typer.Option(
+            None,
+            "--product",
+            "-p",
+            help="Kind (draft, set, collector, …) or code (afr-set). Default: draft, or the set's only product.",
+        ),
+        count: int = typer.Option(1, "-n", "--count", help="How many packs (1 or more)."),
+        seed: int | None = typer.Option(
+            None, "--seed", help="Seed (0 to 2^64-1). Default: a random one, printed on stderr."
+        ),
+        fmt: PackFormat = typer.Option(PackFormat.text, "--format", "-f", help="Output format."),
+        output: str | None = typer.Option(
+            None, "-o", "--output", help="Write to FILE instead of stdout."
+        ),
+    ) -> None:
+        """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
+        from boosterkit.generator import iter_packs, new_seed
+        from boosterkit.generator.output import write_packs
+
+        if count < 1:
+            raise InputError(f"-n/--count: need at least 1 pack, got {count}")
+        chosen = new_seed() if seed is None else seed
+        packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
+        first = next(packs)  # resolve the product (and fail) before creating the output file
+        if seed is None:
+            render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+        out = render.open_output(output)
+        try:
+            write_packs(itertools.chain([first], packs), fmt.value, out)
+        finally:
+            if out is not sys.stdout:
+                out.close()

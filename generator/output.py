@@ -1,0 +1,98 @@
+"""Writing opened packs as text, JSON, JSON lines or CSV, one pack at a time (streaming).
+
+``json`` is byte for byte ``render.to_json([p.to_dict() for p in packs])``; ``jsonl`` is
+one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one pack.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from typing import TextIO
+
+from boosterkit.cli.render import _cell, to_json
+from boosterkit.generator.model import Pack
+
+FORMATS = ("text", "json", "jsonl", "csv")
+
+#: CSV columns: the pack, then every field of an item.
+CSV_COLUMNS = (
+    "pack", "variant", "set_code", "product", "seed", "uid", "card_id", "name", "set",
+    "collector_number", "rarity", "foil", "slot", "kind", "magic_back", "resolved",
+    "type_line", "colors", "mana_value", "layout", "gold_stamped",
+)  # fmt: skip
+
+_RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
+
+
+def pack_json_line(pack: Pack) -> str:
+    """One pack as a JSON line (no newline)."""
+    fast = getattr(pack, "to_json_line", None)
+    return fast() if fast else to_json(pack.to_dict(), indent=None)
+
+
+def write_jsonl(packs: Iterable[Pack], out: TextIO) -> int:
+    n = 0
+    for pack in packs:
+        out.write(pack_json_line(pack) + "\n")
+        n += 1
+    return n
+
+
+def write_json(packs: Iterable[Pack], out: TextIO) -> int:
+    """A JSON list of packs, indented like ``render.to_json`` (which the tests check)."""
+    n = 0
+    for n, pack in enumerate(packs, 1):
+        body = to_json(pack.to_dict()).replace("\n", "\n  ")
+        out.write(("[\n  " if n == 1 else ",\n  ") + body)
+    out.write("\n]\n" if n else "[]\n")
+    return n
+
+
+def write_csv(packs: Iterable[Pack], out: TextIO) -> int:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    n = 0
+    for pack in packs:
+        n += 1
+        d = pack.to_dict()
+        head = [d["index"], d["variant"], d["set"], d["product"], d["seed"]]
+        for item in d["items"]:
+            w.writerow(head + [_cell(item.get(c)) for c in CSV_COLUMNS[5:]])
+    return n
+
+
+def pack_text(pack: Pack) -> str:
+    """A readable listing: position, rarity, name, printing, slot and marks."""
+    lines = [f"Pack {pack.index}: {pack.product} (variant {pack.variant}, seed {pack.seed})"]
+    for pos, item in enumerate(pack.to_dict()["items"], 1):
+        marks = []
+        if item["foil"]:
+            marks.append("foil")
+        if not item["magic_back"]:
+            marks.append("no Magic back")
+        if item.get("gold_stamped"):
+            marks.append("gold-stamped")
+        if not item["resolved"]:
+            marks.append("not in the database")
+        name = item["name"] or f"({item['kind'].replace('_', ' ')})"
+        where = " ".join(x for x in (item["set"], item["collector_number"]) if x)
+        rarity = _RARITY.get(item["rarity"] or "", "-")
+        mark = f"  [{', '.join(marks)}]" if marks else ""
+        lines.append(f"{pos:>3}  {rarity}  {name}  ({where})  <{item['slot']}>{mark}")
+    return "\n".join(lines)
+
+
+def write_text(packs: Iterable[Pack], out: TextIO) -> int:
+    n = 0
+    for n, pack in enumerate(packs, 1):
+        out.write(("" if n == 1 else "\n") + pack_text(pack) + "\n")
+    return n
+
+
+WRITERS = {"text": write_text, "json": write_json, "jsonl": write_jsonl, "csv": write_csv}
+
+
+def write_packs(packs: Iterable[Pack], fmt: str, out: TextIO) -> int:
+    """Write ``packs`` to ``out`` in ``fmt`` (one of ``FORMATS``); returns how many."""
+    return WRITERS[fmt](packs, out)
