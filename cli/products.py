@@ -1,9 +1,71 @@
-"""Commands of this group (filled in by the issue that owns them)."""
+"""``boosterkit products SET``: a set's booster products, their variants and extras in short."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+
+from boosterkit import config
+from boosterkit.cli.render import Format, emit
+from boosterkit.generator.products import list_products
+from boosterkit.pipeline import db
+
+ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
+_SHOW_VARIANTS = 4
+
+
+def _slots(slots: dict[str, int]) -> str:
+    return " + ".join(f"{n} {s}" for s, n in slots.items())
+
+
+def _extra(e: dict[str, Any]) -> str:
+    total = sum(o["weight"] for o in e["options"]) or 1
+    opts = ", ".join(
+        f"{o['kind']}{' ' + o['set'] if o['set'] else ''} {100 * o['weight'] / total:.4g}%"
+        + ("" if o["resolved"] else " (not in database)")
+        for o in e["options"])
+    unless = f", not with {'/'.join(e['unless_sheets'])}" if e["unless_sheets"] else ""
+    return f"{e['name']} ({e['position']}{unless}): {opts}"
+
+
+def product_text(p: dict[str, Any]) -> str:
+    """One product as a few readable lines."""
+    flags = [f for f, on in (("default", p["default"]), ("set default", p["default_for_set"])) if on]
+    head = f"{p['code']}  [{p['kind']}, {p['source']}{', ' + ', '.join(flags) if flags else ''}]  {p['name']}"
+    lines = [head]
+    variants = p["variants"]
+    for v in variants[:_SHOW_VARIANTS]:
+        lines.append(f"  {v['percent']:7.3f}%  {_slots(v['slots'])}")
+    if len(variants) > _SHOW_VARIANTS:
+        lines.append(f"  … {len(variants) - _SHOW_VARIANTS} more variants")
+    for e in p["extras"]:
+        lines.append(f"  extra {_extra(e)}")
+    if p["unresolved"]:
+        sets = ", ".join(f"{s} {n}" for s, n in p["unresolved_sets"].items())
+        lines.append(f"  unresolved: {p['unresolved']} of {p['sheet_cards']} sheet cards ({sets})")
+    for hint in p["fill"]:
+        lines.append(f"  fill with: {hint}")
+    return "\n".join(lines)
+
+
+def _rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**p, "variants": len(p["variants"]), "sheets": len(p["sheets"])} for p in data]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``products`` to ``app``."""
+
+    @app.command()
+    def products(
+        ctx: typer.Context,
+        set_code: str = typer.Argument(..., metavar="SET", help="Set code (case-insensitive), e.g. afr."),
+        fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+        json_: bool = typer.Option(False, "--json", help="Same as --format json."),
+    ) -> None:
+        """List a set's booster products: kind, source, variants, extras, unresolved cards."""
+        path = config.db_path(ctx.obj["db"])
+        with db.connect(path, read_only=True) as con:
+            data = list_products(con, set_code)
+        emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
+             text=lambda d: "\n\n".join(product_text(p) for p in d))

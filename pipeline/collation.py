@@ -234,9 +234,13 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
                          "slots": [(k, int(v)) for k, v in b["sheets"].items()]})
     if not variants:
         raise InputError(f"{where}: no booster variants")
+    kind = product_kind(code, set_code)
+    name = obj.get("name") or obj.get("set_name") or code
+    if kind == "draft" and code == set_code and "booster" not in name.lower():
+        name = f"{name} Draft Booster"  # the export names a set's draft booster by the set
     return {
         "code": sealed_product_code(code, set_code), "set_code": set_code,
-        "name": obj.get("name"), "kind": product_kind(code, set_code),
+        "name": name, "kind": kind,
         "source": "sealed-data", "variants": variants, "sheets": sheets,
     }
 

@@ -67,9 +67,9 @@ def _layout(path: Path) -> str:
                 if prefix == "data" and event != "start_map":
                     break  # "data" is not an object
     except ijson.JSONError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+        raise InputError(f"{path}: not valid JSON ({_oneline(exc)})") from None
     except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: not readable ({exc})") from None
+        raise InputError(f"{path}: not readable ({_oneline(exc)})") from None
     raise InputError(f"{path}: not an MTGJSON v5 file (no 'data' object with a set)")
 
 
@@ -95,9 +95,13 @@ def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None) -
                     _check_set(data, f"{path} [{code}]")
                     yield data
     except ijson.JSONError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+        raise InputError(f"{path}: not valid JSON ({_oneline(exc)})") from None
     except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: not readable ({exc})") from None
+        raise InputError(f"{path}: not readable ({_oneline(exc)})") from None
+
+
+def _oneline(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _check_set(data: Any, where: Any) -> None:

@@ -1,0 +1,266 @@
+"""MTGJSON import: counts against the real files, face merging, products, errors, replay."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import REAL_MTGJSON, shared_path
+
+from boosterkit.errors import InputError
+from boosterkit.pipeline import db
+from boosterkit.pipeline.mtgjson import import_mtgjson
+from boosterkit.pipeline.rebuild import rebuild
+
+BOOSTER_SETS = ("AFR", "KHM", "ZNR", "STX", "MH2")
+
+
+def _data(code: str) -> dict:
+    return json.loads(shared_path("mtgjson", f"{code}.json").read_text(encoding="utf-8"))["data"]
+
+
+def _ids_by_set(entries: list[dict]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for e in entries:
+        out[e["setCode"].lower()].add(e["identifiers"]["scryfallId"])
+    return out
+
+
+@pytest.fixture
+def real(real_db: Path):
+    con = db.connect(real_db, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.mark.parametrize("code", REAL_MTGJSON)
+def test_printing_counts_match_the_file(real, code):
+    data = _data(code)
+    expected = _ids_by_set(data.get("cards", []) + data.get("tokens", []))
+    for set_code, ids in expected.items():
+        got = {r[0] for r in real.execute("SELECT id FROM cards WHERE set_code = ?", [set_code]).fetchall()}
+        assert got == ids, set_code
+
+
+@pytest.mark.parametrize("code", BOOSTER_SETS)
+def test_tokens_land_in_their_token_set(real, code):
+    data = _data(code)
+    tokens = _ids_by_set(data["tokens"])
+    assert list(tokens) == [f"t{code.lower()}"]
+    rows = real.execute(
+        "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
+        [f"t{code.lower()}"]).fetchall()
+    assert sum(n for _, _, n in rows) == len(tokens[f"t{code.lower()}"])
+    assert {k for k, _, _ in rows} <= {"token", "emblem"} and not any(b for _, b, _ in rows)
+    emblems = {t["identifiers"]["scryfallId"] for t in data["tokens"] if t["layout"] == "emblem"}
+    assert sum(n for k, _, n in rows if k == "emblem") == len(emblems)
+    assert real.execute("SELECT set_type, parent_set_code FROM sets WHERE code = ?",
+                        [f"t{code.lower()}"]).fetchone() == ("token", code.lower())
+
+
+@pytest.mark.parametrize("code", [c for c in REAL_MTGJSON if c.startswith("M") and c != "MH2"])
+def test_minigame_sets_are_minigames(real, code):
+    data = _data(code)
+    assert data["type"] == "funny"  # what MTGJSON says; we must not keep it
+    ids = {t["identifiers"]["scryfallId"] for t in data["tokens"]}
+    rows = real.execute(
+        "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
+        [code.lower()]).fetchall()
+    assert rows == [("minigame", False, len(ids))]
+    assert real.execute("SELECT set_type, parent_set_code FROM sets WHERE code = ?",
+                        [code.lower()]).fetchone() == ("minigame", code[1:].lower())
+
+
+def test_substitute_token_set_is_not_a_minigame(mem_db):
+    data = _data("SKHM")
+    import_mtgjson(mem_db, [shared_path("mtgjson", "SKHM.json")])
+    kinds = mem_db.execute("SELECT DISTINCT kind FROM cards WHERE set_code = 'skhm'").fetchall()
+    assert kinds == [("token",)]
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == len(
+        {t["identifiers"]["scryfallId"] for t in data["tokens"]})
+
+
+@pytest.mark.parametrize("code", ["KHM", "ZNR", "STX", "MH2", "MAFR"])
+def test_faces_are_merged_into_one_printing(real, code):
+    data = _data(code)
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for e in data.get("cards", []) + data.get("tokens", []):
+        if e.get("side"):
+            groups[e["identifiers"]["scryfallId"]].append(e)
+    assert groups, "the file has multi-face printings"
+    for sid, entries in groups.items():
+        entries.sort(key=lambda e: e["side"])
+        faces = real.execute(
+            "SELECT name, type_line FROM card_faces WHERE card_id = ? ORDER BY face_index", [sid]
+        ).fetchall()
+        assert faces == [(e.get("faceName"), e.get("type")) for e in entries]
+        name, layout, df, back = real.execute(
+            "SELECT name, layout, is_double_faced, magic_back FROM cards WHERE id = ?", [sid]).fetchone()
+        assert name == entries[0]["name"] and layout == entries[0]["layout"]
+        two_sided = layout in ("modal_dfc", "transform", "double_faced_token")
+        assert df == two_sided
+        assert back == (not two_sided and code != "MAFR")  # split cards keep a Magic back
+        uuids = real.execute("SELECT uuid FROM mtgjson_uuids WHERE card_id = ?", [sid]).fetchall()
+        assert {u for (u,) in uuids} == {e["uuid"] for e in entries}
+
+
+@pytest.mark.parametrize("code", BOOSTER_SETS)
+def test_booster_products_match_the_source(real, code):
+    booster = _data(code)["booster"]
+    uuid_to_id = {e["uuid"]: e["identifiers"]["scryfallId"] for e in _data(code)["cards"]}
+    for name, cfg in booster.items():
+        pcode = f"{code.lower()}-{'draft' if name == 'default' else name}-mtgjson"
+        variants = real.execute(
+            "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index", [pcode]
+        ).fetchall()
+        assert [w for (w,) in variants] == [b["weight"] for b in cfg["boosters"]]
+        for i, b in enumerate(cfg["boosters"], start=1):
+            slots = real.execute("SELECT sheet_name, count FROM variant_slots WHERE product_code = ? "
+                                 "AND variant_index = ?", [pcode, i]).fetchall()
+            assert dict(slots) == b["contents"]
+        for sname, sheet in cfg["sheets"].items():
+            total, foil = real.execute("SELECT total_weight, foil FROM sheets WHERE product_code = ? "
+                                       "AND sheet_name = ?", [pcode, sname]).fetchone()
+            assert (total, foil) == (sheet["totalWeight"], sheet["foil"])
+            rows = real.execute("SELECT ref, weight, card_id FROM sheet_cards WHERE product_code = ? "
+                                "AND sheet_name = ?", [pcode, sname]).fetchall()
+            assert {r: w for r, w, _ in rows} == sheet["cards"]
+            for ref, _, cid in rows:
+                assert cid == uuid_to_id.get(ref)  # cards of other sets (STA) stay unresolved
+
+
+def test_unresolved_references_are_reported(mem_db):
+    data = _data("STX")
+    own = {e["uuid"] for e in data["cards"] + data["tokens"]}
+    foreign = [u for cfg in data["booster"].values() for s in cfg["sheets"].values()
+               for u in s["cards"] if u not in own]
+    summary = import_mtgjson(mem_db, [shared_path("mtgjson", "STX.json")])
+    assert foreign and summary["unresolved"] == len(foreign)
+    assert summary["resolved"] + summary["unresolved"] == summary["sheet_cards"]
+    assert summary["unresolved_examples"] and all(
+        e.split()[-1] in foreign for e in summary["unresolved_examples"])
+    stored = mem_db.execute("SELECT count(*) FROM sheet_cards WHERE card_id IS NULL").fetchone()[0]
+    assert stored == len(foreign)  # kept, never dropped
+
+
+def _counts(con) -> dict[str, int]:
+    tables = ("sets", "cards", "card_faces", "mtgjson_uuids", "products", "product_variants",
+              "variant_slots", "sheets", "sheet_cards")
+    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+
+
+def test_reimport_is_idempotent(mem_db):
+    files = [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")]
+    first = import_mtgjson(mem_db, files)
+    before = _counts(mem_db)
+    snapshot = mem_db.execute("SELECT * FROM cards ORDER BY id").fetchall()
+    second = import_mtgjson(mem_db, files)
+    assert first == second and _counts(mem_db) == before
+    assert mem_db.execute("SELECT * FROM cards ORDER BY id").fetchall() == snapshot
+    assert mem_db.execute("SELECT status, count(*) FROM sync_runs GROUP BY 1").fetchall() == [("ok", 2)]
+
+
+def test_scryfall_values_win(mem_db, tmp_path):
+    from boosterkit.pipeline.sync import sync_file
+
+    card = json.loads(shared_path("cards", "single-card.json").read_text())  # Urza's Saga, MH2
+    sync_file(mem_db, shared_path("cards", "single-card.json"), cache=tmp_path)
+    mem_db.execute("UPDATE cards SET name = 'from scryfall' WHERE id = ?", [card["id"]])
+    set_before = mem_db.execute("SELECT * FROM sets WHERE code = 'mh2'").fetchall()
+    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
+    assert mem_db.execute("SELECT name, source FROM cards WHERE id = ?", [card["id"]]).fetchone() == (
+        "from scryfall", "scryfall")
+    assert mem_db.execute("SELECT * FROM sets WHERE code = 'mh2'").fetchall() == set_before
+    assert mem_db.execute("SELECT count(*) FROM cards WHERE id = ?", [card["id"]]).fetchone()[0] == 1
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "not an MTGJSON v5 file"),
+    ('{"meta": {}, "data": [1]}', "not an MTGJSON v5 file"),
+    ('{"meta": {}, "data": {"name": "x"}}', "no 'code'"),
+    ('{"meta": {}, "data": {"code": "X", "cards": [{"name": "a"}]}}', r"cards\[0\] lacks uuid"),
+])
+def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
+    bad = _write(tmp_path / "bad.json", content)
+    good = shared_path("mtgjson", "MAFR.json")
+    with pytest.raises(InputError, match=message) as err:
+        import_mtgjson(mem_db, [good, bad])
+    assert str(bad) in str(err.value) and "\n" not in str(err.value)
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0  # nothing half-written
+    assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == 0
+
+
+def test_truncated_gzip_fails_cleanly(mem_db, tmp_path):
+    raw = gzip.compress(shared_path("mtgjson", "MAFR.json").read_bytes())
+    bad = tmp_path / "MAFR.json.gz"
+    bad.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(InputError):
+        import_mtgjson(mem_db, [bad])
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
+
+
+def _all_printings(tmp_path: Path, codes: list[str]) -> Path:
+    out = tmp_path / "AllPrintings.json.gz"
+    with gzip.open(out, "wt", encoding="utf-8") as f:
+        f.write('{"meta": {"version": "5.2.0"}, "data": {')
+        for i, c in enumerate(codes):
+            f.write(("," if i else "") + json.dumps(c) + ":" + json.dumps(_data(c)))
+        f.write("}}")
+    return out
+
+
+def test_all_printings_streams_and_filters(tmp_path):
+    allp = _all_printings(tmp_path, ["AFR", "MAFR", "KHM"])
+    a = db.connect(":memory:")
+    b = db.connect(":memory:")
+    whole = import_mtgjson(a, [allp])
+    import_mtgjson(b, [shared_path("mtgjson", f"{c}.json") for c in ("AFR", "MAFR", "KHM")])
+    assert _counts(a) == _counts(b)
+    assert whole["sets"] == ["afr", "khm", "mafr", "tafr", "tkhm"]
+    c = db.connect(":memory:")
+    only = import_mtgjson(c, [allp], sets=["mafr"])
+    assert only["sets"] == ["mafr"] and only["minigames"] == 5
+
+
+def test_cached_files_replay_on_rebuild(db_file, tmp_path):
+    cache = tmp_path / "cache"
+    con = db.connect(db_file)
+    import_mtgjson(con, [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")],
+                   cache=cache)
+    before = _counts(con)
+    files = con.execute("SELECT cache_files FROM sync_runs WHERE source = 'mtgjson'").fetchone()[0]
+    assert len(files) == 2 and all((cache / f).exists() for f in files)
+    rebuild(con, cache)
+    assert _counts(con) == before
+    con.close()
+
+
+def test_cli_json_equals_library(tmp_path):
+    files = [str(shared_path("mtgjson", "MAFR.json")), str(shared_path("mtgjson", "MKHM.json"))]
+    proc = subprocess.run(
+        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
+         "import", "mtgjson", *files, "--json"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "10 minigame cards" in proc.stderr
+    con = db.connect(":memory:")
+    assert json.loads(proc.stdout) == import_mtgjson(con, files)
+
+
+def test_cli_bad_file_is_one_line_exit_2(tmp_path):
+    bad = _write(tmp_path / "x.json", "[]")
+    proc = subprocess.run(
+        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
+         "import", "mtgjson", str(bad)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("boosterkit: error: ") and proc.stderr.count("\n") == 1
