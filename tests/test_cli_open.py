@@ -1,0 +1,119 @@
+"""``boosterkit open`` on the real AFR data: formats, seeds, reproducibility, errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boosterkit.cli.render import to_json
+from boosterkit.generator import open_packs
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    """``main()`` in-process, as the console script runs it: (exit code, stdout, stderr)."""
+    from boosterkit.cli.app import main
+
+    old = sys.argv
+    sys.argv = ["boosterkit", *args]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_json_equals_the_library(capsys, real_db: Path) -> None:
+    code, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "set", "-n", "25",
+                       "--seed", "77", "--format", "json")  # fmt: skip
+    assert code == 0
+    lib = [p.to_dict() for p in open_packs("afr", "set", 25, 77, db=real_db)]
+    assert json.loads(out) == lib
+    assert out == to_json(lib) + "\n"  # byte for byte, as render.emit would print it
+    assert {p["product"] for p in lib} == {"afr-set"} and [p["index"] for p in lib] == list(
+        range(1, 26)
+    )
+
+
+def test_jsonl_first_pack_is_the_first_of_3000(capsys, real_db: Path) -> None:
+    base = ["--db", str(real_db), "open", "afr", "--seed", "4242", "--format", "jsonl"]
+    _, one, _ = run(capsys, *base, "-n", "1")
+    _, many, _ = run(capsys, *base, "-n", "3000")
+    lines = many.splitlines()
+    assert len(lines) == 3000 and one == lines[0] + "\n"
+    assert lines[0] == to_json(json.loads(lines[0]), indent=None)
+    packs = [json.loads(x) for x in lines]
+    assert [p["index"] for p in packs] == list(range(1, 3001))
+    uids = [i["uid"] for p in packs for i in p["items"]]
+    assert len(uids) == len(set(uids)) and uids[:2] == ["p1-1", "p1-2"]
+    _, again, _ = run(capsys, *base, "-n", "3000")
+    assert again == many
+
+
+def test_seed_is_chosen_and_printed_when_absent(capsys, real_db: Path) -> None:
+    code, out, err = run(capsys, "--db", str(real_db), "open", "afr", "-f", "jsonl", "-n", "2")
+    assert code == 0
+    seed = int(err.split("--seed ")[1].split(")")[0])
+    assert all(json.loads(x)["seed"] == seed for x in out.splitlines())
+    _, replay, _ = run(capsys, "--db", str(real_db), "open", "afr", "-f", "jsonl", "-n", "2",
+                       "--seed", str(seed))  # fmt: skip
+    assert replay == out
+
+
+def test_csv_is_one_item_a_row(capsys, real_db: Path) -> None:
+    _, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "set", "-n", "3",
+                    "--seed", "5", "-f", "csv")  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(out)))
+    packs = open_packs("afr", "set", 3, 5, db=real_db)
+    assert len(rows) == sum(len(p.items) for p in packs)
+    assert [r["uid"] for r in rows] == [i.uid for p in packs for i in p.items]
+    assert [r["name"] for r in rows] == [i.name or "" for p in packs for i in p.items]
+    assert {r["pack"] for r in rows} == {"1", "2", "3"}
+
+
+def test_text_marks_foil_and_non_magic_backs(capsys, real_db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "packs.txt"
+    code, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "afr-set", "-n", "4",
+                       "--seed", "3", "-o", str(target))  # fmt: skip
+    assert code == 0 and out == ""
+    text = target.read_text(encoding="utf-8")
+    packs = open_packs("afr", "afr-set", 4, 3, db=real_db)
+    assert text.count("Pack ") == 4
+    assert text.count("[foil") == sum(i.foil for p in packs for i in p.items)
+    assert text.count("no Magic back") == sum(not i.magic_back for p in packs for i in p.items)
+    first = packs[0].items[1]
+    assert f"{first.name}  ({first.set} {first.collector_number})" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["open", "zzz"], "set 'zzz'"),
+        (["open", "afr", "-p", "nosuch"], "afr-set"),  # lists the products that exist
+        (["open", "afr", "-n", "0"], "at least 1 pack"),
+        (["open", "afr", "--seed", "-3"], "seed must be an integer"),
+    ],
+)
+def test_errors_are_one_line(capsys, real_db: Path, tmp_path: Path, args, message) -> None:
+    target = tmp_path / "never.json"
+    code, out, err = run(capsys, "--db", str(real_db), *args, "-o", str(target))
+    assert code != 0 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("boosterkit: error: ") and message in lines[0]
+    assert not target.exists()  # no half-written output
+
+
+def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "none.duckdb"), "open", "afr"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "no database" in proc.stderr and str(tmp_path / "none.duckdb") in proc.stderr
