@@ -34,8 +34,13 @@ def _mark(item: Item) -> str:
     return " · ".join(parts)
 
 
+def _name(item: Item) -> str:
+    """The card name, or what the item is when it is not identified (an ad, an art card…)."""
+    return item.name or f"({item.kind.replace('_', ' ')}, {item.set.upper() or 'set unknown'})"
+
+
 def _card(item: Item) -> str:
-    return f"{item.uid:<7} {item.name or '(unknown)'}  [{_mark(item)}]"
+    return f"{item.uid:<7} {_name(item)}  [{_mark(item)}]"
 
 
 def _head(setup: Setup) -> list[tuple[str, str]]:
@@ -57,7 +62,7 @@ def _first(setup: Setup) -> str:
 
 def _grid_cells(zone: Zone, width: int) -> list[list[str]]:
     cols = zone.cols or 1
-    cells = [f"{c.uid} {c.name or '?'}"[:width] for c in zone.cards]
+    cells = [f"{c.uid} {_name(c)}"[:width] for c in zone.cards]
     return [cells[i:i + cols] for i in range(0, len(cells), cols)]
 
 
@@ -114,7 +119,7 @@ def render_md(setup: Setup) -> str:
             out.append("|" + "---|" * (zone.cols or 1))
             out += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
         else:
-            out += [f"- `{c.uid}` {_md_escape(c.name or '(unknown)')} — {_mark(c)}"
+            out += [f"- `{c.uid}` {_md_escape(_name(c))} — {_mark(c)}"
                     for c in zone.cards] or ["_(empty)_"]
     if setup.rolls:
         out += ["", "## Rolls", ""] + [f"- {p}: **{v}**" for p, v in setup.rolls.items()]
@@ -160,7 +165,7 @@ def _html_card(item: Item) -> str:
     tags += ["from outside the packs"] if item.external else []
     tag = f' <span class="tag">({e(", ".join(tags))})</span>' if tags else ""
     return (f'<span class="r r-{rarity}" title="{e(item.rarity or "")}">{rarity}</span> '
-            f'{e(item.name or "(unknown)")}{colors}{tag} <span class="uid">{e(item.uid)}</span>')
+            f'{e(_name(item))}{colors}{tag} <span class="uid">{e(item.uid)}</span>')
 
 
 def _html_zone(zone: Zone) -> str:

@@ -107,7 +107,9 @@ def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
 def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> Item:
     """An Item whose rules attributes come from the database (or are safe defaults)."""
     row = db.get(d.get("card_id") or "")
-    kind = row["kind"] if row else (d.get("kind") if d.get("kind") != "card" else "other")
+    # Without a card_id (ads, unresolved sheet cards) the kind is all there is to go on;
+    # magic_back is then derived from it, never read from the file.
+    kind = row["kind"] if row else str(d.get("kind") or "other")
     if external and not row:  # an outside basic land named but not identified
         kind = "card" if d.get("name") in BASIC_NAMES else "other"
     name = row["name"] if row else d.get("name")
