@@ -1,0 +1,192 @@
+"""Dealing minigame setups on the real AFR/KHM/ZNR/STX/MH2 data (``real_db``)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from boosterkit.data import DATA_DIR
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.generator import open_packs
+from boosterkit.minigames import SetupError, deal, list_minigames, validate_setup
+from boosterkit.minigames.filters import is_nmb
+from boosterkit.minigames.rng import Rng
+from boosterkit.pipeline import db
+
+SETS = ("afr", "khm", "znr", "stx", "mh2")
+SETUP_SCHEMA = json.loads((DATA_DIR / "setup.schema.json").read_text())
+DEALABLE = [g for g in list_minigames() if g["dealable"]]
+COUNTS = [(g["id"], n) for g in DEALABLE
+          for n in sorted({g["players_min"], g["players_max"] or 8})]
+
+
+@pytest.fixture(scope="module")
+def con(real_db: Path):
+    c = db.connect(real_db, read_only=True)
+    yield c
+    c.close()
+
+
+def _deal_somewhere(con, game: str, players: int):
+    """The first (set, seed) whose packs can make the setup; every failure must be a clear
+    SetupError (e.g. a pack without a double-faced card for Monster of the Week)."""
+    errors = []
+    for seed in (1, 2, 3, 4):
+        for set_code in SETS:
+            try:
+                return deal(con, game, players, set_code=set_code, seed=seed)
+            except SetupError as exc:
+                assert "try another --seed" in str(exc)
+                errors.append(str(exc))
+    pytest.fail(f"{game} at {players}: no shared set could deal it: {errors[:3]}")
+
+
+@pytest.mark.parametrize(("game", "players"), COUNTS, ids=[f"{g}-{n}" for g, n in COUNTS])
+def test_every_known_game_deals_at_min_and_max_and_validates(con, game: str, players: int) -> None:
+    setup = _deal_somewhere(con, game, players)
+    data = setup.to_dict()
+    jsonschema.validate(data, SETUP_SCHEMA)
+    verdict = validate_setup(con, data)
+    assert verdict.valid, verdict.violations[:3]
+    # Conservation: every opened item is in exactly one zone; outside additions are marked.
+    pack_uids = [i.uid for p in setup.packs for i in p.items]
+    zone_uids = [c.uid for z in setup.zones for c in z.cards]
+    assert len(zone_uids) == len(set(zone_uids))
+    assert set(pack_uids) <= set(zone_uids)
+    assert all(c.external for z in setup.zones for c in z.cards if c.uid not in set(pack_uids))
+    # Cards without a Magic back only sit with the removed/discarded cards, except an art
+    # card Foraging Squirrels puts back on purpose.
+    for z in setup.zones:
+        if z.kind not in ("removed", "set_aside", "discard"):
+            bad = [c for c in z.cards if is_nmb(c) and c.kind != "art_card"]
+            assert not bad, (z.name, bad[:2])
+    assert len(setup.packs) == setup.spec.pack_count(players)
+
+
+def test_roll_for_initiative_packs_hands_and_rolls(con) -> None:
+    four = deal(con, "roll-for-initiative", 4, "afr", seed=2)
+    five = deal(con, "roll-for-initiative", 5, "afr", seed=2)
+    assert (len(four.packs), len(five.packs)) == (1, 2)  # a second booster at 5+ players
+    # The setup's packs are exactly `open afr --product set -n 2 --seed 2`.
+    assert [p.to_dict() for p in five.packs] == [
+        p.to_dict() for p in open_packs("afr", "set", 2, 2, db=con)]
+    hands = [z for z in five.zones if z.kind == "hand"]
+    assert [z.owner for z in hands] == [f"player-{i}" for i in range(1, 6)]
+    sizes = {len(z.cards) for z in hands}
+    magic = sum(1 for p in five.packs for i in p.items if not is_nmb(i))
+    assert len(sizes) == 1 and magic - 5 * sizes.pop() == len(five.zone("set aside").cards) < 5
+    assert all(not is_nmb(c) for z in hands for c in z.cards)
+    rolls = five.rolls
+    assert sorted(rolls) == [h.owner for h in hands]
+    assert len(set(rolls.values())) == 5 and all(1 <= v <= 20 for v in rolls.values())
+    assert five.first_player == min(rolls, key=rolls.get)
+
+
+def test_same_inputs_same_setup_and_the_seed_matters(con) -> None:
+    a = deal(con, "mimic-match", 3, "khm", seed=99).to_dict()
+    b = deal(con, "mimic-match", 3, "khm", seed=99).to_dict()
+    c = deal(con, "mimic-match", 3, "khm", seed=100).to_dict()
+    assert a == b
+    assert a["zones"] != c["zones"]
+
+
+def test_mimic_match_grid_and_the_two_mimics(con) -> None:
+    setup = deal(con, "mimic-match", 4, "afr", seed=5)
+    grid = setup.zone("grid")
+    assert (grid.rows, grid.cols, len(grid.cards)) == (4, 4, 16)
+    in_play = grid.cards + setup.zone("deck").cards
+    lands = [c for c in in_play if "Land" in (c.type_line or "").split(" // ")[0]]
+    assert len(lands) == 2
+    assert all(not is_nmb(c) for c in in_play)
+    assert any("as mimic" in n and lands[0].uid in n for n in setup.notes)
+
+
+def test_base_race_grids_hold_one_basic_land_each(con) -> None:
+    setup = deal(con, "base-race", 2, "znr", seed=8)
+    for p in ("player-1", "player-2"):
+        grid = setup.zone(f"{p} grid")
+        assert (grid.rows, grid.cols, len(grid.cards)) == (3, 4, 12)
+        lands = [c for c in grid.cards if "Land" in (c.type_line or "")]
+        assert len(lands) == 1 and "Basic" in lands[0].type_line
+
+
+def test_mini_master_adds_15_outside_basic_lands_per_player(con) -> None:
+    setup = deal(con, "mini-master", 2, "afr", seed=4)
+    for n, p in enumerate(("player-1", "player-2"), 1):
+        library = setup.zone(f"{p} library")
+        outside = [c for c in library.cards if c.external]
+        assert Counter(c.name for c in outside) == {
+            "Plains": 3, "Island": 3, "Swamp": 3, "Mountain": 3, "Forest": 3}
+        assert all(c.uid.startswith(f"x{n}-") and c.card_id for c in outside)
+        own = [c for c in library.cards if not c.external]
+        assert {c.uid.split("-")[0] for c in own} == {f"p{n}"}  # each player's own pack
+    ids = {c.card_id for z in setup.zones for c in z.cards if c.external}
+    rows = con.execute("SELECT count(*) FROM cards WHERE id IN (SELECT unnest(?)) "
+                       "AND is_basic_land AND set_code = 'afr'", [sorted(ids)]).fetchone()
+    assert rows[0] == len(ids) == 5
+    data = setup.to_dict()
+    assert all(c.get("external") is True for z in data["zones"] for c in z["cards"]
+               if c["uid"].startswith("x"))
+
+
+def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
+    """KHM has modal double-faced gods: they stay by default, --strict-backs removes them."""
+    for seed in range(1, 60):
+        setup = deal(con, "strictly-better", 3, "khm", seed=seed)
+        dfc = [c for z in setup.zones if z.kind == "hand" for c in z.cards
+               if c.kind == "card" and not c.magic_back]
+        if dfc:
+            break
+    else:
+        pytest.fail("no KHM set booster with a double-faced card in 60 seeds")
+    strict = deal(con, "strictly-better", 3, "khm", seed=seed, strict_backs=True)
+    removed = {c.uid for c in strict.zone("removed").cards}
+    assert {c.uid for c in dfc} <= removed
+    assert strict.to_dict()["strict_backs"] is True
+    assert validate_setup(con, strict.to_dict()).valid
+
+
+def test_default_set_is_one_the_game_was_printed_for(con) -> None:
+    assert deal(con, "roll-for-initiative", 2, seed=1).set == "afr"
+    assert deal(con, "winchester-draft", 2, seed=1).set == "stx"
+    with pytest.raises(NotFoundError, match="printed for vow.*--set"):
+        deal(con, "monster-of-the-week", 1, seed=1)
+
+
+def test_refusals_are_clear(con) -> None:
+    with pytest.raises(BoosterkitError, match="Cyber Simulacrum: the setup is unknown"):
+        deal(con, "cyber-simulacrum", 2, "afr", seed=1)
+    with pytest.raises(InputError, match="--players 7: Roil Royale is for 2–6 players"):
+        deal(con, "roil-royale", 7, "znr", seed=1)
+    with pytest.raises(NotFoundError, match="unknown minigame"):
+        deal(con, "tic-tac-toe", 2, "afr", seed=1)
+
+
+# --- the minigame random source ------------------------------------------------------------
+
+def test_rng_is_reproducible_and_stream_separated() -> None:
+    assert [Rng(5, "a").roll(20) for _ in range(3)] == [Rng(5, "a").roll(20) for _ in range(3)]
+    a, b = Rng(5, "a"), Rng(5, "b")
+    assert [a.below(1000) for _ in range(20)] != [b.below(1000) for _ in range(20)]
+
+
+def test_d20_rolls_are_uniform() -> None:
+    """Chi-square over 20 000 rolls, df = 19: reject above 43.82 (p = 0.001), fixed seed."""
+    rng = Rng(2024, "test/d20")
+    counts = Counter(rng.roll(20) for _ in range(20_000))
+    assert set(counts) == set(range(1, 21))
+    chi2 = sum((counts[f] - 1000) ** 2 / 1000 for f in range(1, 21))
+    assert chi2 < 43.82
+
+
+def test_shuffles_are_uniform_over_all_permutations() -> None:
+    """All 24 orders of 4 cards, 24 000 shuffles; df = 23: reject above 49.73 (p = 0.001)."""
+    rng = Rng(7, "test/shuffle")
+    counts = Counter(tuple(rng.shuffled("abcd")) for _ in range(24_000))
+    assert len(counts) == 24
+    chi2 = sum((n - 1000) ** 2 / 1000 for n in counts.values())
+    assert chi2 < 49.73
