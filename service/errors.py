@@ -1,8 +1,9 @@
 """Every error the service answers is JSON ``{"error": "<one line>", "status": N}``.
 
-User errors map to 4xx (unknown set/product/minigame → 404, bad or out-of-range input →
-422, body too large → 413); a database that cannot be read right now → 503 with
-``Retry-After``. A 500 only ever means a bug.
+User errors map to 4xx: unknown set/product/minigame → 404; bad or out-of-range input, or
+a request the library cannot carry out → 422; body too large → 413. A database that cannot
+be read right now (missing, or a sync holds it) → 503 with ``Retry-After``. A 500 only ever
+means a bug.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def status_of(exc: BoosterkitError) -> int:
         return 422
     if isinstance(exc, DatabaseUnavailable):
         return 503
-    return 400
+    return 422  # a request the library cannot carry out, e.g. a game whose setup is unknown
 
 
 def _where(loc: tuple[Any, ...]) -> str:

@@ -1,0 +1,330 @@
+"""The HTTP API on the real database: every route, every error case, and equality with the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from boosterkit.cli.app import app as cli_app
+from boosterkit.cli.render import to_json
+from boosterkit.pipeline import db as pdb
+from boosterkit.service.app import create_app
+from boosterkit.service.models import MAX_BODY_BYTES, MAX_PACKS, MAX_PLAYERS
+
+
+@pytest.fixture(scope="module")
+def client(real_db: Path) -> TestClient:
+    with TestClient(create_app(real_db)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def con(real_db: Path):
+    c = pdb.connect(real_db, read_only=True)
+    yield c
+    c.close()
+
+
+def cli(real_db: Path, *args: str) -> str:
+    """Run ``boosterkit --db real_db ARGS`` in-process; its stdout."""
+    result = CliRunner().invoke(cli_app, ["--db", str(real_db), *args])
+    assert result.exit_code == 0, (args, result.output, result.exception)
+    return result.stdout
+
+
+def assert_error(response: Any, status: int, *words: str) -> dict[str, Any]:
+    """A JSON error body with ``status`` whose one-line message names ``words``."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["status"] == status
+    assert "\n" not in body["error"]
+    for word in words:
+        assert word.lower() in body["error"].lower(), (word, body["error"])
+    return body
+
+
+# --- /health, /sets, /sets/{code}/products, /minigames -------------------------------------
+
+
+def test_health_reports_schema_and_counts(client: TestClient, con) -> None:
+    body = client.get("/health").json()
+    assert body["status"] == "ok"
+    assert body["schema_version"] == pdb.SCHEMA_VERSION
+    for table in ("sets", "cards", "products"):
+        assert body["counts"][table] == con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    assert body["counts"]["cards"] > 1000
+
+
+def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path, con) -> None:
+    response = client.get("/sets")
+    assert response.text == cli(real_db, "sets", "--format", "json")
+    codes = {s["code"] for s in response.json()}
+    assert codes == {r[0] for r in con.execute("SELECT code FROM sets").fetchall()}
+    expansions = client.get("/sets", params={"type": "expansion"}).json()
+    assert expansions and {s["set_type"] for s in expansions} == {"expansion"}
+    assert "afr" in {s["code"] for s in expansions} and "mafr" not in {s["code"] for s in expansions}
+
+
+def test_products_equal_the_cli(client: TestClient, real_db: Path) -> None:
+    response = client.get("/sets/afr/products")
+    assert response.status_code == 200
+    assert response.text == cli(real_db, "products", "afr", "--format", "json")
+    products = response.json()
+    assert {p["set_code"] for p in products} == {"afr"}
+    defaults = [p for p in products if p["default"]]
+    assert any(p["code"] == "afr-draft" for p in defaults)
+
+
+def test_products_of_an_unknown_set_is_404(client: TestClient) -> None:
+    assert_error(client.get("/sets/zzq/products"), 404, "zzq")
+
+
+def test_minigames_equal_the_cli(client: TestClient, real_db: Path) -> None:
+    response = client.get("/minigames")
+    assert response.text == cli(real_db, "minigames", "--format", "json")
+    games = response.json()
+    assert len(games) == 27
+    assert {"base-race", "roll-for-initiative"} <= {g["id"] for g in games}
+
+
+# --- POST /packs ----------------------------------------------------------------------------
+
+
+def test_packs_equal_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
+    response = client.post("/packs", json={"set": "afr", "product": "set", "count": 3, "seed": 42})
+    assert response.status_code == 200
+    expected = cli(real_db, "open", "afr", "--product", "set", "--count", "3", "--seed", "42", "--format", "json")
+    assert response.text == expected
+    packs = response.json()
+    assert [p["index"] for p in packs] == [1, 2, 3]
+    assert all(p["seed"] == 42 and p["set"] == "afr" for p in packs)
+    assert packs[1]["items"][0]["uid"] == "p2-1"
+    assert len({i["card_id"] for p in packs for i in p["items"]}) > 20
+
+
+def test_packs_are_seeded(client: TestClient) -> None:
+    body = {"set": "khm", "count": 2, "seed": 7}
+    first, again = client.post("/packs", json=body).json(), client.post("/packs", json=body).json()
+    other = client.post("/packs", json={**body, "seed": 8}).json()
+    assert first == again
+    assert [i["card_id"] for i in first[0]["items"]] != [i["card_id"] for i in other[0]["items"]]
+
+
+def test_packs_without_seed_report_the_seed_used(client: TestClient) -> None:
+    packs = client.post("/packs", json={"set": "znr"}).json()
+    seed = packs[0]["seed"]
+    assert client.post("/packs", json={"set": "znr", "seed": seed}).json() == packs
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"set": "zzq"}, 404, ["zzq"]),
+        ({"set": "afr", "product": "nonesuch"}, 404, ["nonesuch"]),
+        ({"set": "afr", "count": 0}, 422, ["count"]),
+        ({"set": "afr", "count": MAX_PACKS + 1}, 422, ["count", str(MAX_PACKS)]),
+        ({"set": "afr", "count": "many"}, 422, ["count"]),
+        ({"set": "afr", "seed": -1}, 422, ["seed"]),
+        ({"set": "afr", "seed": 1 << 64}, 422, ["seed"]),
+        ({"set": "af r"}, 422, ["set"]),
+        ({"count": 2}, 422, ["set", "required"]),
+        ({"set": "afr", "colour": "blue"}, 422, ["colour"]),
+    ],
+)
+def test_packs_bad_input(client: TestClient, body: dict, status: int, words: list[str]) -> None:
+    assert_error(client.post("/packs", json=body), status, *words)
+
+
+def test_malformed_json_is_422(client: TestClient) -> None:
+    response = client.post("/packs", content=b'{"set": "afr",', headers={"content-type": "application/json"})
+    assert_error(response, 422, "json")
+
+
+def test_body_size_limit(client: TestClient) -> None:
+    big = b'{"set": "afr", "pad": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    assert_error(client.post("/packs", content=big, headers={"content-type": "application/json"}), 413, "larger")
+
+    def chunks():  # no Content-Length: the limit still holds
+        yield big[: len(big) // 2]
+        yield big[len(big) // 2 :]
+
+    response = client.post("/packs", content=chunks(), headers={"content-type": "application/json"})
+    assert_error(response, 413, str(MAX_BODY_BYTES))
+
+
+def test_concurrent_requests_match_sequential_ones(client: TestClient) -> None:
+    seeds = list(range(100, 116))
+    sequential = {s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text for s in seeds}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        texts = list(pool.map(lambda s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text, seeds))
+    assert texts == [sequential[s] for s in seeds]
+
+
+# --- POST /deal, POST /validate, GET /sheet -------------------------------------------------
+
+DEAL = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 2}
+
+
+def test_deal_equals_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
+    response = client.post("/deal", json=DEAL)
+    assert response.status_code == 200, response.text
+    expected = cli(real_db, "deal", "roll-for-initiative", "--players", "4", "--set", "afr", "--seed", "2", "--format", "json")
+    assert response.text == expected
+    setup = response.json()
+    assert (setup["minigame"], setup["players"], setup["seed"]) == ("roll-for-initiative", 4, 2)
+    owners = {z["owner"] for z in setup["zones"] if z["owner"]}
+    assert owners == {f"player-{i}" for i in range(1, 5)}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({**DEAL, "minigame": "tiddlywinks"}, 404, ["tiddlywinks"]),
+        ({**DEAL, "set": "zzq"}, 404, ["zzq"]),
+        ({**DEAL, "players": 0}, 422, ["players"]),
+        ({**DEAL, "players": MAX_PLAYERS + 1}, 422, ["players"]),
+        ({**DEAL, "players": 1}, 422, ["player"]),  # below the game's own minimum
+        ({"players": 4}, 422, ["minigame"]),
+        ({**DEAL, "strict_backs": "maybe"}, 422, ["strict_backs"]),
+    ],
+)
+def test_deal_bad_input(client: TestClient, body: dict, status: int, words: list[str]) -> None:
+    assert_error(client.post("/deal", json=body), status, *words)
+
+
+def test_validate_a_dealt_setup_and_a_tampered_one(client: TestClient, con) -> None:
+    from boosterkit.minigames import validate_setup
+
+    setup = client.post("/deal", json=DEAL).json()
+    assert client.post("/validate", json=setup).json() == {"valid": True, "violations": []}
+    tampered = json.loads(json.dumps(setup))
+    hands = [z for z in tampered["zones"] if z["owner"]]
+    hands[1]["cards"].append(hands[0]["cards"].pop())  # one player gets another's card
+    response = client.post("/validate", json=tampered)
+    assert response.status_code == 200
+    result = response.json()
+    assert result["valid"] is False and result["violations"]
+    assert result == validate_setup(con, tampered).to_dict()
+
+
+@pytest.mark.parametrize("payload", [[1, 2, 3], "setup", {"players": "none"}])
+def test_validate_wrong_shape_is_4xx(client: TestClient, payload: Any) -> None:
+    response = client.post("/validate", json=payload)
+    assert 400 <= response.status_code < 500, response.text
+    assert response.json()["error"]
+
+
+def test_sheet_equals_the_cli_html(client: TestClient, real_db: Path) -> None:
+    response = client.get("/sheet", params=DEAL)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    expected = cli(real_db, "deal", "roll-for-initiative", "--players", "4", "--set", "afr", "--seed", "2", "--format", "html")
+    assert response.text.strip() == expected.strip()
+    setup = client.post("/deal", json=DEAL).json()
+    some_card = next(c["name"] for c in _all_cards(setup) if c.get("name"))
+    assert some_card in response.text
+
+
+def _all_cards(obj: Any) -> list[dict]:
+    if isinstance(obj, dict):
+        found = [obj] if "uid" in obj else []
+        return found + [c for v in obj.values() for c in _all_cards(v)]
+    if isinstance(obj, list):
+        return [c for v in obj for c in _all_cards(v)]
+    return []
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "words"),
+    [
+        ({"players": 4}, 422, ["minigame"]),
+        ({"minigame": "base-race", "players": "two"}, 422, ["players"]),
+        ({"minigame": "base-race", "players": 0}, 422, ["players"]),
+        ({"minigame": "nosuchgame", "players": 2}, 404, ["nosuchgame"]),
+        ({"minigame": "base-race", "players": 2, "seed": -5}, 422, ["seed"]),
+    ],
+)
+def test_sheet_bad_input(client: TestClient, params: dict, status: int, words: list[str]) -> None:
+    assert_error(client.get("/sheet", params=params), status, *words)
+
+
+# --- the page, static files, OpenAPI, unknown routes ----------------------------------------
+
+
+def test_organizer_page_and_its_files(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert 'id="deal-form"' in page.text and "/static/page.js" in page.text
+    assert not re.search(r'(src|href)="(https?:)?//', page.text)  # nothing from a CDN
+    js = client.get("/static/page.js")
+    css = client.get("/static/page.css")
+    assert js.status_code == css.status_code == 200
+    assert "/sheet?" in js.text and "@media print" in css.text
+
+
+def test_openapi_lists_every_route(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert set(paths) >= {"/health", "/sets", "/sets/{code}/products", "/packs", "/minigames", "/deal", "/validate", "/sheet"}
+    assert client.get("/docs").status_code == 200
+
+
+def test_unknown_route_and_method(client: TestClient) -> None:
+    assert_error(client.get("/pack"), 404, "/pack")
+    assert_error(client.get("/packs"), 405, "GET")
+
+
+# --- a sync in another process ---------------------------------------------------------------
+
+
+def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(real_db, path)
+    code = textwrap.dedent(
+        f"""
+        import time
+        from boosterkit.pipeline import db
+        con = db.connect({str(path)!r})
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM sync_runs")
+        print("locked", flush=True)
+        time.sleep(2.5)
+        con.execute("ROLLBACK")
+        con.close()
+        """
+    )
+    writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    with TestClient(create_app(path, busy_timeout=0.3)) as client:
+        try:
+            assert writer.stdout.readline().strip() == "locked"
+            response = client.post("/packs", json={"set": "afr", "seed": 1})
+            assert_error(response, 503, "busy", "sync")
+            assert response.headers["retry-after"].isdigit()
+            assert client.get("/").status_code == 200  # the page itself needs no database
+        finally:
+            writer.wait(timeout=20)
+        assert client.post("/packs", json={"set": "afr", "seed": 1}).status_code == 200
+
+
+def test_missing_database_is_503_with_the_path(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path / "absent.duckdb")) as client:
+        assert_error(client.get("/sets"), 503, "absent.duckdb", "sync")
+        assert client.get("/minigames").status_code == 200
+
+
+def test_library_value_is_the_response(client: TestClient, real_db: Path) -> None:
+    from boosterkit.generator import open_packs
+
+    packs = open_packs("mh2", count=2, seed=5, db=real_db)
+    assert client.post("/packs", json={"set": "mh2", "count": 2, "seed": 5}).text == to_json(packs) + "\n"
