@@ -1,0 +1,150 @@
+"""Pack generation speed for AFR draft and set boosters, against a naive baseline.
+
+Builds a database from the shared MTGJSON AFR files and the magic-sealed-data export in a
+temporary folder, then, for each product, in the same run:
+
+- in-process: ``open_packs(…, db=con)`` (product resolution included) returning ``Pack``
+  objects; also the same packs turned into JSON-ready dicts (``to_dict``) and with every
+  ``Item`` dataclass materialised, so the cost of each layer is visible;
+- the baseline: a naive generator drawing the same variants, sheets and extra slots with
+  ``random.choices`` (precomputed cumulative weights, redraw on in-sheet duplicates) per
+  pack, producing one tuple per card;
+- the command: ``boosterkit open afr -p KIND -n N --format jsonl > /dev/null`` (process
+  start-up included).
+
+Targets (issue 4): >= 50,000 packs/s in-process on one core and >= 3x the baseline.
+Exit status 1 when a target is missed.
+
+    .venv/bin/python bench/generate.py [--packs 200000] [--cli-packs 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from itertools import accumulate
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "scryfall"
+BIN = Path(sys.executable).with_name("boosterkit")
+TARGET_PPS, TARGET_RATIO = 50_000, 3.0
+
+
+def build_db(folder: Path) -> Path:
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.collation import import_collation
+    from boosterkit.pipeline.mtgjson import import_mtgjson
+
+    path = folder / "bench.duckdb"
+    con = db.connect(path)
+    import_mtgjson(con, [SHARED / "mtgjson" / f"{c}.json" for c in ("AFR", "MAFR")])
+    import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
+    con.close()
+    return path
+
+
+def naive_packs(product, n: int, seed: int) -> list[list[tuple]]:
+    """The baseline: ``random.choices`` per slot per pack, same structure as the engine."""
+    rnd = random.Random(seed)
+    variants = list(product.variants)
+    vcum = list(accumulate(v.weight for v in variants))
+    sheets = {
+        name: (s.cards, list(accumulate(s.weights)), s.foil, s.allow_duplicates)
+        for name, s in product.sheets.items()
+    }
+    extras = [
+        (e, list(accumulate(o.weight for o in e.options)), set(e.unless_sheets))
+        for e in product.extras
+    ]
+    packs = []
+    for _ in range(n):
+        v = rnd.choices(variants, cum_weights=vcum)[0]
+        drawn = {s for s, c in v.slots if c}
+        pack: list[tuple] = []
+        for e, cum, unless in extras:
+            if e.position == "first" and not drawn & unless:
+                opt = rnd.choices(e.options, cum_weights=cum)[0]
+                pack.append((rnd.choice(opt.cards) if opt.cards else None, False, e.name))
+        for name, count in v.slots:
+            cards, cum, foil, dup = sheets[name]
+            got: list = []
+            while len(got) < count:
+                c = rnd.choices(cards, cum_weights=cum)[0]
+                if dup or c not in got or len(got) >= len(cards):
+                    got.append(c)
+            pack += [(c, foil, name) for c in got]
+        for e, cum, unless in extras:
+            if e.position == "last" and not drawn & unless:
+                opt = rnd.choices(e.options, cum_weights=cum)[0]
+                pack.append((rnd.choice(opt.cards) if opt.cards else None, False, e.name))
+        packs.append(pack)
+    return packs
+
+
+def _drain(it) -> None:
+    for _ in it:
+        pass
+
+
+def rate(n: int, fn) -> tuple[float, object]:
+    t = time.perf_counter()
+    out = fn()
+    return n / (time.perf_counter() - t), out
+
+
+def bench_product(db_path: Path, kind: str, n: int, cli_n: int) -> dict[str, float]:
+    from boosterkit.generator import iter_packs, load_product, open_packs
+    from boosterkit.pipeline import db
+
+    con = db.connect(db_path, read_only=True)
+    product = load_product("afr", kind, con)
+    open_packs("afr", kind, 1000, 1, db=con)  # warm-up (imports, caches)
+    lib, _ = rate(n, lambda: open_packs("afr", kind, n, 1, db=con))
+    # Dicts and Items are consumed as they stream (keeping millions alive measures the GC).
+    dicts, _ = rate(n, lambda: _drain(p.to_dict() for p in iter_packs("afr", kind, n, 2, db=con)))
+    items, _ = rate(n, lambda: _drain(p.items for p in iter_packs("afr", kind, n, 3, db=con)))
+    base, _ = rate(n // 4, lambda: naive_packs(product, n // 4, 1))
+    con.close()
+    t = time.perf_counter()
+    with open(os.devnull, "w") as null:
+        subprocess.run(
+            [str(BIN), "--db", str(db_path), "open", "afr", "-p", kind, "-n", str(cli_n),
+             "--seed", "1", "--format", "jsonl"],
+            stdout=null, check=True,
+        )  # fmt: skip
+    cli = cli_n / (time.perf_counter() - t)
+    return {"library": lib, "to_dict": dicts, "items": items, "baseline": base, "cli": cli}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--packs", type=int, default=100_000)
+    ap.add_argument("--cli-packs", type=int, default=100_000)
+    args = ap.parse_args()
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = build_db(Path(tmp))
+        print(
+            f"AFR, {args.packs:,} packs in-process, {args.cli_packs:,} through the command; packs/s:"
+        )
+        print(f"{'product':8} {'open_packs':>11} {'+to_dict':>10} {'+Items':>10} {'baseline':>10} "
+              f"{'command':>10} {'lib/base':>9} {'cmd/base':>9}")  # fmt: skip
+        for kind in ("draft", "set"):
+            r = bench_product(db_path, kind, args.packs, args.cli_packs)
+            ratio, cli_ratio = r["library"] / r["baseline"], r["cli"] / r["baseline"]
+            print(f"{kind:8} {r['library']:>11,.0f} {r['to_dict']:>10,.0f} {r['items']:>10,.0f} "
+                  f"{r['baseline']:>10,.0f} {r['cli']:>10,.0f} {ratio:>8.1f}x {cli_ratio:>8.1f}x")  # fmt: skip
+            ok &= r["library"] >= TARGET_PPS and ratio >= TARGET_RATIO
+    print(f"targets: >= {TARGET_PPS:,} packs/s in-process and >= {TARGET_RATIO:.0f}x the baseline: "
+          f"{'met' if ok else 'MISSED'}")  # fmt: skip
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
