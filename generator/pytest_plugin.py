@@ -1,1 +1,79 @@
-"""pytest plugin (entry point ``pytest11``): ``booster_pack`` / ``booster_packs`` fixtures."""
+"""pytest plugin (entry point ``pytest11``): ``booster_pack`` / ``booster_packs`` fixtures.
+
+Installed with boosterkit, so any test suite can ask for realistic, seeded packs::
+
+    def test_deck_builder(booster_pack):
+        pack = booster_pack("afr", product="set", seed=1)
+        assert len(pack.items) == 14
+
+The database is ``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else boosterkit's default
+location. Without a database the tests that use these fixtures are skipped with the reason
+(``--boosterkit-require-db`` turns that into an error, e.g. in CI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from boosterkit.generator.model import Pack
+
+PackFactory = Callable[..., Pack]
+PacksFactory = Callable[..., list[Pack]]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("boosterkit", "boosterkit booster fixtures")
+    group.addoption(
+        "--boosterkit-db",
+        default=None,
+        metavar="PATH",
+        help="boosterkit database for booster_pack/booster_packs (default: $BOOSTERKIT_DB).",
+    )
+    group.addoption(
+        "--boosterkit-require-db",
+        action="store_true",
+        help="Fail, rather than skip, tests using booster fixtures when there is no database.",
+    )
+
+
+@pytest.fixture(scope="session")
+def boosterkit_db(pytestconfig: pytest.Config) -> Path:
+    """Path of the database the booster fixtures read (skips when there is none)."""
+    from boosterkit import config
+
+    path = config.db_path(pytestconfig.getoption("boosterkit_db"))
+    if not path.exists():
+        message = (
+            f"no boosterkit database at {path}: build one with `boosterkit sync` and pass "
+            "--boosterkit-db PATH or set BOOSTERKIT_DB"
+        )
+        if pytestconfig.getoption("boosterkit_require_db"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture
+def booster_packs(boosterkit_db: Path) -> PacksFactory:
+    """Factory: ``booster_packs("afr", product="draft", count=8, seed=1)`` -> list of packs."""
+    from boosterkit.generator import open_packs
+
+    def make(
+        set_code: str, product: str | None = None, count: int = 1, seed: int = 0
+    ) -> list[Pack]:
+        return open_packs(set_code, product=product, count=count, seed=seed, db=boosterkit_db)
+
+    return make
+
+
+@pytest.fixture
+def booster_pack(booster_packs: PacksFactory) -> PackFactory:
+    """Factory: ``booster_pack("afr", product="set", seed=1)`` -> one pack (pack 1 of the seed)."""
+
+    def make(set_code: str, product: str | None = None, seed: int = 0) -> Pack:
+        return booster_packs(set_code, product=product, count=1, seed=seed)[0]
+
+    return make
