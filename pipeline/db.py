@@ -175,6 +175,8 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         raise DatabaseError(f"{path}: cannot open database: {exc}") from exc
+    # DuckDB draws a progress bar on stdout for long queries: it would corrupt --json output.
+    con.execute("SET enable_progress_bar = false")
     version = schema_version(con)
     if version > SCHEMA_VERSION:
         con.close()

@@ -121,12 +121,13 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
     names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
     select = ", ".join(list(RAW_COLUMNS) + list(DERIVED_COLUMNS))
-    updates = ", ".join(f"{c} = excluded.{c}" for c in names if c != "id")
+    # Upsert as delete + insert: every column is replaced anyway, and DuckDB's
+    # ON CONFLICT DO UPDATE is ~10x slower on a bulk file's 100,000 existing ids.
+    con.execute("DELETE FROM cards WHERE id IN (SELECT id FROM stage_derived)")
     con.execute(
         f"""
         INSERT INTO cards ({", ".join(names)})
         SELECT {select}, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM stage_derived
-        ON CONFLICT (id) DO UPDATE SET {updates}
         """
     )
     con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_derived)")
