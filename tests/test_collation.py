@@ -155,3 +155,18 @@ def test_cli_json_equals_library(tmp_path):
     assert proc.stderr.startswith("imported 329 products")
     con = db.connect(":memory:")
     assert json.loads(proc.stdout) == import_collation(con, path)
+
+
+def test_cached_export_replays_on_rebuild(db_file, tmp_path):
+    from boosterkit.pipeline.rebuild import rebuild
+
+    cache = tmp_path / "cache"
+    con = db.connect(db_file)
+    import_mtgjson(con, [shared_path("mtgjson", "AFR.json")], cache=cache)
+    import_collation(con, shared_path("boosters", "sealed_basic_data.json"), cache=cache)
+    query = ("SELECT count(*), count(card_id), sum(weight) FROM sheet_cards sc JOIN products p "
+             "ON p.code = sc.product_code WHERE p.source = 'sealed-data'")
+    before = con.execute(query).fetchone()
+    rebuild(con, cache)
+    assert con.execute(query).fetchone() == before
+    con.close()

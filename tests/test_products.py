@@ -245,3 +245,16 @@ def test_cli_unknown_set(real_db):
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "nope"],
         capture_output=True, text=True, check=False)
     assert proc.returncode == 1 and proc.stderr.startswith("boosterkit: error: set 'nope'")
+
+
+def test_minigame_dropped_only_when_the_set_list_proves_it_absent():
+    import datetime as dt
+
+    rules = ex.load_nonmagic()
+    rule = rules.rule_for("set", dt.date(2023, 9, 8))
+    variants = [(1, (("common", 1),))]
+    kept = ex.compile_extras(rule, "woe", variants, {"common": {"woe"}}, {}, set(), "all_packs")
+    dropped = ex.compile_extras(rule, "woe", variants, {"common": {"woe"}}, {}, {"mwoe"}, "all_packs")
+    assert [o.kind for o in kept[1].options] == ["minigame", "token", "ad"]
+    assert [o.kind for o in dropped[1].options] == ["token", "ad"]
+    assert [o.weight for o in dropped[1].options] == [9, 1]
