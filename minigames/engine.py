@@ -477,8 +477,9 @@ def build_setup(
     s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     for step in spec.steps:
         _OPS[step["op"]](s, step)
-        if step.get("note") and step["op"] not in ("remove",):
-            s.notes.append(step["note"][0].upper() + step["note"][1:] + ".")
+        if step.get("note"):
+            where = f"{step['zone']}: " if "zone" in step else ""
+            s.notes.append(f"{where}{step['note']}.")
     for key, pool in s.pools.items():
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)

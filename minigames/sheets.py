@@ -22,7 +22,7 @@ _PRIVATE = ("hand", "selected")
 
 def _mark(item: Item) -> str:
     """``R · WU · foil`` — rarity, colours and finish, plus what kind of object it is."""
-    parts = [_RARITY.get(item.rarity or "", "-")]
+    parts = [item.rarity or "no rarity"]
     if item.kind == "card":
         parts.append("".join(item.colors) or "colourless")
     else:
@@ -87,8 +87,8 @@ def render_text(setup: Setup) -> str:
     for zone in setup.zones:
         shape = f", {zone.cols} x {zone.rows} grid" if zone.kind == "grid" else ""
         owner = f" (private to {zone.owner})" if zone.kind in _PRIVATE and zone.owner else ""
-        out += ["", f"{zone.name} — {zone.kind.replace('_', ' ')}, {len(zone.cards)} cards"
-                    f"{shape}{owner}"]
+        kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
+        out += ["", f"{zone.name} — {kind}{len(zone.cards)} cards{shape}{owner}"]
         if zone.kind == "grid":
             out += ["  " + line for line in _text_grid(zone)]
         else:

@@ -1,0 +1,167 @@
+"""``boosterkit minigames``, ``deal`` and ``validate``: JSON equals the library, exit codes,
+sheets (text snapshots; set BOOSTERKIT_UPDATE_SNAPSHOTS=1 to rewrite them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from boosterkit.cli.render import to_json
+from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
+from boosterkit.pipeline import db
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    """``main()`` in-process, as the console script runs it: (exit code, stdout, stderr)."""
+    from boosterkit.cli.app import main
+
+    old = sys.argv
+    sys.argv = ["boosterkit", *args]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+@pytest.fixture(scope="module")
+def con(real_db: Path):
+    c = db.connect(real_db, read_only=True)
+    yield c
+    c.close()
+
+
+def test_minigames_json_equals_the_library(capsys) -> None:
+    code, out, _ = run(capsys, "minigames", "--json")
+    assert code == 0 and json.loads(out) == list_minigames() and out == to_json(list_minigames()) + "\n"
+    code, out, _ = run(capsys, "minigames")
+    assert code == 0 and len(out.splitlines()) == 2 + 27
+    assert re.search(r"roll-for-initiative\s+Roll for Initiative\s+2\+\s+1, \+1 at 5\+ players", out)
+
+
+def test_deal_json_equals_the_library_and_open(capsys, con, real_db: Path) -> None:
+    args = ["--db", str(real_db), "deal", "roll-for-initiative", "--players", "5", "--set",
+            "afr", "--seed", "2", "--format", "json"]
+    code, out, err = run(capsys, *args)
+    lib = deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict()
+    assert code == 0 and err == ""
+    assert out == to_json(lib) + "\n"
+    # The packs are exactly what `boosterkit open` gives for the same set, product and seed.
+    code, opened, _ = run(capsys, "--db", str(real_db), "open", "afr", "--product", lib["product"],
+                          "-n", "2", "--seed", "2", "--format", "json")
+    assert code == 0 and json.loads(opened) == lib["packs"]
+
+
+def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, real_db: Path) -> None:
+    target = tmp_path / "setup.json"
+    code, out, err = run(capsys, "--db", str(real_db), "deal", "booster-blitz", "--players", "2",
+                         "--set", "znr", "--format", "json", "-o", str(target))
+    seed = int(re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)\n", err).group(1))
+    assert code == 0 and out == ""
+    data = json.loads(target.read_text())
+    assert data["seed"] == seed == data["packs"][0]["seed"]
+    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(target))
+    assert code == 0 and out == f"{target}: valid booster-blitz setup for 2 players\n"
+
+
+def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path) -> None:
+    data = deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict()
+    data["zones"][1]["cards"].append(data["zones"][2]["cards"].pop())  # a moved card
+    bad = tmp_path / "moved.json"
+    bad.write_text(json.dumps(data))
+    code, out, err = run(capsys, "--db", str(real_db), "validate", str(bad))
+    lines = out.splitlines()
+    magic = sum(1 for p in data["packs"] for i in p["items"]
+                if i["kind"] == "card" or i["magic_back"])
+    assert code == 1 and err == ""
+    assert lines[0] == f"{bad}: 2 rule violation(s)"
+    assert lines[1:] == [
+        f"  [zone-count] zone 'player-1 hand': 5 cards; the rules give 4 (equal shares of "
+        f"{magic} cards for 5 players)",
+        f"  [zone-count] zone 'player-2 hand': 3 cards; the rules give 4 (equal shares of "
+        f"{magic} cards for 5 players)",
+    ]
+    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(bad), "--json")
+    assert code == 1 and json.loads(out) == validate_setup(con, data).to_dict()
+    assert json.loads(out)["valid"] is False
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "cannot read"),
+        (b"", "not valid JSON (line 1, column 1"),
+        (b'{"minigame": "roll-for-initiative", "players": 5', "not valid JSON"),
+        (b"[1, 2, 3]", "setup: expected a JSON object, got list"),
+        (b'{"minigame": "roll-for-initiative"}', "setup.players: missing"),
+    ],
+)
+def test_garbage_files_exit_2_with_one_line(capsys, tmp_path: Path, real_db: Path,
+                                            content: bytes, message: str) -> None:
+    f = tmp_path / "garbage.json"
+    f.write_bytes(content)
+    code, out, err = run(capsys, "--db", str(real_db), "validate", str(f))
+    assert code == 2 and out == ""
+    assert err.startswith("boosterkit: error: ") and message in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
+    base = ["--db", str(real_db), "deal"]
+    cases = [
+        (["demons-due", "--players", "3"], 1, "Demon's Due: the setup is unknown"),
+        (["roil-royale", "--players", "1", "--set", "znr"], 2, "Roil Royale is for 2–6 players"),
+        (["mimic-match", "--players", "2", "--set", "xyz"], 1, "xyz"),
+        (["vampire-wedding-planner", "--players", "2"], 1, "printed for vow"),
+    ]
+    for args, want, message in cases:
+        code, out, err = run(capsys, *base, *args, "--seed", "1")
+        assert code == want and out == "", (args, err)
+        assert len(err.splitlines()) == 1 and message in err, err
+
+
+def _snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("BOOSTERKIT_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed; rerun with " \
+        "BOOSTERKIT_UPDATE_SNAPSHOTS=1 if intended"
+
+
+def test_text_sheet_snapshots(capsys, con, real_db: Path) -> None:
+    code, out, _ = run(capsys, "--db", str(real_db), "deal", "roll-for-initiative", "--players",
+                       "5", "--set", "afr", "--seed", "2")
+    assert code == 0
+    assert out == render_sheet(deal(con, "roll-for-initiative", 5, "afr", seed=2), "text")
+    _snapshot("roll-for-initiative-afr-5p-seed2.txt", out)
+    mimic = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "text")
+    _snapshot("mimic-match-afr-3p-seed7.txt", mimic)
+    grid = [line for line in mimic.splitlines() if line.startswith("  |")]
+    assert len(grid) == 4 and all(line.count("|") == 5 for line in grid)
+
+
+def test_markdown_and_html_sheets(con) -> None:
+    setup = deal(con, "roll-for-initiative", 5, "afr", seed=2)
+    md = render_sheet(setup, "md")
+    assert md.startswith("# Roll for Initiative — setup sheet")
+    for p, v in setup.rolls.items():
+        assert f"- {p}: **{v}**" in md
+    page = render_sheet(setup, "html")
+    assert page.startswith("<!DOCTYPE html>") and "@page" in page
+    assert page.count('<section class="private">') == 5  # one page per private hand
+    assert "break-before: page" in page
+    assert not re.search(r"(src|href)=|url\(|@import", page)  # no external assets
+    card = setup.zone("player-1 hand").cards[0]
+    assert f'class="r r-{card.rarity[0].upper()}"' in page
+    grid_page = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "html")
+    assert grid_page.count("<tr>") == 4 and grid_page.count("<td>") == 16
