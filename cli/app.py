@@ -53,28 +53,15 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console entry point: run the app, turning user errors into one line and an exit code."""
+    """Console entry point: typer handles usage errors; user errors become one line."""
     try:
-        rv = app(standalone_mode=False)
+        app()  # standalone mode: usage errors print a short message and exit 2
     except BoosterkitError as exc:
         typer.echo(f"boosterkit: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("Aborted.", err=True)
-        sys.exit(130)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)
         sys.exit(130)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
-    sys.exit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":
