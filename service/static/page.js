@@ -85,14 +85,17 @@ function showSheet(html) {
   const host = $("sheet");
   const root = host.shadowRoot || host.attachShadow({ mode: "open" });
   root.replaceChildren();
-  for (const style of doc.querySelectorAll("style, link[rel=stylesheet]")) {
-    root.append(document.importNode(style, true));
+  for (const style of doc.querySelectorAll("style")) {
+    const scoped = document.createElement("style");
+    // In a shadow root there is no <body>: the sheet's body rule styles the host instead.
+    scoped.textContent = style.textContent.replace(/(^|[}\s,])body(?=\s*[{,])/g, "$1:host");
+    root.append(scoped);
   }
   const body = document.createElement("div");
   body.className = "sheet-body";
   body.append(...[...doc.body.childNodes].map((n) => document.importNode(n, true)));
   root.append(body);
-  host.dataset.url = sheetURL();
+  host.hidden = false;
 }
 
 async function dealSheet(event) {
