@@ -149,7 +149,8 @@ class _Checker:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 (safe loader)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except yaml.YAMLError as exc:
