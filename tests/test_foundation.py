@@ -114,3 +114,11 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
     assert "boosterkit/pipeline/db.py" in names
     assert "boosterkit/cli/app.py" in names
     assert "boosterkit/generator/model.py" in names
+    # every package in the source tree is in the wheel (a subpackage missing from
+    # pyproject's explicit list would only show in a non-editable install)
+    for init in ROOT.glob("*/**/__init__.py"):
+        rel = init.relative_to(ROOT)
+        if rel.parts[0] in {"pipeline", "generator", "cli", "data", "minigames", "service"}:
+            assert f"boosterkit/{rel.as_posix()}" in names, rel
+    assert "boosterkit/data/boosters/nonmagic.yaml" in names
+    assert any(n.startswith("boosterkit/data/minigames/") and n.endswith(".yaml") for n in names)
