@@ -1,0 +1,104 @@
+"""Minigame setup speed: deal, validate and render, against opening the same packs alone.
+
+Builds a database from the shared MTGJSON AFR/MAFR files and the magic-sealed-data export in
+a temporary folder, then for a few games, in the same run:
+
+- baseline: ``open_packs(set, product, count, seed, db=con)`` — the packs a setup needs;
+- ``deal(con, game, players, …)`` — the same packs plus the setup, end to end;
+- ``engine.build_setup`` alone over packs opened beforehand (the engine's own cost);
+- ``validate_setup(con, setup.to_dict())`` — database look-ups plus a replay of the steps;
+- ``render_sheet(setup, "html")``.
+
+Prints median milliseconds per setup. Targets: the engine under 10 ms and validation under
+50 ms per setup (opening the packs, the generator's part, is the baseline they compare to).
+Exit status 1 when a target is missed.
+
+    .venv/bin/python bench/minigames.py [--rounds 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "scryfall"
+TARGET_ENGINE_MS, TARGET_VALIDATE_MS = 10.0, 50.0
+CASES = [("roll-for-initiative", 5), ("mimic-match", 4), ("mini-master", 2),
+         ("urzas-blueprints", 8), ("base-race", 2)]
+
+
+def build_db(folder: Path) -> Path:
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.collation import import_collation
+    from boosterkit.pipeline.mtgjson import import_mtgjson
+
+    path = folder / "bench.duckdb"
+    con = db.connect(path)
+    import_mtgjson(con, [SHARED / "mtgjson" / f"{c}.json" for c in ("AFR", "MAFR")])
+    import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
+    con.close()
+    return path
+
+
+def timed(fn, rounds: int) -> float:
+    """Median milliseconds of ``fn(seed)`` over ``rounds`` seeds."""
+    times = []
+    for seed in range(1, rounds + 1):
+        t = time.perf_counter()
+        fn(seed)
+        times.append((time.perf_counter() - t) * 1000)
+    return sorted(times)[len(times) // 2]
+
+
+def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
+    """Median ms of each stage for ``game`` at ``players`` on AFR, seeds 1..rounds."""
+    from boosterkit.generator import open_packs
+    from boosterkit.minigames import deal, render_sheet, validate_setup
+    from boosterkit.minigames.catalog import get_minigame
+    from boosterkit.minigames.engine import build_setup
+
+    spec = get_minigame(game)
+    n, product = spec.pack_count(players), spec.product
+    seeds = range(1, rounds + 1)
+    opened = {s: open_packs("afr", product, n, s, db=con) for s in seeds}
+    setups = {s: deal(con, game, players, "afr", seed=s).to_dict() for s in seeds}
+    one = deal(con, game, players, "afr", seed=1)
+    return {
+        "packs": n,
+        "open": timed(lambda s: open_packs("afr", product, n, s, db=con), rounds),
+        "deal": timed(lambda s: deal(con, game, players, "afr", seed=s), rounds),
+        "engine": timed(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
+                                              product=product), rounds),
+        "validate": timed(lambda s: validate_setup(con, setups[s]), rounds),
+        "html": timed(lambda s: render_sheet(one, "html"), rounds),
+    }
+
+
+def main() -> int:
+    from boosterkit.pipeline import db
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=40)
+    args = ap.parse_args()
+    missed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        con = db.connect(build_db(Path(tmp)), read_only=True)
+        print(f"{'game':<22} {'players':>7} {'packs':>5} {'open ms':>8} {'deal ms':>8} "
+              f"{'engine ms':>9} {'validate ms':>11} {'html ms':>8}")
+        for game, players in CASES:
+            m = measure(con, game, players, args.rounds)
+            print(f"{game:<22} {players:>7} {m['packs']:>5} {m['open']:>8.2f} {m['deal']:>8.2f} "
+                  f"{m['engine']:>9.2f} {m['validate']:>11.2f} {m['html']:>8.2f}")
+            missed |= m["engine"] > TARGET_ENGINE_MS or m["validate"] > TARGET_VALIDATE_MS
+        con.close()
+    print(f"targets: engine under {TARGET_ENGINE_MS:.0f} ms, validate under "
+          f"{TARGET_VALIDATE_MS:.0f} ms (medians): " + ("MISSED" if missed else "met"))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
