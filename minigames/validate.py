@@ -49,8 +49,9 @@ class Validation:
         return {"valid": self.valid, "violations": [v.to_dict() for v in self.violations]}
 
 
-_TOP = {"minigame": str, "players": int, "set": str, "seed": int, "packs": list,
-        "zones": list, "rolls": dict}
+_TOP = {"minigame": str, "players": int, "packs": list, "zones": list}
+#: Optional keys: a setup dealt by hand may leave them out (seed 0, no rolls).
+_OPTIONAL = {"set": str, "seed": int, "rolls": dict, "strict_backs": bool}
 _ITEM_KEYS = ("uid",)
 
 
@@ -67,6 +68,11 @@ def check_shape(data: Any) -> None:
             raise _malformed(f"setup.{key}", "missing")
         if not isinstance(data[key], typ) or isinstance(data[key], bool):
             raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {data[key]!r:.40}")
+    for key, typ in _OPTIONAL.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, typ)
+                                  or (isinstance(value, bool) and typ is not bool)):
+            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {value!r:.40}")
     for i, pack in enumerate(data["packs"]):
         if not isinstance(pack, dict) or not isinstance(pack.get("items"), list):
             raise _malformed(f"setup.packs[{i}]", "expected an object with an items list")
@@ -196,7 +202,8 @@ def validate_setup(con: Connection, data: Any) -> Validation:
         return Validation(c.out)
     first = data.get("first_player")
     try:
-        expected = build_setup(spec, packs, players, data["seed"], set_code=data["set"],
+        expected = build_setup(spec, packs, players, data.get("seed") or 0,
+                               set_code=data.get("set") or "",
                                product=data.get("product"), strict_backs=c.strict,
                                first=first if isinstance(first, str) else None)
     except BoosterkitError as exc:
@@ -287,7 +294,7 @@ def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dic
 
 
 def _check_rolls(c: _Check, exp: Setup) -> None:
-    rolls, first = c.data["rolls"], c.data.get("first_player")
+    rolls, first = c.data.get("rolls") or {}, c.data.get("first_player")
     roll_step = next((s for s in c.spec.steps or [] if s["op"] == "roll"), None)
     players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
     if roll_step is None:

@@ -200,3 +200,20 @@ def test_unknown_card_and_zone(con, rfi: dict) -> None:
 def test_malformed_input_is_an_input_error(con, data, message: str) -> None:
     with pytest.raises(InputError, match=message):
         validate_setup(con, data)
+
+
+def test_a_setup_dealt_by_hand_with_only_ids_validates(con) -> None:
+    """Organizers may write a setup by hand: uids and card_ids, no seed, no flags."""
+    full = deal(con, "strictly-better", 4, "khm", seed=12).to_dict()
+
+    def slim(items: list[dict]) -> list[dict]:
+        return [{"uid": i["uid"], "card_id": i["card_id"], "kind": i["kind"]} for i in items]
+
+    data = {
+        "minigame": "strictly-better", "players": 4, "first_player": "player-2",
+        "packs": [{"items": slim(p["items"])} for p in full["packs"]],
+        "zones": [{**z, "cards": slim(z["cards"])} for z in full["zones"]],
+    }
+    assert validate_setup(con, data).valid
+    data["zones"][1]["cards"].append(data["zones"][0]["cards"].pop())  # an ad into a hand
+    assert {v.rule for v in validate_setup(con, data).violations} >= {"card-not-allowed"}
