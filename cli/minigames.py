@@ -89,7 +89,10 @@ def register(app: typer.Typer) -> None:
             con.close()
         if seed is None:
             render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-        out = render.open_output(output)
+        try:
+            out = render.open_output(output)
+        except OSError as exc:
+            raise InputError(f"-o {output}: cannot write: {exc.strerror or exc}") from exc
         try:
             if fmt is SheetFormat.json:
                 render.emit(setup.to_dict(), render.Format.json, out=out)

@@ -122,6 +122,8 @@ def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
         (["roil-royale", "--players", "1", "--set", "znr"], 2, "Roil Royale is for 2–6 players"),
         (["mimic-match", "--players", "2", "--set", "xyz"], 1, "xyz"),
         (["vampire-wedding-planner", "--players", "2"], 1, "printed for vow"),
+        (["roll-for-initiative", "--players", "3", "--set", "afr", "-o",
+          "/nonexistent-dir/sheet.txt"], 2, "-o /nonexistent-dir/sheet.txt: cannot write"),
     ]
     for args, want, message in cases:
         code, out, err = run(capsys, *base, *args, "--seed", "1")
