@@ -114,26 +114,34 @@ def _stage_raw(con: Connection, path: Path, shape: Shape) -> None:
         raise _duck_error(path, exc) from None
 
 
-def _position(con: Connection, rowid: int) -> int:
-    """The 1-based position in the file of the staged object ``rowid`` (rowids have gaps)."""
-    return int(con.execute("SELECT count(*) FROM stage_raw WHERE rowid <= ?", [rowid]).fetchone()[0])
-
-
-def _check_cards(con: Connection, path: Path) -> None:
+def _check_cards(con: Connection, path: Path, new: str) -> None:
+    """Every staged object of this file is a card with the required fields."""
+    required = {"id": "id", "name": "name", "set": "_set", "collector_number": "collector_number"}
     bad = con.execute(
-        "SELECT rowid, object, " + ", ".join(transform.REQUIRED_CARD_FIELDS)
-        + " FROM stage_raw WHERE object IS DISTINCT FROM 'card' OR "
-        + " OR ".join(f"{c} IS NULL" for c in transform.REQUIRED_CARD_FIELDS)
-        + " ORDER BY rowid LIMIT 1"
+        f"SELECT rowid, _object, {', '.join(required.values())} {new} AND "
+        f"(_object IS DISTINCT FROM 'card' OR {' OR '.join(f'{c} IS NULL' for c in required.values())}) "
+        "ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad is None:
         return
     rowid, obj, *fields = bad
-    n = _position(con, rowid)
+    n = con.execute(f"SELECT count(*) {new} AND rowid <= ?", [rowid]).fetchone()[0]
     if obj != "card":
         raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
-    missing = [c for c, v in zip(transform.REQUIRED_CARD_FIELDS, fields) if v is None]
+    missing = [c for c, v in zip(required, fields) if v is None]
     raise InputError(f"{path}: card {n} has no {', '.join(missing)}")
+
+
+#: Extra staging columns (beyond ``load.RAW_COLUMNS``, which ``upsert_staged`` reads) that
+#: keep what validation, faces and set rows need, so cards are copied once, not twice.
+_EXTRA = {"_object": "c.object", "_faces": "c.card_faces", "_set_name": "c.set_name",
+          "_set_type": "c.set_type", "_set_id": "c.set_id", "_set": "c.set"}
+
+
+def _add_extra_columns(con: Connection) -> None:
+    types = {"_faces": transform.CARD_JSON_COLUMNS["card_faces"]}
+    for col in _EXTRA:
+        con.execute(f"ALTER TABLE stage_cards ADD COLUMN IF NOT EXISTS {col} {types.get(col, 'VARCHAR')}")
 
 
 def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
@@ -143,28 +151,31 @@ def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) ->
     ``sets`` from the card's own set fields, so derived columns (token, minigame…) are right.
     """
     shape = shape or detect(con, path)
-    _stage_raw(con, path, shape)
-    _check_cards(con, path)
-    cols = ", ".join(transform.CARD_SELECT)
-    exprs = ", ".join(transform.CARD_SELECT.values())
-    con.execute(f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM stage_raw c")
+    _add_extra_columns(con)
+    start = con.execute("SELECT coalesce(max(rowid), -1) FROM stage_cards").fetchone()[0]
+    cols = ", ".join([*transform.CARD_SELECT, *_EXTRA])
+    exprs = ", ".join([*transform.CARD_SELECT.values(), *_EXTRA.values()])
+    try:
+        con.execute(f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(path, shape)}) c")
+    except duckdb.Error as exc:
+        raise _duck_error(path, exc) from None
+    new = f"FROM stage_cards WHERE rowid > {int(start)}"
+    _check_cards(con, path, new)
     fcols = ", ".join(transform.FACE_SELECT)
     fexprs = ", ".join(transform.FACE_SELECT.values())
     con.execute(
         f"""INSERT INTO stage_faces ({fcols})
         SELECT {fexprs} FROM (
-            SELECT id, unnest(card_faces) AS f, generate_subscripts(card_faces, 1) - 1 AS i
-            FROM stage_raw WHERE len(card_faces) > 0) AS c"""
+            SELECT id, unnest(_faces) AS f, generate_subscripts(_faces, 1) - 1 AS i
+            {new} AND len(_faces) > 0) AS c"""
     )
     con.execute(
-        """INSERT INTO sets (code, name, set_type, scryfall_id, source)
-        SELECT lower(set), any_value(set_name), any_value(set_type), any_value(set_id), 'scryfall'
-        FROM stage_raw GROUP BY lower(set)
+        f"""INSERT INTO sets (code, name, set_type, scryfall_id, source)
+        SELECT set_code, any_value(_set_name), any_value(_set_type), any_value(_set_id), 'scryfall'
+        {new} GROUP BY set_code
         ON CONFLICT (code) DO NOTHING"""
     )
-    n = con.execute("SELECT count(*) FROM stage_raw").fetchone()[0]
-    con.execute("DROP TABLE stage_raw")
-    return int(n)
+    return int(con.execute(f"SELECT count(*) {new}").fetchone()[0])
 
 
 def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
@@ -176,7 +187,8 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
         "ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad:
-        raise InputError(f"{path}: element {_position(con, bad[0])} is not a set object with a code")
+        n = con.execute("SELECT count(*) FROM stage_raw WHERE rowid <= ?", [bad[0]]).fetchone()[0]
+        raise InputError(f"{path}: element {n} is not a set object with a code")
     cols = ", ".join(transform.SET_SELECT)
     exprs = ", ".join(transform.SET_SELECT.values())
     updates = ", ".join(f"{c} = excluded.{c}" for c in transform.SET_SELECT if c != "code")

@@ -97,7 +97,8 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
 
     With ``keep_scryfall`` (used by secondary sources such as MTGJSON), printings already
     loaded from Scryfall are left as they are: Scryfall's values win where both have a field.
-    Duplicate ids within the staging table keep their last occurrence's values arbitrarily
+    Only ``RAW_COLUMNS`` are read: a source may keep extra ``_``-prefixed columns in
+    ``stage_cards`` for its own use. Duplicate ids within the staging table keep their last occurrence's values arbitrarily
     but deterministically (the first by rowid).
     """
     if keep_scryfall:
@@ -114,7 +115,8 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         f"""
         CREATE OR REPLACE TEMP TABLE stage_derived AS
         SELECT {raw}, {derived}
-        FROM (SELECT * FROM stage_cards QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1) s
+        FROM (SELECT {", ".join(RAW_COLUMNS)} FROM stage_cards
+              QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1) s
         LEFT JOIN sets st ON st.code = s.set_code
         """
     )

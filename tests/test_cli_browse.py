@@ -1,0 +1,111 @@
+"""``boosterkit sets|cards|db info|db rebuild``: --json equals the library's return value."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+
+from boosterkit.errors import InputError, NotFoundError
+from boosterkit.pipeline import db, queries, sync
+
+BIN = str(Path(sys.executable).with_name("boosterkit"))
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> Path:
+    """A database with the real set list and two real sets."""
+    path = tmp_path_factory.mktemp("browse") / "t.duckdb"
+    con = db.connect(path)
+    cache = path.parent / "t.cache"
+    for parts in (("sets", "sets.json"), ("cards", "one.unique-cards.json"), ("cards", "woe+wot.unique-cards.json")):
+        sync.sync_file(con, shared_path(*parts), cache=cache)
+    con.close()
+    return path
+
+
+def _cli(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([BIN, "--db", str(path), *args], capture_output=True, text=True, timeout=60)
+
+
+def _lib(path: Path, fn, *args):
+    con = db.connect(path, read_only=True)
+    try:
+        return fn(con, *args)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize(
+    "args, fn, fargs",
+    [
+        (["sets", "--json"], queries.list_sets, ()),
+        (["sets", "--type", "minigame", "--json"], queries.list_sets, ("minigame",)),
+        (["cards", "ONE", "--json"], queries.list_cards, ("one",)),
+        (["cards", "woe", "--rarity", "Mythic", "--format", "json"], queries.list_cards, ("woe", "mythic")),
+    ],
+)
+def test_json_equals_library(loaded: Path, args, fn, fargs) -> None:
+    r = _cli(loaded, *args)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == _lib(loaded, fn, *fargs)
+
+
+def test_db_info_json_equals_library(loaded: Path) -> None:
+    r = _cli(loaded, "db", "info", "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got == _lib(loaded, queries.db_info, loaded)
+    assert got["counts"]["cards"] == 271 + 344 and got["schema_version"] == db.SCHEMA_VERSION
+    assert [r["status"] for r in got["last_runs"]] == ["ok", "ok", "ok"]
+
+
+def test_listing_contents(loaded: Path) -> None:
+    cards = _lib(loaded, queries.list_cards, "ONE")
+    raw = json.loads(shared_path("cards", "one.unique-cards.json").read_text(encoding="utf-8"))
+    assert len(cards) == len(raw) == 271
+    numbers = [int(c["collector_number"]) for c in cards]
+    assert numbers == sorted(numbers)
+    mythics = _lib(loaded, queries.list_cards, "one", "mythic")
+    assert len(mythics) == sum(c["rarity"] == "mythic" for c in raw) == 20
+    minigames = _lib(loaded, queries.list_sets, "minigame")
+    assert minigames and all(s["set_type"] == "minigame" for s in minigames)
+    assert any(s["code"] == "mclb" and s["parent_set_code"] == "clb" for s in minigames)
+    one = next(s for s in _lib(loaded, queries.list_sets) if s["code"] == "one")
+    assert one["cards"] == 271 and one["released_at"] == "2023-02-10"
+
+
+def test_text_output_and_errors(loaded: Path) -> None:
+    r = _cli(loaded, "cards", "one", "--rarity", "mythic")
+    assert r.returncode == 0 and r.stdout.count("\n") == 20 + 2  # header, rule, 20 rows
+    r = _cli(loaded, "cards", "zzz")
+    assert r.returncode == 1 and r.stderr.strip() == (
+        "boosterkit: error: set 'zzz': not in the database (try `boosterkit sync zzz`)")
+    r = _cli(loaded, "cards", "one", "--rarity", "shiny")
+    assert r.returncode == 2 and "rarity 'shiny'" in r.stderr and "Traceback" not in r.stderr
+    with pytest.raises(NotFoundError):
+        _lib(loaded, queries.list_cards, "nope")
+    with pytest.raises(InputError):
+        _lib(loaded, queries.list_cards, "one", "shiny")
+
+
+def test_missing_database_is_one_line(tmp_path: Path) -> None:
+    r = _cli(tmp_path / "none.duckdb", "sets")
+    assert r.returncode == 1 and "no database here yet" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_db_rebuild_cli(loaded: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(loaded.read_bytes())
+    (tmp_path / "copy.cache").symlink_to(loaded.parent / "t.cache")
+    before = _lib(copy, queries.list_cards, "woe")
+    r = _cli(copy, "db", "rebuild", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["runs"] == 3 and result["cards"] == 271 + 344
+    assert _lib(copy, queries.list_cards, "woe") == before
