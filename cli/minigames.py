@@ -46,85 +46,88 @@ def read_setup_file(path: Path) -> Any:
                          f"{exc.msg})") from exc
 
 
+def minigames_cmd(
+    as_json: bool = typer.Option(False, "--json", help="JSON (the library's list)."),
+    fmt: render.Format = typer.Option(render.Format.table, "--format", "-f"),
+) -> None:
+    """The 27 minigames: id, name, players, packs and how sure the setup is (C/I/U)."""
+    from boosterkit.minigames import list_minigames
+
+    games = list_minigames()
+    render.emit(games, render.Format.json if as_json else fmt, rows=_rows)
+
+
+def deal_cmd(
+    ctx: typer.Context,
+    game: str = typer.Argument(..., help="Minigame id or name, e.g. roll-for-initiative."),
+    players: int = typer.Option(..., "--players", "-n", help="Number of players."),
+    set_code: str | None = typer.Option(
+        None, "--set", help="Set code. Default: a set the game was printed for, if loaded."),
+    product: str | None = typer.Option(
+        None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed. Default: a random one, printed on stderr."),
+    strict_backs: bool = typer.Option(
+        False, "--strict-backs", help="Also remove double-faced Magic cards."),
+    fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
+    output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
+) -> None:
+    """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
+    from boosterkit.generator import new_seed
+    from boosterkit.minigames import deal, render_sheet
+    from boosterkit.pipeline import db
+
+    chosen = new_seed() if seed is None else seed
+    con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
+    try:
+        setup = deal(con, game, players, set_code, product, chosen, strict_backs)
+    finally:
+        con.close()
+    if seed is None:
+        render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+    try:
+        out = render.open_output(output)
+    except OSError as exc:
+        raise InputError(f"-o {output}: cannot write: {exc.strerror or exc}") from exc
+    try:
+        if fmt is SheetFormat.json:
+            render.emit(setup.to_dict(), render.Format.json, out=out)
+        else:
+            out.write(render_sheet(setup, fmt.value))
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def validate_cmd(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="A setup JSON file (from `deal --format json`)."),
+    as_json: bool = typer.Option(False, "--json", help="JSON verdict."),
+) -> None:
+    """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
+    from boosterkit.minigames import validate_setup
+    from boosterkit.pipeline import db
+
+    data = read_setup_file(file)
+    con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
+    try:
+        result = validate_setup(con, data)
+    finally:
+        con.close()
+    if as_json:
+        render.emit(result.to_dict(), render.Format.json)
+    elif result.valid:
+        typer.echo(f"{file}: valid {data['minigame']} setup for {data['players']} players")
+    else:
+        typer.echo(f"{file}: {len(result.violations)} rule violation(s)")
+        for v in result.violations:
+            typer.echo(f"  [{v.rule}] {v.message}")
+    if not result.valid:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``minigames``, ``deal`` and ``validate`` to ``app``."""
-
-    @app.command("minigames")
-    def minigames_cmd(
-        as_json: bool = typer.Option(False, "--json", help="JSON (the library's list)."),
-        fmt: render.Format = typer.Option(render.Format.table, "--format", "-f"),
-    ) -> None:
-        """The 27 minigames: id, name, players, packs and how sure the setup is (C/I/U)."""
-        from boosterkit.minigames import list_minigames
-
-        games = list_minigames()
-        render.emit(games, render.Format.json if as_json else fmt, rows=_rows)
-
-    @app.command("deal")
-    def deal_cmd(
-        ctx: typer.Context,
-        game: str = typer.Argument(..., help="Minigame id or name, e.g. roll-for-initiative."),
-        players: int = typer.Option(..., "--players", "-n", help="Number of players."),
-        set_code: str | None = typer.Option(
-            None, "--set", help="Set code. Default: a set the game was printed for, if loaded."),
-        product: str | None = typer.Option(
-            None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
-        seed: int | None = typer.Option(
-            None, "--seed", help="Seed. Default: a random one, printed on stderr."),
-        strict_backs: bool = typer.Option(
-            False, "--strict-backs", help="Also remove double-faced Magic cards."),
-        fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
-        output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
-    ) -> None:
-        """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
-        from boosterkit.generator import new_seed
-        from boosterkit.minigames import deal, render_sheet
-        from boosterkit.pipeline import db
-
-        chosen = new_seed() if seed is None else seed
-        con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
-        try:
-            setup = deal(con, game, players, set_code, product, chosen, strict_backs)
-        finally:
-            con.close()
-        if seed is None:
-            render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-        try:
-            out = render.open_output(output)
-        except OSError as exc:
-            raise InputError(f"-o {output}: cannot write: {exc.strerror or exc}") from exc
-        try:
-            if fmt is SheetFormat.json:
-                render.emit(setup.to_dict(), render.Format.json, out=out)
-            else:
-                out.write(render_sheet(setup, fmt.value))
-        finally:
-            if out is not sys.stdout:
-                out.close()
-
-    @app.command("validate")
-    def validate_cmd(
-        ctx: typer.Context,
-        file: Path = typer.Argument(..., help="A setup JSON file (from `deal --format json`)."),
-        as_json: bool = typer.Option(False, "--json", help="JSON verdict."),
-    ) -> None:
-        """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
-        from boosterkit.minigames import validate_setup
-        from boosterkit.pipeline import db
-
-        data = read_setup_file(file)
-        con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
-        try:
-            result = validate_setup(con, data)
-        finally:
-            con.close()
-        if as_json:
-            render.emit(result.to_dict(), render.Format.json)
-        elif result.valid:
-            typer.echo(f"{file}: valid {data['minigame']} setup for {data['players']} players")
-        else:
-            typer.echo(f"{file}: {len(result.violations)} rule violation(s)")
-            for v in result.violations:
-                typer.echo(f"  [{v.rule}] {v.message}")
-        if not result.valid:
-            raise typer.Exit(1)
+    app.command("minigames")(minigames_cmd)
+    app.command("deal")(deal_cmd)
+    app.command("validate")(validate_cmd)
