@@ -113,9 +113,15 @@ class Setup:
         }
 
 
+#: A sanity bound for games printed as "2+ players" (a table, not a stadium).
+MAX_PLAYERS = 100
+
+
 def check_players(spec: Minigame, players: int) -> None:
-    """``InputError`` unless ``players`` is within the game's printed range."""
+    """``InputError`` unless ``players`` is within the game's printed range (and 100)."""
     lo, hi = spec.players_min or 1, spec.players_max
+    if players > MAX_PLAYERS:
+        raise InputError(f"--players {players}: at most {MAX_PLAYERS} players")
     if players < lo or (hi is not None and players > hi):
         span = f"{lo}–{hi}" if hi != lo else f"{lo}"
         span = f"{lo}+" if hi is None else span

@@ -133,9 +133,10 @@ def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
 
 def _snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("BOOSTERKIT_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("BOOSTERKIT_UPDATE_SNAPSHOTS") == "1":
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no snapshot {path}: run with BOOSTERKIT_UPDATE_SNAPSHOTS=1"
     assert text == path.read_text(encoding="utf-8"), f"{name} changed; rerun with " \
         "BOOSTERKIT_UPDATE_SNAPSHOTS=1 if intended"
 

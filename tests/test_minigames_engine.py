@@ -162,6 +162,8 @@ def test_refusals_are_clear(con) -> None:
         deal(con, "cyber-simulacrum", 2, "afr", seed=1)
     with pytest.raises(InputError, match="--players 7: Roil Royale is for 2–6 players"):
         deal(con, "roil-royale", 7, "znr", seed=1)
+    with pytest.raises(InputError, match="at most 100 players"):
+        deal(con, "roll-for-initiative", 10**9, "afr", seed=1)
     with pytest.raises(NotFoundError, match="unknown minigame"):
         deal(con, "tic-tac-toe", 2, "afr", seed=1)
 
