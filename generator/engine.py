@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -536,15 +537,18 @@ def open_pack(product: ProductDef, seed: int, index: int) -> Pack:
 
 _CACHE: dict[int, tuple[ProductDef, CompiledProduct]] = {}
 _CACHE_SIZE = 16
+_CACHE_LOCK = threading.Lock()  # the service opens packs from several threads at once
 
 
 def compile_cached(product: ProductDef) -> CompiledProduct:
     """``compile_product`` memoised by identity (a few recent products; results are equal)."""
-    hit = _CACHE.get(id(product))
+    with _CACHE_LOCK:
+        hit = _CACHE.get(id(product))
     if hit is not None and hit[0] is product:
         return hit[1]
     cp = compile_product(product)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(product)] = (product, cp)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[id(product)] = (product, cp)
     return cp
