@@ -171,7 +171,8 @@ def _html_card(item: Item) -> str:
 def _html_zone(zone: Zone) -> str:
     e = html.escape
     private = zone.kind in _PRIVATE and zone.owner is not None
-    head = f"<h2>{e(zone.name)} <small>({e(zone.kind.replace('_', ' '))}, {len(zone.cards)} cards)</small></h2>"
+    kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
+    head = f"<h2>{e(zone.name)} <small>({e(kind)}{len(zone.cards)} cards)</small></h2>"
     if zone.kind == "grid":
         cols = zone.cols or 1
         rows = [zone.cards[i:i + cols] for i in range(0, len(zone.cards), cols)]
