@@ -99,9 +99,16 @@ def describe(flt: str | list[str] | None) -> str:
         "double_faced": "double-faced cards", "art_card": "art cards", "token": "tokens",
         "ad": "ad cards", "minigame": "minigame cards", "creature": "creatures",
         "noncreature": "noncreature cards", "planeswalker": "planeswalkers",
-        "single_faced": "single-faced", "any": "any card",
+        "single_faced": "single-faced", "any": "any card", "colorless": "colourless",
+        "foil": "foil",
     }
     if flt is None:
         return "any card"
     terms = flt if isinstance(flt, list) else [flt]
-    return " or ".join(" ".join(words.get(a, a) for a in t.split("+")) for t in terms)
+    adjectives = ("colored", "colorless", "single_faced", "foil")
+
+    def term(t: str) -> str:  # adjectives first: "coloured nonland cards"
+        atoms = sorted(t.split("+"), key=lambda a: a not in adjectives)
+        return " ".join(words.get(a, a) for a in atoms)
+
+    return " or ".join(term(t) for t in terms)
