@@ -192,3 +192,36 @@ def test_shuffles_are_uniform_over_all_permutations() -> None:
     assert len(counts) == 24
     chi2 = sum((n - 1000) ** 2 / 1000 for n in counts.values())
     assert chi2 < 49.73
+
+
+def _chi2(counts: Counter, cells: list, total: int) -> float:
+    expected = total / len(cells)
+    return sum((counts[c] - expected) ** 2 / expected for c in cells)
+
+
+def test_deals_are_fair_across_seeds(con) -> None:
+    """Over 2 000 seeds on the same packs, with fixed seeds and p = 0.001 bounds:
+    the random first player of Mimic Match is uniform over 4 players (df 3: < 16.27), and a
+    given card lands in each Roll for Initiative hand equally often (df 3: < 16.27)."""
+    from boosterkit.minigames.catalog import get_minigame
+    from boosterkit.minigames.engine import build_setup
+
+    mimic = get_minigame("mimic-match")
+    packs = open_packs("afr", "set", 4, 31, db=con)
+    firsts = Counter(build_setup(mimic, packs, 4, s, set_code="afr", product="set").first_player
+                     for s in range(2000))
+    players = [f"player-{i}" for i in range(1, 5)]
+    assert _chi2(firsts, players, 2000) < 16.27
+
+    rfi = get_minigame("roll-for-initiative")
+    one = open_packs("afr", "set", 1, 31, db=con)
+    card = next(i for i in one[0].items if not is_nmb(i)).uid
+    where = Counter()
+    for s in range(2000):
+        setup = build_setup(rfi, one, 4, s, set_code="afr", product="set")
+        where[next((z.owner for z in setup.zones if any(c.uid == card for c in z.cards)
+                    and z.kind == "hand"), "set aside")] += 1
+    hands = [f"player-{i}" for i in range(1, 5)]
+    dealt = sum(where[h] for h in hands)
+    assert dealt > 1500  # the set-aside remainder is small
+    assert _chi2(where, hands, dealt) < 16.27
