@@ -54,13 +54,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, port: int, timeout: float = 30.0) -> subprocess.Popen:
+def start_server(db: Path, port: int, log: Path, timeout: float = 30.0) -> subprocess.Popen:
+    """``boosterkit serve`` in a child process, its stderr to ``log``; waits for /health."""
     cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "serve", "--port", str(port)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with open(log, "w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"server exited: {proc.stderr.read().strip()}")
+            raise SystemExit(f"server exited: {log.read_text().strip()}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
                 return proc
@@ -161,7 +163,8 @@ def main() -> int:
                  for s in range(args.requests)]
         base = baseline(db, packs[:30], deals[:30])
         port = free_port()
-        server = start_server(db, port)
+        log = Path(tmp) / "serve.log"
+        server = start_server(db, port, log)
         try:
             stop_at = time.monotonic() + args.max_seconds
             url = f"http://127.0.0.1:{port}"
@@ -171,11 +174,13 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=10)
+            server_errors = [line for line in log.read_text().splitlines() if line.startswith("ERROR")]
     print(f"boosterkit serve on 127.0.0.1, {os.cpu_count()} cores; /packs = {args.count} "
           f"{args.set} packs per request; /deal = {args.minigame} for {args.players} players")
     report("/packs", packs_result, args.concurrency, base["packs"])
     report("/deal", deal_result, args.concurrency, base["deal"])
-    errors = len(packs_result["errors"]) + len(deal_result["errors"])
+    print(f"server log: {len(server_errors)} ERROR lines")
+    errors = len(packs_result["errors"]) + len(deal_result["errors"]) + len(server_errors)
     return 1 if errors else 0
 
 

@@ -7,7 +7,8 @@ and ``POST /deal`` is ``boosterkit deal --format json`` for the same arguments.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,18 +129,27 @@ def page() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 
-def create_app(db_path: str | Path, *, busy_timeout: float = 3.0) -> FastAPI:
-    """The service over the database at ``db_path``, opened read-only per request.
+def create_app(db_path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0) -> FastAPI:
+    """The service over the database at ``db_path``, opened read-only while requests need it.
 
     ``busy_timeout``: seconds a request waits for a writer (a sync) to release the database
-    before answering 503.
+    before answering 503. ``linger``: seconds the file stays open after the last request
+    (a sync can open it for writing once the service has been idle that long).
     """
+    database = ReadOnlyDatabase(db_path, busy_timeout=busy_timeout, linger=linger)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        database.close()
+
     app = FastAPI(
         title="boosterkit",
         version=__version__,
         summary="Seeded Magic booster packs and minigame setups over HTTP.",
+        lifespan=lifespan,
     )
-    app.state.database = ReadOnlyDatabase(db_path, busy_timeout=busy_timeout)
+    app.state.database = database
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.include_router(router)

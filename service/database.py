@@ -5,8 +5,10 @@ DuckDB lets one process write a file OR several processes read it, never both: w
 and while any process holds the file open read-only, a writer cannot open it. So the service
 never keeps the file open while idle: the first request in opens it, concurrent requests
 each take their own cursor (a DuckDB connection is not thread-safe; a cursor per thread is),
-and the last request out closes it, which lets a sync in. A request that arrives while a
-sync holds the lock waits up to ``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
+and once no request has used it for ``linger`` seconds it is closed, which lets a sync in.
+(Opening costs tens of milliseconds on a real database, so a steady stream of requests
+shares one open.) A request that arrives while a sync holds the lock waits up to
+``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
 """
 
 from __future__ import annotations
@@ -39,13 +41,18 @@ def _is_lock_conflict(exc: BaseException) -> bool:
 class ReadOnlyDatabase:
     """A read-only DuckDB file opened while requests use it and closed when none do."""
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 3.0, poll: float = 0.05) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0, poll: float = 0.05
+    ) -> None:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        self.linger = linger
         self.poll = poll
         self._lock = threading.Lock()
         self._con: pdb.Connection | None = None
         self._users = 0
+        self._last_used = 0.0
+        self._closer: threading.Timer | None = None
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -85,11 +92,44 @@ class ReadOnlyDatabase:
             cur.close()
             with self._lock:
                 self._users -= 1
-                if self._users == 0 and self._con is not None:
-                    self._con.close()
-                    self._con = None
+                self._last_used = time.monotonic()
+                if self._users == 0:
+                    self._schedule_close(self.linger)
+
+    def _schedule_close(self, delay: float) -> None:
+        """Close the idle connection after ``delay`` seconds (called with the lock held)."""
+        if delay <= 0:
+            self._close_now()
+        elif self._closer is None:
+            self._closer = threading.Timer(delay, self._close_if_idle)
+            self._closer.daemon = True
+            self._closer.start()
+
+    def _close_if_idle(self) -> None:
+        with self._lock:
+            self._closer = None
+            idle = time.monotonic() - self._last_used
+            if self._users == 0 and idle >= self.linger:
+                self._close_now()
+            elif self._users == 0:
+                self._schedule_close(self.linger - idle)
+
+    def _close_now(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def close(self) -> None:
+        """Release the file now (at shutdown); the next request opens it again."""
+        with self._lock:
+            if self._closer is not None:
+                self._closer.cancel()
+                self._closer = None
+            if self._users == 0:
+                self._close_now()
 
     def check(self) -> None:
         """Open and close once: raises ``DatabaseUnavailable`` when serving would fail."""
         with self.cursor():
             pass
+        self.close()

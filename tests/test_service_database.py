@@ -44,12 +44,31 @@ def _hold_write_lock(path: Path, seconds: float) -> subprocess.Popen:
 
 
 def test_reads_and_releases_the_file(schema_db: Path) -> None:
-    database = ReadOnlyDatabase(schema_db)
+    database = ReadOnlyDatabase(schema_db, linger=0)
     with database.cursor() as cur:
         assert cur.execute("SELECT name FROM sets").fetchall() == [("Adventures in the Forgotten Realms",)]
     # Closed after the request: a writer (a sync) can open the file now.
     con = pdb.connect(schema_db)
     con.close()
+
+
+def test_the_file_is_held_for_the_linger_then_released(schema_db: Path) -> None:
+    database = ReadOnlyDatabase(schema_db, linger=0.5)
+    with database.cursor() as cur:
+        cur.execute("SELECT 1").fetchall()
+    with pytest.raises(pdb.DatabaseError, match="lock"):
+        _open_in_another_process(schema_db)
+    time.sleep(0.9)
+    _open_in_another_process(schema_db)  # idle for longer than the linger: released
+    assert database._con is None
+
+
+def _open_in_another_process(path: Path) -> None:
+    """Open ``path`` read-write from another process, as a sync would."""
+    code = f"from boosterkit.pipeline import db; db.connect({str(path)!r}).close()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise pdb.DatabaseError(done.stderr.strip().splitlines()[-1])
 
 
 def test_a_writer_in_another_process_gives_busy_then_recovers(schema_db: Path) -> None:
@@ -77,7 +96,7 @@ def test_a_request_waits_out_a_short_write(schema_db: Path) -> None:
 
 
 def test_concurrent_cursors_share_one_connection(schema_db: Path) -> None:
-    database = ReadOnlyDatabase(schema_db)
+    database = ReadOnlyDatabase(schema_db, linger=0)
     barrier = threading.Barrier(8)
     results: list[int] = []
     errors: list[BaseException] = []
