@@ -233,7 +233,7 @@ def _op_remove(s: _State, step: dict[str, Any]) -> None:
     flt = step["filter"]
     name, kind = ("removed", "removed") if step.get("to", "removed") == "removed" else (
         "set aside", "set_aside")
-    zone = s.zone(name, None, kind, Rule(need=flt), f"every {describe(flt)}")
+    zone = s.zone(name, None, kind, Rule(need=flt), f"all the {describe(flt)}")
     moved = 0
     for key, pool in s.pools.items():
         out = [i for i in pool if matches(i, flt, s.strict)]
@@ -388,7 +388,8 @@ def _op_split(s: _State, step: dict[str, Any]) -> None:
     pool, earlier = s.shared(), []
     for pile in step["piles"]:
         rule = replace(s.pool_rules[None], need=pile["filter"], unless=tuple(earlier))
-        zone = s.zone(pile["zone"], None, "pile", rule, f"every {describe(pile['filter'])}")
+        why = "the rest" if pile["filter"] == "any" else f"all the {describe(pile['filter'])}"
+        zone = s.zone(pile["zone"], None, "pile", rule, why)
         zone.cards.extend(i for i in pool if rule.check(i, {}, s.strict) is None)
         pool[:] = [i for i in pool if i not in zone.cards]
         earlier.append(pile["filter"])
