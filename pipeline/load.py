@@ -111,28 +111,24 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         )
     raw = ", ".join(f"s.{c}" for c in RAW_COLUMNS)
     derived = ", ".join(f"{expr} AS {name}" for name, expr in DERIVED_COLUMNS.items())
-    con.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE stage_derived AS
-        SELECT {raw}, {derived}
-        FROM (SELECT {", ".join(RAW_COLUMNS)} FROM stage_cards
-              QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1) s
-        LEFT JOIN sets st ON st.code = s.set_code
-        """
-    )
+    n, distinct = con.execute("SELECT count(*), count(DISTINCT id) FROM stage_cards").fetchone()
+    source = "stage_cards"
+    if n != distinct:  # the window (a sort of every staged row) only when there are duplicates
+        source = f"""(SELECT {", ".join(RAW_COLUMNS)} FROM stage_cards
+              QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1)"""
     # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
     names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
-    select = ", ".join(list(RAW_COLUMNS) + list(DERIVED_COLUMNS))
     # Upsert as delete + insert: every column is replaced anyway, and DuckDB's
     # ON CONFLICT DO UPDATE is ~10x slower on a bulk file's 100,000 existing ids.
-    con.execute("DELETE FROM cards WHERE id IN (SELECT id FROM stage_derived)")
+    con.execute("DELETE FROM cards WHERE id IN (SELECT id FROM stage_cards)")
     con.execute(
         f"""
         INSERT INTO cards ({", ".join(names)})
-        SELECT {select}, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM stage_derived
+        SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
+            SELECT {raw}, {derived} FROM {source} s LEFT JOIN sets st ON st.code = s.set_code)
         """
     )
-    con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_derived)")
+    con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_cards)")
     fnames = ", ".join(FACE_COLUMNS)
     con.execute(
         f"""
@@ -141,9 +137,7 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         QUALIFY row_number() OVER (PARTITION BY card_id, face_index ORDER BY rowid) = 1
         """
     )
-    n = con.execute("SELECT count(*) FROM stage_derived").fetchone()[0]
-    con.execute("DROP TABLE stage_derived")
-    return int(n)
+    return int(distinct)
 
 
 def rederive(con: Connection) -> None:

@@ -49,9 +49,6 @@ CARD_JSON_COLUMNS: dict[str, str] = {
     "card_faces": f"{_FACE_STRUCT}[]",
 }
 
-#: Card fields that must be present for a row to be a printing at all.
-REQUIRED_CARD_FIELDS = ("id", "name", "set", "collector_number")
-
 # Multi-faced cards (transform, modal_dfc…) keep mana cost, colours, power… on their faces;
 # the front face stands in for the card where the top level has no value.
 _F = "c.card_faces[1]"
