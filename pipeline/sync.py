@@ -181,16 +181,19 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     if not src.is_file():
         raise InputError(f"{src}: no such file")
     shape = ingest.detect(con, src)
-    rel = f"files/{_stamp()}-{src.name.removesuffix('.gz')}"
+    st = src.stat()
+    # The same file (name, size, mtime) synced again reuses its cached copy.
+    rel = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name.removesuffix('.gz')}.gz"
+    kept = (cache / rel).exists()
     with ThreadPoolExecutor(1) as pool:
-        stored = pool.submit(cachemod.store_file, cache, src, rel)
+        stored = pool.submit(lambda: rel if kept else cachemod.store_file(cache, src, rel))
         try:
             with recorded(con, "file", str(src)) as run:
                 counts = ingest.load_files(con, [src])
                 run.cache_files = [stored.result()]
                 run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
         except BaseException:
-            if stored.exception() is None:  # waits for the copy; a failed load keeps no file
+            if not kept and stored.exception() is None:  # waits for the copy; a failed load keeps none
                 cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
             raise
     return _summary("file", str(src), run, t0, shape=shape.holds)

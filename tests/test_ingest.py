@@ -188,3 +188,19 @@ def test_gzip_input_and_gzip_without_suffix(tmp_path: Path) -> None:
         con = db.connect(":memory:")
         counts.append(sync.sync_file(con, p, cache=tmp_path / "c")["cards"])
     assert counts == [284, 284]
+
+
+def test_same_file_twice_one_cached_copy_and_ndjson(tmp_path: Path) -> None:
+    src = shared_path("cards", "mom.unique-cards.json")
+    con = db.connect(tmp_path / "t.duckdb")
+    cache = tmp_path / "cache"
+    sync.sync_file(con, src, cache=cache)
+    sync.sync_file(con, src, cache=cache)
+    files = con.execute("SELECT cache_files FROM sync_runs ORDER BY id").fetchall()
+    assert files[0] == files[1] and len(list(cache.rglob("*.gz"))) == 1
+    # newline-delimited card objects (Scryfall's jsonl bulk format) load the same rows
+    nd = tmp_path / "mom.jsonl"
+    nd.write_text("\n".join(json.dumps(c) for c in _objects(src)) + "\n", encoding="utf-8")
+    other = db.connect(":memory:")
+    assert sync.sync_file(other, nd, cache=cache)["cards"] == 296
+    assert snapshot(other)["cards"] == snapshot(con)["cards"]
