@@ -311,6 +311,7 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
             response = client.post("/packs", json={"set": "afr", "seed": 1})
             assert_error(response, 503, "busy", "sync")
             assert response.headers["retry-after"].isdigit()
+            assert_error(client.get("/health"), 503, "busy")
             assert client.get("/").status_code == 200  # the page itself needs no database
         finally:
             writer.wait(timeout=20)
@@ -328,3 +329,15 @@ def test_library_value_is_the_response(client: TestClient, real_db: Path) -> Non
 
     packs = open_packs("mh2", count=2, seed=5, db=real_db)
     assert client.post("/packs", json={"set": "mh2", "count": 2, "seed": 5}).text == to_json(packs) + "\n"
+
+
+def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.duckdb"
+    done = subprocess.run(
+        [sys.executable, "-m", "boosterkit.cli", "--db", str(missing), "serve", "--port", "1"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1
+    assert "nowhere.duckdb" in done.stderr and "Traceback" not in done.stderr
+    assert not missing.exists()
