@@ -149,6 +149,8 @@ def sync_bulk(
 ) -> dict[str, Any]:
     """Download a bulk file (skipped when ``updated_at`` is unchanged) and ingest it."""
     t0 = time.perf_counter()
+    if bulk_type not in BULK_TYPES:
+        raise InputError(f"bulk type {bulk_type!r}: expected one of {', '.join(BULK_TYPES)} (files of cards)")
     client = client or ScryfallClient()
     entry = _bulk_entry(client, bulk_type)
     key = f"bulk:{bulk_type}"

@@ -11,7 +11,8 @@ Endpoints, answered as Scryfall does:
 - ``/cards/search?q=e:CODE`` — the printings of CODE from ``cards/*.unique-cards.json`` in
   pages of 175 with ``has_more`` / ``next_page`` / ``total_cards``; no cards → 404 ``not_found``;
 - ``/bulk-data`` — a listing with ``default_cards`` whose ``download_uri`` is ``/bulk/default_cards.json``
-  (every shared card, gzip content-encoded when the client accepts it), ``updated_at`` settable.
+  (every shared card, gzip content-encoded when the client accepts it and ``gzip_bulk``),
+  ``updated_at`` settable.
 
 ``api.requests`` logs every request (path, query, headers, monotonic time). ``api.faults``
 is a list of HTTP statuses answered (and popped) before the real answer: ``[429, 503]``.
@@ -61,6 +62,7 @@ class FakeScryfall:
     root: Path = SCRYFALL
     bulk_updated_at: str = "2024-01-01T10:00:00.000+00:00"
     delay: float = 0.0
+    gzip_bulk: bool = True
     faults: list[int] = field(default_factory=list)
     requests: list[Logged] = field(default_factory=list)
 
@@ -170,7 +172,7 @@ class FakeScryfall:
 
     def _send_bulk(self, h: BaseHTTPRequestHandler) -> None:
         data = self.bulk_file()
-        gz = "gzip" in h.headers.get("Accept-Encoding", "")
+        gz = self.gzip_bulk and "gzip" in h.headers.get("Accept-Encoding", "")
         if gz:
             data = gzip.compress(data, compresslevel=1)
         h.send_response(200)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ from conftest import ROOT, shared_path
 from scryfall_server import FakeScryfall
 from test_ingest import snapshot
 
-from boosterkit.errors import FetchError, NotFoundError
+from boosterkit.errors import FetchError, InputError, NotFoundError
 from boosterkit.pipeline import db, rebuild, sync
 from boosterkit.pipeline.scryfall.client import ScryfallClient
 
@@ -156,8 +157,10 @@ def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -
         assert sum(r.path.startswith("/bulk/") for r in api.requests) == 1
         api.bulk_updated_at = "2024-02-01T10:00:00.000+00:00"
         assert sync.sync_bulk(con, "default_cards", cache=cache, client=_client(api))["downloaded"]
-        with pytest.raises(Exception, match="bulk type 'nope': Scryfall offers default_cards"):
-            sync.sync_bulk(con, "nope", cache=cache, client=_client(api))
+        with pytest.raises(InputError, match="bulk type 'rulings': expected one of default_cards"):
+            sync.sync_bulk(con, "rulings", cache=cache, client=_client(api))
+        with pytest.raises(InputError, match="bulk type 'all_cards': Scryfall offers default_cards"):
+            sync.sync_bulk(con, "all_cards", cache=cache, client=_client(api))
         sync.sync_set_list(con, cache=cache, client=_client(api))
     before = snapshot(con)
     # the server is gone: rebuild uses only the cache
@@ -165,6 +168,16 @@ def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -
     assert result["runs"] == 4
     assert snapshot(con) == before
     assert len(list(cache.glob("bulk/*.gz"))) == 2
+
+
+def test_bulk_sent_without_gzip_is_compressed_in_the_cache(tmp_path: Path) -> None:
+    with FakeScryfall(gzip_bulk=False) as api:
+        con = db.connect(tmp_path / "t.duckdb")
+        summary = sync.sync_bulk(con, "default_cards", cache=tmp_path / "c", client=_client(api))
+        plain = api.bulk_file()
+    assert summary["cards"] == sum(len(v) for v in api.cards.values())
+    (cached,) = (tmp_path / "c").glob("bulk/*")
+    assert cached.name.endswith(".json.gz") and gzip.decompress(cached.read_bytes()) == plain
 
 
 def _big_file(tmp_path: Path, copies: int) -> Path:
