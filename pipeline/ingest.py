@@ -87,7 +87,8 @@ def detect(con: Connection, path: Path) -> Shape:
         return Shape("sets", "list", compression)
     if obj == "error":
         raise InputError(f"{path}: holds a Scryfall error, not cards: {details}")
-    found = f"a list of {inner!r} objects" if obj == "list" else f"an object of type {obj!r}"
+    found = f"a list of {inner!r} objects" if obj == "list" else (
+        f"an object of type {obj!r}" if obj else "an object without an \"object\" field")
     raise InputError(f"{path}: expected Scryfall card or set objects, found {found}")
 
 

@@ -33,11 +33,18 @@ REPLAYERS: dict[str, Replayer] = {
     "collation": collation.replay,
 }
 
-#: Tables a rebuild empties and refills (``meta`` and ``sync_runs`` are kept).
-DATA_TABLES = (
-    "card_faces", "cards", "sets", "sheet_cards", "sheets", "variant_slots",
-    "product_variants", "products", "mtgjson_uuids",
-)
+#: Tables a rebuild keeps; every other table is derived from the cache and refilled.
+KEPT_TABLES = ("meta", "sync_runs")
+
+
+def data_tables(con: Connection) -> list[str]:
+    """The tables a rebuild empties: all but ``KEPT_TABLES`` (new migrations included)."""
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = 'main' AND table_type = 'BASE TABLE' AND table_catalog = current_database() "
+        "ORDER BY table_name"
+    ).fetchall()
+    return [r[0] for r in rows if r[0] not in KEPT_TABLES]
 
 
 def rebuild(con: Connection, cache_dir: Path) -> dict:
@@ -63,7 +70,7 @@ def rebuild(con: Connection, cache_dir: Path) -> dict:
                 raise BoosterkitError(f"sync run {run_id} ({source} {target}): cached file missing: {p}")
         plan.append((fn, paths, target))
     with recorded(con, "rebuild", str(cache_dir)) as run:
-        for table in DATA_TABLES:
+        for table in data_tables(con):
             con.execute(f"DELETE FROM {table}")
         for fn, paths, target in plan:
             fn(con, paths, target)
