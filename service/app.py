@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.cli.render import to_json
@@ -148,10 +150,25 @@ def create_app(db_path: str | Path, *, busy_timeout: float = 3.0, linger: float 
         version=__version__,
         summary="Seeded Magic booster packs and minigame setups over HTTP.",
         lifespan=lifespan,
+        docs_url=None,  # served below from the packaged Swagger UI, not from a CDN
+        redoc_url=None,
     )
     app.state.database = database
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     return app
+
+
+@router.get("/docs", include_in_schema=False)
+def docs() -> HTMLResponse:
+    """The OpenAPI documentation (Swagger UI shipped by ``swagger-ui-bundle-v2``: works offline)."""
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="boosterkit API",
+        swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+        swagger_css_url="/docs-assets/swagger-ui.css",
+        swagger_favicon_url="/docs-assets/favicon-32x32.png",
+    )

@@ -136,3 +136,15 @@ def test_an_error_is_shown_on_the_page(server: str, browser) -> None:
     assert "zzq" in page.inner_text("#status")
     assert page.locator("#sheet .sheet-body").count() == 0
     page.close()
+
+
+def test_the_api_docs_render_offline(server: str, browser) -> None:
+    page = browser.new_page()
+    external: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(server) else external.append(r.url))
+    page.goto(f"{server}/docs")
+    page.wait_for_selector(".opblock", timeout=15000)
+    paths = set(page.locator(".opblock-summary-path").all_inner_texts())
+    assert {"/packs", "/deal", "/validate", "/sheet", "/sets/{code}/products"} <= {p.replace("\u200b", "") for p in paths}
+    assert external == []  # nothing fetched from outside the service
+    page.close()

@@ -277,7 +277,12 @@ def test_organizer_page_and_its_files(client: TestClient) -> None:
 def test_openapi_lists_every_route(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert set(paths) >= {"/health", "/sets", "/sets/{code}/products", "/packs", "/minigames", "/deal", "/validate", "/sheet"}
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "/openapi.json" in docs.text
+    assert not re.search(r'(src|href)="(https?:)?//', docs.text)  # works offline
+    for asset in re.findall(r'(?:src|href)="(/docs-assets/[^"]+)"', docs.text):
+        assert client.get(asset).status_code == 200, asset
+    assert "/docs-assets/swagger-ui-bundle.js" in docs.text
 
 
 def test_unknown_route_and_method(client: TestClient) -> None:
