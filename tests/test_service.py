@@ -346,3 +346,28 @@ def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
     assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1
     assert "nowhere.duckdb" in done.stderr and "Traceback" not in done.stderr
     assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("GET", "/sets/%C3%BC%00/products", None),
+        ("GET", "/sets/" + "a" * 500 + "/products", None),
+        ("GET", "/sets?type=" + "x" * 100, None),
+        ("GET", "/sheet?minigame=base-race&players=1000000000", None),
+        ("GET", "/sheet?minigame=%00&players=2", None),
+        ("GET", "/sheet?minigame=base-race&players=2&set=afr&product=jumpstart", None),
+        ("POST", "/packs", {"set": "afr", "product": "x" * 81}),
+        ("POST", "/packs", {"set": "afr", "seed": 1.5}),
+        ("POST", "/packs", {"set": "afr", "count": None}),
+        ("POST", "/packs", {"set": ["afr"]}),
+        ("POST", "/deal", {"minigame": "cyber-simulacrum", "players": 2}),
+        ("POST", "/deal", {"minigame": "base-race", "players": 2, "set": "tafr"}),
+        ("POST", "/validate", {"minigame": "base-race", "players": 2, "packs": "none", "zones": []}),
+        ("POST", "/validate", None),
+    ],
+)
+def test_odd_input_never_gives_a_500(client: TestClient, method: str, url: str, body: Any) -> None:
+    response = client.request(method, url, json=body)
+    assert 400 <= response.status_code < 500, (response.status_code, response.text[:200])
+    assert response.json()["error"]
