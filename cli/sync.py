@@ -15,7 +15,7 @@ from boosterkit.pipeline import db
 from boosterkit.pipeline import sync as syncmod
 
 
-def _progress():
+def _progress() -> syncmod.Progress | None:
     """A one-line progress display on a terminal; nothing when stderr is not a TTY."""
     if not sys.stderr.isatty():
         return None
