@@ -30,7 +30,7 @@ def card_set(data: Mapping[str, Any]) -> scrython.sets.Object:
 def child_sets(parent: str, sets: Iterable[scrython.sets.Object]) -> list[scrython.sets.Object]:
     """Sets whose ``parent_set_code`` is ``parent`` (tokens t…, minigames m…, art series a…)."""
     parent = parent.lower()
-    return [s for s in sets if (s._scryfall_data.get("parent_set_code") or "").lower() == parent]
+    return [s for s in sets if (s.parent_set_code or "").lower() == parent]
 
 
 @dataclass(frozen=True)
