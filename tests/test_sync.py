@@ -23,10 +23,14 @@ from boosterkit.pipeline.scryfall.client import ScryfallClient
 BIN = str(Path(sys.executable).with_name("boosterkit"))
 
 
+def _fake(**kw) -> FakeScryfall:
+    """A fake Scryfall over the shared files; skips the test where ../shared is absent."""
+    return FakeScryfall(root=shared_path(), **kw)
+
+
 @pytest.fixture(scope="module")
 def api():
-    shared_path("cards")
-    with FakeScryfall() as server:
+    with _fake() as server:
         yield server
 
 
@@ -111,7 +115,7 @@ def test_unknown_set_one_line_no_change(api: FakeScryfall, tmp_path: Path) -> No
 def test_http_error_after_retries_changes_nothing(mem_db, tmp_path: Path) -> None:
     sync.sync_file(mem_db, shared_path("cards", "bro.unique-cards.json"), cache=tmp_path)
     before = snapshot(mem_db)
-    with FakeScryfall() as api:
+    with _fake() as api:
         # /sets and /sets/woe answer, then every search fails with a server error
         api._search = lambda q: (500, {"object": "error", "status": 500, "code": "boom", "details": "x"})
         client = ScryfallClient(api.url, sleep=lambda s: None, max_retries=2)
@@ -146,7 +150,7 @@ def test_unknown_set_library(api: FakeScryfall, mem_db, tmp_path: Path) -> None:
 
 
 def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -> None:
-    with FakeScryfall() as api:
+    with _fake() as api:
         con = db.connect(tmp_path / "t.duckdb")
         cache = tmp_path / "t.cache"
         first = sync.sync_bulk(con, "default_cards", cache=cache, client=_client(api))
@@ -171,7 +175,7 @@ def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -
 
 
 def test_bulk_sent_without_gzip_is_compressed_in_the_cache(tmp_path: Path) -> None:
-    with FakeScryfall(gzip_bulk=False) as api:
+    with _fake(gzip_bulk=False) as api:
         con = db.connect(tmp_path / "t.duckdb")
         summary = sync.sync_bulk(con, "default_cards", cache=tmp_path / "c", client=_client(api))
         plain = api.bulk_file()
