@@ -255,13 +255,16 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 # --- the listing --------------------------------------------------------------------------
 
 def _fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
-    hints = []
-    for s in missing_sets:
+    """One hint per sync command: child sets (``a``/``t``/``m`` + set) come with the set's sync."""
+    children: list[str] = []
+    others: list[str] = []
+    for s in dict.fromkeys(missing_sets):
         if s != set_code and s[1:] == set_code and s[0] in "atm":
-            hints.append(f"boosterkit sync {set_code} (brings {s})")
+            children.append(s)
         elif s != "?":
-            hints.append(f"boosterkit sync {s}")
-    return list(dict.fromkeys(hints))
+            others.append(s)
+    hints = [f"boosterkit sync {set_code} (brings {', '.join(children)})"] if children else []
+    return hints + [f"boosterkit sync {s}" for s in others]
 
 
 def describe(product: ProductDef) -> dict[str, Any]:

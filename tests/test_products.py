@@ -170,6 +170,13 @@ def test_generic_set_booster_shares(one_db):
     assert _minigame_share(p) == Fraction(5, 100)
 
 
+def test_fill_hints_one_line_per_sync_command(one_db):
+    products = {p["code"]: p for p in list_products(one_db, "one")}
+    assert products["one-set-generic"]["missing_extra_sets"] == ["aone", "mone", "tone"]
+    assert products["one-set-generic"]["fill"] == ["boosterkit sync one (brings aone, mone, tone)"]
+    assert products["one-draft-generic"]["fill"] == ["boosterkit sync one (brings tone)"]
+
+
 @pytest.mark.parametrize("released, kinds", [
     ("2019-01-25", {"draft"}), ("2021-07-23", {"draft", "set"}), ("2024-08-02", {"play"}), (None, {"draft"}),
 ])
