@@ -1,18 +1,30 @@
-"""A counter-based random source that gives the same numbers on every Python version.
+"""The minigames' random source, built on the generator's counter-based splitmix64.
 
-Draw ``n`` of stream ``s`` under seed ``k`` is BLAKE2b("k/s/n") read as a 64-bit integer;
-``below`` uses rejection sampling so every outcome is exactly equally likely. Python's
-``random`` module and ``hash()`` are never used: their outputs may change between versions.
+A stream key is derived once from (seed, stream name) with ``generator.rng.mix64``; draw
+``n`` of the stream is ``generator.rng.draw(key, n)``. ``below`` uses rejection sampling so
+every outcome is exactly equally likely. Python's ``random`` module and ``hash()`` are never
+used: their outputs may change between versions.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import TypeVar
 
+from boosterkit.generator.rng import MASK64, PACK_STRIDE, draw, mix64
+
 T = TypeVar("T")
 _SPAN = 1 << 64
+
+
+def stream_key(seed: int, stream: str) -> int:
+    """The 64-bit key of stream ``stream`` under ``seed``: the name's UTF-8 bytes folded
+    8 at a time through ``mix64``, then its length (so names never collide by padding)."""
+    key = mix64(seed)
+    data = stream.encode("utf-8")
+    for i in range(0, len(data), 8):
+        key = mix64((key ^ int.from_bytes(data[i:i + 8], "little")) + PACK_STRIDE)
+    return mix64(key + len(data) * PACK_STRIDE) & MASK64
 
 
 class Rng:
@@ -21,12 +33,13 @@ class Rng:
     def __init__(self, seed: int, stream: str) -> None:
         self.seed = seed
         self.stream = stream
+        self.key = stream_key(seed, stream)
         self.counter = 0
 
     def _next64(self) -> int:
-        key = f"{self.seed}/{self.stream}/{self.counter}".encode()
+        x = draw(self.key, self.counter)
         self.counter += 1
-        return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big")
+        return x
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``."""

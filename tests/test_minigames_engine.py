@@ -110,7 +110,8 @@ def test_base_race_grids_hold_one_basic_land_each(con) -> None:
     for p in ("player-1", "player-2"):
         grid = setup.zone(f"{p} grid")
         assert (grid.rows, grid.cols, len(grid.cards)) == (3, 4, 12)
-        lands = [c for c in grid.cards if "Land" in (c.type_line or "")]
+        # a card is a land by its front face: a modal DFC "Sorcery // Land" is a sorcery
+        lands = [c for c in grid.cards if "Land" in (c.type_line or "").split(" // ")[0]]
         assert len(lands) == 1 and "Basic" in lands[0].type_line
 
 
@@ -174,6 +175,31 @@ def test_rng_is_reproducible_and_stream_separated() -> None:
     assert [Rng(5, "a").roll(20) for _ in range(3)] == [Rng(5, "a").roll(20) for _ in range(3)]
     a, b = Rng(5, "a"), Rng(5, "b")
     assert [a.below(1000) for _ in range(20)] != [b.below(1000) for _ in range(20)]
+
+
+def test_rng_draws_are_the_generators_splitmix64() -> None:
+    """One random-number implementation: a minigame stream is ``generator.rng.draw`` under
+    a key derived once from (seed, stream name); names differing only by padding differ."""
+    from boosterkit.generator.rng import draw
+    from boosterkit.minigames.rng import stream_key
+
+    rng = Rng(42, "minigame/roll-for-initiative")
+    assert [rng._next64() for _ in range(5)] == [
+        draw(stream_key(42, "minigame/roll-for-initiative"), n) for n in range(5)]
+    keys = {stream_key(s, name) for s in (0, 1, 2**64 - 1) for name in ("", "a", "a\0", "ab")}
+    assert len(keys) == 12
+
+
+def test_below_rejects_the_biased_tail() -> None:
+    """n just above 2^63: without rejection, results below 2^64 - n would be twice as likely
+    as the rest; with it the lower half of [0, n) gets about half the draws (binomial,
+    4 000 draws, 4.5 sigma = +-142)."""
+    n = (1 << 63) + (1 << 62)
+    rng = Rng(11, "test/below")
+    values = [rng.below(n) for _ in range(4000)]
+    assert all(0 <= v < n for v in values)
+    low = sum(v < n // 2 for v in values)
+    assert abs(low - 2000) < 142
 
 
 def test_d20_rolls_are_uniform() -> None:
