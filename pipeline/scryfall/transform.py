@@ -11,41 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-_FACE_STRUCT = (
-    "STRUCT(name VARCHAR, type_line VARCHAR, mana_cost VARCHAR, colors VARCHAR[], "
-    "power VARCHAR, toughness VARCHAR, loyalty VARCHAR, oracle_text VARCHAR)"
-)
+from boosterkit.pipeline.load import FACE_COLUMNS, RAW_COLUMNS
+
+#: Face fields Scryfall names and types as ``pipeline.load.FACE_COLUMNS`` does.
+_FACE_FIELDS = {k: v for k, v in FACE_COLUMNS.items() if k not in ("card_id", "face_index")}
+_FACE_STRUCT = "STRUCT(" + ", ".join(f"{k} {v}" for k, v in _FACE_FIELDS.items()) + ")"
+
+
+def _as_raw(*names: str) -> dict[str, str]:
+    """Card fields Scryfall names and types as ``pipeline.load.RAW_COLUMNS`` does."""
+    return {n: RAW_COLUMNS[n] for n in names}
+
 
 #: The fields of a Scryfall card object that boosterkit reads, with their DuckDB types.
 #: Everything else in the object is skipped by the JSON reader (and kept in the cache).
 CARD_JSON_COLUMNS: dict[str, str] = {
     "object": "VARCHAR",
-    "id": "VARCHAR",
-    "oracle_id": "VARCHAR",
-    "name": "VARCHAR",
+    **_as_raw("id", "oracle_id", "name"),
     "set": "VARCHAR",
     "set_name": "VARCHAR",
     "set_type": "VARCHAR",
     "set_id": "VARCHAR",
-    "collector_number": "VARCHAR",
-    "lang": "VARCHAR",
-    "rarity": "VARCHAR",
-    "layout": "VARCHAR",
-    "type_line": "VARCHAR",
-    "mana_cost": "VARCHAR",
+    **_as_raw("collector_number", "lang", "rarity", "layout", "type_line", "mana_cost"),
     "cmc": "DOUBLE",
-    "colors": "VARCHAR[]",
-    "color_identity": "VARCHAR[]",
-    "power": "VARCHAR",
-    "toughness": "VARCHAR",
-    "loyalty": "VARCHAR",
-    "oracle_text": "VARCHAR",
+    **_as_raw("colors", "color_identity", "power", "toughness", "loyalty", "oracle_text"),
     "booster": "BOOLEAN",
-    "finishes": "VARCHAR[]",
-    "promo_types": "VARCHAR[]",
-    "frame_effects": "VARCHAR[]",
-    "full_art": "BOOLEAN",
-    "released_at": "DATE",
+    **_as_raw("finishes", "promo_types", "frame_effects", "full_art", "released_at"),
     "card_faces": f"{_FACE_STRUCT}[]",
 }
 
@@ -85,18 +76,7 @@ CARD_SELECT: dict[str, str] = {
 }
 
 #: SELECT list over ``c`` (the card) and ``f`` (one face, ``i`` its 0-based index).
-FACE_SELECT: dict[str, str] = {
-    "card_id": "c.id",
-    "face_index": "i",
-    "name": "f.name",
-    "type_line": "f.type_line",
-    "mana_cost": "f.mana_cost",
-    "colors": "f.colors",
-    "power": "f.power",
-    "toughness": "f.toughness",
-    "loyalty": "f.loyalty",
-    "oracle_text": "f.oracle_text",
-}
+FACE_SELECT: dict[str, str] = {"card_id": "c.id", "face_index": "i", **{k: f"f.{k}" for k in _FACE_FIELDS}}
 
 #: The fields of a Scryfall set object that boosterkit reads.
 SET_JSON_COLUMNS: dict[str, str] = {
