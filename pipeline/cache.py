@@ -7,8 +7,11 @@ Paths recorded in ``sync_runs.cache_files`` are relative to the cache folder, so
 from __future__ import annotations
 
 import gzip
+import hashlib
+import io
 import shutil
 from pathlib import Path
+from typing import BinaryIO
 
 try:  # ISA-L's gzip is ~5x faster than zlib at the same ratio: a 450 MB bulk file in ~1 s
     from isal import igzip as _fastgzip
@@ -20,33 +23,35 @@ _CHUNK = 1 << 20
 
 def store_file(cache: Path, src: Path, rel: str) -> str:
     """Copy ``src`` into ``cache/rel`` gzip-compressed (kept as is if already gzip); return rel."""
-    if not rel.endswith(".gz"):
-        rel += ".gz"
-    dest = cache / rel
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".part")
     with open(src, "rb") as f:
-        gz = f.read(2) == b"\x1f\x8b"
-        f.seek(0)
-        if gz:
-            with open(tmp, "wb") as out:
-                shutil.copyfileobj(f, out, _CHUNK)
-        else:
-            with _fastgzip.open(tmp, "wb", compresslevel=1) as out:
-                shutil.copyfileobj(f, out, _CHUNK)
-    tmp.replace(dest)
-    return rel
+        return _store(cache, f, rel)
 
 
 def store_bytes(cache: Path, data: bytes, rel: str) -> str:
     """Write ``data`` to ``cache/rel`` gzip-compressed; return rel."""
+    return _store(cache, io.BytesIO(data), rel)
+
+
+def store_imported(cache: Path, src: Path, folder: str) -> str:
+    """Store an imported file as ``folder/<sha256 prefix>-<name>``: a changed file is a new copy."""
+    h = hashlib.sha256()
+    with open(src, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            h.update(chunk)
+    return store_file(cache, src, f"{folder}/{h.hexdigest()[:12]}-{src.name}")
+
+
+def _store(cache: Path, f: BinaryIO, rel: str) -> str:
+    """Write ``f`` to ``cache/rel`` (``.gz`` added) through a ``.part`` file; return rel."""
     if not rel.endswith(".gz"):
         rel += ".gz"
     dest = cache / rel
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
-    with gzip.open(tmp, "wb", compresslevel=6) as out:
-        out.write(data)
+    gz = f.read(2) == b"\x1f\x8b"
+    f.seek(0)
+    with open(tmp, "wb") if gz else _fastgzip.open(tmp, "wb", compresslevel=1) as out:
+        shutil.copyfileobj(f, out, _CHUNK)
     tmp.replace(dest)
     return rel
 

@@ -14,7 +14,6 @@ resolved to local printings by set and collector number (or uuid); unresolved on
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import re
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from boosterkit.errors import InputError
-from boosterkit.pipeline.cache import store_file
+from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.runs import recorded
 
@@ -284,8 +283,7 @@ def import_collation(con: Connection, path: str | os.PathLike[str], *,
     with recorded(con, "collation", str(path)) as run:
         summary = {"file": str(path), **_load(con, products)}
         if cache is not None:
-            digest = _digest(path)
-            run.cache_files.append(store_file(cache, path, f"collation/{digest}-{path.name}"))
+            run.cache_files.append(store_imported(cache, path, "collation"))
         run.message = f"{summary['products']} products, {summary['unresolved']} unresolved cards"
     return summary
 
@@ -294,11 +292,3 @@ def replay(con: Connection, files: list[Path], target: str | None) -> None:
     """``db rebuild`` replayer: load cached exports inside the caller's transaction."""
     for f in files:
         _load(con, read_sealed(f))
-
-
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:12]

@@ -10,7 +10,6 @@ streamed one set at a time with ``ijson``; it is never loaded whole.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ import ijson
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import load
-from boosterkit.pipeline.cache import store_file
+from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.collation import (
     insert_rows,
     resolve_sheet_cards,
@@ -204,7 +203,7 @@ def import_mtgjson(con: Connection, paths: Iterable[str | os.PathLike[str]], *,
             raise InputError(f"{', '.join(map(str, files))}: no set matched {only}")
         if cache is not None:
             for p in files:
-                run.cache_files.append(store_file(cache, p, f"mtgjson/{_digest(p)}-{p.name}"))
+                run.cache_files.append(store_imported(cache, p, "mtgjson"))
         run.sets, run.cards = len(summary["sets"]), summary["cards"]
     return summary
 
@@ -215,11 +214,3 @@ def replay(con: Connection, files: list[Path], target: str | None) -> None:
     if target and _SETS_PREFIX in target:
         only = target.rsplit(_SETS_PREFIX, 1)[1].split(",")
     _load(con, files, only)
-
-
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:12]
