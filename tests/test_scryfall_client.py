@@ -9,7 +9,7 @@ import requests
 import responses
 from conftest import shared_path
 
-from boosterkit import config
+from boosterkit import __version__, config
 from boosterkit.errors import FetchError
 from boosterkit.pipeline.scryfall.client import ScryfallAPIError, ScryfallClient
 
@@ -80,7 +80,8 @@ def test_headers_sent() -> None:
     assert data["code"] == "cmm"
     headers = responses.calls[0].request.headers
     assert headers["User-Agent"] == config.USER_AGENT
-    assert headers["User-Agent"].startswith("boosterkit/")
+    product, contact = headers["User-Agent"].split(" ", 1)
+    assert product == f"boosterkit/{__version__}" and "https://" in contact
     assert headers["Accept"] == "application/json"
 
 
@@ -161,3 +162,20 @@ def test_base_url_from_environment(monkeypatch) -> None:
     c = ScryfallClient()
     assert c.url("/sets/afr") == "http://127.0.0.1:9/sets/afr"
     assert c.url("https://data.scryfall.io/x.json") == "https://data.scryfall.io/x.json"
+
+
+@responses.activate
+def test_requests_go_to_the_environment_base_url(monkeypatch) -> None:
+    monkeypatch.setenv("SCRYFALL_API_URL", "http://127.0.0.1:9/")
+    responses.get("http://127.0.0.1:9/sets/cmm", json=_json("sets", "set-cmm.json"))
+    assert ScryfallClient(sleep=lambda s: None).get_json("/sets/cmm")["code"] == "cmm"
+    monkeypatch.delenv("SCRYFALL_API_URL")
+    assert ScryfallClient().base_url == "https://api.scryfall.com"
+
+
+def test_unusable_base_url_fails_at_once_without_retries(monkeypatch) -> None:
+    monkeypatch.setenv("SCRYFALL_API_URL", "api.scryfall.com")  # no scheme
+    t = FakeTime()
+    with pytest.raises(FetchError, match="not a usable URL .*check SCRYFALL_API_URL"):
+        ScryfallClient(sleep=t.sleep, clock=t.clock).get_json("/sets/afr")
+    assert not [s for s in t.sleeps if s >= 1.0]  # no back-off

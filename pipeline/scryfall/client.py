@@ -27,6 +27,8 @@ MIN_INTERVAL = 0.1
 SEARCH_INTERVAL = 0.5
 DEFAULT_RETRY_AFTER = 30.0
 _CHUNK = 1 << 20
+_BAD_URL = (requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
+            requests.exceptions.InvalidURL)
 
 
 class ScryfallClient:
@@ -81,6 +83,8 @@ class ScryfallClient:
             self.requests += 1
             try:
                 resp = self.session.get(url, params=params, timeout=self.timeout, stream=stream)
+            except _BAD_URL as exc:  # retrying cannot help: say so at once
+                raise FetchError(f"GET {url}: not a usable URL ({exc}); check SCRYFALL_API_URL") from None
             except requests.RequestException as exc:
                 problem, delay = f"{type(exc).__name__}: {exc}", self.backoff * 2**attempt
             else:
