@@ -13,12 +13,15 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 import duckdb
 
 from boosterkit.errors import InputError
 from boosterkit.generator.model import Pack, ProductDef
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import ProductCache
 
 DbArg = Union[str, "os.PathLike[str]", duckdb.DuckDBPyConnection, None]
 BATCH = 8192  # packs drawn per numpy batch when streaming
@@ -57,14 +60,23 @@ def iter_packs(
     count: int = 1,
     seed: int | None = None,
     db: DbArg = None,
+    *,
+    products: ProductCache | None = None,
 ) -> Iterator[Pack]:
-    """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output)."""
+    """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output).
+
+    ``products``: a ``generator.cache.ProductCache`` to take the compiled product from (and
+    keep it in), for callers that open packs of the same database again and again.
+    """
     from boosterkit.generator import engine
 
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
     seed = new_seed() if seed is None else engine.check_seed(seed)
-    compiled = engine.compile_cached(load_product(set_code, product, db))
+    if products is not None:
+        compiled = products.get(set_code, product, db)
+    else:
+        compiled = engine.compile_cached(load_product(set_code, product, db))
     for start in range(1, count + 1, BATCH):
         yield from engine.open_batch(compiled, seed, start, min(BATCH, count + 1 - start))
 
@@ -75,11 +87,14 @@ def open_packs(
     count: int = 1,
     seed: int | None = None,
     db: DbArg = None,
+    *,
+    products: ProductCache | None = None,
 ) -> list[Pack]:
     """Open ``count`` packs of ``set_code``'s ``product`` (a kind like ``set`` or a code).
 
     ``product`` None means the set's draft booster (or its only product). Pack *i* (1-based)
     depends only on (``seed``, *i*); ``seed`` None picks a random one, kept in ``Pack.seed``.
-    Unknown set or product: ``NotFoundError`` listing what exists.
+    Unknown set or product: ``NotFoundError`` listing what exists. ``products``: see
+    ``iter_packs``.
     """
-    return list(iter_packs(set_code, product, count, seed, db))
+    return list(iter_packs(set_code, product, count, seed, db, products=products))

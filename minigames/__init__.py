@@ -54,17 +54,18 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
 
 
 def _open(con: Connection, spec: Minigame, set_code: str, product: str | None, count: int,
-          seed: int) -> tuple[list[Pack], str | None, str | None]:
+          seed: int, products: Any = None) -> tuple[list[Pack], str | None, str | None]:
     """The packs, the product they were opened as, and a note when the game's product is
     missing and the set's default product was used instead."""
     from boosterkit.generator import open_packs
 
     if product is not None:
-        return open_packs(set_code, product, count, seed, db=con), product, None
+        return open_packs(set_code, product, count, seed, db=con, products=products), product, None
     try:
-        return open_packs(set_code, spec.product, count, seed, db=con), spec.product, None
+        return (open_packs(set_code, spec.product, count, seed, db=con, products=products),
+                spec.product, None)
     except NotFoundError:
-        packs = open_packs(set_code, None, count, seed, db=con)
+        packs = open_packs(set_code, None, count, seed, db=con, products=products)
         code = packs[0].product if packs else None
         note = (f"{set_code} has no {spec.product} booster data in the database; "
                 f"dealt {code} packs instead.")
@@ -79,6 +80,7 @@ def deal(
     product: str | None = None,
     seed: int | None = None,
     strict_backs: bool = False,
+    products: Any = None,
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
@@ -86,6 +88,7 @@ def deal(
     None: the game's product (Set Boosters), else the set's default product with a note.
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
+    ``products``: a ``generator.cache.ProductCache`` for callers that deal repeatedly.
     """
     from boosterkit.generator import new_seed
     from boosterkit.generator.engine import check_seed
@@ -97,7 +100,8 @@ def deal(
     check_players(spec, players)
     set_code = set_code.lower() if set_code else default_set(con, spec)
     seed = new_seed() if seed is None else check_seed(seed)
-    packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed)
+    packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
+                              products)
     needs_basics = any(s["op"] == "add_external" for s in spec.steps)
     setup = build_setup(
         spec, packs, players, seed, set_code=set_code, product=used, strict_backs=strict_backs,

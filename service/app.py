@@ -68,9 +68,12 @@ def products(code: str, con: Connection = Depends(cursor)) -> Response:
 
 
 @router.post("/packs", tags=["packs"])
-def packs(req: PacksRequest, con: Connection = Depends(cursor)) -> Response:
+def packs(req: PacksRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
-    opened = open_packs(req.set, product=req.product, count=req.count, seed=req.seed, db=con)
+    opened = open_packs(
+        req.set, product=req.product, count=req.count, seed=req.seed, db=con,
+        products=request.app.state.database.products,
+    )  # fmt: skip
     return json_response(opened)
 
 
@@ -80,7 +83,7 @@ def minigames() -> Response:
     return json_response(list_minigames())
 
 
-def _deal(con: Connection, req: DealRequest) -> Any:
+def _deal(con: Connection, req: DealRequest, request: Request) -> Any:
     return deal(
         con,
         req.minigame,
@@ -89,13 +92,14 @@ def _deal(con: Connection, req: DealRequest) -> Any:
         product=req.product,
         seed=req.seed,
         strict_backs=req.strict_backs,
+        products=request.app.state.database.products,
     )
 
 
 @router.post("/deal", tags=["minigames"])
-def deal_setup(req: DealRequest, con: Connection = Depends(cursor)) -> Response:
+def deal_setup(req: DealRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
     """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
-    return json_response(_deal(con, req))
+    return json_response(_deal(con, req, request))
 
 
 @router.post("/validate", tags=["minigames"])
@@ -115,6 +119,8 @@ def sheet(
     product: str | None = Query(None, min_length=1, max_length=80),
     seed: Seed | None = Query(None),
     strict_backs: bool = Query(False),
+    *,
+    request: Request,
     con: Connection = Depends(cursor),
 ) -> HTMLResponse:
     """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
@@ -122,7 +128,7 @@ def sheet(
         minigame=minigame, players=players, set=set_code, product=product, seed=seed,
         strict_backs=strict_backs,
     )
-    return HTMLResponse(render_sheet(_deal(con, req), "html"))
+    return HTMLResponse(render_sheet(_deal(con, req, request), "html"))
 
 
 @router.get("/", include_in_schema=False)

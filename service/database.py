@@ -9,6 +9,10 @@ and once no request has used it for ``linger`` seconds it is closed, which lets 
 (Opening costs tens of milliseconds on a real database, so a steady stream of requests
 shares one open.) A request that arrives while a sync holds the lock waits up to
 ``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
+
+Compiled products are kept in ``products`` (a ``ProductCache``) across requests and across
+reopens: it is cleared when the file is reopened with another size or modification time
+(a sync changed it in between). While the file is open no writer can change it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 import duckdb
 
 from boosterkit.errors import BoosterkitError
+from boosterkit.generator.cache import ProductCache
 from boosterkit.pipeline import db as pdb
 
 
@@ -53,6 +58,19 @@ class ReadOnlyDatabase:
         self._users = 0
         self._last_used = 0.0
         self._closer: threading.Timer | None = None
+        self.products = ProductCache()
+        self._stamp: tuple[tuple[int, int], ...] | None = None
+
+    def _file_stamp(self) -> tuple[tuple[int, int], ...]:
+        """(modification time, size) of the database file and its write-ahead log."""
+        stamp = []
+        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            stamp.append((st.st_mtime_ns, st.st_size))
+        return tuple(stamp)
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -82,6 +100,10 @@ class ReadOnlyDatabase:
         try:
             if self._con is None:
                 self._con = self._open(deadline)
+                stamp = self._file_stamp()  # after opening: no writer can change it now
+                if stamp != self._stamp:
+                    self.products.clear()
+                    self._stamp = stamp
             self._users += 1
             cur = self._con.cursor()
         finally:

@@ -323,6 +323,34 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
         assert client.post("/packs", json={"set": "afr", "seed": 1}).status_code == 200
 
 
+def test_products_are_cached_until_a_sync_changes_the_file(real_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(real_db, path)
+    body = {"set": "afr", "product": "draft", "count": 2, "seed": 3}
+    deal = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 3}
+    with TestClient(create_app(path, linger=0)) as client:  # the file is closed between requests
+        products = client.app.state.database.products
+        first = client.post("/packs", json=body)
+        assert first.status_code == 200 and products.misses == 1
+        assert client.post("/packs", json={**body, "seed": 4}).status_code == 200
+        assert client.post("/packs", json=body).text == first.text
+        assert client.post("/deal", json=deal).status_code == 200
+        assert client.post("/deal", json={**deal, "seed": 4}).status_code == 200
+        assert (products.hits, products.misses) == (3, 2)  # the draft and the set booster
+        writer = pdb.connect(path)  # a sync: the service has released the file
+        try:
+            writer.execute("DELETE FROM products WHERE code = 'afr-draft'")
+        finally:
+            writer.close()
+        after = client.post("/packs", json=body)
+        assert after.status_code == 200 and products.misses == 3
+        # "draft" now resolves to the next booster of that kind, not the cached afr-draft
+        assert {p["product"] for p in json.loads(first.text)} == {"afr-draft"}
+        assert {p["product"] for p in after.json()} == {"afr-draft-mtgjson"}
+        assert after.text == cli(path, "open", "afr", "-p", "draft", "-n", "2", "--seed", "3",
+                                 "--format", "json")  # fmt: skip
+
+
 def test_missing_database_is_503_with_the_path(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path / "absent.duckdb")) as client:
         assert_error(client.get("/sets"), 503, "absent.duckdb", "sync")

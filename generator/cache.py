@@ -1,0 +1,81 @@
+"""Compiled products kept between calls, for callers that open packs again and again.
+
+Resolving a product from the database and compiling it costs tens of milliseconds; drawing
+a few packs from it costs about one. A ``ProductCache`` keeps the compiled products of
+recent (set, product) pairs. It is valid for ONE database content: its owner calls
+``clear()`` when the database may have changed (the service does so when it reopens a file
+whose size or modification time changed). It is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from boosterkit.generator import load_product
+from boosterkit.generator.engine import CompiledProduct, compile_product
+
+if TYPE_CHECKING:
+    from boosterkit.generator import DbArg
+
+
+class ProductCache:
+    """Compiled products by (set, product) for one database content, least recently used out."""
+
+    def __init__(self, maxsize: int = 64) -> None:
+        self.maxsize = maxsize
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[str, str | None], CompiledProduct] = OrderedDict()
+        self._generation = 0  # bumped by clear(): a resolve started before it is not kept
+        self._pending: dict[tuple[str, str | None], threading.Lock] = {}
+
+    def get(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
+        """The compiled product, resolved from ``db`` (as ``load_product`` takes it) on a miss.
+
+        Concurrent misses on the same key resolve it once; the others wait for that result.
+        """
+        key = (set_code.lower(), product)
+        with self._lock:
+            hit = self._lookup(key)
+            if hit is not None:
+                return hit
+            pending = self._pending.setdefault(key, threading.Lock())
+        with pending:
+            with self._lock:
+                hit = self._lookup(key)
+                if hit is not None:
+                    return hit
+                generation = self._generation
+            try:
+                compiled = compile_product(load_product(set_code, product, db))
+            finally:
+                with self._lock:
+                    self._pending.pop(key, None)
+            with self._lock:
+                self.misses += 1
+                if generation == self._generation:
+                    self._items[key] = compiled
+                    while len(self._items) > self.maxsize:
+                        self._items.popitem(last=False)
+        return compiled
+
+    def _lookup(self, key: tuple[str, str | None]) -> CompiledProduct | None:
+        """A cached product, counted as a hit (called with the lock held)."""
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+            self.hits += 1
+        return hit
+
+    def clear(self) -> None:
+        """Forget every product (the database changed)."""
+        with self._lock:
+            self._items.clear()
+            self._generation += 1
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
