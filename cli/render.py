@@ -8,14 +8,16 @@ library's return value, serialised with ``to_json``.
 from __future__ import annotations
 
 import csv
-import datetime as _dt
-import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any, TextIO
 
 import typer
+
+from boosterkit.serialize import cell, to_json
+
+__all__ = ["Format", "cell", "echo_err", "emit", "open_output", "table", "to_json", "write_csv"]
 
 
 class Format(str, Enum):
@@ -26,44 +28,17 @@ class Format(str, Enum):
     text = "text"
 
 
-def _default(o: Any) -> Any:
-    if isinstance(o, (_dt.date, _dt.datetime)):
-        return o.isoformat()
-    if hasattr(o, "to_dict"):
-        return o.to_dict()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def to_json(data: Any, *, indent: int | None = 2) -> str:
-    """Serialise library output deterministically (sorted keys are NOT used: field order is the contract)."""
-    return json.dumps(data, default=_default, indent=indent, ensure_ascii=False)
-
-
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
     """A plain fixed-width text table of ``rows``."""
     if not rows:
         return "(none)"
     cols = list(columns or rows[0].keys())
-    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
+    cells = [[cell(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(lines)
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, (list, tuple)):
-        return ",".join(_cell(x) for x in v)
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None) -> None:
@@ -72,7 +47,7 @@ def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str
     w = csv.writer(out, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
-        w.writerow([_cell(r.get(c)) for c in cols])
+        w.writerow([cell(r.get(c)) for c in cols])
 
 
 def emit(

@@ -1,6 +1,6 @@
 """Writing opened packs as text, JSON, JSON lines or CSV, one pack at a time (streaming).
 
-``json`` is byte for byte ``render.to_json([p.to_dict() for p in packs])``; ``jsonl`` is
+``json`` is byte for byte ``serialize.to_json([p.to_dict() for p in packs])``; ``jsonl`` is
 one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one pack.
 """
 
@@ -10,8 +10,8 @@ import csv
 from collections.abc import Iterable
 from typing import TextIO
 
-from boosterkit.cli.render import _cell, to_json
 from boosterkit.generator.model import Pack
+from boosterkit.serialize import cell, to_json
 
 FORMATS = ("text", "json", "jsonl", "csv")
 
@@ -40,7 +40,7 @@ def write_jsonl(packs: Iterable[Pack], out: TextIO) -> int:
 
 
 def write_json(packs: Iterable[Pack], out: TextIO) -> int:
-    """A JSON list of packs, indented like ``render.to_json`` (which the tests check)."""
+    """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check)."""
     n = 0
     for n, pack in enumerate(packs, 1):
         body = to_json(pack.to_dict()).replace("\n", "\n  ")
@@ -58,7 +58,7 @@ def write_csv(packs: Iterable[Pack], out: TextIO) -> int:
         d = pack.to_dict()
         head = [d["index"], d["variant"], d["set"], d["product"], d["seed"]]
         for item in d["items"]:
-            w.writerow(head + [_cell(item.get(c)) for c in CSV_COLUMNS[5:]])
+            w.writerow(head + [cell(item.get(c)) for c in CSV_COLUMNS[5:]])
     return n
 
 

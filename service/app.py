@@ -1,6 +1,6 @@
 """The HTTP API and the organizer page: the same library calls as the CLI, over HTTP.
 
-Every JSON answer is the library's return value serialised by ``cli.render.to_json``, the
+Every JSON answer is the library's return value serialised by ``serialize.to_json``, the
 CLI's own serialiser, so ``POST /packs`` is byte for byte ``boosterkit open --format json``
 and ``POST /deal`` is ``boosterkit deal --format json`` for the same arguments.
 """
@@ -19,12 +19,12 @@ from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
-from boosterkit.cli.render import to_json
 from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import db_info, list_sets
+from boosterkit.serialize import to_json
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.errors import BodyLimit, install_error_handlers
 from boosterkit.service.models import MAX_BODY_BYTES, MAX_PLAYERS, DealRequest, PacksRequest, Seed

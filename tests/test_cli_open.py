@@ -117,3 +117,14 @@ def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "no database" in proc.stderr and str(tmp_path / "none.duckdb") in proc.stderr
+
+
+def test_the_library_does_not_import_the_cli() -> None:
+    # Thick library, thin CLI: pack writers and the service share serialisers with the CLI
+    # through boosterkit.serialize, never by importing boosterkit.cli.
+    code = (
+        "import sys, boosterkit.generator.output, boosterkit.generator.cache, boosterkit.service.app\n"
+        "print(sorted(m for m in sys.modules if m.startswith('boosterkit.cli')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
