@@ -68,4 +68,9 @@ def register(app: typer.Typer) -> None:
         with db.connect(path, read_only=True) as con:
             data = list_products(con, set_code)
         emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
-             text=lambda d: "\n\n".join(product_text(p) for p in d))
+             text=lambda d: "\n\n".join(product_text(p) for p in d) or _none_text(set_code))
+
+
+def _none_text(set_code: str) -> str:
+    return (f"{set_code.strip().lower()}: no products (no collation data imported for it, and its "
+            "booster cards lack commons, uncommons or rares for a generic product)")

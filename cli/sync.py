@@ -31,7 +31,11 @@ def _progress() -> syncmod.Progress | None:
 
 def _summary_line(s: dict[str, Any]) -> str:
     extra = "" if s.get("downloaded", True) else " (bulk file unchanged, download skipped)"
-    return f"synced {s['sets']} sets, {s['cards']} cards in {s['seconds']:.1f} s{extra}"
+    return f"synced {_n(s['sets'], 'set')}, {_n(s['cards'], 'card')} in {s['seconds']:.1f} s{extra}"
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def register(app: typer.Typer) -> None:

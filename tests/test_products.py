@@ -247,6 +247,19 @@ def test_cli_json_equals_library(real_db, real):
     assert "afr-set  [set, sealed-data, default]" in text and "fill with: boosterkit sync afr (brings aafr)" in text
 
 
+def test_cli_set_without_products_says_so(tmp_path):
+    from boosterkit.pipeline.sync import sync_file
+
+    path = tmp_path / "woe.duckdb"
+    with db.connect(path) as con:  # wot: the Enchanting Tales bonus sheet, no commons
+        sync_file(con, shared_path("cards", "woe+wot.unique-cards.json"), cache=tmp_path / "cache")
+        assert list_products(con, "wot") == []
+    run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path), "products", "WOT"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert text.startswith("wot: no products (no collation data")
+    assert json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout) == []
+
+
 def test_cli_unknown_set(real_db):
     proc = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "nope"],

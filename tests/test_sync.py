@@ -246,3 +246,9 @@ def test_cli_bad_file_exit_code_no_traceback(tmp_path: Path, api: FakeScryfall) 
     assert len(lines) == 1 and lines[0].startswith(f"boosterkit: error: {bad}: ")
     r = _run(["sync", "woe", "--sets"], dbf, api)
     assert r.returncode == 2 and "exactly one of" in r.stderr
+
+
+def test_cli_file_summary_line(tmp_path: Path, api: FakeScryfall) -> None:
+    r = _run(["sync", "--file", str(shared_path("cards", "one.unique-cards.json"))], tmp_path / "t.duckdb", api)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("synced 1 set, 271 cards in ") and r.stderr.endswith(" s\n")
