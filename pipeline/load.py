@@ -98,8 +98,7 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     With ``keep_scryfall`` (used by secondary sources such as MTGJSON), printings already
     loaded from Scryfall are left as they are: Scryfall's values win where both have a field.
     Only ``RAW_COLUMNS`` are read: a source may keep extra ``_``-prefixed columns in
-    ``stage_cards`` for its own use. Duplicate ids within the staging table keep their last occurrence's values arbitrarily
-    but deterministically (the first by rowid).
+    ``stage_cards`` for its own use. An id staged twice keeps its first row (by rowid).
     """
     if keep_scryfall:
         con.execute(

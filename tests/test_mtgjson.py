@@ -179,6 +179,25 @@ def test_scryfall_values_win(mem_db, tmp_path):
     assert mem_db.execute("SELECT count(*) FROM cards WHERE id = ?", [card["id"]]).fetchone()[0] == 1
 
 
+def test_scryfall_after_mtgjson_replaces_the_row(mem_db, tmp_path):
+    from boosterkit.pipeline.sync import sync_file
+
+    single = shared_path("cards", "single-card.json")  # Urza's Saga, MH2
+    card_id = json.loads(single.read_text())["id"]
+    alone = db.connect(":memory:")
+    sync_file(alone, single, cache=tmp_path / "a")
+    scryfall_row = alone.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone()
+    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
+    n = mem_db.execute("SELECT count(*) FROM cards").fetchone()[0]
+    mtgjson_row = mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone()
+    assert mtgjson_row != scryfall_row  # source, and e.g. MTGJSON's curly apostrophe in the type line
+    sync_file(mem_db, single, cache=tmp_path / "b")
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == n  # still one row
+    assert mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone() == scryfall_row
+    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])  # and MTGJSON again keeps it
+    assert mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone() == scryfall_row
+
+
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
