@@ -240,7 +240,10 @@ def test_cli_json_equals_library(real_db, real):
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "afr", "--json"],
         capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == json.loads(json.dumps(list_products(real, "afr")))
+    listed = json.loads(proc.stdout)
+    assert listed == json.loads(json.dumps(list_products(real, "afr")))
+    assert listed and all({"code", "set_code", "kind", "source"} <= set(p) and p["set_code"] == "afr"
+                          for p in listed)
     text = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "afr"],
         capture_output=True, text=True, check=True).stdout
