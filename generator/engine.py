@@ -25,6 +25,7 @@ uniform-weight case summed over colours). A colour too small for the correction
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -493,18 +494,18 @@ class LazyPack(Pack):
             return json.dumps(self.to_dict(), ensure_ascii=False)
         f = self._compiled.fragments
         i = self.index
-        head = json.dumps(
-            {
-                "set": self.set,
-                "product": self.product,
-                "seed": self.seed,
-                "index": i,
-                "variant": self.variant,
-            },
-            ensure_ascii=False,
-        )[:-1]
-        body = ", ".join(f'{{"uid": "p{i}-{k}", {f[p]}' for k, p in enumerate(self._protos, 1))
-        return f'{head}, "items": [{body}]}}'
+        uid = f'{{"uid": "p{i}-'
+        body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
+        head = _json_head(self.set, self.product, self.seed)
+        return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
+
+
+@functools.lru_cache(maxsize=64)
+def _json_head(set_code: str, product: str, seed: int) -> str:
+    """The start of a pack's JSON line, up to its index (the same for every pack of a run)."""
+    return json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[
+        :-1
+    ] + ', "index": '
 
 
 def _new_pack(
