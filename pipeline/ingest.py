@@ -12,6 +12,7 @@ Functions here load into the caller's open transaction; callers wrap them in
 from __future__ import annotations
 
 import gzip
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,13 @@ def _duck_error(path: Path, exc: duckdb.Error) -> InputError:
     return InputError(f"{path}: not a valid Scryfall JSON file: {msg}")
 
 
+def _mtgjson_head(path: Path, compression: str) -> bool:
+    """Whether ``path`` starts like an MTGJSON v5 file: ``{"meta": …`` or ``{"data": …``."""
+    with (gzip.open if compression == "gzip" else open)(path, "rb") as f:
+        head = f.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return re.match(rb'\{\s*"(meta|data)"\s*:', head) is not None
+
+
 def detect(con: Connection, path: Path) -> Shape:
     """Classify ``path``; wrong shapes are an ``InputError`` naming the file."""
     compression, first = _first_char(path)
@@ -75,6 +83,9 @@ def detect(con: Connection, path: Path) -> Shape:
             "columns={'object': 'VARCHAR', 'data': 'STRUCT(object VARCHAR)[]', 'details': 'VARCHAR'}) LIMIT 1"
         ).fetchone()
     except duckdb.Error as exc:
+        if _mtgjson_head(path, compression):
+            raise InputError(f"{path}: an MTGJSON file ({{\"meta\", \"data\"}}), not Scryfall data: "
+                             "use `boosterkit import mtgjson`") from None
         raise _duck_error(path, exc) from None
     obj, inner, n, details = row if row else (None, None, None, None)
     if obj == "card":

@@ -181,7 +181,7 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     t0 = time.perf_counter()
     src = Path(path)
     if not src.is_file():
-        raise InputError(f"{src}: no such file")
+        raise InputError(f"{src}: {'a directory, not a file' if src.is_dir() else 'no such file'}")
     shape = ingest.detect(con, src)
     st = src.stat()
     # The same file (name, size, mtime) synced again reuses its cached copy.

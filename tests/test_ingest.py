@@ -175,6 +175,18 @@ def test_bad_files_give_one_line_and_change_nothing(tmp_path: Path, name: str) -
 def test_missing_file(mem_db, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         sync.sync_file(mem_db, tmp_path / "nope.json", cache=tmp_path)
+    with pytest.raises(InputError, match="a directory, not a file"):
+        sync.sync_file(mem_db, tmp_path, cache=tmp_path / "c")
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_mtgjson_file_points_to_import_mtgjson(mem_db, tmp_path: Path, gz: bool) -> None:
+    src = shared_path("mtgjson", "MAFR.json")
+    path = tmp_path / ("MAFR.json.gz" if gz else "MAFR.json")
+    path.write_bytes(gzip.compress(src.read_bytes()) if gz else src.read_bytes())
+    with pytest.raises(InputError, match=r"an MTGJSON file .*use `boosterkit import mtgjson`$"):
+        sync.sync_file(mem_db, path, cache=tmp_path / "c")
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
 
 def test_gzip_input_and_gzip_without_suffix(tmp_path: Path) -> None:
