@@ -44,6 +44,8 @@ def read_setup_file(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
                          f"{exc.msg})") from exc
+    except RecursionError as exc:
+        raise InputError(f"{path}: not a setup: JSON nested too deeply") from exc
 
 
 def minigames_cmd(

@@ -14,6 +14,7 @@ from typing import Any
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
+from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, build_setup, check_players
 from boosterkit.pipeline.db import Connection
@@ -73,9 +74,20 @@ def check_shape(data: Any) -> None:
         if value is not None and (not isinstance(value, typ)
                                   or (isinstance(value, bool) and typ is not bool)):
             raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {value!r:.40}")
+    if data["players"] < 1:
+        raise _malformed("setup.players", f"expected at least 1, got {data['players']}")
+    seed = data.get("seed")
+    if seed is not None and not 0 <= seed <= SEED_MAX:
+        raise _malformed("setup.seed", f"expected an integer from 0 to {SEED_MAX}, got {seed}")
     for i, pack in enumerate(data["packs"]):
         if not isinstance(pack, dict) or not isinstance(pack.get("items"), list):
             raise _malformed(f"setup.packs[{i}]", "expected an object with an items list")
+        for key, typ in (("set", str), ("product", str), ("seed", int), ("index", int),
+                         ("variant", int)):
+            value = pack.get(key)
+            if value is not None and (not isinstance(value, typ) or isinstance(value, bool)):
+                raise _malformed(f"setup.packs[{i}].{key}", f"expected {typ.__name__}, "
+                                 f"got {value!r:.40}")
         _check_items(pack["items"], f"setup.packs[{i}].items")
     for i, zone in enumerate(data["zones"]):
         where = f"setup.zones[{i}]"
@@ -86,6 +98,14 @@ def check_shape(data: Any) -> None:
                 raise _malformed(f"{where}.{key}", "missing")
         if not isinstance(zone["name"], str) or not isinstance(zone["cards"], list):
             raise _malformed(where, "name must be a string and cards a list")
+        if not isinstance(zone["kind"], str):
+            raise _malformed(f"{where}.kind", f"expected a string, got {zone['kind']!r:.40}")
+        if zone.get("owner") is not None and not isinstance(zone["owner"], str):
+            raise _malformed(f"{where}.owner", f"expected a string or null, got {zone['owner']!r:.40}")
+        for key in ("rows", "cols"):
+            value = zone.get(key)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise _malformed(f"{where}.{key}", f"expected an integer, got {value!r:.40}")
         _check_items(zone["cards"], f"{where}.cards")
 
 
@@ -187,6 +207,9 @@ def validate_setup(con: Connection, data: Any) -> Validation:
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
         raise _malformed("setup.minigame", str(exc)) from exc
+    if spec.steps is None or spec.setup_status == "U":
+        raise _malformed("setup.minigame", f"the setup of {spec.name} is unknown (status U), so "
+                         "boosterkit cannot check it")
     c = _Check(con, data, spec)
     players = data["players"]
     try:
@@ -200,6 +223,7 @@ def validate_setup(con: Connection, data: Any) -> Validation:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
               f"uses {need}")
         return Validation(c.out)
+    _check_reopened(c)
     first = data.get("first_player")
     try:
         expected = build_setup(spec, packs, players, data.get("seed") or 0,
@@ -212,6 +236,46 @@ def validate_setup(con: Connection, data: Any) -> Validation:
     _compare_zones(c, expected, by_uid, pack_of)
     _check_rolls(c, expected)
     return Validation(c.out)
+
+
+def _check_reopened(c: _Check) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
+    seed (opened by hand and typed in) are checked by card id only."""
+    from boosterkit.generator import open_packs
+
+    groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
+    for n, p in enumerate(c.data["packs"], 1):
+        key = (p.get("set"), p.get("product"), p.get("seed"))
+        if not (isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], int)
+                and isinstance(p.get("index"), int) and 1 <= p["index"] <= 1000):
+            continue
+        groups.setdefault(key, []).append((n, p))
+    for (set_code, product, seed), listed in groups.items():
+        try:
+            fresh = open_packs(set_code, product, max(p["index"] for _, p in listed), seed,
+                               db=c.con)
+        except BoosterkitError as exc:
+            c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
+                  f"again from the database: {exc}")
+            continue
+        for n, p in listed:
+            _compare_pack(c, n, p, fresh[p["index"] - 1].to_dict(), f"{product} seed {seed}")
+
+
+def _compare_pack(c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, Any],
+                  what: str) -> None:
+    items, want = listed["items"], fresh["items"]
+    where = f"pack {n} ({what}, pack {listed['index']})"
+    if len(items) != len(want):
+        c.add("pack-contents", f"{where}: {len(items)} items listed; the seed opens {len(want)}")
+        return
+    for d, w in zip(items, want):
+        diff = sorted(k for k in d if k in w and d[k] != w[k])
+        if diff:
+            c.add("pack-contents", f"{where}: item {_label(d)} differs from what the seed opens "
+                  f"({_label(w)}) in {', '.join(diff)}", card=d["uid"])
+            return
 
 
 def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict[str, int]) -> None:

@@ -103,6 +103,11 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path
         (b'{"minigame": "roll-for-initiative", "players": 5', "not valid JSON"),
         (b"[1, 2, 3]", "setup: expected a JSON object, got list"),
         (b'{"minigame": "roll-for-initiative"}', "setup.players: missing"),
+        (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
+        (b'{"minigame": "roll-for-initiative", "players": 0, "packs": [], "zones": []}',
+         "setup.players: expected at least 1, got 0"),
+        (b'{"minigame": "cyber-simulacrum", "players": 2, "packs": [], "zones": []}',
+         "the setup of Cyber Simulacrum is unknown (status U), so boosterkit cannot check it"),
     ],
 )
 def test_garbage_files_exit_2_with_one_line(capsys, tmp_path: Path, real_db: Path,
@@ -164,6 +169,7 @@ def test_markdown_and_html_sheets(con) -> None:
     assert page.count('<section class="private">') == 5  # one page per private hand
     assert "break-before: page" in page
     assert not re.search(r"(src|href)=|url\(|@import", page)  # no external assets
+    assert not re.search(r"https?://", page)  # no URL at all
     card = setup.zone("player-1 hand").cards[0]
     assert f'class="r r-{card.rarity[0].upper()}"' in page
     grid_page = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "html")

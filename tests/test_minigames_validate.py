@@ -173,6 +173,63 @@ def test_outside_additions_are_checked(con) -> None:
         f"zone 'player-1 hand': card {plains['uid']} (Plains) is not from the listed packs"]
 
 
+def test_a_token_stripped_of_its_id_is_caught_by_reopening_the_packs(con, rfi: dict) -> None:
+    """Without a card_id only the file's kind is left; the seeded packs are opened again,
+    so a token re-labelled as an unidentified Magic card still fails."""
+    data = copy.deepcopy(rfi)
+    removed = _zone(data, "removed")["cards"]
+    token = next(c for c in removed if c["kind"] in ("token", "emblem") and c["card_id"])
+    for item in [i for p in data["packs"] for i in p["items"]] + [token]:
+        if item["uid"] == token["uid"]:
+            item.update(card_id=None, kind="card", magic_back=True)
+    hand = _zone(data, "player-2 hand")["cards"]
+    removed.remove(token)
+    removed.append(hand.pop())
+    hand.append(token)
+    n = token["uid"][1:].split("-")[0]
+    assert _rules(con, data)["pack-contents"] == [
+        f"pack {n} (afr-set seed 2, pack {n}): item {token['uid']} ({token['name']}) differs "
+        f"from what the seed opens ({token['uid']} ({token['name']})) in card_id, kind, "
+        "magic_back"]
+
+
+def test_pack_contents_must_be_what_the_seed_opens(con, rfi: dict) -> None:
+    data = copy.deepcopy(rfi)
+    data["packs"][0]["items"].pop()  # the zones are untouched: only the pack changed
+    rules = _rules(con, data)
+    assert rules["pack-contents"] == [
+        f"pack 1 (afr-set seed 2, pack 1): {len(rfi['packs'][0]['items']) - 1} items listed; "
+        f"the seed opens {len(rfi['packs'][0]['items'])}"]
+    data = copy.deepcopy(rfi)
+    data["packs"][1]["seed"] = 3
+    assert _rules(con, data)["pack-contents"][0].startswith(
+        "pack 2 (afr-set seed 3, pack 2): item p2-")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"players": 0}, "setup.players: expected at least 1, got 0"),
+        ({"seed": -1}, "setup.seed: expected an integer from 0 to 18446744073709551615"),
+        ({"minigame": "demons-due"}, "the setup of Demon's Due is unknown"),
+    ],
+)
+def test_impossible_values_are_input_errors(con, rfi: dict, edit: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        validate_setup(con, {**rfi, **edit})
+
+
+def test_malformed_zone_and_pack_fields_are_input_errors(con, rfi: dict) -> None:
+    data = copy.deepcopy(rfi)
+    data["zones"][0]["kind"] = ["hand"]
+    with pytest.raises(InputError, match=r"setup.zones\[0\].kind: expected a string"):
+        validate_setup(con, data)
+    data = copy.deepcopy(rfi)
+    data["packs"][1]["seed"] = "two"
+    with pytest.raises(InputError, match=r"setup.packs\[1\].seed: expected int"):
+        validate_setup(con, data)
+
+
 def test_unknown_card_and_zone(con, rfi: dict) -> None:
     data = copy.deepcopy(rfi)
     card = _zone(data, "player-5 hand")["cards"][0]
