@@ -51,9 +51,9 @@ def register(app: typer.Typer) -> None:
         chosen = new_seed() if seed is None else seed
         packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
         first = next(packs)  # resolve the product (and fail) before creating the output file
+        out = render.open_output(output)
         if seed is None:
             render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-        out = render.open_output(output)
         try:
             write_packs(itertools.chain([first], packs), fmt.value, out)
         finally:

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 import typer
 
+from boosterkit.errors import InputError
 from boosterkit.serialize import cell, to_json
 
 __all__ = ["Format", "cell", "echo_err", "emit", "open_output", "table", "to_json", "write_csv"]
@@ -93,4 +94,7 @@ def open_output(path: str | None) -> TextIO:
     """``-o FILE`` support: a text file opened for writing, or stdout."""
     if not path or path == "-":
         return sys.stdout
-    return open(path, "w", encoding="utf-8", newline="")
+    try:
+        return open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc

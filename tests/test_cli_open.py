@@ -99,11 +99,14 @@ def test_text_marks_foil_and_non_magic_backs(capsys, real_db: Path, tmp_path: Pa
         (["open", "afr", "-p", "nosuch"], "afr-set"),  # lists the products that exist
         (["open", "afr", "-n", "0"], "at least 1 pack"),
         (["open", "afr", "--seed", "-3"], "seed must be an integer"),
+        (["open", "afr", "-o", "/nonexistent-dir/packs.json"], "-o /nonexistent-dir/packs.json"),
     ],
 )
 def test_errors_are_one_line(capsys, real_db: Path, tmp_path: Path, args, message) -> None:
     target = tmp_path / "never.json"
-    code, out, err = run(capsys, "--db", str(real_db), *args, "-o", str(target))
+    if "-o" not in args:
+        args = [*args, "-o", str(target)]
+    code, out, err = run(capsys, "--db", str(real_db), *args)
     assert code != 0 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("boosterkit: error: ") and message in lines[0]
