@@ -131,3 +131,20 @@ def test_the_library_does_not_import_the_cli() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_byte_identical_across_processes_and_hash_seeds(real_db: Path) -> None:
+    # Nothing may depend on str hashing (set iteration order) or other per-process state:
+    # two fresh processes with different PYTHONHASHSEED print the same bytes, which are the
+    # library's packs.
+    import os
+
+    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "open", "afr", "-p",
+           "set", "-n", "300", "--seed", "9", "-f", "jsonl"]  # fmt: skip
+    outs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        outs.append(subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=120).stdout)
+    assert outs[0] == outs[1]
+    lib = open_packs("afr", "set", 300, 9, db=real_db)
+    assert outs[0].decode() == "".join(to_json(p.to_dict(), indent=None) + "\n" for p in lib)
