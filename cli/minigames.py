@@ -119,7 +119,8 @@ def validate_cmd(
     if as_json:
         render.emit(result.to_dict(), render.Format.json)
     elif result.valid:
-        typer.echo(f"{file}: valid {data['minigame']} setup for {data['players']} players")
+        noun = "player" if data["players"] == 1 else "players"
+        typer.echo(f"{file}: valid {data['minigame']} setup for {data['players']} {noun}")
     else:
         typer.echo(f"{file}: {len(result.violations)} rule violation(s)")
         for v in result.violations:

@@ -125,7 +125,8 @@ def check_players(spec: Minigame, players: int) -> None:
     if players < lo or (hi is not None and players > hi):
         span = f"{lo}–{hi}" if hi != lo else f"{lo}"
         span = f"{lo}+" if hi is None else span
-        raise InputError(f"--players {players}: {spec.name} is for {span} players")
+        noun = "player" if span == "1" else "players"
+        raise InputError(f"--players {players}: {spec.name} is for {span} {noun}")
 
 
 def external_basics(
@@ -262,7 +263,7 @@ def _op_add_back(s: _State, step: dict[str, Any]) -> None:
     s.shared().extend(cards)
     s.pool_rules[None] = replace(s.pool_rules[None], readmit=s.pool_rules[None].readmit
                                  + (step["filter"],))
-    names = ", ".join(f"{c.name} ({c.uid})" for c in cards)
+    names = ", ".join(f"{c.name or c.kind.replace('_', ' ')} ({c.uid})" for c in cards)
     s.notes.append(f"Put back {step['count']} {describe(step['filter'])} as {step['tag']}: {names}.")
 
 

@@ -12,7 +12,8 @@ import pytest
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator import open_packs
-from boosterkit.minigames import SetupError, deal, list_minigames, validate_setup
+from boosterkit.minigames import SetupError, list_minigames, validate_setup
+from boosterkit.minigames import deal as _deal
 from boosterkit.minigames.filters import is_nmb
 from boosterkit.minigames.rng import Rng
 from boosterkit.pipeline import db
@@ -22,6 +23,13 @@ SETUP_SCHEMA = json.loads((DATA_DIR / "setup.schema.json").read_text())
 DEALABLE = [g for g in list_minigames() if g["dealable"]]
 COUNTS = [(g["id"], n) for g in DEALABLE
           for n in sorted({g["players_min"], g["players_max"] or 8})]
+
+
+def deal(*args, **kwargs):
+    """``minigames.deal``, and every setup it deals here must match data/setup.schema.json."""
+    setup = _deal(*args, **kwargs)
+    jsonschema.validate(setup.to_dict(), SETUP_SCHEMA)
+    return setup
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +121,21 @@ def test_base_race_grids_hold_one_basic_land_each(con) -> None:
         # a card is a land by its front face: a modal DFC "Sorcery // Land" is a sorcery
         lands = [c for c in grid.cards if "Land" in (c.type_line or "").split(" // ")[0]]
         assert len(lands) == 1 and "Basic" in lands[0].type_line
+
+
+def test_foraging_squirrels_puts_one_art_card_back_into_the_5x5_grid(con) -> None:
+    setup = deal(con, "foraging-squirrels", 4, "afr", seed=3)
+    grid = setup.zone("grid")
+    assert (grid.rows, grid.cols, len(grid.cards)) == (5, 5, 25)
+    art = [c for c in grid.cards if c.kind == "art_card"]
+    assert len(art) == 1 and all(not is_nmb(c) for c in grid.cards if c is not art[0])
+    # an art card has no name: the note says what it is, never "None"
+    assert f"as squirrel: art card ({art[0].uid})." in " ".join(setup.notes)
+
+
+def test_one_player_games_say_player(con) -> None:
+    with pytest.raises(InputError, match="--players 2: Dominarioes is for 1 player$"):
+        deal(con, "dominarioes", 2, "stx", seed=1)
 
 
 def test_mini_master_adds_15_outside_basic_lands_per_player(con) -> None:

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
-from boosterkit.minigames import deal, validate_setup
+from boosterkit.minigames import deal as _deal
+from boosterkit.minigames import validate_setup
 from boosterkit.pipeline import db
+
+SETUP_SCHEMA = json.loads((DATA_DIR / "setup.schema.json").read_text())
+
+
+def deal(*args, **kwargs):
+    """``minigames.deal``, and every setup it deals here must match data/setup.schema.json."""
+    setup = _deal(*args, **kwargs)
+    jsonschema.validate(setup.to_dict(), SETUP_SCHEMA)
+    return setup
 
 
 @pytest.fixture(scope="module")
