@@ -117,7 +117,13 @@ def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None) -> 
         chosen = next((e for e in entries if e["code"] == p), None) or next(
             (e for e in entries if e["kind"] == p and e["default"]), None)
     if chosen is None:
-        listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries) or "none"
+        if not entries:
+            raise NotFoundError(
+                f"set {set_code!r} has no booster products (no collation data, and its cards "
+                "are not booster cards: token, art series and minigame sets open as part of "
+                "their parent set's packs); see `boosterkit products SET` for a set that has some"
+            )
+        listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries)
         what = f"no product {product!r}" if product else "no draft or play product, and more than one product"
         raise NotFoundError(f"set {set_code!r}: {what}; products: {listing}")
     return chosen

@@ -68,6 +68,10 @@ def test_resolve_by_kind_code_and_default(real):
         resolve_product(real, "afr", "booster-box")
     with pytest.raises(NotFoundError, match="set 'zzz9': not in the database.*afr"):
         resolve_product(real, "zzz9")
+    # a token set has cards but no products of its own: say so, do not list "none"
+    with pytest.raises(NotFoundError, match="set 'tafr' has no booster products") as err:
+        resolve_product(real, "tafr")
+    assert "products: none" not in str(err.value)
 
 
 def test_sheets_carry_card_facts_and_unresolved_references(real):
