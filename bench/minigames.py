@@ -6,11 +6,15 @@ a temporary folder, then for a few games, in the same run:
 - baseline: ``open_packs(set, product, count, seed, db=con)`` — the packs a setup needs;
 - ``deal(con, game, players, …)`` — the same packs plus the setup, end to end;
 - ``engine.build_setup`` alone over packs opened beforehand (the engine's own cost);
-- ``validate_setup(con, setup.to_dict())`` — database look-ups plus a replay of the steps;
+- ``validate_setup(con, setup.to_dict())`` — re-opening the seeded packs, database look-ups
+  and a replay of the steps; cold (as one CLI run: compiling the product is most of it) and
+  with a ``ProductCache`` (as a long-running caller such as the service would);
 - ``render_sheet(setup, "html")``.
 
-Prints median milliseconds per setup. Targets: the engine under 10 ms and validation under
-50 ms per setup (opening the packs, the generator's part, is the baseline they compare to).
+Prints median milliseconds per setup. Targets: the engine under 10 ms and validation with a
+product cache under 50 ms per setup (opening the packs, the generator's part, is the baseline
+they compare to; cold validation includes opening the packs again, so it is about that
+baseline plus the checks).
 Exit status 1 when a target is missed.
 
     .venv/bin/python bench/minigames.py [--rounds 40]
@@ -57,6 +61,7 @@ def timed(fn, rounds: int) -> float:
 def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
     """Median ms of each stage for ``game`` at ``players`` on AFR, seeds 1..rounds."""
     from boosterkit.generator import open_packs
+    from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import deal, render_sheet, validate_setup
     from boosterkit.minigames.catalog import get_minigame
     from boosterkit.minigames.engine import build_setup
@@ -67,6 +72,7 @@ def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
     opened = {s: open_packs("afr", product, n, s, db=con) for s in seeds}
     setups = {s: deal(con, game, players, "afr", seed=s).to_dict() for s in seeds}
     one = deal(con, game, players, "afr", seed=1)
+    cache = ProductCache()
     return {
         "packs": n,
         "open": timed(lambda s: open_packs("afr", product, n, s, db=con), rounds),
@@ -74,6 +80,8 @@ def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
         "engine": timed(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
                                               product=product), rounds),
         "validate": timed(lambda s: validate_setup(con, setups[s]), rounds),
+        "validate_cached": timed(lambda s: validate_setup(con, setups[s], products=cache),
+                                 rounds),
         "html": timed(lambda s: render_sheet(one, "html"), rounds),
     }
 
@@ -88,14 +96,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         con = db.connect(build_db(Path(tmp)), read_only=True)
         print(f"{'game':<22} {'players':>7} {'packs':>5} {'open ms':>8} {'deal ms':>8} "
-              f"{'engine ms':>9} {'validate ms':>11} {'html ms':>8}")
+              f"{'engine ms':>9} {'validate ms':>11} {'cached':>7} {'html ms':>8}")
         for game, players in CASES:
             m = measure(con, game, players, args.rounds)
             print(f"{game:<22} {players:>7} {m['packs']:>5} {m['open']:>8.2f} {m['deal']:>8.2f} "
-                  f"{m['engine']:>9.2f} {m['validate']:>11.2f} {m['html']:>8.2f}")
-            missed |= m["engine"] > TARGET_ENGINE_MS or m["validate"] > TARGET_VALIDATE_MS
+                  f"{m['engine']:>9.2f} {m['validate']:>11.2f} {m['validate_cached']:>7.2f} "
+                  f"{m['html']:>8.2f}")
+            missed |= m["engine"] > TARGET_ENGINE_MS or m["validate_cached"] > TARGET_VALIDATE_MS
         con.close()
-    print(f"targets: engine under {TARGET_ENGINE_MS:.0f} ms, validate under "
+    print(f"targets: engine under {TARGET_ENGINE_MS:.0f} ms, validate (cached) under "
           f"{TARGET_VALIDATE_MS:.0f} ms (medians): " + ("MISSED" if missed else "met"))
     return 1 if missed else 0
 

@@ -197,10 +197,12 @@ class _Check:
         return packs, by_uid, pack_of
 
 
-def validate_setup(con: Connection, data: Any) -> Validation:
+def validate_setup(con: Connection, data: Any, products: Any = None) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     Malformed input raises ``InputError``; rule violations are returned, one per problem.
+    ``products``: a ``generator.cache.ProductCache`` for callers that validate repeatedly
+    (re-opening seeded packs then skips compiling the product).
     """
     check_shape(data)
     try:
@@ -223,7 +225,7 @@ def validate_setup(con: Connection, data: Any) -> Validation:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
               f"uses {need}")
         return Validation(c.out)
-    _check_reopened(c)
+    _check_reopened(c, products)
     first = data.get("first_player")
     try:
         expected = build_setup(spec, packs, players, data.get("seed") or 0,
@@ -238,7 +240,7 @@ def validate_setup(con: Connection, data: Any) -> Validation:
     return Validation(c.out)
 
 
-def _check_reopened(c: _Check) -> None:
+def _check_reopened(c: _Check, products: Any) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
     seed (opened by hand and typed in) are checked by card id only."""
@@ -254,7 +256,7 @@ def _check_reopened(c: _Check) -> None:
     for (set_code, product, seed), listed in groups.items():
         try:
             fresh = open_packs(set_code, product, max(p["index"] for _, p in listed), seed,
-                               db=c.con)
+                               db=c.con, products=products)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")

@@ -219,6 +219,18 @@ def test_pack_contents_must_be_what_the_seed_opens(con, rfi: dict) -> None:
         "pack 2 (afr-set seed 3, pack 2): item p2-")
 
 
+def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
+    from boosterkit.generator.cache import ProductCache
+
+    cache = ProductCache()
+    tampered = copy.deepcopy(rfi)
+    tampered["packs"][1]["seed"] = 3
+    for data in (rfi, tampered, rfi):
+        assert (validate_setup(con, data, products=cache).to_dict()
+                == validate_setup(con, data).to_dict())
+    assert (cache.misses, cache.hits) == (1, 3)  # afr-set compiled once, for 4 re-openings
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
