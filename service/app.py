@@ -104,11 +104,14 @@ def deal_setup(req: DealRequest, request: Request, con: Connection = Depends(cur
 
 @router.post("/validate", tags=["minigames"])
 def validate(
+    request: Request,
     setup: dict[str, Any] = Body(..., description="a setup JSON as /deal returns it"),
     con: Connection = Depends(cursor),
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
-    return json_response(validate_setup(con, setup))
+    return json_response(
+        validate_setup(con, setup, products=request.app.state.database.products)
+    )
 
 
 @router.get("/sheet", tags=["minigames"], response_class=HTMLResponse)
