@@ -3,7 +3,8 @@
 A set's products come from the database (``sealed-data`` and ``mtgjson`` sources) plus
 ``generic`` products derived from the set's own cards by era (``data/boosters/generic.yaml``)
 for the kinds no real collation covers. For each kind one product is the default, by
-precedence sealed-data > mtgjson > generic, then the shortest code. Every product gets the
+precedence sealed-data > mtgjson > generic, then the English edition before a regional one
+(``stx-draft`` before ``stx-jp``), then the shortest code. Every product gets the
 slots without a Magic back from ``data/boosters/nonmagic.yaml``.
 
 Sheet cards are resolved at read time (uuid, else set + collector number, else the number
@@ -13,6 +14,7 @@ without a letter suffix), so a sync after the import fills references it left op
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from typing import Any
 
@@ -90,7 +92,8 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
                     "kind": rule.kind, "source": "generic",
                 })
     best: dict[str, dict[str, Any]] = {}
-    for e in sorted(entries, key=lambda e: (PRECEDENCE.get(e["source"], 9), len(e["code"]), e["code"])):
+    for e in sorted(entries, key=lambda e: (PRECEDENCE.get(e["source"], 9), _regional(e),
+                                            len(e["code"]), e["code"])):
         best.setdefault(e["kind"], e)
     for e in entries:
         e["default"] = best[e["kind"]] is e
@@ -99,6 +102,15 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
         e["default_for_set"] = e is chosen
     entries.sort(key=lambda e: (not e["default_for_set"], e["kind"], not e["default"], e["code"]))
     return info, entries
+
+
+_REGIONAL = re.compile(r"(-jp\b|\b(Japanese|Chinese|Korean)\b)")
+
+
+def _regional(entry: dict[str, Any]) -> bool:
+    """A language edition (``stx-jp``, "… Japanese Draft Booster"): never a kind's default
+    while the English edition exists."""
+    return bool(_REGIONAL.search(entry["code"]) or _REGIONAL.search(entry.get("name") or ""))
 
 
 def _set_default(entries: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -60,6 +60,15 @@ def test_precedence_and_defaults(real):
     assert not any(p["source"] == "generic" for p in products.values())  # real data covers draft and set
 
 
+def test_english_edition_is_the_default_before_a_regional_one(real):
+    """STX has `stx-draft` and the shorter `stx-jp` (Japanese Draft Booster), both kind draft."""
+    products = {p["code"]: p for p in list_products(real, "stx")}
+    assert products["stx-jp"]["kind"] == products["stx-draft"]["kind"] == "draft"
+    assert products["stx-draft"]["default"] and not products["stx-jp"]["default"]
+    assert products["stx-set"]["default"] and not products["stx-set-jp"]["default"]
+    assert resolve_product(real, "stx").code == "stx-draft"
+
+
 def test_resolve_by_kind_code_and_default(real):
     assert resolve_product(real, "afr").code == "afr-draft"
     assert resolve_product(real, "afr", "set").code == "afr-set"
