@@ -4,9 +4,17 @@ from __future__ import annotations
 
 
 class BoosterkitError(Exception):
-    """Base class for user-facing errors: the message says what and where."""
+    """Base class for user-facing errors: the message says what and where.
+
+    ``field``: the argument the error is about, by its library/API name (``players``,
+    ``set``), so a front end can name its own spelling of it (the CLI's ``--players``).
+    """
 
     exit_code: int = 1
+
+    def __init__(self, *args: object, field: str | None = None) -> None:
+        super().__init__(*args)
+        self.field = field
 
 
 class InputError(BoosterkitError):

@@ -12,7 +12,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.errors import InputError
+from boosterkit.errors import BoosterkitError, InputError
 
 
 class SheetFormat(str, Enum):
@@ -83,6 +83,8 @@ def deal_cmd(
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
         setup = deal(con, game, players, set_code, product, chosen, strict_backs)
+    except BoosterkitError as exc:
+        raise render.flagged(exc, {"players": "--players", "set": "--set"}) from exc
     finally:
         con.close()
     if seed is None:

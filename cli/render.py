@@ -15,10 +15,13 @@ from typing import Any, TextIO
 
 import typer
 
-from boosterkit.errors import InputError
+from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.serialize import cell, to_json
 
-__all__ = ["Format", "cell", "echo_err", "emit", "open_output", "table", "to_json", "write_csv"]
+__all__ = [
+    "Format", "cell", "echo_err", "emit", "flagged", "open_output", "table", "to_json",
+    "write_csv",
+]
 
 
 class Format(str, Enum):
@@ -98,3 +101,19 @@ def open_output(path: str | None) -> TextIO:
         return open(path, "w", encoding="utf-8", newline="")
     except OSError as exc:
         raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
+
+
+def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
+    """``exc`` reworded for the command line when it is about an argument in ``flags``.
+
+    The library names arguments as the API does (``players: 9 is out of range …``); here
+    ``{"players": "--players"}`` makes that ``--players 9 is out of range …``. Other errors,
+    and arguments not in ``flags``, are returned unchanged.
+    """
+    flag = flags.get(exc.field or "")
+    if flag is None:
+        return exc
+    message, prefix = str(exc), f"{exc.field}: "
+    message = (f"{flag} {message.removeprefix(prefix)}" if message.startswith(prefix)
+               else f"{message} ({flag})")
+    return type(exc)(message, field=exc.field)

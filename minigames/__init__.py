@@ -32,7 +32,7 @@ def default_set(con: Connection, spec: Minigame) -> str:
             return code
     raise NotFoundError(
         f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
-        "database: pass --set SET (any set with booster data) or import one"
+        "database: choose a set (any set with booster data) or import one", field="set"
     )
 
 

@@ -121,12 +121,14 @@ def check_players(spec: Minigame, players: int) -> None:
     """``InputError`` unless ``players`` is within the game's printed range (and 100)."""
     lo, hi = spec.players_min or 1, spec.players_max
     if players > MAX_PLAYERS:
-        raise InputError(f"--players {players}: at most {MAX_PLAYERS} players")
+        raise InputError(f"players: {players} is out of range (at most {MAX_PLAYERS})",
+                         field="players")
     if players < lo or (hi is not None and players > hi):
         span = f"{lo}–{hi}" if hi != lo else f"{lo}"
         span = f"{lo}+" if hi is None else span
         noun = "player" if span == "1" else "players"
-        raise InputError(f"--players {players}: {spec.name} is for {span} {noun}")
+        raise InputError(f"players: {players} is out of range for {spec.name} ({span} {noun})",
+                         field="players")
 
 
 def external_basics(

@@ -124,9 +124,11 @@ def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
     base = ["--db", str(real_db), "deal"]
     cases = [
         (["demons-due", "--players", "3"], 1, "Demon's Due: the setup is unknown"),
-        (["roil-royale", "--players", "1", "--set", "znr"], 2, "Roil Royale is for 2–6 players"),
+        # the library says "players: 1 …"; the CLI names its own flag
+        (["roil-royale", "--players", "1", "--set", "znr"], 2,
+         "error: --players 1 is out of range for Roil Royale (2–6 players)"),
         (["mimic-match", "--players", "2", "--set", "xyz"], 1, "xyz"),
-        (["vampire-wedding-planner", "--players", "2"], 1, "printed for vow"),
+        (["vampire-wedding-planner", "--players", "2"], 1, "or import one (--set)"),
         (["roll-for-initiative", "--players", "3", "--set", "afr", "-o",
           "/nonexistent-dir/sheet.txt"], 2, "-o /nonexistent-dir/sheet.txt: cannot write"),
     ]

@@ -204,6 +204,11 @@ def test_deal_bad_input(client: TestClient, body: dict, status: int, words: list
     assert_error(client.post("/deal", json=body), status, *words)
 
 
+def test_deal_errors_name_the_request_field_not_a_cli_flag(client: TestClient) -> None:
+    body = assert_error(client.post("/deal", json={**DEAL, "players": 1}), 422)
+    assert body["error"] == "players: 1 is out of range for Roll for Initiative (2+ players)"
+
+
 def test_validate_a_dealt_setup_and_a_tampered_one(client: TestClient, con) -> None:
     from boosterkit.minigames import validate_setup
 
