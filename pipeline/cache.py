@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import BinaryIO
 
+from boosterkit.pipeline.files import GZIP_MAGIC
+
 try:  # ISA-L's gzip is ~5x faster than zlib at the same ratio: a 450 MB bulk file in ~1 s
     from isal import igzip as _fastgzip
 except ImportError:  # pragma: no cover - isal is a dependency; plain zlib still works
@@ -48,7 +50,7 @@ def _store(cache: Path, f: BinaryIO, rel: str) -> str:
     dest = cache / rel
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
-    gz = f.read(2) == b"\x1f\x8b"
+    gz = f.read(2) == GZIP_MAGIC
     f.seek(0)
     with open(tmp, "wb") if gz else _fastgzip.open(tmp, "wb", compresslevel=1) as out:
         shutil.copyfileobj(f, out, _CHUNK)

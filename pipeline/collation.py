@@ -13,7 +13,6 @@ resolved to local printings by set and collector number (or uuid); unresolved on
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -25,6 +24,7 @@ from typing import Any
 from boosterkit.errors import InputError
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.runs import recorded
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
@@ -247,16 +247,11 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
 def read_sealed(path: Path) -> list[dict[str, Any]]:
     """Read and validate a magic-sealed-data export (``.json`` or ``.json.gz``)."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            gz = f.read(2) == b"\x1f\x8b"
-        opener = gzip.open if gz else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not readable JSON ({exc})") from None
+    with open_input(path) as f:
+        try:
+            data = json.loads(f.read().decode("utf-8"))
+        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path}: not readable JSON ({exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of products (magic-sealed-data export)")
     return [sealed_product(p, f"{path}: product {i}") for i, p in enumerate(data, start=1)]

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from boosterkit.errors import InputError
-from boosterkit.pipeline import load
+from boosterkit.pipeline import files, load
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.scryfall import transform
 
@@ -41,16 +41,12 @@ def _sql_str(s: str) -> str:
 
 def _first_char(path: Path) -> tuple[str, str]:
     """The compression and the first non-blank character of ``path``."""
-    try:
-        with open(path, "rb") as f:
-            gz = f.read(2) == b"\x1f\x8b"
-        opener = gzip.open if gz else open
-        with opener(path, "rb") as f:
+    with files.open_input(path) as f:
+        gz = isinstance(f, gzip.GzipFile)
+        try:
             head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{path}: cannot read: {exc}") from None
     return ("gzip" if gz else "none"), head[:1].decode("latin-1")
 
 
@@ -60,9 +56,9 @@ def _duck_error(path: Path, exc: duckdb.Error) -> InputError:
     return InputError(f"{path}: not a valid Scryfall JSON file: {msg}")
 
 
-def _mtgjson_head(path: Path, compression: str) -> bool:
+def _mtgjson_head(path: Path) -> bool:
     """Whether ``path`` starts like an MTGJSON v5 file: ``{"meta": …`` or ``{"data": …``."""
-    with (gzip.open if compression == "gzip" else open)(path, "rb") as f:
+    with files.open_input(path) as f:
         head = f.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
     return re.match(rb'\{\s*"(meta|data)"\s*:', head) is not None
 
@@ -83,7 +79,7 @@ def detect(con: Connection, path: Path) -> Shape:
             "columns={'object': 'VARCHAR', 'data': 'STRUCT(object VARCHAR)[]', 'details': 'VARCHAR'}) LIMIT 1"
         ).fetchone()
     except duckdb.Error as exc:
-        if _mtgjson_head(path, compression):
+        if _mtgjson_head(path):
             raise InputError(f"{path}: an MTGJSON file ({{\"meta\", \"data\"}}), not Scryfall data: "
                              "use `boosterkit import mtgjson`") from None
         raise _duck_error(path, exc) from None

@@ -9,12 +9,10 @@ streamed one set at a time with ``ijson``; it is never loaded whole.
 
 from __future__ import annotations
 
-import gzip
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import ijson
 
@@ -28,6 +26,7 @@ from boosterkit.pipeline.collation import (
     write_products,
 )
 from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set_rows
 from boosterkit.pipeline.runs import recorded
 
@@ -40,24 +39,10 @@ _SETS_PREFIX = "sets="  # how a --set filter is kept in sync_runs.target for the
 _UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
 
 
-@contextmanager
-def _open(path: Path) -> Iterator[IO[bytes]]:
-    try:
-        with open(path, "rb") as f:
-            gz = f.read(2) == b"\x1f\x8b"
-        f = gzip.open(path, "rb") if gz else open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with f:
-        yield f
-
-
 def _layout(path: Path) -> str:
     """``set`` (``{"meta", "data": {set}}``) or ``all`` (``{"meta", "data": {CODE: set}}``)."""
     try:
-        with _open(path) as f:
+        with open_input(path) as f:
             for prefix, event, value in ijson.parse(f):
                 if prefix == "" and event not in ("start_map", "map_key"):
                     break  # not an object at the top
@@ -81,7 +66,7 @@ def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None) -
     wanted = {c.upper() for c in only} if only else None
     kind = _layout(path)
     try:
-        with _open(path) as f:
+        with open_input(path) as f:
             if kind == "set":
                 for data in ijson.items(f, "data", use_float=True):
                     _check_set(data, path)

@@ -1,0 +1,37 @@
+"""Opening the files a user names: plain or gzip-compressed, told apart by their first bytes.
+
+One place for the sniff and for the one-line errors of a missing or unreadable file, shared
+by the Scryfall ingest, the MTGJSON and sealed-data imports and the cache.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from boosterkit.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@contextmanager
+def open_input(path: Path) -> Iterator[IO[bytes]]:
+    """``path`` opened for binary reading, decompressed when it is gzip (whatever its name).
+
+    A missing or unreadable file (a directory, no permission) is an ``InputError`` naming
+    it. Errors while reading (a truncated gzip stream) are left to the caller, who knows
+    what the content should have been. ``isinstance(f, gzip.GzipFile)`` tells which it was.
+    """
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == GZIP_MAGIC
+        f = gzip.open(path, "rb") if gz else open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with f:
+        yield f
