@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
 from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
-from boosterkit.minigames.engine import BASIC_NAMES, Setup, build_setup, check_players
+from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, build_setup, check_players
 from boosterkit.pipeline.db import Connection
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import ProductCache
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,7 @@ class _Check:
         return packs, by_uid, pack_of
 
 
-def validate_setup(con: Connection, data: Any, products: Any = None) -> Validation:
+def validate_setup(con: Connection, data: Any, products: ProductCache | None = None) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     Malformed input raises ``InputError``; rule violations are returned, one per problem.
@@ -240,7 +243,7 @@ def validate_setup(con: Connection, data: Any, products: Any = None) -> Validati
     return Validation(c.out)
 
 
-def _check_reopened(c: _Check, products: Any) -> None:
+def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
     seed (opened by hand and typed in) are checked by card id only."""
@@ -304,7 +307,7 @@ def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict
                   card=uid)
 
 
-def _compare_zone(c: _Check, z: dict[str, Any], w: Any, exp: Setup, by_uid: dict[str, Item],
+def _compare_zone(c: _Check, z: dict[str, Any], w: Zone, exp: Setup, by_uid: dict[str, Item],
                   pack_of: dict[str, int], seen: dict[str, str]) -> None:
     name = z["name"]
     if z.get("kind") != w.kind:

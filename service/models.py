@@ -6,18 +6,19 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from boosterkit.generator.rng import SEED_MAX
+
 #: Packs per ``POST /packs`` request (a 15-card pack is about 8 KB of JSON).
 MAX_PACKS = 360
 #: Players per ``POST /deal`` or ``GET /sheet`` (the printed minigames name 2–8; room for larger tables).
 MAX_PLAYERS = 32
 #: Largest request body accepted, in bytes (a setup to validate is well under this).
 MAX_BODY_BYTES = 4 * 1024 * 1024
-#: Seeds are unsigned 64-bit integers, as the generator takes them.
-SEED_MAX = (1 << 64) - 1
 
 SetCode = Annotated[str, StringConstraints(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9_-]+$")]
 #: A product code or kind, or a minigame id or name.
 Name = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[^\x00-\x1f]+$")]
+#: Seeds are unsigned 64-bit integers, as the generator takes them.
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 
 
