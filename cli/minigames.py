@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -89,18 +88,11 @@ def deal_cmd(
         con.close()
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-    try:
-        out = render.open_output(output)
-    except OSError as exc:
-        raise InputError(f"-o {output}: cannot write: {exc.strerror or exc}") from exc
-    try:
+    with render.output(output) as out:
         if fmt is SheetFormat.json:
             render.emit(setup.to_dict(), render.Format.json, out=out)
         else:
             out.write(render_sheet(setup, fmt.value))
-    finally:
-        if out is not sys.stdout:
-            out.close()
 
 
 def validate_cmd(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import sys
 from enum import Enum
 
 import typer
@@ -51,11 +50,7 @@ def register(app: typer.Typer) -> None:
         chosen = new_seed() if seed is None else seed
         packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
         first = next(packs)  # resolve the product (and fail) before creating the output file
-        out = render.open_output(output)
-        if seed is None:
-            render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-        try:
+        with render.output(output) as out:
+            if seed is None:
+                render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
             write_packs(itertools.chain([first], packs), fmt.value, out)
-        finally:
-            if out is not sys.stdout:
-                out.close()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import Enum
 from typing import Any, TextIO
 
@@ -19,7 +20,7 @@ from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.serialize import cell, to_json
 
 __all__ = [
-    "Format", "cell", "echo_err", "emit", "flagged", "open_output", "table", "to_json",
+    "Format", "cell", "echo_err", "emit", "flagged", "output", "table", "to_json",
     "write_csv",
 ]
 
@@ -93,14 +94,21 @@ def echo_err(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def open_output(path: str | None) -> TextIO:
-    """``-o FILE`` support: a text file opened for writing, or stdout."""
+@contextmanager
+def output(path: str | None) -> Iterator[TextIO]:
+    """``-o FILE`` support: a text file opened for writing (and closed after), or stdout.
+
+    An unwritable path is an ``InputError`` naming ``-o``.
+    """
     if not path or path == "-":
-        return sys.stdout
+        yield sys.stdout
+        return
     try:
-        return open(path, "w", encoding="utf-8", newline="")
+        out = open(path, "w", encoding="utf-8", newline="")
     except OSError as exc:
         raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
+    with out:
+        yield out
 
 
 def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
