@@ -272,8 +272,9 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 
 # --- the listing --------------------------------------------------------------------------
 
-def _fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
-    """One hint per sync command: child sets (``a``/``t``/``m`` + set) come with the set's sync."""
+def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
+    """One hint per sync command that would bring ``missing_sets`` (cards of ``set_code``'s
+    products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's sync."""
     children: list[str] = []
     others: list[str] = []
     for s in dict.fromkeys(missing_sets):
@@ -313,7 +314,7 @@ def describe(product: ProductDef) -> dict[str, Any]:
         "unresolved": sum(missing.values()),
         "unresolved_sets": dict(missing.most_common()),
         "missing_extra_sets": sorted(set(extra_missing)),
-        "fill": _fill_hints(product.set_code, [*missing, *sorted(set(extra_missing))]),
+        "fill": fill_hints(product.set_code, [*missing, *sorted(set(extra_missing))]),
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Item, Pack
+from boosterkit.generator.products import fill_hints
 from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.filters import describe, matches
 from boosterkit.minigames.rng import Rng
@@ -190,8 +191,23 @@ class _State:
             self.expect[name] = why
         return self.zones[name]
 
-    def fail(self, msg: str) -> SetupError:
-        return SetupError(f"{self.spec.name}: {msg} (seed {self.rng.seed}; try another --seed)")
+    def fail(self, msg: str, pool: list[Item] | None = None) -> SetupError:
+        """A setup this seed cannot deal. When ``pool`` holds cards of the dealt set that are
+        not in the database (types unknown, so no filter matches them), every seed draws
+        such cards: the error says which sync would bring them instead of "another seed"
+        (unresolved cards of other sets, e.g. The List, are occasional and stay a seed matter).
+        """
+        own = [i for i in pool or () if i.kind == "card" and not i.resolved
+               and i.set == self.set_code]
+        if not own:
+            return SetupError(f"{self.spec.name}: {msg} (seed {self.rng.seed}; try another seed)")
+        examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
+        hint = fill_hints(self.set_code, [self.set_code])[0]
+        return SetupError(
+            f"{self.spec.name}: {msg}; {len(own)} cards in the packs are not in the database "
+            f"(e.g. {examples}), so what they are is unknown: `{hint}` (or `boosterkit import "
+            f"mtgjson` of its MTGJSON set file) would bring them"
+        )
 
     def shared(self) -> list[Item]:
         if None not in self.pools:
@@ -209,7 +225,8 @@ class _State:
         """Take ``count`` random items matching ``flt`` out of ``pool``."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
         if len(cands) < count:
-            raise self.fail(f"{what} needs {count} {describe(flt)}, the pool has {len(cands)}")
+            raise self.fail(f"{what} needs {count} {describe(flt)}, the pool has {len(cands)}",
+                            pool)
         chosen = []
         for _ in range(count):
             chosen.append(cands.pop(self.rng.below(len(cands))))
@@ -308,7 +325,8 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
     else:
         each, total, why = count, count * n, f"{count} cards each"
     if total > len(cands) or total < n:
-        raise s.fail(f"dealing needs {max(total, n)} {describe(flt)}, the pool has {len(cands)}")
+        raise s.fail(f"dealing needs {max(total, n)} {describe(flt)}, the pool has {len(cands)}",
+                     pool)
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
     dealt = cands[:total]
@@ -379,7 +397,7 @@ def _op_piles(s: _State, step: dict[str, Any]) -> None:
         need = step["count"] * step["size"]
         if len(pool) < need:
             raise s.fail(f"{step['count']} piles of {step['size']} need {need} cards, "
-                         f"the pool has {len(pool)}")
+                         f"the pool has {len(pool)}", pool)
         for k in range(1, step["count"] + 1):
             name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
             zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")

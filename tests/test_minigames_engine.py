@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import shared_path
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
@@ -48,7 +49,7 @@ def _deal_somewhere(con, game: str, players: int):
             try:
                 return deal(con, game, players, set_code=set_code, seed=seed)
             except SetupError as exc:
-                assert "try another --seed" in str(exc)
+                assert "try another seed" in str(exc)
                 errors.append(str(exc))
     pytest.fail(f"{game} at {players}: no shared set could deal it: {errors[:3]}")
 
@@ -179,6 +180,30 @@ def test_default_set_is_one_the_game_was_printed_for(con) -> None:
     assert deal(con, "winchester-draft", 2, seed=1).set == "stx"
     with pytest.raises(NotFoundError, match="printed for vow.*choose a set"):
         deal(con, "monster-of-the-week", 1, seed=1)
+
+
+def test_missing_basic_lands_name_the_sync_not_another_seed(real_db: Path, tmp_path: Path) -> None:
+    """ONE from Scryfall's unique-cards dump holds one printing per basic land (272-276), but
+    its Set Boosters' basic sheet draws other numbers: the packs' basics are unresolved, so
+    Base Race cannot reserve one on any seed. The error says which sync would bring them."""
+    import shutil
+
+    from boosterkit.pipeline.sync import sync_file
+
+    path = tmp_path / "one.duckdb"
+    shutil.copy(real_db, path)
+    rw = db.connect(path)
+    try:
+        sync_file(rw, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "cache")
+        for seed in (1, 2, 3):
+            with pytest.raises(SetupError) as err:
+                deal(rw, "base-race", 2, "one", seed=seed)
+            message = str(err.value)
+            assert message.startswith("Base Race: reserve needs 1 basic lands, the pool has 0; ")
+            assert "cards in the packs are not in the database (e.g. one " in message
+            assert "`boosterkit sync one`" in message and "another seed" not in message
+    finally:
+        rw.close()
 
 
 def test_refusals_are_clear(con) -> None:
