@@ -6,7 +6,7 @@ Library entry points: ``list_minigames()``, ``deal(con, game, players, …) -> S
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
@@ -15,6 +15,9 @@ from boosterkit.minigames.engine import Setup, SetupError, Zone, build_setup, ch
 from boosterkit.minigames.sheets import render_sheet
 from boosterkit.minigames.validate import Validation, Violation, validate_setup
 from boosterkit.pipeline.db import Connection
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import ProductCache
 
 __all__ = [
     "Setup", "SetupError", "Validation", "Violation", "Zone", "deal", "default_set",
@@ -54,7 +57,7 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
 
 
 def _open(con: Connection, spec: Minigame, set_code: str, product: str | None, count: int,
-          seed: int, products: Any = None) -> tuple[list[Pack], str | None, str | None]:
+          seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
     """The packs, the product they were opened as, and a note when the game's product is
     missing and the set's default product was used instead."""
     from boosterkit.generator import open_packs
@@ -80,7 +83,7 @@ def deal(
     product: str | None = None,
     seed: int | None = None,
     strict_backs: bool = False,
-    products: Any = None,
+    products: ProductCache | None = None,
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
