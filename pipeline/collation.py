@@ -252,6 +252,13 @@ def read_sealed(path: Path) -> list[dict[str, Any]]:
             data = json.loads(f.read().decode("utf-8"))
         except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{path}: not readable JSON ({exc})") from None
+    first = data[0] if isinstance(data, list) and data else data
+    if isinstance(first, Mapping) and "object" in first:
+        raise InputError(f"{path}: Scryfall data, not a magic-sealed-data export: use "
+                         "`boosterkit sync --file`")
+    if isinstance(data, Mapping) and "data" in data:
+        raise InputError(f"{path}: an MTGJSON file, not a magic-sealed-data export: use "
+                         "`boosterkit import mtgjson` (it imports the file's booster key)")
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of products (magic-sealed-data export)")
     return [sealed_product(p, f"{path}: product {i}") for i, p in enumerate(data, start=1)]

@@ -63,6 +63,17 @@ def _mtgjson_head(path: Path) -> bool:
     return re.match(rb'\{\s*"(meta|data)"\s*:', head) is not None
 
 
+def _sealed_head(path: Path) -> bool:
+    """Whether ``path`` starts like a magic-sealed-data export: a list of products, each with
+    ``boosters`` and ``sheets`` (keys no Scryfall object has)."""
+    with files.open_input(path) as f:
+        try:
+            head = f.read(65536)
+        except (OSError, EOFError):
+            return False
+    return all(re.search(rb'"%s"\s*:' % key, head) for key in (b"boosters", b"sheets"))
+
+
 def detect(con: Connection, path: Path) -> Shape:
     """Classify ``path``; wrong shapes are an ``InputError`` naming the file."""
     compression, first = _first_char(path)
@@ -135,6 +146,9 @@ def _check_cards(con: Connection, path: Path, new: str) -> None:
     rowid, obj, *fields = bad
     n = con.execute(f"SELECT count(*) {new} AND rowid <= ?", [rowid]).fetchone()[0]
     if obj != "card":
+        if n == 1 and _sealed_head(path):
+            raise InputError(f"{path}: booster collation data (a magic-sealed-data export), not "
+                             "Scryfall cards: use `boosterkit import collation`")
         raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
     missing = [c for c, v in zip(required, fields) if v is None]
     raise InputError(f"{path}: card {n} has no {', '.join(missing)}")

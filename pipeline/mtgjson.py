@@ -44,6 +44,11 @@ def _layout(path: Path) -> str:
     try:
         with open_input(path) as f:
             for prefix, event, value in ijson.parse(f):
+                if prefix == "" and event == "start_array":
+                    raise InputError(
+                        f"{path}: a JSON list, not an MTGJSON v5 file ({{\"meta\", \"data\"}}): "
+                        "Scryfall cards go to `boosterkit sync --file`, a magic-sealed-data "
+                        "export to `boosterkit import collation`")
                 if prefix == "" and event not in ("start_map", "map_key"):
                     break  # not an object at the top
                 if prefix == "data" and event == "map_key":

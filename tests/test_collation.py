@@ -146,6 +146,17 @@ def test_malformed_exports_fail_cleanly(mem_db, tmp_path, data, message):
     assert mem_db.execute("SELECT count(*) FROM products").fetchone()[0] == 0
 
 
+@pytest.mark.parametrize("parts, message", [
+    (("cards", "one.unique-cards.json"), "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$"),
+    (("sets", "sets.json"), "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$"),
+    (("mtgjson", "MAFR.json"), "an MTGJSON file, not a magic-sealed-data export: use `boosterkit import mtgjson`"),
+])
+def test_other_sources_point_to_their_command(mem_db, parts, message):
+    with pytest.raises(InputError, match=message):
+        import_collation(mem_db, shared_path(*parts))
+    assert mem_db.execute("SELECT count(*) FROM products").fetchone()[0] == 0
+
+
 def test_cli_json_equals_library(tmp_path):
     path = str(shared_path("boosters", "sealed_basic_data.json"))
     proc = subprocess.run(

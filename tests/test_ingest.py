@@ -189,6 +189,18 @@ def test_mtgjson_file_points_to_import_mtgjson(mem_db, tmp_path: Path, gz: bool)
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_sealed_data_export_points_to_import_collation(mem_db, tmp_path: Path, gz: bool) -> None:
+    src = shared_path("boosters", "sealed_basic_data.json")
+    path = tmp_path / ("sealed.json.gz" if gz else "sealed.json")
+    path.write_bytes(gzip.compress(src.read_bytes()) if gz else src.read_bytes())
+    with pytest.raises(InputError, match=r"magic-sealed-data export.*use `boosterkit import "
+                       r"collation`$") as err:
+        sync.sync_file(mem_db, path, cache=tmp_path / "c")
+    assert str(path) in str(err.value) and "element 1" not in str(err.value)
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
+
+
 def test_gzip_input_and_gzip_without_suffix(tmp_path: Path) -> None:
     src = shared_path("cards", "ltr.unique-cards.json")
     gz = tmp_path / "ltr.json.gz"

@@ -220,6 +220,15 @@ def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
     assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == 0
 
 
+@pytest.mark.parametrize("parts", [("boosters", "sealed_basic_data.json"),
+                                   ("cards", "one.unique-cards.json")])
+def test_a_json_list_points_to_sync_file_and_import_collation(mem_db, parts):
+    with pytest.raises(InputError, match=r"a JSON list, not an MTGJSON v5 file .*"
+                       r"`boosterkit sync --file`.*`boosterkit import collation`$"):
+        import_mtgjson(mem_db, [shared_path(*parts)])
+    assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
+
+
 def test_truncated_gzip_fails_cleanly(mem_db, tmp_path):
     raw = gzip.compress(shared_path("mtgjson", "MAFR.json").read_bytes())
     bad = tmp_path / "MAFR.json.gz"
