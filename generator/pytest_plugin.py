@@ -8,17 +8,22 @@ Installed with boosterkit, so any test suite can ask for realistic, seeded packs
 
 The database is ``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else boosterkit's default
 location. Without a database the tests that use these fixtures are skipped with the reason
-(``--boosterkit-require-db`` turns that into an error, e.g. in CI).
+(``--boosterkit-require-db`` turns that into an error, e.g. in CI). Products are compiled
+once per session (``boosterkit_products``, a ``ProductCache``), not on every call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from boosterkit.generator.model import Pack
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import ProductCache
 
 PackFactory = Callable[..., Pack]
 PacksFactory = Callable[..., list[Pack]]
@@ -56,15 +61,30 @@ def boosterkit_db(pytestconfig: pytest.Config) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def boosterkit_products() -> ProductCache:
+    """The compiled products every booster fixture call of the session shares."""
+    from boosterkit.generator.cache import ProductCache
+
+    return ProductCache()
+
+
 @pytest.fixture
-def booster_packs(boosterkit_db: Path) -> PacksFactory:
-    """Factory: ``booster_packs("afr", product="draft", count=8, seed=1)`` -> list of packs."""
+def booster_packs(boosterkit_db: Path, boosterkit_products: ProductCache) -> PacksFactory:
+    """Factory: ``booster_packs("afr", product="draft", count=8, seed=1)`` -> list of packs.
+
+    Each (set, product) is compiled once per session; a database file that changed since the
+    last call (a test that syncs or imports) empties the cache first.
+    """
     from boosterkit.generator import open_packs
+    from boosterkit.generator.cache import file_stamp
 
     def make(
         set_code: str, product: str | None = None, count: int = 1, seed: int = 0
     ) -> list[Pack]:
-        return open_packs(set_code, product=product, count=count, seed=seed, db=boosterkit_db)
+        boosterkit_products.track(file_stamp(boosterkit_db))
+        return open_packs(set_code, product=product, count=count, seed=seed, db=boosterkit_db,
+                          products=boosterkit_products)
 
     return make
 

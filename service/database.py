@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.generator.cache import ProductCache
+from boosterkit.generator.cache import ProductCache, file_stamp
 from boosterkit.pipeline import db as pdb
 
 
@@ -59,18 +59,6 @@ class ReadOnlyDatabase:
         self._last_used = 0.0
         self._closer: threading.Timer | None = None
         self.products = ProductCache()
-        self._stamp: tuple[tuple[int, int], ...] | None = None
-
-    def _file_stamp(self) -> tuple[tuple[int, int], ...]:
-        """(modification time, size) of the database file and its write-ahead log."""
-        stamp = []
-        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
-            try:
-                st = path.stat()
-            except FileNotFoundError:
-                continue
-            stamp.append((st.st_mtime_ns, st.st_size))
-        return tuple(stamp)
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -100,10 +88,8 @@ class ReadOnlyDatabase:
         try:
             if self._con is None:
                 self._con = self._open(deadline)
-                stamp = self._file_stamp()  # after opening: no writer can change it now
-                if stamp != self._stamp:
-                    self.products.clear()
-                    self._stamp = stamp
+                # after opening: no writer can change it now
+                self.products.track(file_stamp(self.path))
             self._users += 1
             cur = self._con.cursor()
         finally:

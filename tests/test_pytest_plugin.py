@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before pytester's in-process runs snapshot sys.modules: numpy (which the
+# engine imports) cannot be loaded twice in one process.
+import boosterkit.generator.cache  # noqa: F401
+import boosterkit.generator.engine  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 SUITE = """
@@ -61,3 +66,41 @@ def test_no_database_fails_when_required(pytester: pytest.Pytester, tmp_path: Pa
     )  # fmt: skip
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*no boosterkit database at*"])
+
+
+CACHED_SUITE = """
+import duckdb
+
+def test_a_thousand_calls_compile_once(booster_pack, boosterkit_products):
+    packs = [booster_pack("afr", product="set", seed=s) for s in range(1000)]
+    assert len({p.seed for p in packs}) == 1000 and all(p.product == "afr-set" for p in packs)
+    assert (boosterkit_products.misses, boosterkit_products.hits) == (1, 999)
+
+def test_the_cache_lives_for_the_session(booster_pack, boosterkit_products):
+    assert booster_pack("afr", product="set", seed=1).product == "afr-set"
+    assert (boosterkit_products.misses, boosterkit_products.hits) == (1, 1000)
+
+def test_a_changed_database_is_read_again(booster_pack, boosterkit_db, boosterkit_products):
+    assert booster_pack("afr", seed=1).product == "afr-draft"
+    con = duckdb.connect(str(boosterkit_db))
+    con.execute("UPDATE products SET kind = 'promo' WHERE code = 'afr-draft'")
+    con.close()
+    # the sealed-data draft booster is gone: the MTGJSON one is now the default
+    assert booster_pack("afr", seed=1).product == "afr-draft-mtgjson"
+    assert boosterkit_products.misses == 3
+"""
+
+
+def test_products_are_compiled_once_per_session(
+    pytester: pytest.Pytester, real_db: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from boosterkit.generator import open_packs
+
+    copy = tmp_path / "copy.duckdb"  # the suite changes it
+    shutil.copy(real_db, copy)
+    pytester.makepyfile(CACHED_SUITE)
+    result = pytester.runpytest("--boosterkit-db", str(copy), "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert open_packs("afr", count=1, seed=1, db=copy)[0].product == "afr-draft-mtgjson"
