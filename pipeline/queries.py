@@ -11,6 +11,14 @@ from boosterkit.pipeline import db
 from boosterkit.pipeline.db import Connection
 
 RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
+#: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
+#: accepted as soon as a set of that type is in the database.
+SET_TYPES = (
+    "core", "expansion", "masters", "eternal", "alchemy", "masterpiece", "arsenal",
+    "from_the_vault", "spellbook", "premium_deck", "duel_deck", "draft_innovation",
+    "treasure_chest", "commander", "planechase", "archenemy", "vanguard", "funny", "starter",
+    "box", "promo", "token", "memorabilia", "minigame",
+)
 
 SET_FIELDS = ("code", "name", "set_type", "released_at", "card_count", "parent_set_code", "digital", "cards")
 CARD_FIELDS = (
@@ -31,11 +39,28 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def set_types(con: Connection) -> list[str]:
+    """The set types of the sets in the database, sorted."""
+    rows = con.execute("SELECT DISTINCT set_type FROM sets WHERE set_type IS NOT NULL ORDER BY 1")
+    return [r[0] for r in rows.fetchall()]
+
+
 def list_sets(con: Connection, set_type: str | None = None) -> list[dict[str, Any]]:
-    """Every known set (newest first), with how many printings of it are loaded."""
+    """Every known set (newest first), with how many printings of it are loaded.
+
+    ``set_type``: only sets of that Scryfall type; a known type with no sets loaded gives an
+    empty list, an unknown one an ``InputError`` listing the types in the database.
+    """
     where, params = "", []
     if set_type:
-        where, params = "WHERE s.set_type = ?", [set_type.lower()]
+        wanted = set_type.strip().lower()
+        present = set_types(con)
+        if wanted not in SET_TYPES and wanted not in present:
+            have = (f"the database has {', '.join(present)}" if present
+                    else "the database has no sets yet (`boosterkit sync --sets`)")
+            raise InputError(f"set type {set_type!r}: not a Scryfall set type; {have}",
+                             field="type")
+        where, params = "WHERE s.set_type = ?", [wanted]
     cols = ", ".join(f"s.{c}" for c in SET_FIELDS if c != "cards")
     return _rows(
         con,
@@ -66,7 +91,8 @@ def list_cards(con: Connection, set_code: str, rarity: str | None = None) -> lis
     if rarity:
         r = rarity.strip().lower()
         if r not in RARITIES:
-            raise InputError(f"rarity {rarity!r}: expected one of {', '.join(RARITIES)}")
+            raise InputError(f"rarity {rarity!r}: expected one of {', '.join(RARITIES)}",
+                             field="rarity")
         where += " AND rarity = ?"
         params.append(r)
     return _rows(

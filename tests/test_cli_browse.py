@@ -93,6 +93,22 @@ def test_text_output_and_errors(loaded: Path) -> None:
         _lib(loaded, queries.list_cards, "one", "shiny")
 
 
+def test_unknown_set_type_is_an_error_listing_the_types_present(loaded: Path) -> None:
+    r = _cli(loaded, "sets", "--type", "bogus")
+    present = sorted({s["set_type"] for s in _lib(loaded, queries.list_sets)})
+    assert "eternal" in present and "minigame" in present  # from the real set list
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == (f"boosterkit: error: set type 'bogus': not a Scryfall set type; the "
+                        f"database has {', '.join(present)}\n")
+    # a Scryfall type is a filter even with no set of it loaded; case does not matter
+    assert _lib(loaded, queries.list_sets, "Vanguard") == [
+        s for s in _lib(loaded, queries.list_sets) if s["set_type"] == "vanguard"]
+    con = db.connect(":memory:")
+    assert queries.list_sets(con, "alchemy") == []
+    with pytest.raises(InputError, match=r"'bogus': .*no sets yet \(`boosterkit sync --sets`\)$"):
+        queries.list_sets(con, "bogus")
+
+
 def test_missing_database_is_one_line(tmp_path: Path) -> None:
     r = _cli(tmp_path / "none.duckdb", "sets")
     assert r.returncode == 1 and "no database here yet" in r.stderr and "Traceback" not in r.stderr

@@ -77,6 +77,11 @@ def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path
     assert "afr" in {s["code"] for s in expansions} and "mafr" not in {s["code"] for s in expansions}
 
 
+def test_sets_of_an_unknown_type_is_422(client: TestClient) -> None:
+    body = assert_error(client.get("/sets", params={"type": "bogus"}), 422, "set type 'bogus'")
+    assert "the database has " in body["error"] and "expansion" in body["error"]
+
+
 def test_products_equal_the_cli(client: TestClient, real_db: Path) -> None:
     response = client.get("/sets/afr/products")
     assert response.status_code == 200
