@@ -101,7 +101,7 @@ def deal(
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
                               "not guess it; see `boosterkit minigames`")
     check_players(spec, players)
-    set_code = set_code.lower() if set_code else default_set(con, spec)
+    set_code = set_code.strip().lower() if set_code and set_code.strip() else default_set(con, spec)
     seed = new_seed() if seed is None else check_seed(seed)
     packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
                               products)

@@ -175,6 +175,13 @@ def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
     assert validate_setup(con, strict.to_dict()).valid
 
 
+def test_set_code_is_normalised_like_everywhere_else(con) -> None:
+    """" AFR " names the same set as "afr": the same packs and the same outside basic lands."""
+    loose = deal(con, "mini-master", 2, " AFR ", seed=4)
+    assert loose.set == "afr"
+    assert loose.to_dict() == deal(con, "mini-master", 2, "afr", seed=4).to_dict()
+
+
 def test_default_set_is_one_the_game_was_printed_for(con) -> None:
     assert deal(con, "roll-for-initiative", 2, seed=1).set == "afr"
     assert deal(con, "winchester-draft", 2, seed=1).set == "stx"
