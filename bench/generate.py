@@ -30,23 +30,10 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "scryfall"
+from common import build_db  # bench/common.py: the script folder is on sys.path
+
 BIN = Path(sys.executable).with_name("boosterkit")
 TARGET_PPS, TARGET_RATIO = 50_000, 3.0
-
-
-def build_db(folder: Path) -> Path:
-    from boosterkit.pipeline import db
-    from boosterkit.pipeline.collation import import_collation
-    from boosterkit.pipeline.mtgjson import import_mtgjson
-
-    path = folder / "bench.duckdb"
-    con = db.connect(path)
-    import_mtgjson(con, [SHARED / "mtgjson" / f"{c}.json" for c in ("AFR", "MAFR")])
-    import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
-    con.close()
-    return path
 
 
 def naive_packs(product, n: int, seed: int) -> list[list[tuple]]:

@@ -28,24 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "scryfall"
+from common import build_db  # bench/common.py: the script folder is on sys.path
+
 TARGET_ENGINE_MS, TARGET_VALIDATE_MS = 10.0, 50.0
 CASES = [("roll-for-initiative", 5), ("mimic-match", 4), ("mini-master", 2),
          ("urzas-blueprints", 8), ("base-race", 2)]
-
-
-def build_db(folder: Path) -> Path:
-    from boosterkit.pipeline import db
-    from boosterkit.pipeline.collation import import_collation
-    from boosterkit.pipeline.mtgjson import import_mtgjson
-
-    path = folder / "bench.duckdb"
-    con = db.connect(path)
-    import_mtgjson(con, [SHARED / "mtgjson" / f"{c}.json" for c in ("AFR", "MAFR")])
-    import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
-    con.close()
-    return path
 
 
 def timed(fn, rounds: int) -> float:

@@ -10,24 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from boosterkit.cli.render import to_json
 from boosterkit.generator import open_packs
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    """``main()`` in-process, as the console script runs it: (exit code, stdout, stderr)."""
-    from boosterkit.cli.app import main
-
-    old = sys.argv
-    sys.argv = ["boosterkit", *args]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def test_json_equals_the_library(capsys, real_db: Path) -> None:

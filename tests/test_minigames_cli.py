@@ -6,31 +6,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli as run
 
 from boosterkit.cli.render import to_json
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.pipeline import db
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    """``main()`` in-process, as the console script runs it: (exit code, stdout, stderr)."""
-    from boosterkit.cli.app import main
-
-    old = sys.argv
-    sys.argv = ["boosterkit", *args]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.fixture(scope="module")
