@@ -8,7 +8,8 @@ from typing import Any
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, echo_err, emit
+from boosterkit.cli.render import Format, echo_err, emit, flagged
+from boosterkit.errors import BoosterkitError
 from boosterkit.pipeline import db
 from boosterkit.pipeline.collation import import_collation
 from boosterkit.pipeline.mtgjson import import_mtgjson
@@ -52,7 +53,10 @@ def register(app: typer.Typer) -> None:
         """Import cards, tokens, minigame cards and booster products from MTGJSON files."""
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
-            summary = import_mtgjson(con, files, cache=config.cache_dir(path), sets=sets or None)
+            try:
+                summary = import_mtgjson(con, files, cache=config.cache_dir(path), sets=sets or None)
+            except BoosterkitError as exc:
+                raise flagged(exc, {"sets": "--set"}) from exc
         echo_err(mtgjson_line(summary))
         if json_:
             emit(summary, Format.json)

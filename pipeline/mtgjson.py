@@ -62,10 +62,12 @@ def _layout(path: Path) -> str:
     raise InputError(f"{path}: not an MTGJSON v5 file (no 'data' object with a set)")
 
 
-def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None, *,
+              codes: set[str] | None = None) -> Iterator[dict[str, Any]]:
     """Yield the set objects of an MTGJSON set file or AllPrintings, one at a time.
 
-    ``only`` (set codes, any case) limits AllPrintings to those sets.
+    ``only`` (set codes, any case) limits AllPrintings to those sets; ``codes``, when given,
+    collects the (upper-case) code of every set in the file, yielded or not.
     """
     path = Path(path)
     wanted = {c.upper() for c in only} if only else None
@@ -75,10 +77,14 @@ def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None) -
             if kind == "set":
                 for data in ijson.items(f, "data", use_float=True):
                     _check_set(data, path)
+                    if codes is not None:
+                        codes.add(str(data["code"]).upper())
                     if wanted is None or str(data["code"]).upper() in wanted:
                         yield data
             else:
                 for code, data in ijson.kvitems(f, "data", use_float=True):
+                    if codes is not None:
+                        codes.add(code.upper())
                     if wanted is not None and code.upper() not in wanted:
                         continue
                     _check_set(data, f"{path} [{code}]")
@@ -135,13 +141,15 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     products: list[dict[str, Any]] = []
     sets: list[str] = []
     skipped = 0
+    in_files: set[str] = set()
     for path in paths:
-        for data in read_sets(path, only):
+        for data in read_sets(path, only, codes=in_files):
             rows = set_rows(data, known)
             _load_set(con, rows)
             products += booster_products(data, rows.numbers)
             sets += [s["code"] for s in rows.sets]
             skipped += rows.skipped
+    _check_only(paths, only, in_files)
     staged = load.upsert_staged(con, keep_scryfall=True)
     con.execute(
         "INSERT OR REPLACE INTO mtgjson_uuids SELECT uuid, any_value(card_id), any_value(side) "
@@ -169,6 +177,17 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     return summary
+
+
+def _check_only(paths: list[Path], only: Iterable[str] | None, in_files: set[str]) -> None:
+    """A requested set code that none of the files holds is an error (a typo must not pass)."""
+    missing = sorted({c.upper() for c in only or ()} - in_files)
+    if not missing:
+        return
+    held = sorted(in_files)
+    listed = ", ".join(held[:20]) + (f" … ({len(held)} sets)" if len(held) > 20 else "")
+    raise InputError(f"sets: {', '.join(missing)} not in {', '.join(map(str, paths))} "
+                     f"(sets there: {listed or 'none'})", field="sets")
 
 
 def import_mtgjson(con: Connection, paths: Iterable[str | os.PathLike[str]], *,

@@ -261,6 +261,25 @@ def test_all_printings_streams_and_filters(tmp_path):
     assert only["sets"] == ["mafr"] and only["minigames"] == 5
 
 
+def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
+    allp = _all_printings(tmp_path, ["AFR", "MAFR", "KHM"])
+    con = db.connect(":memory:")
+    with pytest.raises(InputError, match=r"^sets: ZZZ not in .*AllPrintings\.json\.gz "
+                       r"\(sets there: AFR, KHM, MAFR\)$") as err:
+        import_mtgjson(con, [allp], sets=["afr", "zzz"])  # afr is there: a typo must not pass
+    assert err.value.field == "sets"
+    assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 0  # nothing half-written
+    set_file = shared_path("mtgjson", "AFR.json")
+    with pytest.raises(InputError, match=r"^sets: KHM not in .*AFR\.json \(sets there: AFR\)$"):
+        import_mtgjson(con, [set_file], sets=["KHM"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
+         "import", "mtgjson", str(allp), "--set", "afr", "--set", "zzz"],
+        capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("boosterkit: error: --set ZZZ not in ") and proc.stderr.count("\n") == 1
+
+
 def test_cached_files_replay_on_rebuild(db_file, tmp_path):
     cache = tmp_path / "cache"
     con = db.connect(db_file)
