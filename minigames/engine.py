@@ -225,8 +225,8 @@ class _State:
         """Take ``count`` random items matching ``flt`` out of ``pool``."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
         if len(cands) < count:
-            raise self.fail(f"{what} needs {count} {describe(flt)}, the pool has {len(cands)}",
-                            pool)
+            raise self.fail(f"{what} needs {count} {describe(flt, count)}, "
+                            f"the pool has {len(cands)}", pool)
         chosen = []
         for _ in range(count):
             chosen.append(cands.pop(self.rng.below(len(cands))))
@@ -262,7 +262,7 @@ def _op_remove(s: _State, step: dict[str, Any]) -> None:
         moved += len(out)
         s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
     strict = " (strict backs: double-faced Magic cards too)" if s.strict and "nmb" in str(flt) else ""
-    s.notes.append(f"Removed {moved} {describe(flt)}{strict}: {step['reason']}.")
+    s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step['reason']}.")
 
 
 def _op_reserve(s: _State, step: dict[str, Any]) -> None:
@@ -271,7 +271,8 @@ def _op_reserve(s: _State, step: dict[str, Any]) -> None:
     for p in s.players:
         cards = s.pick(pool, step["filter"], step["count"], "reserve")
         s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
-    s.notes.append(f"Each player was given {step['count']} {describe(step['filter'])} first.")
+    given = describe(step["filter"], step["count"])
+    s.notes.append(f"Each player was given {step['count']} {given} first.")
 
 
 def _op_add_back(s: _State, step: dict[str, Any]) -> None:
@@ -283,7 +284,8 @@ def _op_add_back(s: _State, step: dict[str, Any]) -> None:
     s.pool_rules[None] = replace(s.pool_rules[None], readmit=s.pool_rules[None].readmit
                                  + (step["filter"],))
     names = ", ".join(f"{c.name or c.kind.replace('_', ' ')} ({c.uid})" for c in cards)
-    s.notes.append(f"Put back {step['count']} {describe(step['filter'])} as {step['tag']}: {names}.")
+    what = describe(step["filter"], step["count"])
+    s.notes.append(f"Put back {step['count']} {what} as {step['tag']}: {names}.")
 
 
 def _op_add_external(s: _State, step: dict[str, Any]) -> None:
@@ -323,9 +325,10 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         each, total = None, len(cands)
         why = f"{len(cands)} cards dealt as evenly as possible to {n} players"
     else:
-        each, total, why = count, count * n, f"{count} cards each"
+        each, total, why = count, count * n, f"{count} card{'' if count == 1 else 's'} each"
     if total > len(cands) or total < n:
-        raise s.fail(f"dealing needs {max(total, n)} {describe(flt)}, the pool has {len(cands)}",
+        need = max(total, n)
+        raise s.fail(f"dealing needs {need} {describe(flt, need)}, the pool has {len(cands)}",
                      pool)
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
@@ -338,7 +341,8 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         rest = [i for i in pool if matches(i, flt, s.strict)]
         s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
         pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
-        s.notes.append(f"Dealt {each} cards to each player; {len(rest)} left over, set aside.")
+        s.notes.append(f"Dealt {each} card{'' if each == 1 else 's'} to each player; "
+                       f"{len(rest)} left over, set aside.")
 
 
 def _op_select(s: _State, step: dict[str, Any]) -> None:
@@ -359,7 +363,7 @@ def _op_select(s: _State, step: dict[str, Any]) -> None:
         cards = s.pick(pool, flt, count, step["zone"])
         name = f"{owner} {step['zone']}" if owner else step["zone"]
         rule = replace(s.pool_rules[key], need=flt)
-        s.zone(name, owner, "selected", rule, f"{count} {describe(flt)}").cards.extend(cards)
+        s.zone(name, owner, "selected", rule, f"{count} {describe(flt, count)}").cards.extend(cards)
     if step.get("method", "random") != "random":
         s.notes.append(f"{step['zone'].capitalize()}: picked at random here; the rules let the "
                        "player choose.")

@@ -8,6 +8,7 @@ backs it also covers double-faced Magic cards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -91,8 +92,11 @@ def matches(item: Item, flt: str | list[str] | None, strict: bool = False) -> bo
     return any(all(_atom(item, a, strict) for a in term.split("+")) for term in terms)
 
 
-def describe(flt: str | list[str] | None) -> str:
-    """Human words for a filter: ``[land, nmb]`` → ``lands or cards without a Magic back``."""
+def describe(flt: str | list[str] | None, count: int | None = None) -> str:
+    """Human words for a filter: ``[land, nmb]`` → ``lands or cards without a Magic back``.
+
+    ``count=1`` gives the singular (``card without a Magic back``) for "1 …" phrases.
+    """
     words = {
         "nmb": "cards without a Magic back", "magic": "Magic cards", "land": "lands",
         "basic_land": "basic lands", "nonland": "nonland cards", "colored": "coloured",
@@ -111,4 +115,8 @@ def describe(flt: str | list[str] | None) -> str:
         atoms = sorted(t.split("+"), key=lambda a: a not in adjectives)
         return " ".join(words.get(a, a) for a in atoms)
 
-    return " or ".join(term(t) for t in terms)
+    text = " or ".join(term(t) for t in terms)
+    return _SINGULAR.sub(r"\1", text) if count == 1 else text
+
+
+_SINGULAR = re.compile(r"\b(card|land|token|creature|planeswalker)s\b")

@@ -20,6 +20,10 @@ _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special"
 _PRIVATE = ("hand", "selected")
 
 
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def _mark(item: Item) -> str:
     """``R · WU · foil`` — rarity, colours and finish, plus what kind of object it is."""
     parts = [item.rarity or "no rarity"]
@@ -88,7 +92,7 @@ def render_text(setup: Setup) -> str:
         shape = f", {zone.cols} x {zone.rows} grid" if zone.kind == "grid" else ""
         owner = f" (private to {zone.owner})" if zone.kind in _PRIVATE and zone.owner else ""
         kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
-        out += ["", f"{zone.name} — {kind}{len(zone.cards)} cards{shape}{owner}"]
+        out += ["", f"{zone.name} — {kind}{_cards(len(zone.cards))}{shape}{owner}"]
         if zone.kind == "grid":
             out += ["  " + line for line in _text_grid(zone)]
         else:
@@ -112,7 +116,8 @@ def render_md(setup: Setup) -> str:
     out += [f"- pack {p.index}: {p.product}, variant {p.variant}, {len(p.items)} items"
             for p in setup.packs]
     for zone in setup.zones:
-        out += ["", f"## {zone.name} ({zone.kind.replace('_', ' ')}, {len(zone.cards)} cards)", ""]
+        kind = zone.kind.replace("_", " ")
+        out += ["", f"## {zone.name} ({kind}, {_cards(len(zone.cards))})", ""]
         if zone.kind == "grid":
             rows = _grid_cells(zone, 40)
             out.append("| " + " | ".join(f"col {i}" for i in range(1, (zone.cols or 1) + 1)) + " |")
@@ -172,7 +177,7 @@ def _html_zone(zone: Zone) -> str:
     e = html.escape
     private = zone.kind in _PRIVATE and zone.owner is not None
     kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
-    head = f"<h2>{e(zone.name)} <small>({e(kind)}{len(zone.cards)} cards)</small></h2>"
+    head = f"<h2>{e(zone.name)} <small>({e(kind)}{_cards(len(zone.cards))})</small></h2>"
     if zone.kind == "grid":
         cols = zone.cols or 1
         rows = [zone.cards[i:i + cols] for i in range(0, len(zone.cards), cols)]

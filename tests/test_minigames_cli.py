@@ -161,3 +161,15 @@ def test_markdown_and_html_sheets(con) -> None:
     assert f'class="r r-{card.rarity[0].upper()}"' in page
     grid_page = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "html")
     assert grid_page.count("<tr>") == 4 and grid_page.count("<td>") == 16
+
+
+def test_a_zone_of_one_card_says_card(con) -> None:
+    setup = deal(con, "roll-for-initiative", 3, "afr", seed=1, strict_backs=True)
+    removed = setup.zone("removed")
+    assert len(removed.cards) == 1  # the art card: seed 1 has no token or ad to remove
+    assert "removed — 1 card\n" in render_sheet(setup, "text")
+    assert "## removed (removed, 1 card)" in render_sheet(setup, "md")
+    assert "<small>(1 card)</small>" in render_sheet(setup, "html")
+    sheets = "".join(render_sheet(setup, f) for f in ("text", "md", "html"))
+    assert not re.search(r"\b1 cards\b", sheets)  # zone headings and notes alike
+    assert "Removed 1 card without a Magic back" in setup.to_dict()["notes"][0]

@@ -206,7 +206,7 @@ def test_missing_basic_lands_name_the_sync_not_another_seed(real_db: Path, tmp_p
             with pytest.raises(SetupError) as err:
                 deal(rw, "base-race", 2, "one", seed=seed)
             message = str(err.value)
-            assert message.startswith("Base Race: reserve needs 1 basic lands, the pool has 0; ")
+            assert message.startswith("Base Race: reserve needs 1 basic land, the pool has 0; ")
             assert "cards in the packs are not in the database (e.g. one " in message
             assert "`boosterkit sync one`" in message and "another seed" not in message
     finally:
