@@ -64,14 +64,17 @@ def register(app: typer.Typer) -> None:
     app.add_typer(db_app, name="db")
 
     @db_app.command("info")
-    def info(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "--format"), json_: bool = _JSON) -> None:
+    def info(ctx: typer.Context,
+             fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+             json_: bool = _JSON) -> None:
         """Path, schema version, row counts and the last sync runs."""
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             emit(queries.db_info(con, path), _fmt(fmt, json_), text=_info_text)
 
     @db_app.command("rebuild")
-    def rebuild_cmd(ctx: typer.Context, json_: bool = _JSON) -> None:
+    def rebuild_cmd(ctx: typer.Context, json_: bool = typer.Option(
+            False, "--json", help="Print the summary as JSON.")) -> None:
         """Re-derive every table from the cached files of past syncs and imports (no network)."""
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
