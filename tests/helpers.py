@@ -20,3 +20,23 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
         sys.argv = old
     out, err = capsys.readouterr()
     return exc.value.code, out, err
+
+
+def setup_schema() -> dict:
+    """``data/setup.schema.json``, the JSON Schema every dealt setup must match."""
+    import json
+
+    from boosterkit.data import DATA_DIR
+
+    return json.loads((DATA_DIR / "setup.schema.json").read_text())
+
+
+def schema_checked_deal(*args, **kwargs):
+    """``minigames.deal``; every setup it deals must match ``data/setup.schema.json``."""
+    import jsonschema
+
+    from boosterkit.minigames import deal
+
+    setup = deal(*args, **kwargs)
+    jsonschema.validate(setup.to_dict(), setup_schema())
+    return setup

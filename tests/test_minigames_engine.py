@@ -2,35 +2,27 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
 import jsonschema
 import pytest
 from conftest import shared_path
+from helpers import schema_checked_deal as deal
+from helpers import setup_schema
 
-from boosterkit.data import DATA_DIR
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator import open_packs
 from boosterkit.minigames import SetupError, list_minigames, validate_setup
-from boosterkit.minigames import deal as _deal
 from boosterkit.minigames.filters import is_nmb
 from boosterkit.minigames.rng import Rng
 from boosterkit.pipeline import db
 
 SETS = ("afr", "khm", "znr", "stx", "mh2")
-SETUP_SCHEMA = json.loads((DATA_DIR / "setup.schema.json").read_text())
+SETUP_SCHEMA = setup_schema()
 DEALABLE = [g for g in list_minigames() if g["dealable"]]
 COUNTS = [(g["id"], n) for g in DEALABLE
           for n in sorted({g["players_min"], g["players_max"] or 8})]
-
-
-def deal(*args, **kwargs):
-    """``minigames.deal``, and every setup it deals here must match data/setup.schema.json."""
-    setup = _deal(*args, **kwargs)
-    jsonschema.validate(setup.to_dict(), SETUP_SCHEMA)
-    return setup
 
 
 @pytest.fixture(scope="module")

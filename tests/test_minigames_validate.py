@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
-import jsonschema
 import pytest
+from helpers import schema_checked_deal as deal
+from helpers import setup_schema
 
-from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
-from boosterkit.minigames import deal as _deal
 from boosterkit.minigames import validate_setup
 from boosterkit.pipeline import db
 
-SETUP_SCHEMA = json.loads((DATA_DIR / "setup.schema.json").read_text())
-
-
-def deal(*args, **kwargs):
-    """``minigames.deal``, and every setup it deals here must match data/setup.schema.json."""
-    setup = _deal(*args, **kwargs)
-    jsonschema.validate(setup.to_dict(), SETUP_SCHEMA)
-    return setup
+SETUP_SCHEMA = setup_schema()
 
 
 @pytest.fixture(scope="module")
