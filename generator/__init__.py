@@ -76,7 +76,7 @@ def iter_packs(
     if products is not None:
         compiled = products.get(set_code, product, db)
     else:
-        compiled = engine.compile_cached(load_product(set_code, product, db))
+        compiled = engine.compile_product(load_product(set_code, product, db))
     for start in range(1, count + 1, BATCH):
         yield from engine.open_batch(compiled, seed, start, min(BATCH, count + 1 - start))
 

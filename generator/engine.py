@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -525,31 +524,15 @@ def _new_pack(
 def open_batch(
     product: ProductDef | CompiledProduct, seed: int, start: int = 1, count: int = 1
 ) -> list[Pack]:
-    """Packs ``start .. start+count-1`` (1-based) of the run of ``product`` with ``seed``."""
-    cp = product if isinstance(product, CompiledProduct) else compile_cached(product)
+    """Packs ``start .. start+count-1`` (1-based) of the run of ``product`` with ``seed``.
+
+    A ``ProductDef`` is compiled on every call: callers opening the same product again and
+    again pass ``compile_product(product)`` (or use ``generator.cache.ProductCache``)."""
+    cp = product if isinstance(product, CompiledProduct) else compile_product(product)
     variants, rows = draw_batch(cp, seed, start, count)
     return [_new_pack(cp, seed, start + n, variants[n], rows[n]) for n in range(count)]
 
 
-def open_pack(product: ProductDef, seed: int, index: int) -> Pack:
+def open_pack(product: ProductDef | CompiledProduct, seed: int, index: int) -> Pack:
     """Pack ``index`` (1-based) of the run of ``product`` with ``seed``: a pure function."""
     return open_batch(product, seed, index, 1)[0]
-
-
-_CACHE: dict[int, tuple[ProductDef, CompiledProduct]] = {}
-_CACHE_SIZE = 16
-_CACHE_LOCK = threading.Lock()  # the service opens packs from several threads at once
-
-
-def compile_cached(product: ProductDef) -> CompiledProduct:
-    """``compile_product`` memoised by identity (a few recent products; results are equal)."""
-    with _CACHE_LOCK:
-        hit = _CACHE.get(id(product))
-    if hit is not None and hit[0] is product:
-        return hit[1]
-    cp = compile_product(product)
-    with _CACHE_LOCK:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[id(product)] = (product, cp)
-    return cp
