@@ -8,7 +8,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli.render import Format, emit
-from boosterkit.generator.products import list_products
+from boosterkit.generator.products import list_products, no_products_reason
 from boosterkit.pipeline import db
 
 ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
@@ -67,10 +67,6 @@ def register(app: typer.Typer) -> None:
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             data = list_products(con, set_code)
+            none = "" if data else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
         emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
-             text=lambda d: "\n\n".join(product_text(p) for p in d) or _none_text(set_code))
-
-
-def _none_text(set_code: str) -> str:
-    return (f"{set_code.strip().lower()}: no products (no collation data imported for it, and its "
-            "booster cards lack commons, uncommons or rares for a generic product)")
+             text=lambda d: "\n\n".join(product_text(p) for p in d) or none)

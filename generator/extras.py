@@ -1,14 +1,14 @@
-"""The pack rules kept as data: ``data/boosters/nonmagic.yaml`` and ``generic.yaml``.
+"""The slots without a Magic back, kept as data: ``data/boosters/nonmagic.yaml``.
 
 Loading validates every key (an unknown key is an ``InputError`` naming file and key);
 the compile functions are pure: they turn the rules plus cards already read from the
-database into ``ExtraSlot``s and integer sheet weights for ``generator.products``.
+database into ``ExtraSlot``s for ``generator.products``. The YAML checker here is shared
+with ``generator.generic`` (generic products, ``generic.yaml``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +35,7 @@ class OptionRule:
     percent: Fraction | None = None  # share of packs (see NonMagic.minigame_share)
     gold_stamped_percent: Fraction = Fraction(0)
     unless_known_absent: bool = False
+    only_sets: tuple[str, ...] | None = None  # product sets the option exists for; None: all
 
 
 @dataclass(frozen=True)
@@ -73,32 +74,6 @@ class NonMagic:
 
     def rule_for(self, kind: str, released: dt.date | None) -> Rule | None:
         return next((r for r in self.rules if r.matches(kind, released)), None)
-
-
-@dataclass(frozen=True)
-class SheetRule:
-    name: str
-    groups: tuple[tuple[Mapping[str, int], int], ...]  # (rarity → per-card weight, share)
-    basic: bool = False
-    foil: bool = False
-    balance_colors: bool = False
-
-
-@dataclass(frozen=True)
-class GenericRule:
-    kind: str
-    name: str
-    released_from: dt.date | None
-    released_to: dt.date | None
-    pack: tuple[tuple[tuple[int, tuple[tuple[str, int], ...]], ...], ...]
-    sheets: dict[str, SheetRule]
-
-    def matches(self, released: dt.date | None) -> bool:
-        if released is None:  # an undated set gets the classic products (no bounds from)
-            return self.released_from is None
-        return (self.released_from is None or released >= self.released_from) and (
-            self.released_to is None or released <= self.released_to
-        )
 
 
 # --- validation -------------------------------------------------------------------------
@@ -159,7 +134,7 @@ def _read_yaml(path: Path) -> Any:
 
 def _option(c: _Checker, raw: Any, where: str) -> OptionRule:
     d = c.obj(raw, where, ("kind",), ("set", "weight", "percent", "gold_stamped_percent",
-                                       "unless_known_absent"))
+                                       "unless_known_absent", "only_sets"))
     if d["kind"] not in EXTRA_KINDS:
         raise c.fail(f"{where}.kind", f"{d['kind']!r} is not one of {', '.join(EXTRA_KINDS)}")
     if ("weight" in d) == ("percent" in d):
@@ -170,6 +145,8 @@ def _option(c: _Checker, raw: Any, where: str) -> OptionRule:
         percent=c.number(d["percent"], f"{where}.percent") if "percent" in d else None,
         gold_stamped_percent=c.number(d.get("gold_stamped_percent", 0), f"{where}.gold_stamped_percent"),
         unless_known_absent=bool(d.get("unless_known_absent", False)),
+        only_sets=(tuple(str(x).lower() for x in c.seq(d["only_sets"], f"{where}.only_sets"))
+                   if "only_sets" in d else None),
     )
 
 
@@ -213,93 +190,7 @@ def load_nonmagic(path: Path | None = None) -> NonMagic:
     return NonMagic(share, tuple(rules))
 
 
-def _rarities(c: _Checker, raw: Any, where: str) -> dict[str, int]:
-    d = c.obj(raw, where, (), ("common", "uncommon", "rare", "mythic", "special", "bonus"))
-    return {k: c.int_(v, f"{where}.{k}", 1) for k, v in d.items()}
-
-
-def _sheet(c: _Checker, name: str, raw: Any, where: str) -> SheetRule:
-    d = c.obj(raw, where, (), ("rarities", "shares", "basic", "foil", "balance_colors"))
-    if "rarities" in d and "shares" in d:
-        raise c.fail(where, "give 'rarities' or 'shares', not both")
-    if "shares" in d:
-        groups = []
-        for i, g in enumerate(c.seq(d["shares"], f"{where}.shares")):
-            gd = c.obj(g, f"{where}.shares[{i}]", ("rarities", "share"))
-            groups.append((_rarities(c, gd["rarities"], f"{where}.shares[{i}].rarities"),
-                           c.int_(gd["share"], f"{where}.shares[{i}].share", 1)))
-    elif "rarities" in d:
-        groups = [(_rarities(c, d["rarities"], f"{where}.rarities"), 0)]
-    elif d.get("basic"):
-        groups = []
-    else:
-        raise c.fail(where, "a sheet needs 'rarities', 'shares' or 'basic: true'")
-    return SheetRule(name, tuple(groups), bool(d.get("basic", False)), bool(d.get("foil", False)),
-                     bool(d.get("balance_colors", False)))
-
-
-def load_generic(path: Path | None = None) -> tuple[GenericRule, ...]:
-    """Read and check ``data/boosters/generic.yaml`` (or ``path``)."""
-    path = Path(path or BOOSTERS_DIR / "generic.yaml")
-    c = _Checker(path)
-    top = c.obj(_read_yaml(path), "top level", ("products",))
-    out = []
-    for i, raw in enumerate(c.seq(top["products"], "products")):
-        where = f"products[{i}]"
-        d = c.obj(raw, where, ("kind", "name", "pack", "sheets"), ("released",))
-        lo, hi = c.dates(d.get("released"), f"{where}.released")
-        if not isinstance(d["sheets"], Mapping):
-            raise c.fail(f"{where}.sheets", "expected a mapping of sheet name → sheet")
-        sheets = {str(n): _sheet(c, str(n), s, f"{where}.sheets.{n}") for n, s in d["sheets"].items()}
-        pack = []
-        for j, group in enumerate(c.seq(d["pack"], f"{where}.pack")):
-            choices = []
-            for k, ch in enumerate(c.seq(group, f"{where}.pack[{j}]")):
-                w = f"{where}.pack[{j}][{k}]"
-                cd = c.obj(ch, w, ("weight", "slots"))
-                slots = c.obj(cd["slots"], f"{w}.slots", (), tuple(sheets))
-                choices.append((c.int_(cd["weight"], f"{w}.weight", 1),
-                                tuple((s, c.int_(n, f"{w}.slots.{s}", 0)) for s, n in slots.items())))
-            pack.append(tuple(choices))
-        out.append(GenericRule(str(d["kind"]), str(d["name"]), lo, hi, tuple(pack), sheets))
-    return tuple(out)
-
-
 # --- pure compilation ---------------------------------------------------------------------
-
-def generic_variants(rule: GenericRule) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
-    """Every combination of one choice per pack group: (product of weights, slots in order)."""
-    out = []
-    for combo in itertools.product(*rule.pack):
-        weight = math.prod(w for w, _ in combo)
-        slots = tuple(s for _, group in combo for s in group if s[1] > 0)
-        out.append((weight, slots))
-    return out
-
-
-def sheet_weights(rule: SheetRule, cards: Sequence[CardInfo]) -> tuple[tuple[CardInfo, ...], tuple[int, ...]]:
-    """Integer per-card weights: each share group gets exactly its share of the sheet.
-
-    Within a group a card weighs its rarity's weight (rare 2 : mythic 1); groups without
-    cards are dropped (their share is spread over the others by renormalisation).
-    """
-    if rule.basic and not rule.groups:
-        return tuple(cards), tuple(1 for _ in cards)
-    picked: list[CardInfo] = []
-    fractions: list[Fraction] = []
-    for rarities, share in rule.groups:
-        members = [(c, rarities[c.rarity]) for c in cards if c.rarity in rarities]
-        total = sum(w for _, w in members)
-        for card, w in members:
-            picked.append(card)
-            fractions.append(Fraction(w) if not share else Fraction(share * w, total))
-    if not picked:
-        return (), ()
-    scale = math.lcm(*(f.denominator for f in fractions))
-    ints = [int(f * scale) for f in fractions]
-    g = math.gcd(*ints)
-    return tuple(picked), tuple(i // g for i in ints)
-
 
 def list_share(variants: Sequence[tuple[int, Sequence[tuple[str, int]]]], sheets: set[str]) -> Fraction:
     """The share of packs (by variant weight) that draw any of ``sheets``."""
@@ -355,7 +246,8 @@ def compile_extras(
         ))
         present = [o for o in slot.options
                    if not (o.unless_known_absent and o.set_pattern
-                           and o.set_pattern.format(set=set_code) in known_absent)]
+                           and o.set_pattern.format(set=set_code) in known_absent)
+                   and (o.only_sets is None or set_code in o.only_sets)]
         weights = option_weights(slot, present, list_share(variants, set(unless)), minigame_share)
         options = []
         for o, w in zip(present, weights):

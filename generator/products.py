@@ -13,6 +13,7 @@ without a letter suffix), so a sync after the import fills references it left op
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections import Counter
@@ -20,6 +21,7 @@ from typing import Any
 
 from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
+from boosterkit.generator import generic as gen
 from boosterkit.generator.model import CardInfo, ProductDef, SheetDef, VariantDef
 from boosterkit.pipeline.db import Connection
 
@@ -83,8 +85,8 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
     covered = {e["kind"] for e in entries}
     rar = _booster_rarities(con, set_code)
     if rar["common"] and rar["uncommon"] and (rar["rare"] or rar["mythic"]):
-        for rule in ex.load_generic():
-            if rule.kind not in covered and rule.matches(info["released_at"]):
+        for rule in gen.load_generic().for_set(set_code, _as_date(info["released_at"])):
+            if rule.kind not in covered:
                 covered.add(rule.kind)
                 entries.append({
                     "code": f"{set_code}-{rule.kind}-generic", "set_code": set_code,
@@ -107,6 +109,25 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
 _REGIONAL = re.compile(r"(-jp\b|\b(Japanese|Chinese|Korean)\b)")
 
 
+def no_products_reason(con: Connection, set_code: str) -> str:
+    """Why ``set_code`` has no products (one line), for a set ``_catalog`` found none for."""
+    set_code = set_code.strip().lower()
+    n, magic, booster = con.execute(
+        "SELECT count(*), count(*) FILTER (kind = 'card'), "
+        "count(*) FILTER (kind = 'card' AND coalesce(in_booster, true)) "
+        "FROM cards WHERE set_code = ?", [set_code]).fetchone()
+    if magic and not booster:
+        return (f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
+                "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
+                "generic product can be built; import its collation data (`boosterkit import "
+                "mtgjson`) or sync it again once Scryfall marks its booster cards")
+    if not magic and n:
+        return ("its cards are not booster cards (token, art series and minigame sets open as "
+                "part of their parent set's packs)")
+    return ("no collation data imported for it, and its booster cards lack commons, uncommons "
+            "or rares for a generic product")
+
+
 def _regional(entry: dict[str, Any]) -> bool:
     """A language edition (``stx-jp``, "… Japanese Draft Booster"): never a kind's default
     while the English edition exists."""
@@ -121,7 +142,8 @@ def _set_default(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
     return entries[0] if len(entries) == 1 else None
 
 
-def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None) -> dict[str, Any]:
+def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None,
+          reason: str = "") -> dict[str, Any]:
     if product is None:
         chosen = next((e for e in entries if e["default_for_set"]), None)
     else:
@@ -130,11 +152,7 @@ def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None) -> 
             (e for e in entries if e["kind"] == p and e["default"]), None)
     if chosen is None:
         if not entries:
-            raise NotFoundError(
-                f"set {set_code!r} has no booster products (no collation data, and its cards "
-                "are not booster cards: token, art series and minigame sets open as part of "
-                "their parent set's packs); see `boosterkit products SET` for a set that has some"
-            )
+            raise NotFoundError(f"set {set_code!r} has no booster products: {reason}")
         listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries)
         what = f"no product {product!r}" if product else "no draft or play product, and more than one product"
         raise NotFoundError(f"set {set_code!r}: {what}; products: {listing}")
@@ -178,6 +196,35 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
             for n, f in flags.items()}
 
 
+def counterpart(code: str) -> str:
+    """The same product from the other real source: ``vow-draft`` ↔ ``vow-draft-mtgjson``."""
+    return code.removesuffix("-mtgjson") if code.endswith("-mtgjson") else f"{code}-mtgjson"
+
+
+def _sheet_key(name: str) -> str:
+    """sealed-data names sheets ``sfc_common``, MTGJSON the same sheet ``sfcCommon``."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dict[str, SheetDef]:
+    """Sheets with the drawing flags their counterpart product sets ORed in.
+
+    sealed-data and MTGJSON publish the same collation, but a flag is sometimes set in one
+    only (VOW's balanced commons: MTGJSON ``balanceColors``, not sealed-data): the winning
+    product keeps its cards and weights and takes the union of ``balance_colors`` and
+    ``allow_duplicates`` of the sheet of the same name (README, precedence and merge rules).
+    """
+    other = {_sheet_key(n): (bool(b), bool(d)) for n, b, d in con.execute(
+        "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
+        [counterpart(code)]).fetchall()}
+    out = {}
+    for name, sd in sheets.items():
+        b, d = other.get(_sheet_key(name), (False, False))
+        out[name] = dataclasses.replace(sd, balance_colors=sd.balance_colors or b,
+                                        allow_duplicates=sd.allow_duplicates or d)
+    return out
+
+
 def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     weights = con.execute(
         "SELECT variant_index, weight FROM product_variants WHERE product_code = ? "
@@ -190,20 +237,26 @@ def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str,
     return [(int(w), tuple(slots[i])) for i, w in weights]
 
 
-def _generic_sheets(con: Connection, set_code: str, rule: ex.GenericRule) -> dict[str, SheetDef]:
+def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
+    """The English cards (kind ``card``) of ``codes`` as the generic selectors see them."""
     rows = con.execute(
-        f"SELECT {_CARD_COLS}, coalesce(c.in_booster, true), coalesce(c.is_basic_land, false) "
-        "FROM cards c WHERE c.set_code = ? AND c.kind = 'card' "
-        "AND (coalesce(c.lang, 'en') = 'en') ORDER BY c.collector_number, c.id", [set_code]).fetchall()
-    basics = [_card_info(r[:-2]) for r in rows if r[-1]]
-    booster_basics = [_card_info(r[:-2]) for r in rows if r[-1] and r[-2]]
-    others = [_card_info(r[:-2]) for r in rows if r[-2] and not r[-1]]
+        f"SELECT {_CARD_COLS}, c.in_booster, coalesce(c.is_basic_land, false), c.released_at, "
+        "c.promo_types, c.full_art FROM cards c "
+        "WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) AND c.kind = 'card' "
+        "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
+        [codes]).fetchall()
+    return [gen.Candidate(_card_info(r[:11]), r[11], bool(r[12]), _as_date(r[13]),
+                          tuple(r[14] or ()), r[15]) for r in rows]
+
+
+def _generic_sheets(con: Connection, info: dict[str, Any], rule: gen.GenericRule) -> dict[str, SheetDef]:
+    set_code, released = info["code"], _as_date(info["released_at"])
+    cards = _candidates(con, rule.sets_drawn(set_code))
     sheets = {}
     for name, sr in rule.sheets.items():
-        pool = (booster_basics or basics) if sr.basic else others
-        cards, weights = ex.sheet_weights(sr, pool)
-        if cards:
-            sheets[name] = SheetDef(name, cards, weights, sr.foil, sr.balance_colors)
+        picked, weights = gen.compile_sheet(sr, cards, set_code, released)
+        if picked:
+            sheets[name] = SheetDef(name, picked, weights, sr.foil, sr.balance_colors)
     return sheets
 
 
@@ -232,12 +285,12 @@ def _known_absent(con: Connection, codes: list[str]) -> set[str]:
 def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> ProductDef:
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
     if entry["source"] == "generic":
-        rule = next(r for r in ex.load_generic() if r.kind == kind and r.matches(info["released_at"]))
-        sheets = _generic_sheets(con, set_code, rule)
-        variants = [(w, tuple((s, c) for s, c in slots if s in sheets))
-                    for w, slots in ex.generic_variants(rule)]
+        rule = next(r for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
+                    if r.kind == kind)
+        sheets = _generic_sheets(con, info, rule)
+        variants = gen.variants(rule, set(sheets))
     else:
-        sheets = _db_sheets(con, code)
+        sheets = _union_flags(con, code, _db_sheets(con, code))
         variants = _db_variants(con, code)
     nonmagic = ex.load_nonmagic()
     rule = nonmagic.rule_for(kind, _as_date(info["released_at"]))
@@ -267,7 +320,8 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
     """
     set_code = set_code.strip().lower()
     info, entries = _catalog(con, set_code)
-    return _compile(con, info, _pick(entries, set_code, product))
+    reason = "" if entries else no_products_reason(con, set_code)
+    return _compile(con, info, _pick(entries, set_code, product, reason))
 
 
 # --- the listing --------------------------------------------------------------------------
