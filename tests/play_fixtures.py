@@ -38,45 +38,136 @@ def card(set_code: str, number: int | str, rarity: str, released: str, *, type_l
     }
 
 
-def _run(set_code: str, start: int, count: int, rarity: str, released: str, **kw: Any) -> list[dict]:
+LAND = {"type_line": "Land — Dual", "colors": ()}
+BONUS = {"booster": False, "set_type": "masterpiece"}
+
+
+def run(set_code: str, start: int, count: int, rarity: str, released: str, **kw: Any) -> list[dict]:
+    """``count`` cards numbered from ``start``."""
     return [card(set_code, n, rarity, released, **kw) for n in range(start, start + count)]
 
 
-def play_set(code: str, released: str, *, commons: int = 81, uncommons: int = 100, rares: int = 60,
-             mythics: int = 20, rare_duals: int = 0, common_duals: int = 0, basics: tuple[int, int] = (272, 10),
-             full_art_basics: tuple[int, int] | None = None, borderless: tuple[int, dict[str, int]] | None = None,
-             spg: tuple[int, int] | None = (19, 10), booster_fun: dict[str, int] | None = None) -> list[dict]:
-    """A main set numbered 1… (commons, common duals, uncommons, rares, rare duals, mythics),
-    basics at ``basics`` = (first number, count), optional full-art basics, borderless
-    treatments (first number, {rarity: count}) and Special Guests (``spg`` numbers) released
-    the same day, plus an older Special Guest that must never be drawn."""
+def basics(set_code: str, start: int, count: int, released: str, **kw: Any) -> list[dict]:
+    out = []
+    for i in range(count):
+        name, _ = BASICS[i % 5]
+        out.append(card(set_code, start + i, "common", released, type_line=f"Basic Land — {name}",
+                        colors=(), name=f"{name} {start + i}", **kw))
+    return out
+
+
+def main_set(code: str, released: str, *, commons: int = 81, uncommons: int = 100, rares: int = 60,
+             mythics: int = 20, start: int = 1) -> list[dict]:
+    """Commons, uncommons, rares, mythics numbered on from ``start``."""
     out: list[dict] = []
-    n = 1
-    for count, rarity, kw in ((commons, "common", {}), (common_duals, "common", {"type_line": "Land — Dual", "colors": ()}),
-                              (uncommons, "uncommon", {}), (rares, "rare", {}),
-                              (rare_duals, "rare", {"type_line": "Land — Surveil", "colors": ()}),
-                              (mythics, "mythic", {})):
-        out += _run(code, n, count, rarity, released, **kw)
+    for count, rarity in ((commons, "common"), (uncommons, "uncommon"), (rares, "rare"), (mythics, "mythic")):
+        out += run(code, start, count, rarity, released)
+        start += count
+    return out
+
+
+def guests(start: int, count: int, released: str) -> list[dict]:
+    """Special Guests released with a set (all mythic, PB §3), ``booster: false``."""
+    return run("spg", start, count, "mythic", released, **BONUS)
+
+
+MKM, OTJ, BLB, DSK, FDN, DFT, EOE, FIN = ("2024-02-09", "2024-04-19", "2024-08-02", "2024-09-27",
+                                          "2024-11-15", "2025-02-14", "2025-08-01", "2025-06-13")
+
+
+def mkm() -> list[dict]:
+    """81 C, 100 U, 60 R, 20 M, 10 rare surveil lands, 10 basics; SPG 19–28; 31 `plst`
+    cards released with MKM (7 C, 19 U, 3 R, 2 M: what Scryfall has, PB §3) and one older."""
+    out = main_set("mkm", MKM) + run("mkm", 262, 10, "rare", MKM, type_line="Land — Surveil", colors=())
+    out += basics("mkm", 272, 10, MKM) + guests(19, 10, MKM)
+    n = 0
+    for rarity, count in (("common", 7), ("uncommon", 19), ("rare", 3), ("mythic", 2)):
+        for _ in range(count):
+            n += 1
+            out.append(card("plst", f"XLN-{n}", rarity, MKM, **BONUS))
+    out.append(card("plst", "ZNR-1", "rare", "2023-11-17", **BONUS))
+    return out
+
+
+def otj() -> list[dict]:
+    """71 C + 10 common desert duals, 100 U, 60 R, 20 M, basics; OTP 1–65 (20 U, 30 R, 15 M)
+    and 66–80 (Collector-only); Big Score 1–30 and 31–40 (not in Play Boosters); SPG 29–38."""
+    out = main_set("otj", OTJ, commons=71) + run("otj", 252, 10, "common", OTJ, **LAND)
+    out += basics("otj", 272, 10, OTJ) + guests(29, 10, OTJ)
+    for start, count, rarity in ((1, 20, "uncommon"), (21, 30, "rare"), (51, 15, "mythic"), (66, 15, "mythic")):
+        out += run("otp", start, count, rarity, OTJ, **BONUS)
+    out += run("big", 1, 40, "mythic", OTJ, **BONUS)
+    return out
+
+
+def blb() -> list[dict]:
+    """The plain template: 81 C, 100 U, 60 R, 20 M, basics; SPG 54–63 (and MKM's, older)."""
+    return main_set("blb", BLB) + basics("blb", 272, 10, BLB) + guests(54, 10, BLB)
+
+
+def dsk() -> list[dict]:
+    """71 C + 10 common duals, 100 U, 60 R, 20 M; 10 basics + 5 full-art manor basics;
+    Booster Fun (promo type `boosterfun`) 53 R, 18 M, booster true; SPG 64–73."""
+    out = main_set("dsk", DSK, commons=71) + run("dsk", 252, 10, "common", DSK, **LAND)
+    out += basics("dsk", 277, 10, DSK) + basics("dsk", 272, 5, DSK, full_art=True)
+    out += run("dsk", 300, 53, "rare", DSK, promo_types=("boosterfun",))
+    out += run("dsk", 353, 18, "mythic", DSK, promo_types=("boosterfun",))
+    return out + guests(64, 10, DSK)
+
+
+def fdn() -> list[dict]:
+    """Main 1–271 (78 C, 100 U, 60 R, 20 M, duals in 259–271 but 262/264/267, which are
+    commons), basics 272–281, character lands 282–291, borderless 292–361; SPG 74–83 and a
+    Special Guest of the same day outside that range (never drawn)."""
+    out = main_set("fdn", FDN, commons=78)
+    out += [card("fdn", n, "common", FDN, **LAND) for n in (259, 260, 261, 263, 265, 266, 268, 269, 270, 271)]
+    out += [card("fdn", n, "common", FDN) for n in (262, 264, 267)]
+    out += basics("fdn", 272, 10, FDN) + basics("fdn", 282, 10, FDN, full_art=True, booster=False)
+    n = 292
+    for rarity, count in (("common", 2), ("uncommon", 8), ("rare", 45), ("mythic", 15)):
+        out += run("fdn", n, count, rarity, FDN, booster=False, promo_types=("boosterfun",))
         n += count
-    for i in range(basics[1]):
-        name, col = BASICS[i % 5]
-        out.append(card(code, basics[0] + i, "common", released, type_line=f"Basic Land — {name}",
-                        colors=(), name=name))
-    if full_art_basics:
-        for i in range(full_art_basics[1]):
-            name, col = BASICS[i % 5]
-            out.append(card(code, full_art_basics[0] + i, "common", released, full_art=True,
-                            type_line=f"Basic Land — {name}", colors=(), name=name, booster=False))
-    if borderless:
-        n = borderless[0]
-        for rarity, count in borderless[1].items():
-            out += _run(code, n, count, rarity, released, booster=False, promo_types=("boosterfun",))
-            n += count
-    for rarity, count in (booster_fun or {}).items():  # boosterfun-marked copies, numbered on
-        out += _run(code, 400 + len(out), count, rarity, released, promo_types=("boosterfun",))
-    if spg:
-        out += _run("spg", spg[0], spg[1], "mythic", released, booster=False, set_type="masterpiece")
-        out.append(card("spg", 1, "mythic", "2023-11-17", booster=False, set_type="masterpiece"))
+    return out + guests(74, 10, FDN) + guests(150, 1, FDN)
+
+
+def dft() -> list[dict]:
+    """Main 1–261 (81 C, 100 U, 60 R, 20 M), common duals 262–271, full-art basics 272–276,
+    basics 277–291, borderless 292–375 (20 C, 23 U, 28 R, 13 M); SPG 84–93."""
+    out = main_set("dft", DFT) + run("dft", 262, 10, "common", DFT, **LAND)
+    out += basics("dft", 272, 5, DFT, full_art=True, booster=False) + basics("dft", 277, 15, DFT)
+    n = 292
+    for rarity, count in (("common", 20), ("uncommon", 23), ("rare", 28), ("mythic", 13)):
+        out += run("dft", n, count, rarity, DFT, booster=False, promo_types=("boosterfun",))
+        n += count
+    return out + guests(84, 10, DFT)
+
+
+def eoe() -> list[dict]:
+    """Main 1–261, celestial basics 262–266, basics 267–276, viewport 277–286 (5 R, 5 M),
+    triumphant 287–302 (12 R, 4 M), surreal 303–316 (10 R, 4 M); Stellar Sights `eos` 1–45
+    (30 R, 15 M) and 46–50 (Collector-only); SPG 119–128."""
+    out = main_set("eoe", EOE) + basics("eoe", 262, 5, EOE, full_art=True) + basics("eoe", 267, 10, EOE)
+    for start, count, rarity in ((277, 5, "rare"), (282, 5, "mythic"), (287, 12, "rare"), (299, 4, "mythic"),
+                                 (303, 10, "rare"), (313, 4, "mythic")):
+        out += run("eoe", start, count, rarity, EOE, booster=False)
+    for start, count, rarity in ((1, 30, "rare"), (31, 15, "mythic"), (46, 5, "mythic")):
+        out += run("eos", start, count, rarity, EOE, **BONUS)
+    return out + guests(119, 10, EOE)
+
+
+def fin() -> list[dict]:
+    """Main 1–293 (71 C + 10 duals, 110 U, 80 R, 22 M), basics 294–309, Booster Fun 310–405
+    and 577; Through the Ages `fca` 1–64 (17 U, 32 R, 15 M) and 65–66."""
+    out = main_set("fin", FIN, commons=71, uncommons=0, rares=0, mythics=0)
+    out += run("fin", 72, 10, "common", FIN, **LAND) + run("fin", 82, 110, "uncommon", FIN)
+    out += run("fin", 192, 80, "rare", FIN) + run("fin", 272, 22, "mythic", FIN)
+    out += basics("fin", 294, 16, FIN)
+    for start, count, rarity in ((310, 5, "rare"), (315, 5, "rare"), (320, 4, "mythic"), (324, 10, "common"),
+                                 (334, 30, "uncommon"), (364, 10, "rare"), (374, 20, "uncommon"),
+                                 (394, 8, "rare"), (402, 4, "mythic"), (577, 1, "mythic")):
+        out += run("fin", start, count, rarity, FIN, booster=False)
+    for start, count, rarity in ((1, 17, "uncommon"), (18, 32, "rare"), (50, 15, "mythic"), (65, 2, "mythic")):
+        out += run("fca", start, count, rarity, FIN, **BONUS)
     return out
 
 

@@ -14,6 +14,7 @@ from conftest import shared_path
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator import extras as ex
+from boosterkit.generator import generic as gen
 from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products, resolve_product
 from boosterkit.pipeline import db
@@ -197,7 +198,7 @@ def test_generic_eras(released, kinds):
     import datetime as dt
 
     day = dt.date.fromisoformat(released) if released else None
-    assert {r.kind for r in ex.load_generic() if r.matches(day)} == kinds
+    assert {r.kind for r in gen.load_generic().for_set("xyz", day)} == kinds
 
 
 def test_nonmagic_rules_by_kind_and_era():
@@ -206,7 +207,12 @@ def test_nonmagic_rules_by_kind_and_era():
     rules = ex.load_nonmagic()
     assert rules.rule_for("set", dt.date(2021, 7, 23)).name == "set-booster-2020-2023"
     assert rules.rule_for("draft", dt.date(2021, 7, 23)).name == "draft-booster-since-bfz"
-    assert rules.rule_for("play", dt.date(2024, 8, 2)).name == "play-booster"
+    assert rules.rule_for("play", dt.date(2024, 8, 2)).name == "play-booster-mkm-to-fdn"
+    kinds = {d: [o.kind for o in rules.rule_for("play", d).slots[0].options]
+             for d in (dt.date(2024, 2, 9), dt.date(2025, 2, 14), dt.date(2025, 8, 1))}
+    assert kinds == {dt.date(2024, 2, 9): ["token", "art_card", "ad"],  # WPN
+                     dt.date(2025, 2, 14): ["token", "art_card"],  # no ads from DFT (mtgrocks)
+                     dt.date(2025, 8, 1): ["token"]}  # no ads or art cards from EOE (Wizards)
     assert rules.rule_for("collector", dt.date(2021, 7, 23)).slots == ()
     assert rules.rule_for("arena", dt.date(2021, 7, 23)) is None
 
@@ -233,9 +239,9 @@ def test_minigame_share_setting(tmp_path):
      "unknown key 'gold_stamp_percent'"),
     (ex.load_nonmagic, "nonmagic.yaml", "minigame_share: all_packs", "minigame_share: half",
      "minigame_share: 'half' is not one of"),
-    (ex.load_generic, "generic.yaml", "balance_colors: true}", "balance_colour: true}",
+    (gen.load_generic, "generic.yaml", "balance_colors: true}", "balance_colour: true}",
      "unknown key 'balance_colour'"),
-    (ex.load_generic, "generic.yaml", "rare_mythic: 1, basic: 1}", "rare_mythic: 1, basics: 1}",
+    (gen.load_generic, "generic.yaml", "rare_mythic: 1, basic: 1}", "rare_mythic: 1, basics: 1}",
      "unknown key 'basics'"),
 ])
 def test_unknown_keys_fail_with_file_and_key(tmp_path, loader, name, old, new, message):
@@ -272,7 +278,8 @@ def test_cli_set_without_products_says_so(tmp_path):
         assert list_products(con, "wot") == []
     run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path), "products", "WOT"]
     text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
-    assert text.startswith("wot: no products (no collation data")
+    assert text.startswith("wot: no products: none of its 63 cards is marked for boosters")
+    assert len(text.strip().splitlines()) == 1
     assert json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout) == []
 
 
@@ -287,10 +294,32 @@ def test_minigame_dropped_only_when_the_set_list_proves_it_absent():
     import datetime as dt
 
     rules = ex.load_nonmagic()
-    rule = rules.rule_for("set", dt.date(2023, 9, 8))
+    rule = rules.rule_for("set", dt.date(2023, 2, 10))
     variants = [(1, (("common", 1),))]
-    kept = ex.compile_extras(rule, "woe", variants, {"common": {"woe"}}, {}, set(), "all_packs")
-    dropped = ex.compile_extras(rule, "woe", variants, {"common": {"woe"}}, {}, {"mwoe"}, "all_packs")
+    kept = ex.compile_extras(rule, "one", variants, {"common": {"one"}}, {}, set(), "all_packs")
+    dropped = ex.compile_extras(rule, "one", variants, {"common": {"one"}}, {}, {"mone"}, "all_packs")
     assert [o.kind for o in kept[1].options] == ["minigame", "token", "ad"]
     assert [o.kind for o in dropped[1].options] == ["token", "ad"]
     assert [o.weight for o in dropped[1].options] == [9, 1]
+
+
+@pytest.mark.parametrize("set_code", ["woe", "lci", "mom"])
+def test_no_minigame_for_sets_that_had_none(set_code):
+    """`only_sets` (the sets with a Scryfall minigame set): never an invented `mlci`."""
+    import datetime as dt
+
+    rule = ex.load_nonmagic().rule_for("set", dt.date(2023, 11, 17))
+    slots = ex.compile_extras(rule, set_code, [(1, (("common", 1),))], {"common": {set_code}}, {},
+                              set(), "all_packs")
+    assert [o.kind for o in slots[1].options] == ["token", "ad"]
+
+
+def test_minigame_set_list_matches_scryfall():
+    """The data list is exactly the parents of Scryfall's minigame sets (sets.json)."""
+    import datetime as dt
+
+    sets = json.loads(shared_path("sets", "sets.json").read_text())["data"]
+    parents = {s["parent_set_code"] for s in sets if s["set_type"] == "minigame"}
+    rule = ex.load_nonmagic().rule_for("set", dt.date(2021, 7, 23))
+    option = next(o for o in rule.slots[1].options if o.kind == "minigame")
+    assert set(option.only_sets) == parents
