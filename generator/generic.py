@@ -11,6 +11,7 @@ from the database and hands them to ``compile_sheet``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import math
 import re
@@ -251,8 +252,25 @@ def _override(c: _Checker, raw: Any, where: str, products: Sequence[GenericRule]
 
 
 def load_generic(path: Path | None = None) -> Generic:
-    """Read and check ``data/boosters/generic.yaml`` (or ``path``)."""
+    """Read and check ``data/boosters/generic.yaml`` (or ``path``).
+
+    The parsed rules are kept per (file, modification time, size): parsing costs ~40 ms and
+    every product resolution needs them; an edited file is read again.
+    """
     path = Path(path or BOOSTERS_DIR / "generic.yaml")
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return _load_generic(path)
+    return _load_generic_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_generic_cached(path: str, mtime_ns: int, size: int) -> Generic:
+    return _load_generic(Path(path))
+
+
+def _load_generic(path: Path) -> Generic:
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("products",), ("overrides",))
     products = tuple(_product(c, raw, f"products[{i}]")

@@ -134,15 +134,24 @@ def test_pre_eld_generic_draft_has_no_foil(tmp_path):
 
 # --- precedence and merge: VOW -------------------------------------------------------------
 
-def _vow_db(path: Path, mtgjson_file: Path) -> Path:
-    """The real sealed-data export plus an MTGJSON VOW file."""
+def _vow_dbs(tmp_path: Path, mtgjson_files: list[Path]) -> list[Path]:
+    """Databases with the real sealed-data export plus one MTGJSON VOW file each."""
+    import shutil
+
     from boosterkit.pipeline.collation import import_collation
     from boosterkit.pipeline.mtgjson import import_mtgjson
 
-    with db.connect(path) as con:
+    base = tmp_path / "sealed.duckdb"
+    with db.connect(base) as con:
         import_collation(con, shared_path("boosters", "sealed_basic_data.json"))
-        import_mtgjson(con, [mtgjson_file])
-    return path
+    out = []
+    for i, f in enumerate(mtgjson_files):
+        path = tmp_path / f"vow{i}.duckdb"
+        shutil.copy(base, path)
+        with db.connect(path) as con:
+            import_mtgjson(con, [f])
+        out.append(path)
+    return out
 
 
 def _five_colour_share(product, seed: int, n: int) -> float:
@@ -162,7 +171,11 @@ def test_vow_draft_takes_mtgjsons_colour_balance(tmp_path):
     """sealed-data wins VOW's draft booster (the more specific product: its own sheets and
     weights); its common sheet lacks the balance flag MTGJSON's file sets, and the union
     balances it: every pack has all five colours, as MID and NEO do."""
-    path = _vow_db(tmp_path / "vow.duckdb", VOW_FIXTURE)
+    data = json.loads(VOW_FIXTURE.read_text())
+    del data["data"]["booster"]  # the same cards from an MTGJSON file without the booster key
+    bare = tmp_path / "VOW-no-booster.json"
+    bare.write_text(json.dumps(data))
+    path, bare_path = _vow_dbs(tmp_path, [VOW_FIXTURE, bare])
     with db.connect(path, read_only=True) as con:
         products = {p["code"]: p for p in list_products(con, "vow")}
         draft = resolve_product(con, "vow")
@@ -179,16 +192,11 @@ def test_vow_draft_takes_mtgjsons_colour_balance(tmp_path):
     assert listed["sfc_common_with_showcase"]["balance_colors"]  # `products` shows the merged flag
     n = 20_000
     assert _five_colour_share(draft, 911, n) == 1.0
-    # The same cards from an MTGJSON file without the booster key: no flag to merge.
-    data = json.loads(VOW_FIXTURE.read_text())
-    del data["data"]["booster"]
-    bare = tmp_path / "VOW-no-booster.json"
-    bare.write_text(json.dumps(data))
-    path = _vow_db(tmp_path / "bare.duckdb", bare)
-    with db.connect(path, read_only=True) as con:
+    # Without MTGJSON's booster key there is no flag to merge: the export alone, unbalanced.
+    with db.connect(bare_path, read_only=True) as con:
         alone = resolve_product(con, "vow")
     assert not alone.sheets["sfc_common_with_showcase"].balance_colors
-    assert _five_colour_share(alone, 911, n) < 0.5  # 15 of 97 commons resolved: rarely all five
+    assert _five_colour_share(alone, 911, 5000) < 0.5  # 15 of 97 commons resolved: rarely all five
 
 
 def test_union_rule_names_the_counterpart():
