@@ -71,8 +71,9 @@ def guests(start: int, count: int, released: str) -> list[dict]:
     return run("spg", start, count, "mythic", released, **BONUS)
 
 
-MKM, OTJ, BLB, DSK, FDN, DFT, EOE, FIN = ("2024-02-09", "2024-04-19", "2024-08-02", "2024-09-27",
-                                          "2024-11-15", "2025-02-14", "2025-08-01", "2025-06-13")
+MKM, OTJ, BLB, DSK, FDN, DFT, EOE, FIN, TDM = (
+    "2024-02-09", "2024-04-19", "2024-08-02", "2024-09-27", "2024-11-15", "2025-02-14", "2025-08-01",
+    "2025-06-13", "2025-04-11")
 
 
 def mkm() -> list[dict]:
@@ -169,6 +170,21 @@ def fin() -> list[dict]:
     for start, count, rarity in ((1, 17, "uncommon"), (18, 32, "rare"), (50, 15, "mythic"), (65, 2, "mythic")):
         out += run("fca", start, count, rarity, FIN, **BONUS)
     return out
+
+
+def tdm() -> list[dict]:
+    """Main 1–249 (81 C, 100 U, 60 R, 8 M) + 250–271 (10 common duals, 12 M), full-art basics
+    272–276, basics 277–291, showcase 292–326 (10 C, 15 U, 6 R, 4 M), clan 327–376 (40 R,
+    10 M), reversible 377–382 (3 R, 3 M), borderless 383–398 (15 R, 1 M); SPG 104–118."""
+    out = main_set("tdm", TDM, mythics=8) + run("tdm", 250, 10, "common", TDM, **LAND)
+    out += run("tdm", 260, 12, "mythic", TDM)
+    out += basics("tdm", 272, 5, TDM, full_art=True, booster=False) + basics("tdm", 277, 15, TDM)
+    n = 292
+    for rarity, count in (("common", 10), ("uncommon", 15), ("rare", 6), ("mythic", 4), ("rare", 40),
+                          ("mythic", 10), ("rare", 3), ("mythic", 3), ("rare", 15), ("mythic", 1)):
+        out += run("tdm", n, count, rarity, TDM, booster=False)
+        n += count
+    return out + guests(104, 15, TDM)
 
 
 def write(path: Path, cards: list[dict]) -> Path:

@@ -79,7 +79,8 @@ def play_db(tmp_path_factory):
     from boosterkit.pipeline.sync import sync_file
 
     d = tmp_path_factory.mktemp("play")
-    cards = pf.mkm() + pf.otj() + pf.blb() + pf.dsk() + pf.fdn() + pf.dft() + pf.eoe() + pf.fin()
+    cards = (pf.mkm() + pf.otj() + pf.blb() + pf.dsk() + pf.fdn() + pf.dft() + pf.eoe() + pf.fin()
+             + pf.tdm())
     con = db.connect(d / "play.duckdb")
     sync_file(con, pf.write(d / "cards.json", cards), cache=d / "cache")
     yield con
@@ -240,6 +241,35 @@ def test_dft_land_wildcards_and_rare_slot(play_db) -> None:
         ("mythic", "borderless"): 0.1}, "dft foil")
     n = sum(1 for r in o.items(["special_guest"]) if r)
     assert_shares(Counter(spg=n, common=N - n), {"spg": 1.5, "common": 98.5}, "dft spg")
+
+
+def test_tdm_slots(play_db) -> None:
+    o = opened(play_db, "tdm", 912)
+    guests = o.count(["special_guest"], o.number)
+    assert set(guests) <= set(range(104, 114))  # 114–118 are Collector-only
+    n = sum(guests.values())
+    assert_shares(Counter(spg=n, common=N - n), {"spg": 1.5, "common": 98.5}, "tdm spg")
+    lands = ["basic", "foil_basic", "full_art_basic", "foil_full_art_basic", "common_dual", "foil_common_dual"]
+    assert_shares(o.count(lands, lambda x: o.f["slot"][x]), dict(zip(lands, (7.0, 1.7, 3.5, 0.9, 70.0, 17.4))),
+                  "tdm land")
+    bands = {"main": (1, 271), "showcase": (292, 326), "clan": (327, 376), "reversible": (377, 382),
+             "borderless": (383, 398)}
+    key = lambda x: (o.f["rarity"][x], o.band(x, bands))  # noqa: E731
+    assert_shares(o.count(["rare_mythic"], key), {
+        ("rare", "main"): 75, ("mythic", "main"): 12.5, ("rare", "showcase"): 0.8, ("mythic", "showcase"): 0.6,
+        ("rare", "clan"): 6.4, ("mythic", "clan"): 1.2, ("rare", "borderless"): 2.7, ("mythic", "borderless"): 0.1,
+        ("rare", "reversible"): 0.8, ("mythic", "reversible"): 0.9}, "tdm R/M")
+    assert_shares(o.count(["wildcard"], key), {
+        ("common", "main"): 12.5, ("uncommon", "main"): 58.3, ("rare", "main"): 15.6, ("mythic", "main"): 2.6,
+        ("common", "showcase"): 4.6, ("uncommon", "showcase"): 3.8, ("rare", "showcase"): 0.2,
+        ("mythic", "showcase"): 0.1, ("rare", "clan"): 1.3, ("mythic", "clan"): 0.2, ("rare", "borderless"): 0.6,
+        ("mythic", "borderless"): 0.05, ("rare", "reversible"): 0.2, ("mythic", "reversible"): 0.05}, "tdm wild")
+    fkey = lambda x: "showcase R/M" if key(x) in (("rare", "showcase"), ("mythic", "showcase")) else key(x)  # noqa: E731
+    assert_shares(o.count(["foil"], fkey), {
+        ("common", "main"): 56.5, ("uncommon", "main"): 32, ("rare", "main"): 6.4, ("mythic", "main"): 1.1,
+        ("common", "showcase"): 1.6, ("uncommon", "showcase"): 1.4, "showcase R/M": 0.05, ("rare", "clan"): 0.5,
+        ("mythic", "clan"): 0.1, ("rare", "borderless"): 0.2, ("mythic", "borderless"): 0.05,
+        ("rare", "reversible"): 0.1, ("mythic", "reversible"): 0.05}, "tdm foil")
 
 
 def test_eoe_slots(play_db) -> None:
