@@ -87,17 +87,21 @@ def play_db(tmp_path_factory):
     con.close()
 
 
-_opened: dict[str, Opened] = {}
+@pytest.fixture(scope="module")
+def play(play_db):
+    """``play(set_code, seed)``: the set's Play Booster opened 20,000 times (kept per module)."""
+    cache: dict[str, Opened] = {}
+
+    def get(set_code: str, seed: int) -> Opened:
+        if set_code not in cache:
+            cache[set_code] = Opened(play_db, set_code, "play", seed)
+        return cache[set_code]
+
+    return get
 
 
-def opened(con, set_code: str, seed: int) -> Opened:
-    if set_code not in _opened:
-        _opened[set_code] = Opened(con, set_code, "play", seed)
-    return _opened[set_code]
-
-
-def test_mkm_seventh_common_list_and_special_guests(play_db) -> None:
-    o = opened(play_db, "mkm", 901)
+def test_mkm_seventh_common_list_and_special_guests(play) -> None:
+    o = play("mkm", 901)
     bonus = ("list_common_uncommon", "list_rare_mythic", "special_guest")
     kinds = Counter()
     for row, extra in zip(o.items(["common"]), o.items(bonus)):
@@ -116,8 +120,8 @@ def test_mkm_seventh_common_list_and_special_guests(play_db) -> None:
     assert all(len(r) == 15 and sum(o.f["magic_back"][x] for x in r) == 14 for r in o.rows)
 
 
-def test_mkm_rare_slot_wildcard_and_rares_per_pack(play_db) -> None:
-    o = opened(play_db, "mkm", 901)
+def test_mkm_rare_slot_wildcard_and_rares_per_pack(play) -> None:
+    o = play("mkm", 901)
     rare = o.count(["rare_mythic"], lambda x: (o.f["rarity"][x], "Land" in (o.f["type_line"][x] or "")))
     assert not any(land for _, land in rare)  # rare dual lands are not in the rare slot (DM)
     assert_shares(Counter({r: n for (r, _), n in rare.items()}), {"rare": 6, "mythic": 1}, "mkm R/M")  # 1 in 7
@@ -145,9 +149,9 @@ def test_mkm_rare_slot_wildcard_and_rares_per_pack(play_db) -> None:
     assert 1.40 < 1 + sum(k * v for k, v in share.items()) < 1.50
 
 
-def test_template_play_booster_bloomburrow(play_db) -> None:
+def test_template_play_booster_bloomburrow(play) -> None:
     """BLB has no override: the template's rates (SPG 1/64, 2:1 mythic, estimated wildcards)."""
-    o = opened(play_db, "blb", 902)
+    o = play("blb", 902)
     assert o.product.name.endswith("Play Booster (generic)")
     guests = sum(1 for r in o.items(["special_guest"]) if r)
     assert_shares(Counter(spg=guests, common=N - guests), {"spg": 1, "common": 63}, "blb spg")
@@ -163,8 +167,8 @@ def test_template_play_booster_bloomburrow(play_db) -> None:
     assert sum(n for n in np.values()) == N
 
 
-def test_otj_breaking_news_big_score_and_land(play_db) -> None:
-    o = opened(play_db, "otj", 903)
+def test_otj_breaking_news_big_score_and_land(play) -> None:
+    o = play("otj", 903)
     news = o.items(["breaking_news"])
     assert all(len(r) == 1 for r in news)  # one in every pack
     assert max(o.number(r[0]) for r in news) <= 65  # 66–80 are Collector-only
@@ -183,8 +187,8 @@ def test_otj_breaking_news_big_score_and_land(play_db) -> None:
     assert not o.count(["common"], lambda x: "Land" in o.f["type_line"][x]).get(True)
 
 
-def test_dsk_land_and_rare_slot(play_db) -> None:
-    o = opened(play_db, "dsk", 904)
+def test_dsk_land_and_rare_slot(play) -> None:
+    o = play("dsk", 904)
     lands = ["full_art_basic", "foil_full_art_basic", "basic", "foil_basic", "common_dual", "foil_common_dual"]
     land = o.count(lands, lambda x: o.f["slot"][x])
     # manor 13.3 / 3.3, basic 26.7 / 6.7, dual 40 / 10 (= 1/6 : 1/3 : 1/2, 20 % foil)
@@ -197,8 +201,8 @@ def test_dsk_land_and_rare_slot(play_db) -> None:
     assert_shares(Counter(spg=guests, common=N - guests), {"spg": 1, "common": 63}, "dsk spg")
 
 
-def test_fdn_slots(play_db) -> None:
-    o = opened(play_db, "fdn", 905)
+def test_fdn_slots(play) -> None:
+    o = play("fdn", 905)
     guests = o.count(["special_guest"], o.number)
     assert set(guests) <= set(range(74, 84))  # DM's FDN range, not the same-day #150
     n = sum(guests.values())
@@ -216,8 +220,8 @@ def test_fdn_slots(play_db) -> None:
         ("mythic", "borderless"): 0.3}, "fdn wildcard")
 
 
-def test_dft_land_wildcards_and_rare_slot(play_db) -> None:
-    o = opened(play_db, "dft", 906)
+def test_dft_land_wildcards_and_rare_slot(play) -> None:
+    o = play("dft", 906)
     land = o.count(["common_dual", "foil_common_dual", "basic", "foil_basic", "full_art_basic",
                     "foil_full_art_basic"], lambda x: (o.f["slot"][x].removeprefix("foil_"), o.f["foil"][x]))
     expected = {}
@@ -243,8 +247,8 @@ def test_dft_land_wildcards_and_rare_slot(play_db) -> None:
     assert_shares(Counter(spg=n, common=N - n), {"spg": 1.5, "common": 98.5}, "dft spg")
 
 
-def test_tdm_slots(play_db) -> None:
-    o = opened(play_db, "tdm", 912)
+def test_tdm_slots(play) -> None:
+    o = play("tdm", 912)
     guests = o.count(["special_guest"], o.number)
     assert set(guests) <= set(range(104, 114))  # 114–118 are Collector-only
     n = sum(guests.values())
@@ -272,8 +276,8 @@ def test_tdm_slots(play_db) -> None:
         ("rare", "reversible"): 0.1, ("mythic", "reversible"): 0.05}, "tdm foil")
 
 
-def test_eoe_slots(play_db) -> None:
-    o = opened(play_db, "eoe", 907)
+def test_eoe_slots(play) -> None:
+    o = play("eoe", 907)
     n = sum(1 for r in o.items(["special_guest"]) if r)
     assert_shares(Counter(spg=n, common=N - n), {"spg": 1.8, "common": 98.2}, "eoe spg")
     lands = ["basic", "foil_basic", "celestial_basic", "foil_celestial_basic"]
@@ -305,8 +309,8 @@ def test_eoe_slots(play_db) -> None:
     assert o.count(["non_playable"], lambda x: o.f["kind"][x]) == {"token": N}  # no ads or art cards
 
 
-def test_fin_through_the_ages_and_slots(play_db) -> None:
-    o = opened(play_db, "fin", 908)
+def test_fin_through_the_ages_and_slots(play) -> None:
+    o = play("fin", 908)
     n = sum(1 for r in o.items(["through_the_ages"]) if r)
     assert_shares(Counter(fca=n, common=N - n), {"fca": 1, "common": 2}, "fin fca")  # 1 pack in 3
     assert_shares(o.count(["through_the_ages"], lambda x: o.f["rarity"][x]),
