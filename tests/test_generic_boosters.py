@@ -89,6 +89,23 @@ def test_bonus_sets_not_loaded_stay_unresolved_and_name_their_sync(tmp_path, cap
     assert code == 0 and "fill with: boosterkit sync spg" in out
 
 
+def test_cli_opens_mkm_play_boosters(tmp_path, capsys):
+    """The README's last quick-start step on a set in MKM's published shape."""
+    path = _load(tmp_path, pf.mkm())
+    code, out, _ = run_cli(capsys, "--db", str(path), "open", "mkm", "-p", "play", "-n", "3", "--seed", "7",
+                           "--format", "jsonl")
+    packs = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [p["product"] for p in packs] == ["mkm-play-generic"] * 3
+    for p in packs:
+        items = p["items"]
+        assert len(items) == 15 and sum(i["magic_back"] for i in items) == 14
+        assert items[-1]["slot"] == "non_playable" and items[-1]["kind"] in ("token", "art_card", "ad")
+        assert sum(i["slot"] == "uncommon" for i in items) == 3 and items[13]["foil"]
+    again, out2, _ = run_cli(capsys, "--db", str(path), "open", "mkm", "-p", "play", "-n", "3", "--seed", "7",
+                             "--format", "jsonl")
+    assert out2 == out  # same seed, same data: byte-identical
+
+
 def test_set_whose_cards_are_not_booster_cards_says_why(tmp_path, capsys):
     """A pre-release snapshot: every card `booster: false`."""
     cards = [dict(c, booster=False) for c in pf.blb() if c["set"] == "blb"]
