@@ -212,14 +212,25 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     sealed-data and MTGJSON publish the same collation, but a flag is sometimes set in one
     only (VOW's balanced commons: MTGJSON ``balanceColors``, not sealed-data): the winning
     product keeps its cards and weights and takes the union of ``balance_colors`` and
-    ``allow_duplicates`` of the sheet of the same name (README, precedence and merge rules).
+    ``allow_duplicates`` of the counterpart's sheet of the same name, else of the sheet with
+    the same cards (README, precedence and merge rules).
     """
-    other = {_sheet_key(n): (bool(b), bool(d)) for n, b, d in con.execute(
+    other = counterpart(code)
+    flags = {n: (bool(b), bool(d)) for n, b, d in con.execute(
         "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
-        [counterpart(code)]).fetchall()}
+        [other]).fetchall()}
+    if not flags:
+        return sheets
+    by_name = {_sheet_key(n): f for n, f in flags.items()}
+    members: dict[str, set[tuple[str, str]]] = {}
+    for n, s, c in con.execute("SELECT sheet_name, set_code, collector_number FROM sheet_cards "
+                               "WHERE product_code = ?", [other]).fetchall():
+        members.setdefault(n, set()).add((s, c))
+    by_cards = {frozenset(m): flags[n] for n, m in members.items() if n in flags}
     out = {}
     for name, sd in sheets.items():
-        b, d = other.get(_sheet_key(name), (False, False))
+        b, d = by_name.get(_sheet_key(name)) or by_cards.get(
+            frozenset((c.set, c.collector_number) for c in sd.cards), (False, False))
         out[name] = dataclasses.replace(sd, balance_colors=sd.balance_colors or b,
                                         allow_duplicates=sd.allow_duplicates or d)
     return out

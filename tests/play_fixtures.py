@@ -113,7 +113,7 @@ def dsk() -> list[dict]:
     out += basics("dsk", 277, 10, DSK) + basics("dsk", 272, 5, DSK, full_art=True)
     out += run("dsk", 300, 53, "rare", DSK, promo_types=("boosterfun",))
     out += run("dsk", 353, 18, "mythic", DSK, promo_types=("boosterfun",))
-    return out + guests(64, 10, DSK)
+    return out + guests(64, 10, DSK) + guests(200, 1, DSK)  # the last: same day, outside DM's range
 
 
 def fdn() -> list[dict]:

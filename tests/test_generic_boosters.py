@@ -216,6 +216,25 @@ def test_vow_draft_takes_mtgjsons_colour_balance(tmp_path):
     assert _five_colour_share(alone, 911, 5000) < 0.5  # 15 of 97 commons resolved: rarely all five
 
 
+def test_union_matches_a_renamed_sheet_by_its_cards(mem_db):
+    """Counterpart sheets under another name are matched by their cards (set + number)."""
+    from boosterkit.pipeline.collation import write_products
+
+    def product(code, source, sheet, balance, dup):
+        cards = [{"ref": f"zzz:{n}", "set_code": "zzz", "collector_number": str(n), "foil": False, "weight": 1}
+                 for n in range(1, 6)]
+        return {"code": code, "set_code": "zzz", "name": code, "kind": "draft", "source": source,
+                "variants": [{"weight": 1, "slots": [(sheet, 2)]}],
+                "sheets": [{"name": sheet, "foil": False, "balance_colors": balance, "allow_duplicates": dup,
+                            "fixed": False, "total_weight": 5, "cards": cards}]}
+
+    write_products(mem_db, [product("zzz-draft", "sealed-data", "commons", False, False),
+                            product("zzz-draft-mtgjson", "mtgjson", "commonSheet", True, True)])
+    p = resolve_product(mem_db, "zzz")
+    assert p.code == "zzz-draft" and p.sheets["commons"].balance_colors and p.sheets["commons"].allow_duplicates
+    assert p.sheets["commons"].total_weight == 5 and len(p.variants) == 1
+
+
 def test_union_rule_names_the_counterpart():
     from boosterkit.generator.products import counterpart
 

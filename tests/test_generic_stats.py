@@ -199,6 +199,7 @@ def test_dsk_land_and_rare_slot(play) -> None:
                                                  ("rare", True): 8.2 + 2.5, ("mythic", True): 1.4 + 0.3}, "dsk R/M")
     guests = sum(1 for r in o.items(["special_guest"]) if r)
     assert_shares(Counter(spg=guests, common=N - guests), {"spg": 1, "common": 63}, "dsk spg")
+    assert set(o.count(["special_guest"], o.number)) <= set(range(64, 74))
 
 
 def test_fdn_slots(play) -> None:
