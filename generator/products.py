@@ -1,11 +1,13 @@
 """Booster products of a set: listing them and compiling one into a ``ProductDef``.
 
 A set's products come from the database (``sealed-data`` and ``mtgjson`` sources) plus
-``generic`` products derived from the set's own cards by era (``data/boosters/generic.yaml``)
-for the kinds no real collation covers. For each kind one product is the default, by
-precedence sealed-data > mtgjson > generic, then the English edition before a regional one
-(``stx-draft`` before ``stx-jp``), then the shortest code. Every product gets the
-slots without a Magic back from ``data/boosters/nonmagic.yaml``.
+``generic`` products derived from the set's own cards by era, with per-set overrides
+(``data/boosters/generic.yaml``, ``generator.generic``), for the kinds no real collation
+covers. For each kind one product is the default, by precedence sealed-data > mtgjson >
+generic, then the English edition before a regional one (``stx-draft`` before ``stx-jp``),
+then the shortest code. A real product takes the drawing flags its counterpart in the other
+real source sets (``_union_flags``). Every product gets the slots without a Magic back from
+``data/boosters/nonmagic.yaml``.
 
 Sheet cards are resolved at read time (uuid, else set + collector number, else the number
 without a letter suffix), so a sync after the import fills references it left open.
