@@ -20,7 +20,7 @@ The card, as printed, is quoted beside the code that applies it. Rulings where i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from boosterkit.errors import InputError
@@ -28,6 +28,7 @@ from boosterkit.minigames.referee.common import (
     Card,
     RuleViolation,
     Table,
+    evolve,
     need,
     only,
     read_setup,
@@ -45,10 +46,14 @@ def square(index: int) -> str:
     return f"{FILES[index % 4]}{index // 4 + 1}"
 
 
+SQUARES = tuple(square(i) for i in range(24))
+_INDEX = {name: i for i, name in enumerate(SQUARES)}
+
+
 def index_of(name: Any) -> int:
     """The board index of a square name; ``InputError`` for anything else."""
-    if isinstance(name, str) and len(name) == 2 and name[0] in FILES and name[1] in "123456":
-        return (int(name[1]) - 1) * 4 + FILES.index(name[0])
+    if isinstance(name, str) and name in _INDEX:
+        return _INDEX[name]
     raise InputError(f"move: 'to' must be a square a1-d6, got {name!r}")
 
 
@@ -104,9 +109,9 @@ def battle(attacker: Card, defender: Card) -> Battle:
     """The outcome of ``attacker`` moving onto ``defender`` (both revealed). Pure."""
     a, d = _kind(attacker), _kind(defender)
     if a == "land" and d == "land":  # "When one Land attacks another, the attacking land wins"
-        return Battle(False, False, winner="attacker", rule="land-attacks-land")
+        return Battle(True, True, winner="attacker", rule="land-attacks-land")
     if "land" in (a, d):  # "When a Land is revealed in battle, its owner loses the game."
-        return Battle(a != "land", d != "land", winner="defender" if a == "land" else "attacker",
+        return Battle(True, True, winner="defender" if a == "land" else "attacker",
                       rule="land-revealed")
     # "If one of the revealed cards is an Artifact, the player who owns it discards it and
     # takes an extra turn. If both revealed cards are Artifacts, only the attacker gets the
@@ -175,15 +180,15 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
 
 
 def _moves_of(state: State, seat: int) -> list[dict[str, Any]]:
-    me = state.table.players[seat]
+    me, board, owner = state.table.players[seat], state.board, state.owner
     out = []
-    for i, uid in enumerate(state.board):
-        if uid is None or state.owner[uid] != seat:
+    for i, uid in enumerate(board):
+        if uid is None or owner[uid] != seat:
             continue
         for j in NEIGHBOURS[i]:
-            other = state.board[j]
-            if other is None or state.owner[other] != seat:
-                out.append({"player": me, "card": uid, "to": square(j)})
+            other = board[j]
+            if other is None or owner[other] != seat:
+                out.append({"player": me, "card": uid, "to": SQUARES[j]})
     return out
 
 
@@ -198,15 +203,17 @@ def legal_moves(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _after(state: State, seat: int, gained: str | None, attacker: int) -> State:
-    """Whose turn is next: an extra turn owed to the mover first, else the opponent."""
+def _after(state: State, seat: int, gained: str | None) -> tuple[tuple[int, int], int]:
+    """Extra turns owed and whose turn is next after ``seat`` moved (and ``gained``, the
+    battle side owed an extra turn): an extra turn owed to the mover first, else the
+    opponent."""
     extra = list(state.extra)
     if gained:
-        extra[attacker if gained == "attacker" else 1 - attacker] += 1
+        extra[seat if gained == "attacker" else 1 - seat] += 1
     if extra[seat]:
         extra[seat] -= 1
-        return replace(state, extra=tuple(extra), to_move=seat)
-    return replace(state, extra=tuple(extra), to_move=1 - seat)
+        return (extra[0], extra[1]), seat
+    return (extra[0], extra[1]), 1 - seat
 
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
@@ -222,11 +229,11 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
         if _moves_of(state, seat):
             raise RuleViolation("must-move", f"{players[seat]} has a legal move and cannot pass")
         passes = state.passes + 1
-        state = replace(state, passes=passes, turns=state.turns + 1,
+        state = evolve(state, passes=passes, turns=state.turns + 1,
                         event=f"{players[seat]} cannot move and passes")
         if passes >= 2:
-            return replace(state, ended_by="no-moves")
-        return replace(state, to_move=1 - seat)
+            return evolve(state, ended_by="no-moves")
+        return evolve(state, to_move=1 - seat)
     uid = need(move, "card", str)
     to = index_of(move.get("to"))
     if uid not in state.board:
@@ -243,14 +250,14 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     if target is not None and state.owner[target] == seat:  # "not onto … another card they own"
         raise RuleViolation("onto-own-card", f"{square(to)} holds {_label(state, target)}, "
                             f"{players[seat]}'s own card", [uid, target])
-    state = replace(state, turns=state.turns + 1, passes=0, to_move=seat)
-    board = list(state.board)
     if target is None:  # "move a card safely onto an empty space"
+        board = list(state.board)
         board[at], board[to] = None, uid
-        state = replace(state, board=tuple(board),
-                        event=f"{players[seat]} moves {uid} {square(at)} → {square(to)}")
-        return _after(state, seat, None, seat)
-    return _battle(state, seat, uid, target, at, to)
+        extra, nxt = _after(state, seat, None)
+        return evolve(state, board=tuple(board), turns=state.turns + 1, passes=0, extra=extra,
+                      to_move=nxt, event=f"{players[seat]} moves {uid} {SQUARES[at]} → "
+                                         f"{SQUARES[to]}")
+    return _battle(evolve(state, turns=state.turns + 1, passes=0), seat, uid, target, at, to)
 
 
 def _battle(state: State, seat: int, uid: str, target: str, at: int, to: int) -> State:
@@ -269,16 +276,17 @@ def _battle(state: State, seat: int, uid: str, target: str, at: int, to: int) ->
     text = (f"{players[seat]} attacks {cards[target].label} on {square(to)} with "
             f"{cards[uid].label}: {out.rule}")
     text += f"; discarded {', '.join(gone)}" if gone else ""
-    state = replace(state, board=tuple(board), face_up=face_up,
+    state = evolve(state, board=tuple(board), face_up=face_up,
                     discard=state.discard + tuple(gone), event=text)
     if out.winner:
         win = seat if out.winner == "attacker" else 1 - seat
-        return replace(state, winner=win, ended_by=out.rule, to_move=None,
-                       event=f"{text}; {players[win]} wins")
+        return evolve(state, winner=win, ended_by=out.rule, to_move=None,
+                      event=f"{text}; {players[win]} wins")
     if out.extra_turn:
         who = seat if out.extra_turn == "attacker" else 1 - seat
-        state = replace(state, event=f"{text}; {players[who]} takes an extra turn")
-    return _after(state, seat, out.extra_turn, seat)
+        text += f"; {players[who]} takes an extra turn"
+    extra, nxt = _after(state, seat, out.extra_turn)
+    return evolve(state, extra=extra, to_move=nxt, event=text)
 
 
 def _label(state: State, uid: str) -> str:
@@ -319,7 +327,7 @@ def render(state: State) -> str:
             else:
                 who = str(state.owner[u] + 1)
                 name = (state.table.cards[u].name or u)[:11] if u in state.face_up else "?"
-                cells.append(f"{who}:{name}".ljust(14))
+                cells.append(f"{who}:{name}".center(14))
         lines.append(f"  {r + 1} " + "".join(cells).rstrip())
     lines.append("    " + "".join(f.center(14) for f in FILES).rstrip())
     return "\n".join(lines)
@@ -327,19 +335,33 @@ def render(state: State) -> str:
 
 # --- policies (simulation) ---------------------------------------------------------------
 
-def _score(state: State, move: Mapping[str, Any]) -> float:
+_STEPS = tuple(tuple(abs(i // 4 - j // 4) + abs(i % 4 - j % 4) for j in range(24))
+               for i in range(24))
+
+
+def _distance(opponents: list[int], index: int) -> int:
+    """Steps from square ``index`` to the nearest of the ``opponents``' squares."""
+    steps = _STEPS[index]
+    return min((steps[o] for o in opponents), default=0)
+
+
+def _score(state: State, pos: Mapping[str, int], opponents: list[int],
+           move: Mapping[str, Any]) -> float:
     """The greedy player's value of a move, from its own cards and the face-up ones."""
     if move.get("pass"):
         return 0.0
-    cards, seat = state.table.cards, state.table.seat(move["player"])
+    cards = state.table.cards
     me = cards[move["card"]]
-    at, to = state.board.index(move["card"]), index_of(move["to"])
+    at, to = pos[move["card"]], _INDEX[move["to"]]
     target = state.board[to]
-    forward = (to - at) // 4 * (1 if seat == 0 else -1)
+    # a land alone can only win by attacking (while other cards are left to fight, the land
+    # keeps away from the opponent's cards)
+    alone = me.has("Land") and len(pos) == 1
+    if target is None:  # close in on the opponent's cards
+        closer = _distance(opponents, at) - _distance(opponents, to)
+        return -10.0 - closer if me.has("Land") and not alone else 1.0 + closer
     if me.has("Land"):
-        return -100.0 if target else -10.0 + forward
-    if target is None:
-        return 1.0 + forward
+        return 50.0 if alone else -100.0
     if target in state.face_up:
         out = battle(me, cards[target])
         return 30.0 if out.attacker_stays else -5.0
@@ -352,12 +374,17 @@ def _score(state: State, move: Mapping[str, Any]) -> float:
 
 def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
     """A move by ``policy``: ``random`` (uniform over legal moves) or ``greedy`` (attack with
-    the strongest card, never with the land; otherwise advance)."""
+    the strongest card, never with the land; otherwise close in on the opponent's cards
+    while the land keeps away)."""
     if state.to_move is None:  # "The first player to finish their grid goes first."
-        state = replace(state, to_move=rng.below(2))
+        state = evolve(state, to_move=rng.below(2))
     moves = legal_moves(state)
     if policy == "random":
         return rng.choose(moves)
-    scores = [_score(state, m) for m in moves]
+    pos = {u: i for i, u in enumerate(state.board) if u is not None
+           and state.owner[u] == state.to_move}
+    opponents = [i for i, u in enumerate(state.board) if u is not None
+                 and state.owner[u] != state.to_move]
+    scores = [_score(state, pos, opponents, m) for m in moves]
     best = max(scores)
     return rng.choose([m for m, s in zip(moves, scores) if s == best])

@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.minigames.rng import Rng
 
 CARD_TYPES = ("Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land",
               "Planeswalker", "Sorcery", "Tribal")
+T = TypeVar("T")
 _NUMBER = re.compile(r"[-+]?\d+")
 
 
@@ -96,14 +97,41 @@ def card_from_item(item: Mapping[str, Any], stats: Mapping[str, tuple[Any, Any]]
                 toughness=stat(tough), loyalty=stat(loyal))
 
 
-def card_stats(con: Any, card_ids: Iterable[str]) -> dict[str, tuple[Any, Any]]:
-    """Front-face toughness and loyalty of ``card_ids`` from the database's ``cards`` table."""
-    ids = sorted({c for c in card_ids if c})
-    if not ids:
-        return {}
-    rows = con.execute("SELECT id, toughness, loyalty FROM cards WHERE id IN (SELECT unnest(?))",
-                       [ids]).fetchall()
-    return {r[0]: (r[1], r[2]) for r in rows}
+class CardStats:
+    """Front-face toughness and loyalty by card id, read from the database ``cards`` table a
+    whole set at a time and kept (a simulation deals the same sets again and again)."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+        self.known: dict[str, tuple[Any, Any]] = {}
+        self.sets: set[str] = set()
+
+    @classmethod
+    def of(cls, con: Any) -> CardStats:
+        return con if isinstance(con, CardStats) else cls(con)
+
+    def lookup(self, items: Iterable[Mapping[str, Any]]) -> dict[str, tuple[Any, Any]]:
+        """The stats of ``items`` (setup items) that are in the database."""
+        items = [it for it in items if it.get("card_id")]
+        new = sorted({str(it.get("set")) for it in items
+                      if it["card_id"] not in self.known} - self.sets)
+        if new:
+            rows = self.con.execute(
+                "SELECT id, toughness, loyalty FROM cards WHERE set_code IN (SELECT unnest(?))",
+                [new]).fetchall()
+            self.known.update((r[0], (r[1], r[2])) for r in rows)
+            self.sets.update(new)
+        return {it["card_id"]: self.known[it["card_id"]] for it in items
+                if it["card_id"] in self.known}
+
+
+def evolve(state: T, **changes: Any) -> T:
+    """A copy of the (frozen dataclass) ``state`` with ``changes``: ``dataclasses.replace``
+    without its per-call field introspection, which dominates a simulated game."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 # --- the setup ----------------------------------------------------------------------------
@@ -164,7 +192,7 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False) 
     if need_stats and missing:
         if con is None:
             raise InputError(f"{game}: toughness and loyalty come from the database; open one")
-        stats = card_stats(con, (it.get("card_id") for it in missing))
+        stats = CardStats.of(con).lookup(missing)
     try:
         cards = {u: card_from_item(it, stats) for u, it in items.items()}
     except (TypeError, ValueError) as exc:

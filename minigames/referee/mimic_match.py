@@ -16,7 +16,7 @@ too). The card, as printed, is quoted beside the code. Rulings where it is silen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from boosterkit.errors import InputError
@@ -24,6 +24,7 @@ from boosterkit.minigames.referee.common import (
     Card,
     RuleViolation,
     Table,
+    evolve,
     need,
     only,
     read_setup,
@@ -146,23 +147,25 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
     cards, who = state.table.cards, state.table.players[seat]
     seen = list(state.seen)
     seen[seat] = seen[seat] | {a, b}
-    state = replace(state, seen=tuple(seen), turns=state.turns + 1)
+    turns = state.turns + 1
     if not take:  # "Otherwise, leave them in place, and the next player takes their turn."
-        return replace(state, to_move=(seat + 1) % len(state.collected),
-                       event=f"{who} looks at cells {i + 1} and {j + 1}")
+        return evolve(state, seen=tuple(seen), turns=turns,
+                      to_move=(seat + 1) % len(state.collected),
+                      event=f"{who} looks at cells {i + 1} and {j + 1}")
     if not is_match(cards[a], cards[b], state.mimics):
         raise RuleViolation("not-a-match", f"{a} and {b} share no colour or mana value, or "
                             f"only one is a mimic ({why_not(cards[a], cards[b])})", [a, b])
     collected = list(state.collected)
     collected[seat] = collected[seat] + (a, b)
-    state = replace(state, collected=tuple(collected))
     if {a, b} == state.mimics:  # "The game ends when a player reveals the two mimics"
-        return _end(replace(state, finder=seat, grid=tuple(None if k in (i, j) else u
-                                                           for k, u in enumerate(state.grid)),
-                            event=f"{who} uncovers the mimics {a} and {b}"))
+        grid = tuple(None if k in (i, j) else u for k, u in enumerate(state.grid))
+        return _end(evolve(state, seen=tuple(seen), turns=turns, collected=tuple(collected),
+                           finder=seat, grid=grid,
+                           event=f"{who} uncovers the mimics {a} and {b}"))
     grid, deck = _refill(state, [i, j], move.get("refill"))
-    return replace(state, grid=tuple(grid), deck=deck,  # "then take another turn"
-                   event=f"{who} takes {cards[a].label} and {cards[b].label}")
+    return evolve(state, seen=tuple(seen), turns=turns, collected=tuple(collected),
+                  grid=tuple(grid), deck=deck,  # "then take another turn"
+                  event=f"{who} takes {cards[a].label} and {cards[b].label}")
 
 
 def _end(state: State) -> State:
@@ -170,9 +173,9 @@ def _end(state: State) -> State:
     top = max(points)
     tied = tuple(i for i, p in enumerate(points) if p == top)
     if len(tied) == 1:
-        return replace(state, phase="over", winner=tied[0], ended_by="mimics-uncovered")
+        return evolve(state, phase="over", winner=tied[0], ended_by="mimics-uncovered")
     # "If there is a tie, the player who uncovered the mimics decides who wins!"
-    return replace(state, phase="decide", tied=tied, to_move=state.finder)
+    return evolve(state, phase="decide", tied=tied, to_move=state.finder)
 
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
@@ -192,7 +195,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
             names = ", ".join(players[t] for t in state.tied)
             raise RuleViolation("not-tied", f"the finder chooses among the tied players "
                                 f"({names}), not {players[chosen]}")
-        return replace(state, phase="over", winner=chosen, ended_by="finder-decided",
+        return evolve(state, phase="over", winner=chosen, ended_by="finder-decided",
                        event=f"{players[seat]} decides the tie: {players[chosen]} wins")
     if "winner" in move:
         raise RuleViolation("no-tie", "only the mimic finder decides, and only a tie")

@@ -19,7 +19,7 @@ seeded stream ``referee/roll-for-initiative`` of the setup's seed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
@@ -28,6 +28,7 @@ from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
     die_value,
+    evolve,
     need,
     only,
     read_setup,
@@ -92,8 +93,8 @@ def _finish(state: State) -> State:
     top = max(values)
     tied = tuple(i for i, v in enumerate(values) if v == top)
     if len(tied) == 1:
-        return replace(state, phase="over", winner=tied[0], ended_by="highest-initiative")
-    return replace(state, phase="roll-off", tied=tied, to_move=tied[0])
+        return evolve(state, phase="over", winner=tied[0], ended_by="highest-initiative")
+    return evolve(state, phase="roll-off", tied=tied, to_move=tied[0])
 
 
 def _next_turn(state: State, after: int) -> State:
@@ -102,15 +103,15 @@ def _next_turn(state: State, after: int) -> State:
     for k in range(1, n + 1):
         seat = (after + k) % n
         if state.hands[seat]:
-            return replace(state, phase="play", to_move=seat, pending=())
-    return _finish(replace(state, pending=()))
+            return evolve(state, phase="play", to_move=seat, pending=())
+    return _finish(evolve(state, pending=()))
 
 
 def _die(state: State, given: Any, what: str) -> tuple[int, State]:
     if given is not None:
         return die_value(given, 20, what), state
     value, counter = roll(state.table.seed, STREAM, state.counter, 20)
-    return value, replace(state, counter=counter)
+    return value, evolve(state, counter=counter)
 
 
 def _target(state: State, effect: Mapping[str, Any], color: str) -> int:
@@ -127,7 +128,7 @@ def _effect(state: State, seat: int, effect: Mapping[str, Any], card: str) -> tu
         t = _target(state, effect, color)
         mods = list(state.mods)
         mods[t] = mods[t] + ((card, END_OF_GAME[color]),)
-        return (replace(state, mods=tuple(mods)), {"color": color, "target": players[t]},
+        return (evolve(state, mods=tuple(mods)), {"color": color, "target": players[t]},
                 f"{color}: {players[t]} {END_OF_GAME[color]:+d} at the end")
     if color == "G":  # "Reroll your own die, but use the new result only if it's higher."
         t = _target(state, effect, color) if "target" in effect else seat
@@ -145,7 +146,7 @@ def _effect(state: State, seat: int, effect: Mapping[str, Any], card: str) -> tu
     dice = list(state.dice)
     dice[t] = new if keep else old
     how = "kept" if keep else "not kept"
-    return (replace(state, dice=tuple(dice)), {"color": color, "target": players[t], "die": new},
+    return (evolve(state, dice=tuple(dice)), {"color": color, "target": players[t], "die": new},
             f"{color}: {players[t]} re-rolls {old} → {new} ({how})")
 
 
@@ -164,7 +165,7 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         raise InputError("move: 'effects' must be a list of objects")
     hands = list(state.hands)
     hands[seat] = tuple(c for c in hands[seat] if c != card)
-    state = replace(state, hands=tuple(hands), turns=state.turns + 1)
+    state = evolve(state, hands=tuple(hands), turns=state.turns + 1)
     who = state.table.players[seat]
     if face_down:  # "Any Card Played Face Down: … increase or decrease a player's die roll by 1."
         if len(effects) != 1:
@@ -178,7 +179,7 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         t = _target(state, effects[0], "face-down")
         mods = list(state.mods)
         mods[t] = mods[t] + ((card, delta),)
-        state = replace(state, mods=tuple(mods),
+        state = evolve(state, mods=tuple(mods),
                         event=f"{who} plays {card} face down: {state.table.players[t]} "
                               f"{delta:+d} at the end")
         logged = [{"delta": delta, "target": state.table.players[t]}]
@@ -191,10 +192,10 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
                             f"applies {''.join(given) or 'no colour'}", [card])
     if not colors:  # "Colorless Card: Each player may reroll their die."
         n = len(state.hands)
-        state = replace(state, phase="reroll", pending=tuple((seat + k) % n for k in range(n)),
+        state = evolve(state, phase="reroll", pending=tuple((seat + k) % n for k in range(n)),
                         played_by=seat, discard=state.discard + (card,),
                         event=f"{who} plays {card} (colourless): each player may re-roll")
-        state = replace(state, to_move=state.pending[0])
+        state = evolve(state, to_move=state.pending[0])
         return state, _log(who, card, False, [])
     by_color = {e["color"]: e for e in effects}
     logged, said, at_end = [], [], False
@@ -204,8 +205,8 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         said.append(text)
         at_end = at_end or color in END_OF_GAME
     if not at_end:
-        state = replace(state, discard=state.discard + (card,))
-    state = replace(state, event=f"{who} plays {_label(state, card)}: " + "; ".join(said))
+        state = evolve(state, discard=state.discard + (card,))
+    state = evolve(state, event=f"{who} plays {_label(state, card)}: " + "; ".join(said))
     return _next_turn(state, seat), _log(who, card, False, logged)
 
 
@@ -223,15 +224,15 @@ def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
         new, state = _die(state, move.get("die"), "reroll")
         dice = list(state.dice)
         old, dice[seat] = dice[seat], new
-        state = replace(state, dice=tuple(dice), event=f"{who} re-rolls {old} → {new}")
+        state = evolve(state, dice=tuple(dice), event=f"{who} re-rolls {old} → {new}")
         logged["die"] = new
     elif "die" in move:
         raise InputError("move: a player who does not re-roll has no die")
     else:
-        state = replace(state, event=f"{who} keeps {state.dice[seat]}")
+        state = evolve(state, event=f"{who} keeps {state.dice[seat]}")
     pending = state.pending[1:]
     if pending:
-        return replace(state, pending=pending, to_move=pending[0]), logged
+        return evolve(state, pending=pending, to_move=pending[0]), logged
     return _next_turn(state, state.played_by), logged  # clockwise from who played the card
 
 
@@ -254,9 +255,9 @@ def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
     text = "roll-off: " + ", ".join(f"{p} {v}" for p, v in rolled.items())
     logged = {"roll_off": True, "dice": rolled}
     if len(tied) == 1:
-        return replace(state, phase="over", winner=tied[0], ended_by="roll-off",
+        return evolve(state, phase="over", winner=tied[0], ended_by="roll-off",
                        event=text), logged
-    return replace(state, tied=tied, to_move=tied[0], event=text + " (tied again)"), logged
+    return evolve(state, tied=tied, to_move=tied[0], event=text + " (tied again)"), logged
 
 
 def apply(state: State, move: Mapping[str, Any]) -> State:

@@ -18,7 +18,7 @@ from typing import Any
 from boosterkit.errors import InputError
 from boosterkit.generator.rng import pack_key
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
-from boosterkit.minigames.referee.common import RuleViolation
+from boosterkit.minigames.referee.common import CardStats, RuleViolation
 from boosterkit.minigames.rng import Rng
 from boosterkit.serialize import to_json
 
@@ -172,6 +172,7 @@ def simulate_games(con: Any, game: str, players: int, set_code: str | None = Non
     if games < 1:
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
     products = products or ProductCache()
+    stats = CardStats(con)  # Base Race's toughness, read once per set
     for i in range(1, games + 1):
         s = game_seed(seed, i)
         try:
@@ -180,7 +181,7 @@ def simulate_games(con: Any, game: str, players: int, set_code: str | None = Non
             yield str(exc)
             continue
         data = setup.to_dict()
-        moves, res = play_out(data, policy, con, max_moves)
+        moves, res = play_out(data, policy, stats, max_moves)
         yield Game(i, s, data, moves, res)
 
 
