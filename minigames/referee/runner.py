@@ -195,7 +195,8 @@ def _percentile(values: list[int], p: float) -> int | None:
 def write_game(log_dir: Path, game: Game, width: int) -> None:
     """``game-NNNN.setup.json`` and ``game-NNNN.moves.jsonl`` in ``log_dir``."""
     stem = log_dir / f"game-{game.index:0{width}d}"
-    Path(f"{stem}.setup.json").write_text(to_json(game.setup) + "\n", encoding="utf-8")
+    Path(f"{stem}.setup.json").write_text(to_json(game.setup, indent=None) + "\n",
+                                          encoding="utf-8")
     lines = "".join(to_json(m, indent=None) + "\n" for m in game.moves)
     Path(f"{stem}.moves.jsonl").write_text(lines, encoding="utf-8")
 
