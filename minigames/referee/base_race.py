@@ -136,6 +136,7 @@ class State:
     table: Table
     board: tuple[str | None, ...]  # 24 squares, rank * 4 + file
     owner: Mapping[str, int]
+    kinds: Mapping[str, str]  # land | spell | fighter | artifact, by uid (static)
     face_up: frozenset[str] = frozenset()
     discard: tuple[str, ...] = ()
     to_move: int | None = None  # None: either player may start
@@ -154,7 +155,7 @@ class State:
 def start(setup: Mapping[str, Any], con: Any = None) -> State:
     """The board at the first move; toughness and loyalty come from the database ``con``
     (or from ``toughness``/``loyalty`` fields on the setup's items)."""
-    table = read_setup(setup, GAME, con, need_stats=True)
+    table = read_setup(setup, GAME, con, need_stats=True, play_zones=lambda z: z.endswith(" grid"))
     if len(table.players) != 2:
         raise InputError(f"setup: {GAME} is for 2 players, the setup has {len(table.players)}")
     board: list[str | None] = [None] * 24
@@ -176,7 +177,8 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
     if lands != [1, 1]:
         raise InputError(f"setup: each Base Race grid holds one land, these hold {lands}")
     first = table.players.index(table.first_player) if table.first_player else None
-    return State(table=table, board=tuple(board), owner=owner, to_move=first)
+    kinds = {u: _kind(table.cards[u]) for u in owner}
+    return State(table=table, board=tuple(board), owner=owner, kinds=kinds, to_move=first)
 
 
 def _moves_of(state: State, seat: int) -> list[dict[str, Any]]:
@@ -345,29 +347,43 @@ def _distance(opponents: list[int], index: int) -> int:
     return min((steps[o] for o in opponents), default=0)
 
 
-def _score(state: State, pos: Mapping[str, int], opponents: list[int],
-           move: Mapping[str, Any]) -> float:
-    """The greedy player's value of a move, from its own cards and the face-up ones."""
+class _Near(dict):
+    """Square → steps to the nearest of ``opponents``, computed when first asked."""
+
+    def __init__(self, opponents: list[int]) -> None:
+        super().__init__()
+        self.opponents = opponents
+
+    def __missing__(self, index: int) -> int:
+        value = self[index] = _distance(self.opponents, index)
+        return value
+
+
+def _score(state: State, pos: Mapping[str, int], near: dict[int, int], move: Mapping[str, Any]
+           ) -> float:
+    """The greedy player's value of a move, from its own cards and the face-up ones.
+
+    ``pos``: the mover's cards' squares; ``near``: the distance from a square to the nearest
+    opponent card (filled as needed)."""
     if move.get("pass"):
         return 0.0
-    cards = state.table.cards
-    me = cards[move["card"]]
-    at, to = pos[move["card"]], _INDEX[move["to"]]
+    uid = move["card"]
+    kind = state.kinds[uid]
+    at, to = pos[uid], _INDEX[move["to"]]
     target = state.board[to]
     # a land alone can only win by attacking (while other cards are left to fight, the land
     # keeps away from the opponent's cards)
-    alone = me.has("Land") and len(pos) == 1
+    alone = kind == "land" and len(pos) == 1
     if target is None:  # close in on the opponent's cards
-        closer = _distance(opponents, at) - _distance(opponents, to)
-        return -10.0 - closer if me.has("Land") and not alone else 1.0 + closer
-    if me.has("Land"):
+        closer = near[at] - near[to]
+        return -10.0 - closer if kind == "land" and not alone else 1.0 + closer
+    if kind == "land":
         return 50.0 if alone else -100.0
     if target in state.face_up:
-        out = battle(me, cards[target])
+        out = battle(state.table.cards[uid], state.table.cards[target])
         return 30.0 if out.attacker_stays else -5.0
-    kind = _kind(me)
     if kind == "fighter":
-        top, value = _rank(me)
+        top, value = _rank(state.table.cards[uid])
         return 5.0 + 10 * top + value
     return 4.0 if kind == "artifact" else 3.0
 
@@ -385,6 +401,7 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
            and state.owner[u] == state.to_move}
     opponents = [i for i, u in enumerate(state.board) if u is not None
                  and state.owner[u] != state.to_move]
-    scores = [_score(state, pos, opponents, m) for m in moves]
+    near = _Near(opponents)
+    scores = [_score(state, pos, near, m) for m in moves]
     best = max(scores)
     return rng.choose([m for m, s in zip(moves, scores) if s == best])

@@ -10,7 +10,7 @@ the front face ("*" counts as 0, "1+*" as 1).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -157,10 +157,13 @@ class Table:
                          f"({', '.join(self.players)})")
 
 
-def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False) -> Table:
+def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
+               play_zones: Callable[[str], bool] | None = None) -> Table:
     """A ``Table`` from a setup JSON (``Setup.to_dict()``); ``InputError`` for a wrong shape.
 
     ``need_stats``: look toughness and loyalty up in ``con`` (Base Race needs them).
+    ``play_zones``: which zones (by name) hold the cards in play; ``Table.cards`` has only
+    theirs (default: every zone's).
     """
     if not isinstance(data, Mapping):
         raise InputError("setup: expected a JSON object (a setup from `boosterkit deal`)")
@@ -188,13 +191,15 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False) 
             uids.append(it["uid"])
         zones[z["name"]] = tuple(uids)
     stats = None
-    missing = [it for it in items.values() if "toughness" not in it]
+    used = [items[u] for name, uids in zones.items() if play_zones is None or play_zones(name)
+            for u in uids]
+    missing = [it for it in used if "toughness" not in it]
     if need_stats and missing:
         if con is None:
             raise InputError(f"{game}: toughness and loyalty come from the database; open one")
         stats = CardStats.of(con).lookup(missing)
     try:
-        cards = {u: card_from_item(it, stats) for u, it in items.items()}
+        cards = {it["uid"]: card_from_item(it, stats) for it in used}
     except (TypeError, ValueError) as exc:
         raise InputError(f"setup: a card has a malformed field ({exc})") from exc
     names = tuple(f"player-{i}" for i in range(1, players + 1))

@@ -81,7 +81,7 @@ class State:
 
 def start(setup: Mapping[str, Any], con: Any = None) -> State:
     """The game at the first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME)
+    table = read_setup(setup, GAME, play_zones=lambda z: z in ("grid", "deck"))
     grid, deck = zone(table, "grid"), table.zones.get("deck", ())
     if len(grid) < 2:
         raise InputError("setup: the Mimic Match grid needs at least 2 cards")

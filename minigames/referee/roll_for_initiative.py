@@ -63,7 +63,7 @@ class State:
 
 def start(setup: Mapping[str, Any], con: Any = None) -> State:
     """The game at its first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME)
+    table = read_setup(setup, GAME, play_zones=lambda z: z.endswith(" hand"))
     hands = []
     for p in table.players:
         if f"{p} hand" not in table.zones:
@@ -364,37 +364,49 @@ def render(state: State) -> str:
 
 # --- policies (simulation) ---------------------------------------------------------------
 
-def _gain(state: State, seat: int, move: Mapping[str, Any]) -> float:
-    """Expected gain in the mover's lead from ``move`` (greedy policy)."""
-    players = state.table.players
-    if move["face_down"]:
-        e = move["effects"][0]
-        return e["delta"] * (1 if e["target"] == players[seat] else -1)
-    total, values = 0.0, final(state)
-    for e in move["effects"]:
-        t = players.index(e["target"])
-        d = state.dice[t]
-        total += 0.01 * values[t] * (0 if t == seat else 1)  # aim at the leader
-        if e["color"] in END_OF_GAME:
-            total += END_OF_GAME[e["color"]] * (1 if t == seat else -1)
-        elif e["color"] == "G":
-            total += (20 - d) * (21 - d) / 40
-        elif e["color"] == "U":
-            total += (d - 1) * d / 40
-        else:
-            total += d - 10.5
-    return total
+def _effect_gain(state: State, seat: int, color: str, target: int, values: tuple[int, ...]) -> float:
+    """Expected gain in the mover's lead from one colour's effect on ``target``."""
+    d = state.dice[target]
+    lead = 0.01 * values[target] if target != seat else 0.0  # aim at the leader
+    if color in END_OF_GAME:
+        return END_OF_GAME[color] * (1 if target == seat else -1) + lead
+    if color == "G":
+        return (20 - d) * (21 - d) / 40
+    if color == "U":
+        return (d - 1) * d / 40 + lead
+    return d - 10.5 + lead
+
+
+def _greedy(state: State) -> dict[str, Any]:
+    """The card and targets that most raise the mover's lead in expectation; face down +1 on
+    itself (a sure +1) when no face-up play beats that."""
+    seat, players = state.to_move, state.table.players
+    values = final(state)
+    others = [i for i in range(len(players)) if i != seat]
+    best: tuple[float, dict[str, Any]] | None = None
+    for card in state.hands[seat]:
+        colors = [c for c in WUBRG if c in state.table.cards[card].colors]
+        gain, effects = 0.0, []
+        for c in colors:
+            options = range(len(players)) if c in END_OF_GAME else others if c in "UR" else [seat]
+            t = max(options, key=lambda i, c=c: _effect_gain(state, seat, c, i, values))
+            gain += _effect_gain(state, seat, c, t, values)
+            effects.append({"color": c, "target": players[t]})
+        move = {"player": players[seat], "card": card, "face_down": False, "effects": effects}
+        if not colors or gain < 1:
+            gain, move = 1.0, {"player": players[seat], "card": card, "face_down": True,
+                               "effects": [{"delta": 1, "target": players[seat]}]}
+        if best is None or gain > best[0]:
+            best = (gain, move)
+    return best[1]
 
 
 def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
-    """A move by ``policy``: ``random`` (uniform over legal moves) or ``greedy`` (the move
+    """A move by ``policy``: ``random`` (uniform over legal moves) or ``greedy`` (the play
     that most raises the mover's lead in expectation; re-roll a die of 10 or less)."""
-    moves = legal_moves(state)
-    if policy == "random" or state.phase == "roll-off":
-        return rng.choose(moves)
-    if state.phase == "reroll":
+    if state.phase == "reroll" and policy == "greedy":
         return {"player": state.table.players[state.to_move],
                 "reroll": state.dice[state.to_move] <= 10}
-    leader_bias = [m for m in moves if not m["face_down"] or m["effects"][0]["delta"] == 1]
-    best = max(_gain(state, state.to_move, m) for m in leader_bias)
-    return next(m for m in leader_bias if _gain(state, state.to_move, m) == best)
+    if policy == "random" or state.phase == "roll-off":
+        return rng.choose(legal_moves(state))
+    return _greedy(state)
