@@ -231,6 +231,15 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, _, err = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "2",
                        "--seed", "1", "--games", "0")
     assert code == 2 and "--games" in err
+    # bad arguments leave no log folder behind; an unwritable one is one line
+    code, _, err = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "3",
+                       "--seed", "1", "--games", "2", "--log", str(tmp_path / "runs"))
+    assert code == 2 and not (tmp_path / "runs").exists()
+    (tmp_path / "file").write_text("")
+    code, out, err = run(capsys, "--db", str(real_db), "simulate", "mimic-match", "--players", "2",
+                         "--seed", "1", "--games", "1", "--log", str(tmp_path / "file" / "x"))
+    assert code == 2 and out == "" and err.startswith(f"boosterkit: error: --log {tmp_path / 'file' / 'x'}: cannot create")
+    assert len(err.splitlines()) == 1
 
 
 # --- HTTP ----------------------------------------------------------------------------------

@@ -201,6 +201,52 @@ def write_game(log_dir: Path, game: Game, width: int) -> None:
     Path(f"{stem}.moves.jsonl").write_text(lines, encoding="utf-8")
 
 
+@dataclass
+class _Tally:
+    """What ``simulate`` counts while the games are played."""
+
+    turns: list[int] = field(default_factory=list)  # of finished games
+    wins: dict[str, int] = field(default_factory=dict)  # winner (or "draw") → games
+    ended: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)  # setups that could not be dealt
+    setup: dict[str, Any] = field(default_factory=dict)  # set and product actually dealt
+
+    def add(self, game: Game) -> None:
+        res = game.result
+        self.setup = self.setup or {"set": game.setup["set"], "product": game.setup["product"]}
+        self.ended[res["ended_by"]] = self.ended.get(res["ended_by"], 0) + 1
+        if res["finished"]:
+            self.turns.append(res["turns"])
+            key = res["winner"] or "draw"
+            self.wins[key] = self.wins.get(key, 0) + 1
+
+    def stats(self, players: int) -> dict[str, Any]:
+        turns, n = sorted(self.turns), len(self.turns)
+        return {
+            "finished": n,
+            "win_share": {f"player-{i}": round(self.wins.get(f"player-{i}", 0) / n, 4)
+                          if n else None for i in range(1, players + 1)},
+            "draws": self.wins.get("draw", 0),
+            "turns": {"mean": round(sum(turns) / n, 2) if n else None,
+                      "min": turns[0] if n else None, "p10": _percentile(turns, 10),
+                      "p50": _percentile(turns, 50), "p90": _percentile(turns, 90),
+                      "max": turns[-1] if n else None},
+            "ended_by": dict(sorted(self.ended.items())),
+            "setup_failures": {"count": len(self.failures),
+                               "first": self.failures[0] if self.failures else None},
+        }
+
+
+def _log_dir(log_dir: str | Path) -> Path:
+    out = Path(log_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"log: {log_dir}: cannot create: {exc.strerror or exc}",
+                         field="log") from exc
+    return out
+
+
 def simulate(con: Any, game: str, players: int, set_code: str | None = None,
              product: str | None = None, seed: int = 0, games: int = 100,
              policy: str = "random", log_dir: str | Path | None = None, products: Any = None,
@@ -208,63 +254,32 @@ def simulate(con: Any, game: str, players: int, set_code: str | None = None,
     """Deal and play ``games`` games; statistics of how they went.
 
     ``log_dir``: write each setup and move log there (``game-NNNN.setup.json``,
-    ``game-NNNN.moves.jsonl``, and ``results.jsonl``), so ``boosterkit play`` replays them.
+    ``game-NNNN.moves.jsonl``, and ``results.jsonl``), so ``boosterkit play`` replays them;
+    the folder is made once the first setup is dealt (bad arguments leave nothing behind).
     """
     mod = game_module(game)
+    width, tally, results = max(4, len(str(games))), _Tally(), []
     out_dir = None
-    if log_dir is not None:
-        out_dir = Path(log_dir)
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"--log {log_dir}: cannot create: {exc.strerror or exc}",
-                             field="log") from exc
-    width = max(4, len(str(games)))
-    turns, ended, wins, failures, results = [], {}, {}, [], []
-    setup_info: dict[str, Any] = {}
     for g in simulate_games(con, game, players, set_code, product, seed, games, policy,
                             products, max_moves):
         if isinstance(g, str):
-            failures.append(g)
+            tally.failures.append(g)
             continue
-        setup_info = setup_info or {"set": g.setup["set"], "product": g.setup["product"]}
-        res = g.result
-        ended[res["ended_by"]] = ended.get(res["ended_by"], 0) + 1
-        if res["finished"]:
-            turns.append(res["turns"])
-            key = res["winner"] or "draw"
-            wins[key] = wins.get(key, 0) + 1
-        if out_dir is not None:
+        tally.add(g)
+        if log_dir is not None:
+            out_dir = out_dir or _log_dir(log_dir)
             write_game(out_dir, g, width)
-            results.append(to_json({"game": g.index, "seed": g.seed, "result": res}, indent=None))
-    if out_dir is not None:
-        (out_dir / "results.jsonl").write_text("".join(r + "\n" for r in results), encoding="utf-8")
-    finished = len(turns)
-    seats = [f"player-{i}" for i in range(1, players + 1)]
-    turns.sort()
+            results.append(to_json({"game": g.index, "seed": g.seed, "result": g.result},
+                                   indent=None))
+    if log_dir is not None:
+        out_dir = out_dir or _log_dir(log_dir)
+        (out_dir / "results.jsonl").write_text("".join(r + "\n" for r in results),
+                                               encoding="utf-8")
     return {
-        "minigame": mod.GAME,
-        "players": players,
-        "set": setup_info.get("set", set_code),
-        "product": setup_info.get("product", product),
-        "seed": seed,
-        "policy": policy,
-        "games": games,
-        "dealt": games - len(failures),
-        "finished": finished,
-        "win_share": {p: round(wins.get(p, 0) / finished, 4) if finished else None
-                      for p in seats},
-        "draws": wins.get("draw", 0),
-        "turns": {
-            "mean": round(sum(turns) / finished, 2) if finished else None,
-            "min": turns[0] if turns else None,
-            "p10": _percentile(turns, 10),
-            "p50": _percentile(turns, 50),
-            "p90": _percentile(turns, 90),
-            "max": turns[-1] if turns else None,
-        },
-        "ended_by": dict(sorted(ended.items())),
-        "setup_failures": {"count": len(failures), "first": failures[0] if failures else None},
+        "minigame": mod.GAME, "players": players,
+        "set": tally.setup.get("set", set_code), "product": tally.setup.get("product", product),
+        "seed": seed, "policy": policy, "games": games, "dealt": games - len(tally.failures),
+        **tally.stats(players),
         "log": str(out_dir) if out_dir is not None else None,
     }
 
