@@ -5,8 +5,6 @@ and ``POST /play`` / ``POST /simulate``."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,9 @@ import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 from helpers import run_cli as run
+from typer.testing import CliRunner
 
+from boosterkit.cli.app import app as cli_app
 from boosterkit.data import DATA_DIR
 from boosterkit.minigames.referee import GAMES, new_game
 from boosterkit.minigames.referee import base_race as br
@@ -156,15 +156,14 @@ def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
 
 @pytest.fixture(scope="module")
 def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
-    """A simulate --log folder per game (4 games each), made with the CLI."""
+    """A ``simulate --log`` folder per game (4 games each), made with the CLI."""
     out = {}
     for game, players, set_code in TABLES:
         folder = tmp_path_factory.mktemp(game)
-        args = ["--db", str(real_db), "simulate", game, "--players", str(players), "--set",
-                set_code, "--seed", "9", "--games", "4", "--log", str(folder)]
-        done = subprocess.run([sys.executable, "-m", "boosterkit.cli", *args], capture_output=True,
-                              text=True)
-        assert done.returncode == 0, done.stderr
+        result = CliRunner().invoke(cli_app, [
+            "--db", str(real_db), "simulate", game, "--players", str(players), "--set", set_code,
+            "--seed", "9", "--games", "4", "--log", str(folder)])
+        assert result.exit_code == 0, result.output
         out[game] = folder
     return out
 
