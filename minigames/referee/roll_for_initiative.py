@@ -145,7 +145,7 @@ def _effect(state: State, seat: int, effect: Mapping[str, Any], card: str) -> tu
     keep = {"U": new < old, "R": True, "G": new > old}[color]  # lower / must use / higher
     dice = list(state.dice)
     dice[t] = new if keep else old
-    how = "kept" if keep else "not kept"
+    how = "must use" if color == "R" else "kept" if keep else "not kept"
     return (evolve(state, dice=tuple(dice)), {"color": color, "target": players[t], "die": new},
             f"{color}: {players[t]} re-rolls {old} → {new} ({how})")
 
@@ -194,7 +194,8 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         n = len(state.hands)
         state = evolve(state, phase="reroll", pending=tuple((seat + k) % n for k in range(n)),
                         played_by=seat, discard=state.discard + (card,),
-                        event=f"{who} plays {card} (colourless): each player may re-roll")
+                        event=f"{who} plays {_label(state, card)}, colourless: each player "
+                              "may re-roll")
         state = evolve(state, to_move=state.pending[0])
         return state, _log(who, card, False, [])
     by_color = {e["color"]: e for e in effects}
@@ -355,7 +356,8 @@ def render(state: State) -> str:
     parts = []
     for p, d, m, h in zip(state.table.players, state.dice, state.mods, state.hands):
         extra = sum(x for _, x in m)
-        parts.append(f"{p} {d}{f' {extra:+d}' if extra else ''} ({len(h)} cards)")
+        parts.append(f"{p} {d}{f' {extra:+d}' if extra else ''} ({len(h)} "
+                     f"card{'' if len(h) == 1 else 's'})")
     nxt = "" if state.phase == "over" else f"; next: {state.table.players[state.to_move]}"
     phase = {"reroll": " (colourless re-roll decision)", "roll-off": " (roll-off)"}.get(
         state.phase, "")
@@ -401,12 +403,29 @@ def _greedy(state: State) -> dict[str, Any]:
     return best[1]
 
 
+def _random(state: State, rng: Rng) -> dict[str, Any]:
+    """A random card, face up or face down at even odds, each effect on a random target it
+    may have (drawn directly: a table of many players has too many moves to list)."""
+    seat, players = state.to_move, state.table.players
+    me, card = players[seat], rng.choose(state.hands[seat])
+    if rng.below(2):
+        return {"player": me, "card": card, "face_down": True,
+                "effects": [{"delta": rng.choose((1, -1)), "target": rng.choose(players)}]}
+    others = [p for p in players if p != me]
+    effects = [{"color": c, "target": rng.choose(players if c in END_OF_GAME else
+                                                 others if c in "UR" else [me])}
+               for c in WUBRG if c in state.table.cards[card].colors]
+    return {"player": me, "card": card, "face_down": False, "effects": effects}
+
+
 def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
-    """A move by ``policy``: ``random`` (uniform over legal moves) or ``greedy`` (the play
-    that most raises the mover's lead in expectation; re-roll a die of 10 or less)."""
-    if state.phase == "reroll" and policy == "greedy":
-        return {"player": state.table.players[state.to_move],
-                "reroll": state.dice[state.to_move] <= 10}
-    if policy == "random" or state.phase == "roll-off":
-        return rng.choose(legal_moves(state))
-    return _greedy(state)
+    """A move by ``policy``: ``random`` (a random card, face up or down, random targets; a
+    coin decides a colourless re-roll) or ``greedy`` (the play that most raises the mover's
+    lead in expectation; re-roll a die of 10 or less)."""
+    if state.phase == "roll-off":
+        return {"roll_off": True}
+    if state.phase == "reroll":
+        die = state.dice[state.to_move]
+        again = bool(rng.below(2)) if policy == "random" else die <= 10
+        return {"player": state.table.players[state.to_move], "reroll": again}
+    return _random(state, rng) if policy == "random" else _greedy(state)
