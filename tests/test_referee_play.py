@@ -265,6 +265,7 @@ def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> 
 
 
 def test_post_play_and_simulate_errors(client, logs) -> None:
+    assert {"/play", "/simulate"} <= set(client.get("/openapi.json").json()["paths"])
     setup = json.loads((logs["mimic-match"] / "game-0001.setup.json").read_text())
     r = client.post("/play", json={"setup": setup, "moves": [{"player": "player-9", "cells": [1, 2],
                                                                "take": False}]})
