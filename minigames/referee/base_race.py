@@ -359,17 +359,13 @@ class _Near(dict):
         return value
 
 
-def _score(state: State, pos: Mapping[str, int], near: dict[int, int], move: Mapping[str, Any]
+def _score(state: State, pos: Mapping[str, int], near: dict[int, int], uid: str, to: int
            ) -> float:
-    """The greedy player's value of a move, from its own cards and the face-up ones.
-
-    ``pos``: the mover's cards' squares; ``near``: the distance from a square to the nearest
-    opponent card (filled as needed)."""
-    if move.get("pass"):
-        return 0.0
-    uid = move["card"]
+    """The greedy player's value of moving ``uid`` to square ``to``, from its own cards and
+    the face-up ones. ``pos``: the mover's cards' squares; ``near``: the distance from a
+    square to the nearest opponent card (filled as needed)."""
     kind = state.kinds[uid]
-    at, to = pos[uid], _INDEX[move["to"]]
+    at = pos[uid]
     target = state.board[to]
     # a land alone can only win by attacking (while other cards are left to fight, the land
     # keeps away from the opponent's cards)
@@ -394,14 +390,22 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
     while the land keeps away)."""
     if state.to_move is None:  # "The first player to finish their grid goes first."
         state = evolve(state, to_move=rng.below(2))
-    moves = legal_moves(state)
     if policy == "random":
-        return rng.choose(moves)
-    pos = {u: i for i, u in enumerate(state.board) if u is not None
-           and state.owner[u] == state.to_move}
-    opponents = [i for i, u in enumerate(state.board) if u is not None
-                 and state.owner[u] != state.to_move]
-    near = _Near(opponents)
-    scores = [_score(state, pos, near, m) for m in moves]
-    best = max(scores)
-    return rng.choose([m for m, s in zip(moves, scores) if s == best])
+        return rng.choose(legal_moves(state))
+    seat, board = state.to_move, state.board
+    pos = {u: i for i, u in enumerate(board) if u is not None and state.owner[u] == seat}
+    near = _Near([i for i, u in enumerate(board) if u is not None and state.owner[u] != seat])
+    best, options = None, []
+    for uid, at in pos.items():  # the legal moves, scored without building each one
+        for to in NEIGHBOURS[at]:
+            if board[to] is not None and state.owner[board[to]] == seat:
+                continue
+            score = _score(state, pos, near, uid, to)
+            if best is None or score > best:
+                best, options = score, [(uid, to)]
+            elif score == best:
+                options.append((uid, to))
+    if not options:
+        return {"player": state.table.players[seat], "pass": True}
+    uid, to = rng.choose(options)  # in legal_moves' order: board order, then NEIGHBOURS
+    return {"player": state.table.players[seat], "card": uid, "to": SQUARES[to]}
