@@ -38,6 +38,7 @@ def con(real_db: Path):
 
 
 def validator(game: str) -> jsonschema.Draft202012Validator:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
     return jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": f"#/$defs/{game}"})
 
 
