@@ -246,8 +246,10 @@ def render(state: State) -> str:
     for r in range(0, len(state.grid), cols):
         lines.append("  " + " ".join((u or "..").ljust(7) for u in state.grid[r:r + cols]).rstrip())
     got = ", ".join(f"{p} {len(c)}" for p, c in zip(state.table.players, state.collected))
+    points = ", ".join(f"{p} {n}" for p, n in zip(state.table.players, scores(state)))
     nxt = "" if state.phase == "over" else f"; next: {state.table.players[state.to_move]}"
-    lines.append(f"  deck {len(state.deck)}; collected: {got}{nxt}")
+    nxt += " (decides the tie)" if state.phase == "decide" else ""
+    lines.append(f"  deck {len(state.deck)}; collected: {got}; points: {points}{nxt}")
     return "\n".join(lines)
 
 

@@ -99,7 +99,11 @@ class Replay:
 def describe_result(res: Mapping[str, Any]) -> str:
     """One line: who won, how, after how many turns."""
     who = f"{res['winner']} wins" if res.get("winner") else "a draw"
-    return f"result: {who} ({res['ended_by']}) after {res['turns']} turns"
+    line = f"result: {who} ({res['ended_by']}) after {res['turns']} turns"
+    for key in ("initiative", "scores"):
+        if key in res:
+            line += f"; {key}: " + ", ".join(f"{p} {v}" for p, v in res[key].items())
+    return line
 
 
 def replay(setup: Mapping[str, Any], moves: Iterable[Mapping[str, Any]], con: Any = None) -> Replay:
