@@ -17,7 +17,7 @@ from boosterkit import __version__
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
-COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve"]
+COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee"]
 
 app = typer.Typer(
     name="boosterkit",

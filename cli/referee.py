@@ -1,0 +1,92 @@
+"""``boosterkit play`` and ``simulate``: the referee over a move log, and many games dealt
+and played by a policy."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from boosterkit import config
+from boosterkit.cli import render
+from boosterkit.cli.minigames import read_setup_file
+from boosterkit.errors import BoosterkitError, InputError
+
+
+class Policy(str, Enum):
+    random = "random"
+    greedy = "greedy"
+
+
+def _connect(ctx: typer.Context):  # noqa: ANN202 - a duckdb connection
+    from boosterkit.pipeline import db
+
+    return db.connect(config.db_path(ctx.obj["db"]), read_only=True)
+
+
+def play_cmd(
+    ctx: typer.Context,
+    setup_file: Path = typer.Argument(..., help="A setup JSON (from `deal --format json`)."),
+    moves_file: Path = typer.Argument(..., help="The moves, one JSON object a line."),
+    as_json: bool = typer.Option(False, "--json", help="JSON: the library's replay."),
+) -> None:
+    """Replay a game: the state after each move and the result. Exit 0 for a complete legal
+    game, 1 at the first illegal move (or a game not over), 2 for bad input."""
+    from boosterkit.minigames.referee.runner import read_moves, replay
+
+    setup = read_setup_file(setup_file)
+    try:
+        text = moves_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{moves_file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    moves = read_moves(text, str(moves_file))
+    con = _connect(ctx) if isinstance(setup, dict) and setup.get("minigame") == "base-race" else None
+    try:
+        rep = replay(setup, moves, con)
+    finally:
+        if con is not None:
+            con.close()
+    if as_json:
+        render.emit(rep.to_dict(), render.Format.json)
+    else:
+        typer.echo(rep.text(), nl=False)
+    if not rep.complete:
+        raise typer.Exit(1)
+
+
+def simulate_cmd(
+    ctx: typer.Context,
+    game: str = typer.Argument(..., help="roll-for-initiative, base-race or mimic-match."),
+    players: int = typer.Option(..., "--players", "-n", help="Number of players."),
+    set_code: str | None = typer.Option(
+        None, "--set", help="Set code. Default: a set the game was printed for, if loaded."),
+    product: str | None = typer.Option(
+        None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
+    seed: int = typer.Option(..., "--seed", help="Seed of the run; setup i uses (seed, i)."),
+    games: int = typer.Option(..., "--games", "-k", help="How many games to deal and play."),
+    policy: Policy = typer.Option(Policy.random, "--policy", help="How the players choose."),
+    log: Path | None = typer.Option(
+        None, "--log", help="Write each setup and its moves to this folder."),
+    as_json: bool = typer.Option(False, "--json", help="JSON: the library's statistics."),
+) -> None:
+    """Deal GAMES setups and play each to the end: wins per seat, turns, how games ended."""
+    from boosterkit.generator.engine import check_seed
+    from boosterkit.minigames.referee.runner import simulate, stats_text
+
+    con = _connect(ctx)
+    try:
+        stats = simulate(con, game, players, set_code, product, check_seed(seed), games,
+                         policy.value, log)
+    except BoosterkitError as exc:
+        raise render.flagged(exc, {"players": "--players", "set": "--set", "games": "--games",
+                                   "log": "--log", "game": "GAME"}) from exc
+    finally:
+        con.close()
+    render.emit(stats, render.Format.json if as_json else render.Format.text, text=stats_text)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``play`` and ``simulate`` to ``app``."""
+    app.command("play")(play_cmd)
+    app.command("simulate")(simulate_cmd)

@@ -1,0 +1,309 @@
+"""Replaying a move log (``replay``) and simulating many games (``simulate``).
+
+``simulate`` deals setup *i* (1-based) with the seed ``pack_key(seed, i)`` and plays it with
+a policy drawing from ``Rng(setup seed, "referee/policy/<policy>")``; the game's own dice
+come from ``Rng(setup seed, "referee/<game>")``. Every log it writes replays to the same
+result: the moves are written with the dice they used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boosterkit.errors import InputError
+from boosterkit.generator.rng import pack_key
+from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
+from boosterkit.minigames.referee.common import CardStats, RuleViolation
+from boosterkit.minigames.rng import Rng
+from boosterkit.serialize import to_json
+
+#: Moves after which ``simulate`` stops a game that has not ended (reported as unfinished).
+MAX_MOVES = 2000
+
+
+def read_moves(text: str, where: str = "moves") -> list[dict[str, Any]]:
+    """The records of a JSON Lines move log (blank lines skipped); ``InputError`` naming the
+    line for anything that is not a JSON object."""
+    moves = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InputError(f"{where}: line {n}: not valid JSON ({exc})") from exc
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: line {n}: a move is a JSON object")
+        moves.append(record)
+    return moves
+
+
+@dataclass
+class Replay:
+    """A replayed move log: the states after each move, the result or the illegal move."""
+
+    setup: Mapping[str, Any]
+    states: list[Any]  # the state before the first move, then after each legal move
+    moves: list[dict[str, Any]] = field(default_factory=list)  # as logged
+    violation: RuleViolation | None = None
+
+    @property
+    def module(self) -> Any:
+        return GAMES[self.states[0].table.game]
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return None if self.violation else self.module.result(self.states[-1])
+
+    @property
+    def complete(self) -> bool:
+        """A complete legal game: every move legal and the game over."""
+        return self.violation is None and self.result is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        mod, last = self.module, self.states[-1]
+        return {
+            "minigame": last.table.game,
+            "players": len(last.table.players),
+            "seed": last.table.seed,
+            "start": mod.state_dict(self.states[0]),
+            "moves": [{"move": n, "played": m, "event": s.event, "state": mod.state_dict(s)}
+                      for n, (m, s) in enumerate(zip(self.moves, self.states[1:]), 1)],
+            "complete": self.complete,
+            "result": self.result,
+            "violation": self.violation.to_dict() if self.violation else None,
+        }
+
+    def text(self) -> str:
+        """The state after each move, then the result (or the illegal move)."""
+        mod = self.module
+        out = ["start", mod.render(self.states[0])]
+        for n, s in enumerate(self.states[1:], 1):
+            out += [f"move {n}: {s.event}", mod.render(s)]
+        if self.violation:
+            v = self.violation
+            cards = f" [{', '.join(v.cards)}]" if v.cards else ""
+            out.append(f"illegal move {v.move}: {v.rule}: {v.message}{cards}")
+        elif self.result:
+            out.append(describe_result(self.result))
+        else:
+            out.append(f"the game is not over after {len(self.moves)} moves")
+        return "\n".join(out) + "\n"
+
+
+def describe_result(res: Mapping[str, Any]) -> str:
+    """One line: who won, how, after how many turns."""
+    who = f"{res['winner']} wins" if res.get("winner") else "a draw"
+    line = f"result: {who} ({res['ended_by']}) after {res['turns']} turns"
+    for key in ("initiative", "scores"):
+        if key in res:
+            line += f"; {key}: " + ", ".join(f"{p} {v}" for p, v in res[key].items())
+    return line
+
+
+def replay(setup: Mapping[str, Any], moves: Iterable[Mapping[str, Any]], con: Any = None) -> Replay:
+    """Play ``moves`` from ``setup``, stopping at the first illegal move (kept in
+    ``violation`` with its 1-based move number). Malformed input is an ``InputError``."""
+    state = new_game(setup, con)
+    rep = Replay(setup=setup, states=[state])
+    for n, move in enumerate(moves, 1):
+        try:
+            state, logged = apply_logged(state, move)
+        except RuleViolation as exc:
+            exc.move = n
+            rep.violation = exc
+            break
+        except InputError as exc:
+            raise InputError(f"move {n}: {exc}") from exc
+        rep.states.append(state)
+        rep.moves.append(logged)
+    return rep
+
+
+# --- simulation ---------------------------------------------------------------------------
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of setup ``index`` (1-based) of a simulation run with ``seed``."""
+    return pack_key(seed, index)
+
+
+@dataclass
+class Game:
+    """One simulated game: its index, setup (JSON), logged moves and result."""
+
+    index: int
+    seed: int
+    setup: dict[str, Any]
+    moves: list[dict[str, Any]]
+    result: dict[str, Any]
+
+
+def play_out(setup: Mapping[str, Any], policy: str, con: Any = None,
+             max_moves: int = MAX_MOVES) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Play ``setup`` to the end with ``policy``: the logged moves and the result
+    (``{"finished": false, "ended_by": "move-limit"}`` after ``max_moves``)."""
+    mod = game_module(setup["minigame"])
+    state = mod.start(setup, con)
+    rng = Rng(setup["seed"], f"referee/policy/{policy}")
+    moves: list[dict[str, Any]] = []
+    res = mod.result(state)
+    while res is None and len(moves) < max_moves:
+        state, logged = apply_logged(state, mod.choose(state, policy, rng))
+        moves.append(logged)
+        res = mod.result(state)
+    if res is None:
+        res = {"finished": False, "winner": None, "ended_by": "move-limit", "turns": state.turns}
+    return moves, res
+
+
+def simulate_games(con: Any, game: str, players: int, set_code: str | None = None,
+                   product: str | None = None, seed: int = 0, games: int = 100,
+                   policy: str = "random", products: Any = None,
+                   max_moves: int = MAX_MOVES) -> Iterator[Game | str]:
+    """Each simulated game in order, or the message of a setup that could not be dealt."""
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import SetupError, deal
+
+    mod = game_module(game)
+    if policy not in POLICIES:
+        raise InputError(f"policy: {policy!r} is not one of {', '.join(POLICIES)}",
+                         field="policy")
+    if games < 1:
+        raise InputError(f"games: {games} is out of range (at least 1)", field="games")
+    products = products or ProductCache()
+    stats = CardStats(con)  # Base Race's toughness, read once per set
+    for i in range(1, games + 1):
+        s = game_seed(seed, i)
+        try:
+            setup = deal(con, mod.GAME, players, set_code, product, s, products=products)
+        except SetupError as exc:
+            yield str(exc)
+            continue
+        data = setup.to_dict()
+        moves, res = play_out(data, policy, stats, max_moves)
+        yield Game(i, s, data, moves, res)
+
+
+def _percentile(values: list[int], p: float) -> int | None:
+    """Nearest-rank percentile of sorted ``values``."""
+    if not values:
+        return None
+    return values[max(0, math.ceil(p / 100 * len(values)) - 1)]
+
+
+def write_game(log_dir: Path, game: Game, width: int) -> None:
+    """``game-NNNN.setup.json`` and ``game-NNNN.moves.jsonl`` in ``log_dir``."""
+    stem = log_dir / f"game-{game.index:0{width}d}"
+    Path(f"{stem}.setup.json").write_text(to_json(game.setup, indent=None) + "\n",
+                                          encoding="utf-8")
+    lines = "".join(to_json(m, indent=None) + "\n" for m in game.moves)
+    Path(f"{stem}.moves.jsonl").write_text(lines, encoding="utf-8")
+
+
+@dataclass
+class _Tally:
+    """What ``simulate`` counts while the games are played."""
+
+    turns: list[int] = field(default_factory=list)  # of finished games
+    wins: dict[str, int] = field(default_factory=dict)  # winner (or "draw") → games
+    ended: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)  # setups that could not be dealt
+    setup: dict[str, Any] = field(default_factory=dict)  # set and product actually dealt
+
+    def add(self, game: Game) -> None:
+        res = game.result
+        self.setup = self.setup or {"set": game.setup["set"], "product": game.setup["product"]}
+        self.ended[res["ended_by"]] = self.ended.get(res["ended_by"], 0) + 1
+        if res["finished"]:
+            self.turns.append(res["turns"])
+            key = res["winner"] or "draw"
+            self.wins[key] = self.wins.get(key, 0) + 1
+
+    def stats(self, players: int) -> dict[str, Any]:
+        turns, n = sorted(self.turns), len(self.turns)
+        return {
+            "finished": n,
+            "win_share": {f"player-{i}": round(self.wins.get(f"player-{i}", 0) / n, 4)
+                          if n else None for i in range(1, players + 1)},
+            "draws": self.wins.get("draw", 0),
+            "turns": {"mean": round(sum(turns) / n, 2) if n else None,
+                      "min": turns[0] if n else None, "p10": _percentile(turns, 10),
+                      "p50": _percentile(turns, 50), "p90": _percentile(turns, 90),
+                      "max": turns[-1] if n else None},
+            "ended_by": dict(sorted(self.ended.items())),
+            "setup_failures": {"count": len(self.failures),
+                               "first": self.failures[0] if self.failures else None},
+        }
+
+
+def _log_dir(log_dir: str | Path) -> Path:
+    out = Path(log_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"log: {log_dir}: cannot create: {exc.strerror or exc}",
+                         field="log") from exc
+    return out
+
+
+def simulate(con: Any, game: str, players: int, set_code: str | None = None,
+             product: str | None = None, seed: int = 0, games: int = 100,
+             policy: str = "random", log_dir: str | Path | None = None, products: Any = None,
+             max_moves: int = MAX_MOVES) -> dict[str, Any]:
+    """Deal and play ``games`` games; statistics of how they went.
+
+    ``log_dir``: write each setup and move log there (``game-NNNN.setup.json``,
+    ``game-NNNN.moves.jsonl``, and ``results.jsonl``), so ``boosterkit play`` replays them;
+    the folder is made once the first setup is dealt (bad arguments leave nothing behind).
+    """
+    mod = game_module(game)
+    width, tally, results = max(4, len(str(games))), _Tally(), []
+    out_dir = None
+    for g in simulate_games(con, game, players, set_code, product, seed, games, policy,
+                            products, max_moves):
+        if isinstance(g, str):
+            tally.failures.append(g)
+            continue
+        tally.add(g)
+        if log_dir is not None:
+            out_dir = out_dir or _log_dir(log_dir)
+            write_game(out_dir, g, width)
+            results.append(to_json({"game": g.index, "seed": g.seed, "result": g.result},
+                                   indent=None))
+    if log_dir is not None:
+        out_dir = out_dir or _log_dir(log_dir)
+        (out_dir / "results.jsonl").write_text("".join(r + "\n" for r in results),
+                                               encoding="utf-8")
+    return {
+        "minigame": mod.GAME, "players": players,
+        "set": tally.setup.get("set", set_code), "product": tally.setup.get("product", product),
+        "seed": seed, "policy": policy, "games": games, "dealt": games - len(tally.failures),
+        **tally.stats(players),
+        "log": str(out_dir) if out_dir is not None else None,
+    }
+
+
+def stats_text(stats: Mapping[str, Any]) -> str:
+    """The statistics of ``simulate`` for people."""
+    s = stats
+    head = (f"{s['minigame']}: {s['players']} players, {str(s['set']).upper()} "
+            f"({s['product'] or 'default'} boosters), seed {s['seed']}, policy {s['policy']}")
+    lines = [head, f"games: {s['games']} dealt: {s['dealt']} finished: {s['finished']}"]
+    if s["finished"]:
+        shares = ", ".join(f"{p} {v:.1%}" for p, v in s["win_share"].items())
+        lines.append(f"win share: {shares}" + (f"; draws {s['draws']}" if s["draws"] else ""))
+        t = s["turns"]
+        lines.append(f"turns: mean {t['mean']}, min {t['min']}, p10 {t['p10']}, median "
+                     f"{t['p50']}, p90 {t['p90']}, max {t['max']}")
+    lines.append("ended by: " + ", ".join(f"{k} {v}" for k, v in s["ended_by"].items()))
+    if s["setup_failures"]["count"]:
+        f = s["setup_failures"]
+        lines.append(f"setups not dealt: {f['count']} (first: {f['first']})")
+    if s["log"]:
+        lines.append(f"logs: {s['log']} (replay one with `boosterkit play`)")
+    return "\n".join(lines) + "\n"

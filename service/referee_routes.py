@@ -1,0 +1,65 @@
+"""``POST /play`` and ``POST /simulate``: the referee over HTTP, as ``boosterkit play --json``
+and ``boosterkit simulate --json`` (errors as every other route: JSON, 4xx)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from boosterkit.generator import new_seed
+from boosterkit.minigames.referee.runner import replay, simulate
+from boosterkit.pipeline.db import Connection
+from boosterkit.service.app import cursor, json_response
+from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
+
+#: Games per ``POST /simulate`` (a game costs about as much as dealing its setup).
+MAX_SIM_GAMES = 200
+#: Moves per ``POST /play``.
+MAX_MOVES = 5000
+
+router = APIRouter(tags=["referee"])
+
+
+class PlayRequest(BaseModel):
+    """``POST /play``: a setup (as ``/deal`` returns it) and its moves (JSON Lines records)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    setup: dict[str, Any]
+    moves: list[dict[str, Any]] = Field(max_length=MAX_MOVES)
+
+
+class SimulateRequest(BaseModel):
+    """``POST /simulate``: the arguments of ``boosterkit simulate`` (no log folder)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    minigame: Name
+    players: int = Field(ge=1, le=MAX_PLAYERS)
+    set: SetCode | None = None
+    product: Name | None = None
+    seed: Seed | None = None
+    games: int = Field(default=100, ge=1, le=MAX_SIM_GAMES)
+    policy: Literal["random", "greedy"] = "random"
+
+
+@router.post("/play")
+def play(req: PlayRequest, con: Connection = Depends(cursor)) -> Response:
+    """Replay a move log: ``boosterkit play --json`` (200 with ``violation`` set for an
+    illegal move; 422 for a malformed setup or move)."""
+    return json_response(replay(req.setup, req.moves, con).to_dict())
+
+
+@router.post("/simulate")
+def simulate_games(req: SimulateRequest, request: Request,
+                   con: Connection = Depends(cursor)) -> Response:
+    """Deal and play ``games`` games: ``boosterkit simulate --json`` (a seed is chosen and
+    reported when none is given)."""
+    seed = new_seed() if req.seed is None else req.seed
+    return json_response(simulate(
+        con, req.minigame, req.players, req.set, req.product, seed, req.games, req.policy,
+        products=request.app.state.database.products,
+    ))
