@@ -33,6 +33,8 @@ from boosterkit.pipeline.scryfall.models import BulkData, card_set, child_sets
 
 #: progress(what, done, total): ``what`` names the set or file, ``total`` may be None.
 Progress = Callable[[str, int, "int | None"], None]
+#: on_wait(note): one line saying what a fetch waits for (a 429's Retry-After, a retry).
+WaitNote = Callable[[str], None]
 
 BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
 SEARCH_PARAMS = {"unique": "prints", "include_extras": "true", "include_variations": "true", "order": "set"}
@@ -170,6 +172,25 @@ def _mtgjson_summary(used: bool, found: dict[str, Any] | None, missing: list[str
     keys = ("sets", "cards", "products", "resolved", "unresolved", "unresolved_sets", "source_sets_missing")
     return {"skipped": False, "missing": missing,
             **{k: found.get(k, [] if k in ("sets", "products", "source_sets_missing") else 0) for k in keys}}
+
+
+def mtgjson_note(m: dict[str, Any] | None) -> str:
+    """The MTGJSON part of the one-line sync summary ('' for syncs that do not ask MTGJSON)."""
+    if not m:
+        return ""
+    if m.get("skipped"):
+        return "; MTGJSON skipped (--no-mtgjson)"
+    parts = []
+    if m["sets"]:
+        n = len(m["products"])
+        parts.append(f"MTGJSON: {n} product{'' if n == 1 else 's'} from {', '.join(m['sets'])}")
+    if m["missing"]:
+        parts.append(f"MTGJSON has no file for {', '.join(m['missing'])}")
+    if m["source_sets_missing"]:
+        codes = " ".join(m["source_sets_missing"])
+        parts.append(f"their sheets also draw from {', '.join(m['source_sets_missing'])} "
+                     f"(boosterkit sync {codes})")
+    return "".join(f"; {p}" for p in parts)
 
 
 def replay_sets(con: Connection, files: list[Path], target: str | None) -> None:
