@@ -201,11 +201,12 @@ class HttpClient:
         return self._attempts(url, params, self.deadline, consume)
 
     def download(self, url: str, dest: Path, progress: Callable[[int, int | None], None] | None = None,
-                 *, decode: bool = False, missing_ok: bool = False) -> Path | None:
+                 *, decode: bool = False, missing_ok: bool = False, deadline: float | None = None) -> Path | None:
         """Stream ``url`` to ``dest`` through ``dest.part``; return ``dest``.
 
         ``decode=False`` keeps a gzip transfer encoding as sent (the file stays compressed);
         ``missing_ok`` turns a 404 into ``None``. Any other status from 400 is a FetchError.
+        ``deadline`` bounds it all (default: the download deadline, meant for bulk files).
         """
         url = self.url(url)
         self.check_url(url, "download link")
@@ -238,7 +239,7 @@ class HttpClient:
             return dest
 
         try:
-            return self._attempts(url, None, self.download_deadline, consume)
+            return self._attempts(url, None, deadline or self.download_deadline, consume)
         finally:
             part.unlink(missing_ok=True)
 

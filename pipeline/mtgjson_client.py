@@ -45,9 +45,12 @@ class MtgjsonClient(HttpClient):
 
     def set_file(self, code: str, dest: Path,
                  progress: Callable[[int, int | None], None] | None = None) -> Path | None:
-        """Download ``CODE.json.gz`` to ``dest`` (checked to be whole gzip); None on a 404."""
+        """Download ``CODE.json.gz`` to ``dest`` (checked to be whole gzip); None on a 404.
+
+        A set file is one fetch: the fetch deadline (not the bulk-download one) bounds it.
+        """
         url = self.set_url(code)
-        got = self.download(url, dest, progress, decode=True, missing_ok=True)
+        got = self.download(url, dest, progress, decode=True, missing_ok=True, deadline=self.deadline)
         if got is None:
             return None
         with open(got, "rb") as f:

@@ -164,6 +164,7 @@ def _cli(args: list[str], dbf: Path, api: FakeScryfall, mj: FakeMtgjson) -> subp
     return subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Path) -> None:
     r = _cli(["sync", "mkm", "--json"], tmp_path / "a.duckdb", scryfall, mtgjson)
     assert r.returncode == 0, r.stderr
@@ -175,7 +176,7 @@ def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Pa
     assert json.loads(r.stdout)["mtgjson"]["products"] == ["mkm-play-mtgjson"]
 
     mtgjson.requests.clear()
-    r = _cli(["sync", "mkm", "--no-mtgjson"], tmp_path / "b.duckdb", scryfall, mtgjson)
+    r = _cli(["sync", "spg", "--no-mtgjson"], tmp_path / "b.duckdb", scryfall, mtgjson)
     assert r.returncode == 0, r.stderr
     assert r.stderr.rstrip().endswith("; MTGJSON skipped (--no-mtgjson)") and mtgjson.requests == []
 

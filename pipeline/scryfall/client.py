@@ -77,7 +77,7 @@ class ScryfallClient(HttpClient):
         """
         first = self.url(path_or_url)
         page = self.get_json(first, params)
-        seen, items = {first}, 0
+        seen, items = {first, requests.Request("GET", first, params=params).prepare().url}, 0
         while True:
             yield page
             items += len(page.get("data") or [])
@@ -86,12 +86,11 @@ class ScryfallClient(HttpClient):
                 return
             total = page.get("total_cards")
             if nxt in seen:
-                raise FetchError(f"GET {nxt}: next_page repeats an earlier page; stopped after "
-                                 f"{len(seen)} pages")
+                raise FetchError(f"GET {nxt}: next_page repeats an earlier page; stopped")
             if (isinstance(total, int) and items >= total) or not page.get("data"):
                 raise FetchError(f"GET {nxt}: Scryfall says there is more, but {items} items "
                                  f"were already read (total_cards {total}); stopped")
-            if len(seen) >= MAX_PAGES:
+            if len(seen) > MAX_PAGES:
                 raise FetchError(f"GET {nxt}: more than {MAX_PAGES} pages; stopped")
             self.check_url(nxt, "next_page link")
             seen.add(nxt)
