@@ -20,6 +20,7 @@ sleeps before each answer.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -60,6 +61,12 @@ def error_object(status: int, code: str, details: str) -> dict[str, Any]:
     return {"object": "error", "status": status, "code": code, "details": details}
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client hanging up is normal
+            super().handle_error(request, client_address)
+
+
 class FakeServer:
     """The server; subclasses implement ``route(handler, path, query) -> Answer``."""
 
@@ -88,7 +95,7 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
 
