@@ -75,8 +75,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)")
         path = config.db_path(ctx.obj["db"])
         cache = config.cache_dir(path)
-        con = db.connect(path)
         client = None if file is not None else ScryfallClient(on_wait=_on_wait())
+        con = db.connect(path)
         try:
             if file is not None:
                 summary = syncmod.sync_file(con, file, cache=cache)

@@ -14,7 +14,7 @@ Rules every client inherits (see README, "Fetch limits"):
 - A download goes through ``DEST.part``, which is removed whatever stops it.
 
 ``sleep`` and ``clock`` are injectable so tests run without waiting; ``on_wait`` receives a
-one-line description of every wait (the CLI's progress line).
+one-line description of every wait — for an answer or before a retry (the CLI's progress line).
 """
 
 from __future__ import annotations
@@ -133,8 +133,8 @@ class HttpClient:
             raise FetchError(f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
                              f"{limit:g} s fetch deadline (gave up after {attempt} attempts)")
         if self.on_wait:
-            self.on_wait(f"waiting {delay:g} s for {_short(url)} ({problem}); attempt "
-                         f"{attempt + 1}/{self.max_retries + 1}, deadline in {left:.0f} s")
+            self.on_wait(f"waiting {delay:g} s to retry {_short(url)} ({problem}); attempt "
+                         f"{attempt + 1}/{self.max_retries + 1} next, deadline in {left:.0f} s")
         self.sleep(delay)
 
     # --- requests -----------------------------------------------------------------------
@@ -167,6 +167,9 @@ class HttpClient:
             left = ends_at - self.clock()
             if left <= 0:
                 break
+            if self.on_wait:
+                self.on_wait(f"waiting for {_short(url)} (attempt {attempt}/{self.max_retries + 1}, "
+                             f"deadline in {left:.0f} s)")
             try:
                 resp = self._get(url, params, min(self.timeout, left))
                 with resp:

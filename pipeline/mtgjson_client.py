@@ -54,9 +54,13 @@ class MtgjsonClient(HttpClient):
         if got is None:
             return None
         with open(got, "rb") as f:
-            head = f.read(2)
-        if head != GZIP_MAGIC:  # a server that decompressed it on the way: JSON is checked at load
-            return got
+            head = f.read(64)
+        if head[:2] != GZIP_MAGIC:  # a server that decompressed it on the way: JSON is checked at load
+            if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+                return got
+            got.unlink(missing_ok=True)
+            shown = head[:20].decode("utf-8", "replace")
+            raise FetchError(f"GET {url}: not an MTGJSON file (neither gzip nor JSON: {shown!r}…)")
         try:
             with gzip.open(got, "rb") as f:
                 while f.read(1 << 20):

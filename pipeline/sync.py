@@ -137,7 +137,8 @@ def sync_sets(
     (its booster data: the real products); load it all atomically.
 
     ``use_mtgjson=False`` skips MTGJSON. A set MTGJSON has no file for (404) is listed in
-    the summary's ``mtgjson.missing``, not an error. Any other failure loads nothing.
+    the summary's ``mtgjson.missing`` (unless another set's file brought it, as MKM.json
+    brings TMKM's tokens), not an error. Any other failure loads nothing.
     """
     t0 = time.perf_counter()
     codes = normalize_codes(codes)
@@ -157,6 +158,8 @@ def sync_sets(
     with recorded(con, "scryfall-set", " ".join(codes)) as run:
         counts = ingest.load_files(con, [cache / r for r in rels])
         found = mtgjsonmod.load_files(con, [cache / r for r in jrels]) if jrels else None
+        # no file of its own, but loaded from another (MKM.json brings the TMKM tokens)
+        missing = [c for c in missing if c not in (found or {}).get("sets", ())]
         run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels + jrels
         if missing:
             run.message = f"MTGJSON has no file for {', '.join(missing)}"

@@ -78,6 +78,10 @@ def loaded(tmp_path: Path):
     con.close()
 
 
+def _retry_notes(t: FakeTime) -> list[str]:
+    return [n for n in t.notes if " to retry " in n]
+
+
 def _sync(con, cache, api, mj, t: FakeTime, codes=("spg",), **kw):
     opts = {"sleep": t.sleep, "clock": t.clock, "timeout": 0.3, "on_wait": t.notes.append, **kw}
     return sync.sync_sets(con, list(codes), cache=cache, client=ScryfallClient(api.url, **opts),
@@ -185,8 +189,10 @@ def test_huge_retry_after_is_capped_and_the_deadline_ends_it(loaded, up, upstrea
     msg = _fails(loaded, up, t, r"Retry-After 999999 s, capped at 120 s\); waiting 120 s more would "
                                 r"pass the 300 s fetch deadline \(gave up after 3 attempts\)")
     assert "HTTP 429" in msg and [s for s in t.sleeps if s > 1] == [120.0, 120.0]
-    assert t.notes[0].startswith("waiting 120 s for 127.0.0.1:") and "capped at 120 s" in t.notes[0]
-    assert "attempt 2/5, deadline in 300 s" in t.notes[0]
+    retries = _retry_notes(t)
+    assert retries[0].startswith("waiting 120 s to retry 127.0.0.1:") and "capped at 120 s" in retries[0]
+    assert "attempt 2/5 next, deadline in 300 s" in retries[0]
+    assert "attempt 3/5, deadline in 60 s)" in t.notes[-1]  # what it waited for last: 300 - 2 x 120
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e999", "soon", "Wed, 32 Foo 2024 99:00:00 GMT"])
@@ -199,7 +205,7 @@ def test_unparsable_retry_after_is_treated_as_absent(loaded, up, value) -> None:
     s = _sync(con, cache, api, mj, t)
     assert s["cards"] == 1 and s["mtgjson"]["sets"] == ["spg"]
     assert [x for x in t.sleeps if x > 1] == [http.DEFAULT_RETRY_AFTER] * 2
-    assert all("unreadable: 30 s" in n for n in t.notes)
+    assert len(_retry_notes(t)) == 2 and all("unreadable: 30 s" in n for n in _retry_notes(t))
 
 
 def test_parse_retry_after() -> None:
@@ -219,7 +225,8 @@ def test_stalled_upstream_is_bounded_by_the_deadline(loaded, up, upstream) -> No
     msg = _fails(loaded, up, t, r"waiting 4 s more would pass the 5 s fetch deadline \(gave up after 3 attempts\)",
                  deadline=5.0)
     assert "Timeout" in msg
-    assert t.notes[0].startswith("waiting 1 s for 127.0.0.1:") and "Timeout" in t.notes[0]
+    retries = _retry_notes(t)
+    assert retries[0].startswith("waiting 1 s to retry 127.0.0.1:") and "Timeout" in retries[0]
 
 
 def test_stall_without_deadline_pressure_gives_up_after_the_attempts(loaded, up) -> None:
@@ -251,6 +258,12 @@ def test_truncated_gzip_without_length_is_not_loaded(loaded, up) -> None:
     whole = mj.file_bytes("SPG")
     mj.route = lambda h, path, query: Answer(200, whole[: len(whole) - 20], {"Content-Type": "application/gzip"})
     _fails(loaded, up, FakeTime(), r"SPG\.json\.gz: not a whole gzip file")
+
+
+def test_a_page_that_is_not_mtgjson_is_not_loaded(loaded, up) -> None:
+    api, mj = up
+    mj.route = lambda h, path, query: Answer(200, b"<html>Please log in to the hotel wifi</html>")
+    _fails(loaded, up, FakeTime(), r"SPG\.json\.gz: not an MTGJSON file \(neither gzip nor JSON: '<html>Please log in")
 
 
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
