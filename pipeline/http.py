@@ -11,7 +11,8 @@ Rules every client inherits (see README, "Fetch limits"):
   (``config.fetch_deadline()``, 300 s; a download by ``config.download_deadline()``).
 - Links (redirects, ``next_page``, ``download_uri``) are followed only to the base URL's
   origin and the ``extra_origins`` the client allows; anything else is an error naming it.
-- A download goes through ``DEST.part``, which is removed whatever stops it.
+- An API answer read into memory is at most 64 MB; a download goes through ``DEST.part``,
+  which is removed whatever stops it.
 
 ``sleep`` and ``clock`` are injectable so tests run without waiting; ``on_wait`` receives a
 one-line description of every wait — for an answer or before a retry (the CLI's progress line).
@@ -38,6 +39,8 @@ MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
 MAX_RETRY_AFTER = 120.0
 MAX_REDIRECTS = 5
+#: An API answer read into memory (a page, a set object); files are streamed to disk instead.
+MAX_ANSWER_BYTES = 64 << 20
 _CHUNK = 1 << 20
 _BAD_URL = (requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
             requests.exceptions.InvalidURL)
@@ -194,9 +197,13 @@ class HttpClient:
         self.check_url(url)
 
         def consume(resp: requests.Response, ends_at: float) -> tuple[int, str, bytes]:
-            chunks = []
+            chunks, size = [], 0
             for chunk in _body(resp, decode=True):
                 chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise FetchError(f"GET {resp.url}: an answer of more than {MAX_ANSWER_BYTES / 2**20:g} MB "
+                                     f"is not an API page; stopped")
                 if self.clock() > ends_at:
                     raise Gone("the body did not arrive in time", 0.0)
             return resp.status_code, resp.url, b"".join(chunks)

@@ -277,6 +277,13 @@ def test_5xx_storm_gives_up_with_bounded_backoff(loaded, up, upstream) -> None:
     assert len(server.requests) == 5
 
 
+def test_a_huge_answer_is_refused(loaded, up, monkeypatch) -> None:
+    api, _ = up
+    monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 1 << 16)  # /sets is ~1 MB: over it
+    _fails(loaded, up, FakeTime(), r"/sets: an answer of more than 0.0625 MB is not an API page; stopped")
+    assert len(api.requests) == 1
+
+
 # --- the cache ----------------------------------------------------------------------------
 
 def test_leftover_part_files_are_removed(loaded, up) -> None:
