@@ -186,7 +186,7 @@ def mtgjson_note(m: dict[str, Any] | None) -> str:
     parts = []
     if m["sets"]:
         n = len(m["products"])
-        parts.append(f"MTGJSON: {n} product{'' if n == 1 else 's'} from {', '.join(m['sets'])}")
+        parts.append(f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'})")
     if m["missing"]:
         parts.append(f"MTGJSON has no file for {', '.join(m['missing'])}")
     if m["source_sets_missing"]:

@@ -171,7 +171,7 @@ def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Pa
     (line,) = r.stderr.splitlines()
     missing = ", ".join(c for c in _children("mkm") if c not in ("mkm", "tmkm"))
     assert line.startswith("synced ") and (
-        f"; MTGJSON: 1 product from mkm, tmkm; MTGJSON has no file for {missing}; their sheets also "
+        f"; MTGJSON: mkm, tmkm (1 product); MTGJSON has no file for {missing}; their sheets also "
         "draw from plst, spg (boosterkit sync plst spg)") in line
     assert json.loads(r.stdout)["mtgjson"]["products"] == ["mkm-play-mtgjson"]
 
