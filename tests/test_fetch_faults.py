@@ -179,6 +179,28 @@ def test_redirect_to_another_host_is_refused(loaded, up) -> None:
     assert msg.startswith(f"{EVIL}/SPG.json.gz")
 
 
+def test_redirect_on_the_same_host_is_followed(loaded, up) -> None:
+    con, cache, _ = loaded
+    api, mj = up
+    real = type(mj).route
+
+    def route(h, path, query):
+        if path == "/api/v5/SPG.json.gz":
+            return Answer(301, b"", {"Location": "/api/v5/files/SPG.json.gz"})
+        return real(mj, h, path.replace("/files/", "/"), query)
+
+    mj.route = route
+    assert _sync(con, cache, api, mj, FakeTime())["mtgjson"]["sets"] == ["spg"]
+    assert mj.served() == ["SPG"] and mj.requests[-1].path == "/api/v5/files/SPG.json.gz"
+
+
+def test_redirect_loop_stops(loaded, up) -> None:
+    api, mj = up
+    mj.route = lambda h, path, query: Answer(302, b"", {"Location": path})
+    _fails(loaded, up, FakeTime(), r"SPG\.json\.gz: more than 5 redirects")
+    assert len(mj.requests) == 6
+
+
 # --- waits ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
