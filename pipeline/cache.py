@@ -62,17 +62,22 @@ def _store(cache: Path, f: BinaryIO, rel: str) -> str:
     return rel
 
 
+#: Names of unfinished files: ``*.part`` (being written) and ``*.download`` (fetched, not yet stored).
+PARTIAL = ("*.part", "*.download")
+
+
 def remove_parts(cache: Path) -> int:
-    """Remove ``*.part`` files a killed run left in the cache; return how many.
+    """Remove the unfinished files (``PARTIAL``) a killed run left in the cache; return how many.
 
     Called before a sync fetches: the database is open for writing by then, so no other
     boosterkit process is writing into this cache.
     """
     n = 0
     if cache.is_dir():
-        for p in cache.rglob("*.part"):
-            p.unlink(missing_ok=True)
-            n += 1
+        for pattern in PARTIAL:
+            for p in cache.rglob(pattern):
+                p.unlink(missing_ok=True)
+                n += 1
     return n
 
 

@@ -314,8 +314,11 @@ def test_leftover_part_files_are_removed(loaded, up) -> None:
     stale = cache / "scryfall" / "20240101T000000-1" / "cards-woe-1.json.gz.part"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"x" * 1000)
+    fetched = cache / "bulk" / "default_cards-20240101.download"  # killed before it was stored
+    fetched.parent.mkdir()
+    fetched.write_bytes(b"[]")
     _sync(con, cache, api, mj, FakeTime())
-    assert not stale.exists()
+    assert not stale.exists() and not fetched.exists()
     assert cachemod.remove_parts(cache) == 0
 
 
