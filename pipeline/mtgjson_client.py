@@ -22,6 +22,9 @@ from boosterkit.pipeline.files import GZIP_MAGIC
 from boosterkit.pipeline.http import HttpClient
 
 
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+
+
 class MtgjsonClient(HttpClient):
     """Fetches MTGJSON v5 set files, one request at a time."""
 
@@ -40,8 +43,12 @@ class MtgjsonClient(HttpClient):
         super().__init__(base_url or config.mtgjson_url(), session=session, sleep=sleep, clock=clock, **kw)
 
     def set_url(self, code: str) -> str:
-        """Where MTGJSON keeps a set's file (upper-case code, as MTGJSON names them)."""
-        return f"{self.base_url}/{code.upper()}.json.gz"
+        """Where MTGJSON keeps a set's file (upper-case code, as MTGJSON names them).
+
+        Codes that are reserved file names on Windows get a ``_`` (Conflux: ``CON_.json.gz``).
+        """
+        name = code.upper()
+        return f"{self.base_url}/{name + '_' if name in _RESERVED else name}.json.gz"
 
     def set_file(self, code: str, dest: Path,
                  progress: Callable[[int, int | None], None] | None = None) -> Path | None:

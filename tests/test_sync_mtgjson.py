@@ -188,5 +188,6 @@ def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Pa
 def test_mtgjson_url_from_environment(monkeypatch) -> None:
     monkeypatch.setenv("MTGJSON_API_URL", "http://127.0.0.1:9/v5/")
     assert MtgjsonClient().set_url("mkm") == "http://127.0.0.1:9/v5/MKM.json.gz"
+    assert MtgjsonClient().set_url("con") == "http://127.0.0.1:9/v5/CON_.json.gz"  # Windows-safe name
     monkeypatch.delenv("MTGJSON_API_URL")
     assert MtgjsonClient().set_url("afr") == "https://mtgjson.com/api/v5/AFR.json.gz"
