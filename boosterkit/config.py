@@ -16,6 +16,7 @@ DEFAULT_BULK_URL = "https://data.scryfall.io"
 DEFAULT_MTGJSON_URL = "https://mtgjson.com/api/v5"
 DEFAULT_FETCH_DEADLINE = 300.0
 DEFAULT_DOWNLOAD_DEADLINE = 3600.0
+DEFAULT_SYNC_DEADLINE = 1800.0
 USER_AGENT = f"boosterkit/{__version__} (+https://github.com/boosterkit/boosterkit)"
 
 
@@ -50,6 +51,11 @@ def _seconds(name: str, default: float) -> float:
 def fetch_deadline() -> float:
     """Seconds one fetch (a GET with its retries and waits) may take: ``BOOSTERKIT_FETCH_DEADLINE``, 300."""
     return _seconds("BOOSTERKIT_FETCH_DEADLINE", DEFAULT_FETCH_DEADLINE)
+
+
+def sync_deadline() -> float:
+    """Seconds all the fetches of one ``sync SET…`` may take: ``BOOSTERKIT_SYNC_DEADLINE``, 1800."""
+    return _seconds("BOOSTERKIT_SYNC_DEADLINE", DEFAULT_SYNC_DEADLINE)
 
 
 def download_deadline() -> float:

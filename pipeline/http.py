@@ -8,7 +8,9 @@ Rules every client inherits (see README, "Fetch limits"):
   at ``MAX_RETRY_AFTER`` (120 s). 5xx, connection errors, stalls and truncated bodies:
   bounded retries with exponential back-off. Then one ``FetchError`` line.
 - Every fetch (one GET with its retries, waits and body) is bounded by a deadline
-  (``config.fetch_deadline()``, 300 s; a download by ``config.download_deadline()``).
+  (``config.fetch_deadline()``, 300 s; a download by ``config.download_deadline()``), and
+  a run of fetches may be bounded as a whole (``bound_all``: ``sync SET`` uses
+  ``config.sync_deadline()``, 1800 s).
 - Links (redirects, ``next_page``, ``download_uri``) are followed only to the base URL's
   origin and the ``extra_origins`` the client allows; anything else is an error naming it.
 - An API answer read into memory is at most 64 MB; a download goes through ``DEST.part``,
@@ -97,6 +99,14 @@ class HttpClient:
         self._last: float | None = None
         self._last_by: dict[str, float] = {}
         self.requests = 0
+        #: (clock value, its name): a bound over many fetches (``bound_all``), or None
+        self.overall: tuple[float, str] | None = None
+
+    def bound_all(self, seconds: float, name: str, *others: HttpClient) -> None:
+        """From now on, no fetch of this client (and ``others``) goes past ``seconds`` from now."""
+        until = (self.clock() + seconds, f"{seconds:g} s {name}")
+        for client in (self, *others):
+            client.overall = until
 
     # --- URLs ---------------------------------------------------------------------------
 
@@ -129,12 +139,12 @@ class HttpClient:
         for k in keys:
             self._last_by[k] = self._last
 
-    def _wait(self, url: str, problem: str, delay: float, attempt: int, ends_at: float, limit: float) -> None:
+    def _wait(self, url: str, problem: str, delay: float, attempt: int, ends_at: float, label: str) -> None:
         """Sleep ``delay`` before attempt ``attempt + 1``, unless that passes the deadline."""
         left = ends_at - self.clock()
         if delay >= left:
             raise FetchError(f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
-                             f"{limit:g} s fetch deadline (gave up after {attempt} attempts)")
+                             f"{label} (gave up after {attempt} attempts)")
         if self.on_wait:
             self.on_wait(f"waiting {delay:g} s to retry {_short(url)} ({problem}); attempt "
                          f"{attempt + 1}/{self.max_retries + 1} next, deadline in {left:.0f} s")
@@ -163,7 +173,9 @@ class HttpClient:
     def _attempts(self, url: str, params: Mapping[str, Any] | None, limit: float,
                   consume: Callable[[requests.Response, float], Any]) -> Any:
         """Attempts until ``consume(response, ends_at)`` returns; retries, waits, deadline."""
-        ends_at = self.clock() + limit
+        ends_at, label = self.clock() + limit, f"{limit:g} s fetch deadline"
+        if self.overall is not None and self.overall[0] < ends_at:
+            ends_at, label = self.overall
         problem = "no answer"
         for attempt in range(1, self.max_retries + 2):
             self._pace(url)
@@ -186,10 +198,10 @@ class HttpClient:
                 problem = exc.problem
                 delay = exc.delay if exc.delay >= 0 else self.backoff * 2 ** (attempt - 1)
             if attempt <= self.max_retries:
-                self._wait(url, problem, delay, attempt, ends_at, limit)
+                self._wait(url, problem, delay, attempt, ends_at, label)
         else:
             raise FetchError(f"GET {url}: {problem} (gave up after {self.max_retries + 1} attempts)")
-        raise FetchError(f"GET {url}: {problem}; gave up at the {limit:g} s fetch deadline")
+        raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
 
     def fetch(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> tuple[int, str, bytes]:
         """GET a whole body (status below 500 but 429): ``(status, final url, body)``."""

@@ -21,7 +21,6 @@ from boosterkit.errors import FetchError
 from boosterkit.pipeline.files import GZIP_MAGIC
 from boosterkit.pipeline.http import HttpClient
 
-
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
 
 

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
@@ -143,6 +144,9 @@ def sync_sets(
     t0 = time.perf_counter()
     codes = normalize_codes(codes)
     client = client or ScryfallClient()
+    if use_mtgjson:
+        mtgjson = mtgjson or MtgjsonClient(sleep=client.sleep, clock=client.clock, on_wait=client.on_wait)
+    client.bound_all(config.sync_deadline(), "sync deadline", *([mtgjson] if use_mtgjson else []))
     folder = f"scryfall/{_stamp()}"
     cachemod.remove_parts(cache)
     try:
@@ -150,11 +154,14 @@ def sync_sets(
         jrels: list[str] = []
         missing: list[str] = []
         if use_mtgjson:
-            mtgjson = mtgjson or MtgjsonClient(sleep=client.sleep, clock=client.clock, on_wait=client.on_wait)
             jrels, missing = _fetch_mtgjson(mtgjson, cache, folder, card_sets, progress)
     except BaseException:
         shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
         raise
+    finally:
+        for c in (client, mtgjson):  # the bound ends with this sync's fetches
+            if c is not None:
+                c.overall = None
     with recorded(con, "scryfall-set", " ".join(codes)) as run:
         counts = ingest.load_files(con, [cache / r for r in rels])
         found = mtgjsonmod.load_files(con, [cache / r for r in jrels]) if jrels else None

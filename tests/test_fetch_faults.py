@@ -251,6 +251,15 @@ def test_stalled_upstream_is_bounded_by_the_deadline(loaded, up, upstream) -> No
     assert retries[0].startswith("waiting 1 s to retry 127.0.0.1:") and "Timeout" in retries[0]
 
 
+def test_a_whole_sync_is_bounded_by_the_sync_deadline(loaded, up, monkeypatch) -> None:
+    api, mj = up
+    monkeypatch.setenv("BOOSTERKIT_SYNC_DEADLINE", "10")
+    api.faults[:] = [Fault(429, {"Retry-After": "6"})] * 2
+    t = FakeTime()
+    _fails(loaded, up, t, r"/sets: HTTP 429 Too Many Requests; waiting 6 s more would pass the 10 s "
+                          r"sync deadline \(gave up after 2 attempts\)")
+
+
 def test_stall_without_deadline_pressure_gives_up_after_the_attempts(loaded, up) -> None:
     api, _ = up
     api.faults[:] = [Fault(stall=30)] * 3
