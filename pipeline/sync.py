@@ -192,8 +192,9 @@ def mtgjson_note(m: dict[str, Any] | None) -> str:
         return "; MTGJSON skipped (--no-mtgjson)"
     parts = []
     if m["sets"]:
-        n = len(m["products"])
-        parts.append(f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'})")
+        n, cards = len(m["products"]), m["cards"]  # cards: printings Scryfall had not
+        parts.append(f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'}, "
+                     f"+{cards} printing{'' if cards == 1 else 's'})")
     if m["missing"]:
         parts.append(f"MTGJSON has no file for {', '.join(m['missing'])}")
     if m["source_sets_missing"]:

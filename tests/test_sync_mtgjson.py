@@ -75,6 +75,7 @@ def test_sync_mkm_real_play_booster_cross_set_sheets_then_rebuild(scryfall, mtgj
     assert m["missing"] == [c for c in family if c not in ("mkm", "tmkm")]  # tmkm: in MKM.json
     assert m["source_sets_missing"] == ["plst", "spg"]
     assert (m["resolved"], m["unresolved"]) == (43, 3)
+    assert m["cards"] == 1  # printings only MTGJSON had: the TMKM token (the 15 MKM ones are Scryfall's)
     # cards merged by Scryfall id: 15 MKM printings once, now with MTGJSON's uuid; 1 token
     assert s["cards"] == 15
     assert con.execute("SELECT count(*) FROM cards WHERE set_code = 'mkm'").fetchone()[0] == 15
@@ -171,7 +172,7 @@ def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Pa
     (line,) = r.stderr.splitlines()
     missing = ", ".join(c for c in _children("mkm") if c not in ("mkm", "tmkm"))
     assert line.startswith("synced ") and (
-        f"; MTGJSON: mkm, tmkm (1 product); MTGJSON has no file for {missing}; their sheets also "
+        f"; MTGJSON: mkm, tmkm (1 product, +1 printing); MTGJSON has no file for {missing}; their sheets also "
         "draw from plst, spg (boosterkit sync plst spg)") in line
     assert json.loads(r.stdout)["mtgjson"]["products"] == ["mkm-play-mtgjson"]
 
