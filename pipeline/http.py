@@ -142,9 +142,11 @@ class HttpClient:
     def _wait(self, url: str, problem: str, delay: float, attempt: int, ends_at: float, label: str) -> None:
         """Sleep ``delay`` before attempt ``attempt + 1``, unless that passes the deadline."""
         left = ends_at - self.clock()
+        if left <= 0:
+            raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
         if delay >= left:
             raise FetchError(f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
-                             f"{label} (gave up after {attempt} attempts)")
+                             f"{label} (gave up after {_attempts(attempt)})")
         if self.on_wait:
             self.on_wait(f"waiting {delay:g} s to retry {_short(url)} ({problem}); attempt "
                          f"{attempt + 1}/{self.max_retries + 1} next, deadline in {left:.0f} s")
@@ -171,9 +173,9 @@ class HttpClient:
         raise FetchError(f"GET {url}: more than {MAX_REDIRECTS} redirects")
 
     def _attempts(self, url: str, params: Mapping[str, Any] | None, limit: float,
-                  consume: Callable[[requests.Response, float], Any]) -> Any:
+                  consume: Callable[[requests.Response, float], Any], name: str = "fetch deadline") -> Any:
         """Attempts until ``consume(response, ends_at)`` returns; retries, waits, deadline."""
-        ends_at, label = self.clock() + limit, f"{limit:g} s fetch deadline"
+        ends_at, label = self.clock() + limit, f"{limit:g} s {name}"
         if self.overall is not None and self.overall[0] < ends_at:
             ends_at, label = self.overall
         problem = "no answer"
@@ -200,7 +202,7 @@ class HttpClient:
             if attempt <= self.max_retries:
                 self._wait(url, problem, delay, attempt, ends_at, label)
         else:
-            raise FetchError(f"GET {url}: {problem} (gave up after {self.max_retries + 1} attempts)")
+            raise FetchError(f"GET {url}: {problem} (gave up after {_attempts(self.max_retries + 1)})")
         raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
 
     def fetch(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> tuple[int, str, bytes]:
@@ -261,7 +263,9 @@ class HttpClient:
             return dest
 
         try:
-            return self._attempts(url, None, deadline or self.download_deadline, consume)
+            if deadline is not None:
+                return self._attempts(url, None, deadline, consume)
+            return self._attempts(url, None, self.download_deadline, consume, "download deadline")
         finally:
             part.unlink(missing_ok=True)
 
@@ -311,6 +315,10 @@ def _retry_note(resp: requests.Response) -> str:
     if value > MAX_RETRY_AFTER:
         return f" (Retry-After {value:g} s, capped at {MAX_RETRY_AFTER:g} s)"
     return ""
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt{'' if n == 1 else 's'}"
 
 
 def _short(url: str) -> str:

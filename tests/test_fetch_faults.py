@@ -268,6 +268,23 @@ def test_stall_without_deadline_pressure_gives_up_after_the_attempts(loaded, up)
     assert [x for x in t.sleeps if x >= 1] == [1.0, 2.0]
 
 
+def test_a_bulk_download_is_bounded_by_the_download_deadline(loaded, up) -> None:
+    con, cache, before = loaded
+    api, _ = up
+    t = FakeTime()
+    client = ScryfallClient(api.url, sleep=t.sleep, clock=t.clock)
+    dest = cache / "bulk" / "x.download"
+
+    def slow(done: int, total: int | None) -> None:  # every chunk takes an hour of the fake clock
+        t.now += 3601
+
+    with pytest.raises(FetchError, match=r"/bulk/default_cards.json: the download was not done in time "
+                                         r"\(\d+ bytes\); gave up at the 3600 s download deadline$"):
+        client.download(f"{api.url}/bulk/default_cards.json", dest, slow)
+    assert not dest.exists() and not list(cache.rglob("*.part"))
+    assert fingerprint(con, with_runs=True) == before
+
+
 # --- bodies and storms --------------------------------------------------------------------
 
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
