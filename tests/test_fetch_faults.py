@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -376,6 +377,29 @@ def test_cli_hostile_pages_one_line(case: str, tmp_path: Path) -> None:
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("boosterkit: error: ") and "Traceback" not in r.stderr
     assert ("repeats an earlier page" if case == "loop" else EVIL) in lines[0]
+    con = db.connect(dbf, read_only=True)
+    assert fingerprint(con, with_runs=True) == before
+    con.close()
+
+
+def test_cli_mtgjson_storm_one_line_within_the_configured_deadline(tmp_path: Path) -> None:
+    dbf = tmp_path / "t.duckdb"
+    con = db.connect(dbf)
+    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
+    before = fingerprint(con, with_runs=True)
+    con.close()
+    with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api, \
+            FakeMtgjson(roots=(FIX / "mtgjson",)) as mj:
+        mj.faults[:] = [500] * 5
+        env = dict(os.environ, SCRYFALL_API_URL=api.url, MTGJSON_API_URL=mj.url, BOOSTERKIT_DB=str(dbf),
+                   BOOSTERKIT_FETCH_DEADLINE="2")  # back-off 1 s, then 2 s would pass it
+        r = subprocess.run([BIN, "sync", "spg"], env=env, capture_output=True, text=True, timeout=120)
+        asked = len(mj.requests)
+    # how many attempts fit in 2 s depends on the machine (1 or 2): only the bound is asserted
+    assert r.returncode == 1 and 1 <= asked <= 2
+    (line,) = r.stderr.strip().splitlines()
+    assert re.fullmatch(rf"boosterkit: error: GET {re.escape(mj.url)}/SPG\.json\.gz: HTTP 500; "
+                        r"(waiting \d+ s more would pass|gave up at) the 2 s fetch deadline.*", line)
     con = db.connect(dbf, read_only=True)
     assert fingerprint(con, with_runs=True) == before
     con.close()
