@@ -109,6 +109,29 @@ def test_sync_mkm_real_play_booster_cross_set_sheets_then_rebuild(scryfall, mtgj
     assert fingerprint(con) == before
 
 
+@pytest.mark.slow
+def test_synced_play_booster_opens_the_list_at_its_rate(scryfall, mtgjson, tmp_path: Path) -> None:
+    """20,000 packs of the synced MKM fixture: The List / Special Guests in 1 pack of 8 (the
+    variant weights 7:1), a Special Guest in 1 of 17 of those (theList weights 8+8:1).
+    Binomial bounds at 5 standard deviations (fixed seed: the outcome is deterministic)."""
+    from boosterkit.generator import iter_packs
+
+    path = tmp_path / "t.duckdb"
+    con = db.connect(path)
+    sync.sync_sets(con, ["mkm", "plst", "spg"], cache=tmp_path / "c", **_clients(scryfall, mtgjson))
+    con.close()
+    n, listed, guests = 20_000, 0, 0
+    for pack in iter_packs("mkm", product="play", count=n, seed=11, db=path):
+        extra = [i for i in pack.items if i.slot == "theList"]
+        assert len(extra) == (pack.variant == 2) and all(i.resolved and i.card_id for i in extra)
+        assert sum(i.slot == "common" for i in pack.items) == (6 if extra else 7)
+        listed += bool(extra)
+        guests += sum(i.set == "spg" for i in extra)
+    p, q = 1 / 8, 1 / 17
+    assert abs(listed - n * p) <= 5 * (n * p * (1 - p)) ** 0.5
+    assert abs(guests - listed * q) <= 5 * (listed * q * (1 - q)) ** 0.5
+
+
 def test_sync_replays_exactly_what_import_mtgjson_does(scryfall, mtgjson, tmp_path: Path) -> None:
     """Real AFR: no Scryfall cards in the fake, MTGJSON's AFR and MAFR files: the same rows
     as `import mtgjson` of those files after the same Scryfall load."""
