@@ -7,6 +7,10 @@
    shared MTGJSON files, wall time.
 3. Compiling every AFR product with ``resolve_product`` (two SQL queries for the sheets) vs a
    naive compile that looks each sheet card up with its own query.
+4. ``sync afr`` with and without MTGJSON's booster data, against the tests' fake Scryfall and
+   fake MTGJSON on 127.0.0.1 serving the shared files (AFR.json, MAFR.json; the other child
+   sets answer 404): the extra time MTGJSON costs, with the clients' real pacing (what a
+   user waits) and with pacing off (fetch + import work alone). Best of ``--repeat`` runs.
 
 Target: compiling all of AFR's products well under a second (< 1 s) and faster than the naive
 compile; bulk insert faster per row than executemany. Exit status 1 when a target is missed.
@@ -119,14 +123,58 @@ def bench_compile(path: Path) -> tuple[float, float]:
     return ours, naive
 
 
+def _sync_once(code: str, api_url: str, mj_url: str, use_mtgjson: bool, pace: bool) -> tuple[float, dict]:
+    from boosterkit.pipeline import db, sync
+    from boosterkit.pipeline.mtgjson_client import MtgjsonClient
+    from boosterkit.pipeline.scryfall.client import ScryfallClient
+
+    kw = {} if pace else {"sleep": lambda s: None}
+    with tempfile.TemporaryDirectory() as tmp:
+        con = db.connect(Path(tmp) / "s.duckdb")
+        t = time.perf_counter()
+        s = sync.sync_sets(con, [code], cache=Path(tmp) / "s.cache", client=ScryfallClient(api_url, **kw),
+                           mtgjson=MtgjsonClient(mj_url, **kw), use_mtgjson=use_mtgjson)
+        took = time.perf_counter() - t
+        con.close()
+    return took, s
+
+
+def bench_sync_mtgjson(repeat: int, code: str = "afr") -> tuple[float, float]:
+    """Seconds of ``sync CODE`` without and with MTGJSON (paced); prints both modes."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from mtgjson_server import FakeMtgjson
+    from scryfall_server import FakeScryfall
+
+    result = (0.0, 0.0)
+    with FakeScryfall(root=SHARED) as api, FakeMtgjson(roots=(SHARED / "mtgjson",)) as mj:
+        for pace in (True, False):
+            best = {}
+            for use in (False, True):
+                runs = [_sync_once(code, api.url, mj.url, use, pace) for _ in range(repeat)]
+                best[use] = min(r[0] for r in runs)
+                summary = runs[0][1]
+            m = summary["mtgjson"]
+            extra = best[True] - best[False]
+            print(f"sync {code} ({'paced' if pace else 'pacing off'}): without MTGJSON {best[False]:.2f} s, "
+                  f"with {best[True]:.2f} s -> +{extra:.2f} s ({best[True] / best[False]:.2f}x); "
+                  f"MTGJSON: {len(summary['set_codes'])} files asked, {len(m['sets'])} sets loaded "
+                  f"({', '.join(m['sets'])}), {m['cards']} printings, {len(m['products'])} products, "
+                  f"{len(m['missing'])} x 404")
+            if pace:
+                result = (best[False], best[True])
+    return result
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, default=20000, help="rows for the executemany baseline")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each sync (best is printed)")
     args = ap.parse_args()
     bulk, naive_ins = bench_insert(args.sample)
     with tempfile.TemporaryDirectory() as tmp:
         path = build(Path(tmp))
         ours, naive = bench_compile(path)
+    bench_sync_mtgjson(args.repeat)
     ok = ours < 1.0 and ours < naive and bulk < naive_ins
     print("targets:", "met" if ok else "MISSED")
     return 0 if ok else 1

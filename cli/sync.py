@@ -13,6 +13,7 @@ from boosterkit.cli.render import Format, echo_err, emit
 from boosterkit.errors import InputError
 from boosterkit.pipeline import db
 from boosterkit.pipeline import sync as syncmod
+from boosterkit.pipeline.scryfall.client import ScryfallClient
 
 
 def _progress() -> syncmod.Progress | None:
@@ -22,8 +23,20 @@ def _progress() -> syncmod.Progress | None:
 
     def show(what: str, done: int, total: int | None) -> None:
         of = f"/{total}" if total else ""
-        unit = "bytes" if what in syncmod.BULK_TYPES else "cards"
+        unit = "bytes" if what in syncmod.BULK_TYPES or what.startswith("MTGJSON") else "cards"
         sys.stderr.write(f"\r  {what}: {done}{of} {unit}\033[K")
+        sys.stderr.flush()
+
+    return show
+
+
+def _on_wait() -> syncmod.WaitNote | None:
+    """What a fetch waits for (a 429, a retry), on the progress line; nothing off a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(note: str) -> None:
+        sys.stderr.write(f"\r  {note}\033[K")
         sys.stderr.flush()
 
     return show
@@ -31,7 +44,8 @@ def _progress() -> syncmod.Progress | None:
 
 def _summary_line(s: dict[str, Any]) -> str:
     extra = "" if s.get("downloaded", True) else " (bulk file unchanged, download skipped)"
-    return f"synced {_n(s['sets'], 'set')}, {_n(s['cards'], 'card')} in {s['seconds']:.1f} s{extra}"
+    line = f"synced {_n(s['sets'], 'set')}, {_n(s['cards'], 'card')} in {s['seconds']:.1f} s{extra}"
+    return line + syncmod.mtgjson_note(s.get("mtgjson"))
 
 
 def _n(count: int, noun: str) -> str:
@@ -48,24 +62,31 @@ def register(app: typer.Typer) -> None:
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
         bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(syncmod.BULK_TYPES)}."),
         file: Path | None = typer.Option(None, "--file", help="A local Scryfall JSON file (.json or .json.gz)."),
+        no_mtgjson: bool = typer.Option(
+            False, "--no-mtgjson", help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL)."),
         json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     ) -> None:
-        """Load Scryfall data: sets with all their printings, the set list, a bulk file or a local file."""
+        """Load Scryfall data (sets with all their printings, the set list, a bulk file or a local
+        file); set codes also load MTGJSON's file of each set: its real booster products."""
         modes = sum([bool(sets), set_list, bulk is not None, file is not None])
         if modes != 1:
             raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")
+        if no_mtgjson and not sets:
+            raise InputError("sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)")
         path = config.db_path(ctx.obj["db"])
         cache = config.cache_dir(path)
+        client = None if file is not None else ScryfallClient(on_wait=_on_wait())
         con = db.connect(path)
         try:
             if file is not None:
                 summary = syncmod.sync_file(con, file, cache=cache)
             elif bulk is not None:
-                summary = syncmod.sync_bulk(con, bulk, cache=cache, progress=_progress())
+                summary = syncmod.sync_bulk(con, bulk, cache=cache, client=client, progress=_progress())
             elif set_list:
-                summary = syncmod.sync_set_list(con, cache=cache)
+                summary = syncmod.sync_set_list(con, cache=cache, client=client)
             else:
-                summary = syncmod.sync_sets(con, sets, cache=cache, progress=_progress())
+                summary = syncmod.sync_sets(con, sets, cache=cache, client=client, progress=_progress(),
+                                            use_mtgjson=not no_mtgjson)
         finally:
             con.close()
             if sys.stderr.isatty():

@@ -52,10 +52,33 @@ def _store(cache: Path, f: BinaryIO, rel: str) -> str:
     tmp = dest.with_name(dest.name + ".part")
     gz = f.read(2) == GZIP_MAGIC
     f.seek(0)
-    with open(tmp, "wb") if gz else _fastgzip.open(tmp, "wb", compresslevel=1) as out:
-        shutil.copyfileobj(f, out, _CHUNK)
-    tmp.replace(dest)
+    try:
+        with open(tmp, "wb") if gz else _fastgzip.open(tmp, "wb", compresslevel=1) as out:
+            shutil.copyfileobj(f, out, _CHUNK)
+        tmp.replace(dest)
+    except BaseException:  # a full disk must not leave a big .part behind
+        tmp.unlink(missing_ok=True)
+        raise
     return rel
+
+
+#: Names of unfinished files: ``*.part`` (being written) and ``*.download`` (fetched, not yet stored).
+PARTIAL = ("*.part", "*.download")
+
+
+def remove_parts(cache: Path) -> int:
+    """Remove the unfinished files (``PARTIAL``) a killed run left in the cache; return how many.
+
+    Called before a sync fetches: the database is open for writing by then, so no other
+    boosterkit process is writing into this cache.
+    """
+    n = 0
+    if cache.is_dir():
+        for pattern in PARTIAL:
+            for p in cache.rglob(pattern):
+                p.unlink(missing_ok=True)
+                n += 1
+    return n
 
 
 def resolve(cache: Path, rel: str) -> Path:

@@ -171,12 +171,35 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
         "uuids": con.execute("SELECT count(*) FROM stage_uuids").fetchone()[0],
         "skipped_without_scryfall_id": skipped,
         "products": [p["code"] for p in products],
+        "source_sets_missing": _missing_sources(con, products),
     }
     if products:
         summary.update(unresolved_summary(con, summary["products"]))
     for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     return summary
+
+
+def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[str]:
+    """Sets named by the products' ``sourceSetCodes`` that have no card in the database."""
+    wanted = sorted({s for p in products for s in p.get("source_sets") or ()})
+    if not wanted:
+        return []
+    have = {r[0] for r in con.execute(
+        "SELECT DISTINCT set_code FROM cards WHERE set_code IN (SELECT unnest(?::VARCHAR[]))",
+        [wanted]).fetchall()}
+    return [s for s in wanted if s not in have]
+
+
+def load_files(con: Connection, paths: list[Path]) -> dict[str, Any]:
+    """Load MTGJSON set files into the caller's open transaction (as ``import mtgjson`` does).
+
+    For callers that record their own run (``sync SET`` loads them with its Scryfall files);
+    returns the same summary as ``import_mtgjson``. Does not write ``sync_runs``.
+    """
+    for p in paths:
+        _layout(p)
+    return _load(con, list(paths))
 
 
 def _check_only(paths: list[Path], only: Iterable[str] | None, in_files: set[str]) -> None:

@@ -222,18 +222,25 @@ def booster_products(
     """The ``booster`` key → product dicts (see ``pipeline.collation.write_products``).
 
     Sheet cards keep the MTGJSON uuid as ``ref``; set and number come from ``numbers`` when the
-    uuid is a printing of this file, else stay unknown until ``mtgjson_uuids`` resolves them.
+    uuid is a printing of this file, else stay unknown until ``mtgjson_uuids`` resolves them
+    (the set is filled in when ``sourceSetCodes`` names exactly one other set). Each product
+    lists its ``source_sets`` (lower-case ``sourceSetCodes``), which are not stored.
     """
     set_code = str(data["code"]).lower()
+    own = {set_code} | {sc for sc, _ in numbers.values()}
     products = []
     for bname, cfg in sorted((data.get("booster") or {}).items()):
         kind = BOOSTER_KINDS.get(bname, bname)
+        sources = [str(c).lower() for c in cfg.get("sourceSetCodes") or []]
+        foreign = [c for c in dict.fromkeys(sources) if c not in own]
+        # a card printed in another set: its set is known when only one other set is a source
+        elsewhere = (foreign[0] if len(foreign) == 1 else None, None)
         sheets = []
         for sname, sheet in (cfg.get("sheets") or {}).items():
             foil = bool(sheet.get("foil", False))
             cards = []
             for uuid, weight in (sheet.get("cards") or {}).items():
-                sc, num = numbers.get(uuid, (None, None))
+                sc, num = numbers.get(uuid, elsewhere)
                 cards.append({"ref": uuid, "set_code": sc, "collector_number": num,
                               "foil": foil, "weight": int(weight)})
             sheets.append({
@@ -252,5 +259,6 @@ def booster_products(
         products.append({
             "code": product_code(set_code, bname), "set_code": set_code, "name": name,
             "kind": kind, "source": "mtgjson", "variants": variants, "sheets": sheets,
+            "source_sets": sources or [set_code],
         })
     return products

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.pipeline import collation, ingest, mtgjson
+from boosterkit.pipeline import collation, ingest, mtgjson, sync
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.runs import recorded
 
@@ -25,7 +25,7 @@ Replayer = Callable[[Connection, list[Path], "str | None"], None]
 
 #: sync_runs.source → replayer. One line per source.
 REPLAYERS: dict[str, Replayer] = {
-    "scryfall-set": ingest.replay,
+    "scryfall-set": sync.replay_sets,
     "scryfall-sets": ingest.replay,
     "scryfall-bulk": ingest.replay,
     "file": ingest.replay,

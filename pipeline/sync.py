@@ -1,10 +1,11 @@
-"""``boosterkit sync``: Scryfall (API, bulk files, local files) → the database.
+"""``boosterkit sync``: Scryfall (API, bulk files, local files) and MTGJSON → the database.
 
 Every sync first fetches into the cache folder (gzip, nothing lost), then loads the cached
 files in ONE transaction with its ``sync_runs`` row (``pipeline.runs.recorded``): a sync
 that fails or is killed leaves the previous data as it was. Loading goes through
-``pipeline.ingest`` — the same code ``boosterkit db rebuild`` replays. Upserts by id make a
-second identical sync change nothing.
+``pipeline.ingest`` — the same code ``boosterkit db rebuild`` replays. ``sync SET`` also
+loads MTGJSON's file of every set it syncs (``pipeline.mtgjson``, as ``import mtgjson``
+does) in that transaction. Upserts by id make a second identical sync change nothing.
 """
 
 from __future__ import annotations
@@ -20,19 +21,26 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
+from boosterkit.pipeline import mtgjson as mtgjsonmod
 from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.mtgjson_client import MtgjsonClient
 from boosterkit.pipeline.runs import recorded
 from boosterkit.pipeline.scryfall.client import ScryfallAPIError, ScryfallClient
 from boosterkit.pipeline.scryfall.models import BulkData, card_set, child_sets
 
 #: progress(what, done, total): ``what`` names the set or file, ``total`` may be None.
 Progress = Callable[[str, int, "int | None"], None]
+#: on_wait(note): one line saying what a fetch waits for (a 429's Retry-After, a retry).
+WaitNote = Callable[[str], None]
 
 BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
 SEARCH_PARAMS = {"unique": "prints", "include_extras": "true", "include_variations": "true", "order": "set"}
+#: Cached MTGJSON files of a set sync are ``<folder>/mtgjson-CODE.json.gz`` (how replay tells them).
+MTGJSON_PREFIX = "mtgjson-"
 _CODE = re.compile(r"^[a-z0-9]{2,8}$")
 
 
@@ -103,24 +111,105 @@ def _fetch_sets(
     return rels, card_sets
 
 
+def _fetch_mtgjson(
+    client: MtgjsonClient, cache: Path, folder: str, codes: list[str], progress: Progress | None
+) -> tuple[list[str], list[str]]:
+    """MTGJSON's file of each set into the cache; the cached files and the sets without one."""
+    rels, missing = [], []
+    for code in codes:
+        raw = cache / folder / f"{MTGJSON_PREFIX}{code.upper()}.download"
+        show = (lambda d, t, c=code: progress(f"MTGJSON {c.upper()}", d, t)) if progress else None
+        if client.set_file(code, raw, show) is None:
+            missing.append(code)
+            continue
+        try:
+            rels.append(cachemod.store_file(cache, raw, f"{folder}/{MTGJSON_PREFIX}{code.upper()}.json"))
+        finally:
+            raw.unlink(missing_ok=True)
+    return rels, missing
+
+
 def sync_sets(
     con: Connection, codes: list[str], *, cache: Path,
     client: ScryfallClient | None = None, progress: Progress | None = None,
+    mtgjson: MtgjsonClient | None = None, use_mtgjson: bool = True,
 ) -> dict[str, Any]:
-    """Fetch sets and every printing of them and their child sets; load them atomically."""
+    """Fetch sets, every printing of them and their child sets, and MTGJSON's file of each
+    (its booster data: the real products); load it all atomically.
+
+    ``use_mtgjson=False`` skips MTGJSON. A set MTGJSON has no file for (404) is listed in
+    the summary's ``mtgjson.missing`` (unless another set's file brought it, as MKM.json
+    brings TMKM's tokens), not an error. Any other failure loads nothing.
+    """
     t0 = time.perf_counter()
     codes = normalize_codes(codes)
     client = client or ScryfallClient()
+    if use_mtgjson:
+        mtgjson = mtgjson or MtgjsonClient(sleep=client.sleep, clock=client.clock, on_wait=client.on_wait)
+    client.bound_all(config.sync_deadline(), "sync deadline", *([mtgjson] if use_mtgjson else []))
     folder = f"scryfall/{_stamp()}"
+    cachemod.remove_parts(cache)
     try:
         rels, card_sets = _fetch_sets(client, cache, folder, codes, progress)
+        jrels: list[str] = []
+        missing: list[str] = []
+        if use_mtgjson:
+            jrels, missing = _fetch_mtgjson(mtgjson, cache, folder, card_sets, progress)
     except BaseException:
         shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
         raise
+    finally:
+        for c in (client, mtgjson):  # the bound ends with this sync's fetches
+            if c is not None:
+                c.overall = None
     with recorded(con, "scryfall-set", " ".join(codes)) as run:
         counts = ingest.load_files(con, [cache / r for r in rels])
-        run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels
-    return _summary("scryfall-set", run.target, run, t0, set_codes=card_sets, requests=client.requests)
+        found = mtgjsonmod.load_files(con, [cache / r for r in jrels]) if jrels else None
+        # no file of its own, but loaded from another (MKM.json brings the TMKM tokens)
+        missing = [c for c in missing if c not in (found or {}).get("sets", ())]
+        run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels + jrels
+        if missing:
+            run.message = f"MTGJSON has no file for {', '.join(missing)}"
+    requests = client.requests + (mtgjson.requests if mtgjson else 0)
+    return _summary("scryfall-set", run.target, run, t0, set_codes=card_sets, requests=requests,
+                    mtgjson=_mtgjson_summary(use_mtgjson, found, missing))
+
+
+def _mtgjson_summary(used: bool, found: dict[str, Any] | None, missing: list[str]) -> dict[str, Any]:
+    if not used:
+        return {"skipped": True}
+    found = found or {}
+    keys = ("sets", "cards", "products", "resolved", "unresolved", "unresolved_sets", "source_sets_missing")
+    return {"skipped": False, "missing": missing,
+            **{k: found.get(k, [] if k in ("sets", "products", "source_sets_missing") else 0) for k in keys}}
+
+
+def mtgjson_note(m: dict[str, Any] | None) -> str:
+    """The MTGJSON part of the one-line sync summary ('' for syncs that do not ask MTGJSON)."""
+    if not m:
+        return ""
+    if m.get("skipped"):
+        return "; MTGJSON skipped (--no-mtgjson)"
+    parts = []
+    if m["sets"]:
+        n, cards = len(m["products"]), m["cards"]  # cards: printings Scryfall had not
+        parts.append(f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'}, "
+                     f"+{cards} printing{'' if cards == 1 else 's'})")
+    if m["missing"]:
+        parts.append(f"MTGJSON has no file for {', '.join(m['missing'])}")
+    if m["source_sets_missing"]:
+        codes = " ".join(m["source_sets_missing"])
+        parts.append(f"their sheets also draw from {', '.join(m['source_sets_missing'])} "
+                     f"(boosterkit sync {codes})")
+    return "".join(f"; {p}" for p in parts)
+
+
+def replay_sets(con: Connection, files: list[Path], target: str | None) -> None:
+    """``db rebuild`` replayer of ``sync SET``: its Scryfall files, then its MTGJSON files."""
+    ingest.replay(con, [f for f in files if not f.name.startswith(MTGJSON_PREFIX)], target)
+    mtgjson_files = [f for f in files if f.name.startswith(MTGJSON_PREFIX)]
+    if mtgjson_files:
+        mtgjsonmod.load_files(con, mtgjson_files)
 
 
 def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None = None) -> dict[str, Any]:
@@ -161,9 +250,12 @@ def sync_bulk(
     if downloaded:
         safe = re.sub(r"[^0-9A-Za-z]+", "", entry.updated_at)
         raw = cache / "bulk" / f"{bulk_type}-{safe}.download"
-        client.download(entry.download_uri, raw, (lambda d, t: progress(bulk_type, d, t)) if progress else None)
-        rel = cachemod.store_file(cache, raw, f"bulk/{bulk_type}-{safe}.json")
-        raw.unlink()
+        cachemod.remove_parts(cache)
+        try:
+            client.download(entry.download_uri, raw, (lambda d, t: progress(bulk_type, d, t)) if progress else None)
+            rel = cachemod.store_file(cache, raw, f"bulk/{bulk_type}-{safe}.json")
+        finally:
+            raw.unlink(missing_ok=True)
     with recorded(con, "scryfall-bulk", bulk_type) as run:
         counts = ingest.load_files(con, [cache / rel])
         run.sets = con.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0]

@@ -66,3 +66,22 @@ def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         con.close()
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_real_mtgjson():
+    """``sync SET`` also asks MTGJSON: no test may reach mtgjson.com. By default every test
+    (and every CLI it runs) sees an MTGJSON with no files (404s); tests that serve files set
+    ``MTGJSON_API_URL`` to their own ``FakeMtgjson``."""
+    import os
+
+    from mtgjson_server import FakeMtgjson
+
+    with FakeMtgjson() as empty:
+        old = os.environ.get("MTGJSON_API_URL")
+        os.environ["MTGJSON_API_URL"] = empty.url
+        yield empty
+        if old is None:
+            os.environ.pop("MTGJSON_API_URL", None)
+        else:
+            os.environ["MTGJSON_API_URL"] = old

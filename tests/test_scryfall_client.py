@@ -13,7 +13,7 @@ from boosterkit import __version__, config
 from boosterkit.errors import FetchError
 from boosterkit.pipeline.scryfall.client import ScryfallAPIError, ScryfallClient
 
-BASE = "https://api.scryfall.test"
+BASE = "https://api.scryfall.com"  # `responses` answers: nothing leaves the machine
 
 
 class FakeTime:
@@ -42,7 +42,7 @@ def _json(*parts: str) -> dict:
 @responses.activate
 def test_pagination_follows_next_page_as_given() -> None:
     page1, page2 = _json("sets", "sets-page1.json"), _json("sets", "sets-page2.json")
-    # The real page 1 points at api.scryfall.com: the client must follow it verbatim.
+    # The real page 1 points at api.scryfall.com: the client follows it verbatim (same host).
     assert page1["next_page"].startswith("https://api.scryfall.com/sets")
     responses.get(f"{BASE}/sets", json=page1)
     responses.get(page1["next_page"], json=page2)
@@ -109,7 +109,7 @@ def test_5xx_retried_with_backoff_then_clear_error() -> None:
     responses.reset()
     responses.get(f"{BASE}/sets", status=502, body="bad gateway")
     t = FakeTime()
-    with pytest.raises(FetchError, match=r"GET https://api.scryfall.test/sets: HTTP 502 \(gave up after 3 attempts\)"):
+    with pytest.raises(FetchError, match=r"GET https://api.scryfall.com/sets: HTTP 502 \(gave up after 3 attempts\)"):
         _client(t, max_retries=2).get_json("/sets")
     assert len(responses.calls) == 3
 

@@ -1,124 +1,100 @@
-"""The one HTTP transport to Scryfall: polite, paced, retrying; it only fetches.
+"""The Scryfall client: the shared HTTP layer (``pipeline.http``) plus Scryfall's rules; it only fetches.
 
-- Base URL from ``config.api_url()``; ``next_page`` and ``download_uri`` are followed as given.
-- Every request sends ``User-Agent: config.USER_AGENT`` and ``Accept: application/json``.
-- Pacing: at least 100 ms between requests, 500 ms between ``/cards/search`` requests.
-- 429: wait ``Retry-After`` (else 30 s) and retry; 5xx and connection errors: bounded
-  retries with exponential back-off; then a ``FetchError``.
+- Base URL from ``config.api_url()``; ``next_page`` is followed only on that host, a bulk
+  ``download_uri`` also on ``config.bulk_url()`` (``https://data.scryfall.io``).
+- ``Accept: application/json``; at least 100 ms between requests, 500 ms between
+  ``/cards/search`` requests (Scryfall's published limits).
 - A Scryfall error object becomes one ``FetchError`` line with its ``details``; a search
   answering 404 ``not_found`` yields no pages (0 cards).
+- Pagination stops with one line on a page seen before, or on pages past what
+  ``total_cards`` allows.
 
-``sleep`` and ``clock`` are injectable so tests run without waiting.
+Retries, waits, deadlines and downloads: see ``pipeline.http``.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import requests
 
 from boosterkit import config
 from boosterkit.errors import FetchError
+from boosterkit.pipeline.http import DEFAULT_RETRY_AFTER, MIN_INTERVAL, HttpClient
 
-MIN_INTERVAL = 0.1
 SEARCH_INTERVAL = 0.5
-DEFAULT_RETRY_AFTER = 30.0
-_CHUNK = 1 << 20
-_BAD_URL = (requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
-            requests.exceptions.InvalidURL)
+#: A list without ``total_cards`` (``/sets``, ``/bulk-data``) stops after this many pages.
+MAX_PAGES = 1000
+
+__all__ = ["DEFAULT_RETRY_AFTER", "MIN_INTERVAL", "SEARCH_INTERVAL", "ScryfallAPIError", "ScryfallClient"]
 
 
-class ScryfallClient:
+class ScryfallClient(HttpClient):
     """Fetches JSON and files from Scryfall, one request at a time."""
+
+    service = "Scryfall"
+    env_var = "SCRYFALL_API_URL"
 
     def __init__(
         self,
         base_url: str | None = None,
         *,
+        bulk_url: str | None = None,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
-        max_retries: int = 4,
-        backoff: float = 1.0,
-        timeout: float = 60.0,
+        **kw: Any,
     ) -> None:
-        self.base_url = (base_url or config.api_url()).rstrip("/")
-        self.session = session or requests.Session()
-        self.session.headers.update({"User-Agent": config.USER_AGENT, "Accept": "application/json"})
-        self.sleep, self.clock = sleep, clock
-        self.max_retries, self.backoff, self.timeout = max_retries, backoff, timeout
-        self._last: float | None = None
-        self._last_search: float | None = None
-        self.requests = 0
-
-    def url(self, path_or_url: str) -> str:
-        """An absolute URL: given URLs are kept as is, paths are joined to the base URL."""
-        if path_or_url.startswith(("http://", "https://")):
-            return path_or_url
-        return f"{self.base_url}/{path_or_url.lstrip('/')}"
-
-    def _pace(self, url: str) -> None:
-        now = self.clock()
-        waits = [0.0]
-        if self._last is not None:
-            waits.append(self._last + MIN_INTERVAL - now)
-        is_search = "/cards/search" in url
-        if is_search and self._last_search is not None:
-            waits.append(self._last_search + SEARCH_INTERVAL - now)
-        wait = max(waits)
-        if wait > 0:
-            self.sleep(wait)
-        self._last = self.clock()
-        if is_search:
-            self._last_search = self._last
-
-    def request(self, path_or_url: str, params: dict[str, Any] | None = None, *, stream: bool = False) -> requests.Response:
-        """GET with pacing and retries; returns the final response (any status below 500 but 429)."""
-        url = self.url(path_or_url)
-        for attempt in range(self.max_retries + 1):
-            self._pace(url)
-            self.requests += 1
-            try:
-                resp = self.session.get(url, params=params, timeout=self.timeout, stream=stream)
-            except _BAD_URL as exc:  # retrying cannot help: say so at once
-                raise FetchError(f"GET {url}: not a usable URL ({exc}); check SCRYFALL_API_URL") from None
-            except requests.RequestException as exc:
-                problem, delay = f"{type(exc).__name__}: {exc}", self.backoff * 2**attempt
-            else:
-                if resp.status_code == 429:
-                    problem, delay = "HTTP 429 Too Many Requests", _retry_after(resp)
-                elif resp.status_code >= 500:
-                    problem, delay = f"HTTP {resp.status_code}", self.backoff * 2**attempt
-                else:
-                    return resp
-                resp.close()
-            if attempt < self.max_retries:
-                self.sleep(delay)
-        raise FetchError(f"GET {url}: {problem} (gave up after {self.max_retries + 1} attempts)")
+        super().__init__(
+            base_url or config.api_url(), extra_origins=[bulk_url or config.bulk_url()],
+            session=session, sleep=sleep, clock=clock,
+            intervals={"/cards/search": SEARCH_INTERVAL}, **kw,
+        )
+        self.session.headers.update({"Accept": "application/json"})
 
     def get_json(self, path_or_url: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The decoded JSON object; Scryfall error objects and non-JSON answers raise FetchError."""
-        resp = self.request(path_or_url, params)
+        status, url, body = self.fetch(path_or_url, params)
         try:
-            data = resp.json()
+            data = json.loads(body)
         except ValueError:
-            raise FetchError(f"GET {resp.url}: HTTP {resp.status_code}, not JSON") from None
+            raise FetchError(f"GET {url}: HTTP {status}, not JSON") from None
         if not isinstance(data, dict):
-            raise FetchError(f"GET {resp.url}: expected a JSON object, got {type(data).__name__}")
-        if data.get("object") == "error" or resp.status_code >= 400:
-            raise ScryfallAPIError(resp.url, resp.status_code, data)
+            raise FetchError(f"GET {url}: expected a JSON object, got {type(data).__name__}")
+        if data.get("object") == "error" or status >= 400:
+            raise ScryfallAPIError(url, status, data)
         return data
 
     def pages(self, path_or_url: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """Every page of a list object, following ``next_page`` as given."""
-        page = self.get_json(path_or_url, params)
-        yield page
-        while page.get("has_more") and page.get("next_page"):
-            page = self.get_json(page["next_page"])
+        """Every page of a list object, following ``next_page`` on the API's host.
+
+        Stops with a ``FetchError`` on a ``next_page`` seen before, on a page with nothing
+        that says there is more, past the items ``total_cards`` announces, or after
+        ``MAX_PAGES`` pages.
+        """
+        first = self.url(path_or_url)
+        page = self.get_json(first, params)
+        seen, items = {first, requests.Request("GET", first, params=params).prepare().url}, 0
+        while True:
             yield page
+            items += len(page.get("data") or [])
+            nxt = page.get("next_page")
+            if not (page.get("has_more") and nxt):
+                return
+            total = page.get("total_cards")
+            if nxt in seen:
+                raise FetchError(f"GET {nxt}: next_page repeats an earlier page; stopped")
+            if (isinstance(total, int) and items >= total) or not page.get("data"):
+                raise FetchError(f"GET {nxt}: Scryfall says there is more, but {items} items "
+                                 f"were already read (total_cards {total}); stopped")
+            if len(seen) > MAX_PAGES:
+                raise FetchError(f"GET {nxt}: more than {MAX_PAGES} pages; stopped")
+            self.check_url(nxt, "next_page link")
+            seen.add(nxt)
+            page = self.get_json(nxt)
 
     def search_pages(self, query: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Pages of ``/cards/search``; none when Scryfall answers 404 ``not_found``."""
@@ -129,29 +105,6 @@ class ScryfallClient:
                 return
             raise
 
-    def download(self, url: str, dest: Path, progress: Callable[[int, int | None], None] | None = None) -> Path:
-        """Stream ``url`` to ``dest`` as sent (gzip transfer encoding kept); return ``dest``."""
-        resp = self.request(url, stream=True)
-        if resp.status_code >= 400:
-            resp.close()
-            raise FetchError(f"GET {resp.url}: HTTP {resp.status_code}")
-        total = resp.headers.get("Content-Length")
-        done = 0
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        part = dest.with_name(dest.name + ".part")
-        try:
-            with resp, open(part, "wb") as out:
-                while chunk := resp.raw.read(_CHUNK, decode_content=False):
-                    out.write(chunk)
-                    done += len(chunk)
-                    if progress:
-                        progress(done, int(total) if total else None)
-        except (OSError, requests.RequestException) as exc:
-            part.unlink(missing_ok=True)
-            raise FetchError(f"GET {url}: download failed: {exc}") from None
-        part.replace(dest)
-        return dest
-
 
 class ScryfallAPIError(FetchError):
     """A Scryfall error object (``"object": "error"``) or an HTTP 4xx answer."""
@@ -161,11 +114,3 @@ class ScryfallAPIError(FetchError):
         self.code = str(data.get("code") or "http_error")
         self.details = str(data.get("details") or f"HTTP {status}")
         super().__init__(f"GET {url}: Scryfall {self.status} {self.code}: {self.details}")
-
-
-def _retry_after(resp: requests.Response) -> float:
-    value = resp.headers.get("Retry-After")
-    try:
-        return max(0.0, float(value)) if value is not None else DEFAULT_RETRY_AFTER
-    except ValueError:
-        return DEFAULT_RETRY_AFTER

@@ -1,7 +1,7 @@
 """Typed views of the few Scryfall objects the sync reasons about in Python.
 
 Decision (see README, Architecture): scrython 3.x fetches with urllib from a fixed base
-URL, so it is NOT used as a transport — ``client.ScryfallClient`` is the only one. Its
+URL, so it is NOT used as a transport — ``client.ScryfallClient`` (on ``pipeline.http``) is. Its
 typed wrapper for set objects (``scrython.sets.Object``, no I/O) is used for the sets the
 sync walks (codes, parents, types). Card objects are never wrapped: DuckDB reads them
 straight from the cached JSON. Bulk-data entries get a small dataclass here because
