@@ -7,7 +7,6 @@ library's return value, serialised with ``to_json``.
 
 from __future__ import annotations
 
-import csv
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from typing import Any, TextIO
 import typer
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.serialize import cell, to_json
+from boosterkit.serialize import CsvWriter, cell, to_json
 
 __all__ = [
     "Format", "cell", "echo_err", "emit", "flagged", "output", "table", "to_json",
@@ -46,13 +45,14 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) 
     return "\n".join(lines)
 
 
-def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None) -> None:
+def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None,
+              *, raw: bool = False) -> None:
+    """``rows`` as CSV, formula-like cells neutralised unless ``raw`` (``serialize.CsvWriter``)."""
     rows = list(rows)
     cols = list(columns or (rows[0].keys() if rows else []))
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(cols)
+    w = CsvWriter(out, cols, raw=raw)
     for r in rows:
-        w.writerow([cell(r.get(c)) for c in cols])
+        w.row(r.get(c) for c in cols)
 
 
 def emit(
