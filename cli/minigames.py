@@ -118,6 +118,8 @@ def validate_cmd(
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
         result = validate_setup(con, data)
+    except InputError as exc:  # the file is the "where" of a setup of the wrong shape
+        raise InputError(f"{file}: {exc}", field=exc.field) from exc
     finally:
         con.close()
     if as_json:
