@@ -169,18 +169,23 @@ _DAMAGED = {
     "checksum": "a block fails its checksum",
     "Failed to deserialize": "unreadable metadata",
 }
-#: OS errors (by errno, and by their text inside DuckDB's messages) of a disk that refuses writes.
+#: OS errors (by errno, and by their text inside DuckDB's messages) of a disk that refuses
+#: writes → (what happened, what to do).
+_FREE = "free some space (or raise the limit) and run the command again"
 _DISK_ERRNO = {
-    errno.ENOSPC: "the disk is full",
-    errno.EFBIG: "a file-size limit (ulimit -f) was reached",
-    errno.EDQUOT: "the disk quota is exceeded",
-    errno.EROFS: "the file system is read-only",
+    errno.ENOSPC: ("the disk is full", _FREE),
+    errno.EFBIG: ("a file-size limit (ulimit -f) was reached", _FREE),
+    errno.EDQUOT: ("the disk quota is exceeded", _FREE),
+    errno.EROFS: ("the file system is read-only", "use a writable --db location"),
+    errno.EACCES: ("permission denied (cannot open or write it)",
+                   "check the permissions of the file and its folder"),
 }
 _DISK_TEXT = {
     "No space left on device": errno.ENOSPC,
     "File too large": errno.EFBIG,
     "Disk quota exceeded": errno.EDQUOT,
     "Read-only file system": errno.EROFS,
+    "Permission denied": errno.EACCES,
 }
 
 
@@ -196,13 +201,13 @@ def storage_error(path: str | Path, exc: BaseException) -> DatabaseError | None:
         return exc
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNO:
         where = exc.filename or f"{path} (or the cache folder beside it)"
-        return _disk_full(where, _DISK_ERRNO[exc.errno])
+        return _cannot_write(where, *_DISK_ERRNO[exc.errno])
     if not isinstance(exc, duckdb.Error):
         return None
     line = str(exc).strip().split("\n", 1)[0]
     for text, code in _DISK_TEXT.items():
         if text in line:
-            return _disk_full(path, _DISK_ERRNO[code])
+            return _cannot_write(path, *_DISK_ERRNO[code])
     for text, what in _DAMAGED.items():
         if text in line:
             return DatabaseError(
@@ -217,11 +222,8 @@ def storage_error(path: str | Path, exc: BaseException) -> DatabaseError | None:
     return None
 
 
-def _disk_full(where: str | Path, reason: str) -> DatabaseError:
-    return DatabaseError(
-        f"{where}: cannot write: {reason}; nothing was changed: free some space (or raise "
-        "the limit) and run the command again"
-    )
+def _cannot_write(where: str | Path, reason: str, advice: str) -> DatabaseError:
+    return DatabaseError(f"{where}: cannot write: {reason}; nothing was changed: {advice}")
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from typing import Any
 
@@ -40,8 +41,17 @@ RETRY_AFTER_SECONDS = 5
 log = logging.getLogger("boosterkit.service")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with control characters (a field name or value from the request may hold
+    a newline) written as escapes, so every error stays one line."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
+
+
 def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": message, "status": status, **extra}
+    return {"error": one_line(message), "status": status, **extra}
 
 
 def _json(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:

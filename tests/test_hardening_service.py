@@ -113,6 +113,13 @@ def test_sheet_numbers_are_digits(client: TestClient, query: str) -> None:
     assert_error(response, 422, "digits")
 
 
+def test_errors_stay_one_line_whatever_the_request_holds(client: TestClient) -> None:
+    """Found by the fuzzer: an unknown field named "\\n" made a two-line error."""
+    body = assert_error(client.post("/deal", json={"\n": None, "minigame\r\n": 1}), 422)
+    assert "\\n" in body["error"]
+    assert_error(client.get("/sets/%0A%0D/products"), 404)
+
+
 def test_strict_types_keep_valid_requests_working(client: TestClient) -> None:
     assert client.post("/packs", json={"set": "afr", "count": 2, "seed": 7}).status_code == 200
     deal = {"minigame": "roll-for-initiative", "players": 2, "set": "afr", "seed": 2,
