@@ -180,3 +180,17 @@ def test_storage_error_leaves_other_errors_alone() -> None:
     assert pdb.storage_error("x.duckdb", ValueError("bug")) is None
     full = pdb.storage_error("x.duckdb", OSError(28, "No space left on device"))
     assert full is not None and "the disk is full" in str(full)
+
+
+def test_output_that_cannot_be_written_names_the_output(synced: Path, tmp_path: Path) -> None:
+    """``> /dev/full`` and a file-size limit on ``-o``: the output is named, not the
+    database, and no partial ``-o`` file stays behind."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*CLI, "--db", str(synced), "db", "info"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert_one_line(done, "standard output: cannot write: No space left on device")
+    out = tmp_path / "packs.jsonl"
+    done = run(synced, "open", "one", "-n", "50", "--seed", "1", "-f", "jsonl", "-o", str(out),
+               fsize=20_000)
+    assert_one_line(done, f"-o {out}: cannot write: File too large")
+    assert not out.exists()
