@@ -111,19 +111,19 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("how", ["truncated", "overwritten", "block"])
 def test_a_damaged_database_is_one_line_and_stays_as_it_was(synced: Path, tmp_path: Path,
-                                                           how: str) -> None:
+                                                           how: str, command: tuple) -> None:
     cards = str(shared_path("cards", "mom.unique-cards.json"))
     path = (block_failing_on_read(synced, tmp_path) if how == "block"
             else damaged(synced, tmp_path / f"{how}.duckdb", how))
     before = digest(path)
-    for command in COMMANDS:
-        args = [cards if a == "CARDS" else a for a in command]
-        err = assert_one_line(run(path, *args), path.name, "damaged")
-        assert "restore it from a backup" in err
-        assert digest(path) == before, f"{command} changed the damaged file"
-        assert not Path(f"{path}.wal").exists()
+    args = [cards if a == "CARDS" else a for a in command]
+    err = assert_one_line(run(path, *args), path.name, "damaged")
+    assert "restore it from a backup" in err
+    assert digest(path) == before, f"{command} changed the damaged file"
+    assert not Path(f"{path}.wal").exists()
 
 
 def test_serve_refuses_a_database_that_only_fails_when_read(synced: Path, tmp_path: Path) -> None:
