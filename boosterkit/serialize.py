@@ -1,18 +1,25 @@
 """Serialising library values the same way everywhere: the CLI, the pack writers, the service.
 
 ``to_json`` is the one JSON form of every ``--format json`` output and HTTP answer (field
-order kept, UTF-8 as is); ``cell`` is the one text form of a value in a CSV or table cell.
-Neutral ground: library packages (``generator``, ``service``) import these from here,
-never from ``cli``.
+order kept, UTF-8 as is); ``cell`` is the one text form of a value in a CSV or table cell;
+``CsvWriter`` is the one CSV writer (every ``--format csv``). Neutral ground: library
+packages (``generator``, ``service``) import these from here, never from ``cli``.
 """
 
 from __future__ import annotations
 
+import csv
 import datetime as _dt
 import json
-from typing import Any
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
 
-__all__ = ["cell", "to_json"]
+__all__ = ["FORMULA_START", "CsvWriter", "cell", "csv_cell", "to_json"]
+
+#: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def _default(o: Any) -> Any:
@@ -41,3 +48,24 @@ def cell(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def csv_cell(v: Any, *, raw: bool = False) -> str:
+    """``cell(v)`` made safe for spreadsheets: text starting with ``= + - @``, tab or CR gets a
+    leading ``'`` (OWASP), so it is shown, never run. Numbers (``-1``) and ``raw`` pass as is."""
+    text = cell(v)
+    if raw or not text.startswith(FORMULA_START) or _NUMBER.fullmatch(text):
+        return text
+    return "'" + text
+
+
+class CsvWriter:
+    """Rows to CSV (``\\n`` line ends, quoted as needed), each cell through ``csv_cell``."""
+
+    def __init__(self, out: TextIO, columns: Sequence[str], *, raw: bool = False) -> None:
+        self._w = csv.writer(out, lineterminator="\n")
+        self.raw = raw
+        self._w.writerow(list(columns))
+
+    def row(self, values: Iterable[Any]) -> None:
+        self._w.writerow([csv_cell(v, raw=self.raw) for v in values])

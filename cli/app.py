@@ -2,7 +2,9 @@
 
 Each command module in ``cli/`` defines ``register(app)``; ``COMMAND_MODULES`` lists them.
 A command body parses options, calls one library function and hands the result to
-``cli.render``. ``BoosterkitError`` becomes one line on stderr and a non-zero exit.
+``cli.render``. ``BoosterkitError`` becomes one line on stderr and a non-zero exit; so do
+storage failures of the database (a damaged file, a full disk, a ``ulimit -f`` limit), which
+``Guarded`` turns into ``DatabaseError`` naming the ``--db`` file wherever a command hits them.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from boosterkit import __version__
 from boosterkit.errors import BoosterkitError
@@ -19,7 +22,24 @@ from boosterkit.errors import BoosterkitError
 #: One registration line per command module (a new command group touches only its own file).
 COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee"]
 
+class Guarded(TyperGroup):
+    """The root command group: storage failures of any command become one-line errors."""
+
+    def invoke(self, ctx: typer.Context) -> object:
+        from boosterkit import config
+        from boosterkit.pipeline.db import guarded
+
+        try:
+            return super().invoke(ctx)
+        except BoosterkitError:
+            raise
+        except Exception:
+            with guarded(config.db_path((ctx.obj or {}).get("db"))):
+                raise
+
+
 app = typer.Typer(
+    cls=Guarded,
     name="boosterkit",
     help="Realistic, seeded Magic booster packs from Scryfall/MTGJSON data, dealt into minigames.",
     no_args_is_help=True,

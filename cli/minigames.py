@@ -32,10 +32,20 @@ def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "minutes": g["minutes"], "status": g["status"]} for g in games]
 
 
+#: Largest setup file ``validate`` reads: a 100-player deal is about 1.5 MB of JSON.
+MAX_SETUP_BYTES = 16 * 1024 * 1024
+
+
 def read_setup_file(path: Path) -> Any:
-    """The parsed JSON of a setup file; ``InputError`` (one line) if unreadable or not JSON."""
+    """The parsed JSON of a setup file; ``InputError`` (one line) if unreadable, larger than
+    ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends) or not JSON."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            data = f.read(MAX_SETUP_BYTES + 1)
+        if len(data) > MAX_SETUP_BYTES:
+            raise InputError(f"{path}: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for "
+                             "a setup file (a 100-player deal is about 1.5 MB): not a setup")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     try:
@@ -108,6 +118,8 @@ def validate_cmd(
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
         result = validate_setup(con, data)
+    except InputError as exc:  # the file is the "where" of a setup of the wrong shape
+        raise InputError(f"{file}: {exc}", field=exc.field) from exc
     finally:
         con.close()
     if as_json:

@@ -40,6 +40,11 @@ def register(app: typer.Typer) -> None:
         output: str | None = typer.Option(
             None, "-o", "--output", help="Write to FILE instead of stdout."
         ),
+        csv_raw: bool = typer.Option(
+            False, "--csv-raw",
+            help="CSV cells exactly as the data has them: no ' before cells starting with "
+                 "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
+        ),
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
@@ -53,4 +58,4 @@ def register(app: typer.Typer) -> None:
         with render.output(output) as out:
             if seed is None:
                 render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-            write_packs(itertools.chain([first], packs), fmt.value, out)
+            write_packs(itertools.chain([first], packs), fmt.value, out, csv_raw=csv_raw)

@@ -7,17 +7,18 @@ library's return value, serialised with ``to_json``.
 
 from __future__ import annotations
 
-import csv
+import errno
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
+from pathlib import Path
 from typing import Any, TextIO
 
 import typer
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.serialize import cell, to_json
+from boosterkit.serialize import CsvWriter, cell, to_json
 
 __all__ = [
     "Format", "cell", "echo_err", "emit", "flagged", "output", "table", "to_json",
@@ -46,13 +47,31 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) 
     return "\n".join(lines)
 
 
-def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None) -> None:
+def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None,
+              *, raw: bool = False) -> None:
+    """``rows`` as CSV, formula-like cells neutralised unless ``raw`` (``serialize.CsvWriter``)."""
     rows = list(rows)
     cols = list(columns or (rows[0].keys() if rows else []))
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(cols)
+    w = CsvWriter(out, cols, raw=raw)
     for r in rows:
-        w.writerow([cell(r.get(c)) for c in cols])
+        w.row(r.get(c) for c in cols)
+
+
+@contextmanager
+def writing(name: str) -> Iterator[None]:
+    """Output that cannot be written (a full disk, ``> /dev/full``) is one line naming
+    ``name``, not an error about the database. A closed pipe (``| head``) is left to click,
+    which exits quietly."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise
+        raise BoosterkitError(f"{name}: cannot write: {exc.strerror or exc}") from exc
+
+
+def _name(out: TextIO) -> str:
+    return "standard output" if out is sys.stdout else f"-o {getattr(out, 'name', 'output')}"
 
 
 def emit(
@@ -71,7 +90,14 @@ def emit(
     ``jsonl`` writes one element of ``data`` per line.
     """
     out = out or sys.stdout
-    fmt = Format(fmt)
+    with writing(_name(out)):
+        _emit(data, Format(fmt), text, rows, columns, out)
+        out.flush()
+
+
+def _emit(data: Any, fmt: Format, text: Callable[[Any], str] | None,
+          rows: Callable[[Any], list[dict[str, Any]]] | None, columns: Sequence[str] | None,
+          out: TextIO) -> None:
     if fmt is Format.json:
         out.write(to_json(data) + "\n")
     elif fmt is Format.jsonl:
@@ -98,17 +124,25 @@ def echo_err(message: str) -> None:
 def output(path: str | None) -> Iterator[TextIO]:
     """``-o FILE`` support: a text file opened for writing (and closed after), or stdout.
 
-    An unwritable path is an ``InputError`` naming ``-o``.
+    An unwritable path is an ``InputError`` naming ``-o``; a write that fails (a full disk)
+    is one line naming the output, and a partly written file is removed.
     """
     if not path or path == "-":
-        yield sys.stdout
+        with writing("standard output"):
+            yield sys.stdout
+            sys.stdout.flush()
         return
     try:
         out = open(path, "w", encoding="utf-8", newline="")
     except OSError as exc:
         raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
-    with out:
-        yield out
+    try:
+        with writing(f"-o {path}"), out:
+            yield out
+    except BaseException:
+        if Path(path).is_file():  # nothing half-written stays behind (never a device)
+            Path(path).unlink()
+        raise
 
 
 def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:

@@ -15,14 +15,22 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         host: str = typer.Option("127.0.0.1", help="Address to listen on."),
         port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
+        allow_host: list[str] = typer.Option(
+            None, "--allow-host", metavar="NAME",
+            help="Also answer requests for this Host name (repeatable; '*' for any). "
+                 "Always: 127.0.0.1, localhost, [::1] and --host.",
+        ),
     ) -> None:
         """Serve the HTTP API (OpenAPI at /docs) and the organizer page at /, read-only."""
         import uvicorn
 
         from boosterkit.service.app import create_app
         from boosterkit.service.database import ReadOnlyDatabase
+        from boosterkit.service.limits import allowed_hosts
 
         path = db_path(ctx.obj["db"])
         ReadOnlyDatabase(path).check()  # fail now, with one line, rather than on every request
+        hosts = allowed_hosts(host, allow_host or [])
         typer.echo(f"boosterkit: serving {path} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-        uvicorn.run(create_app(path), host=host, port=port, log_level="warning")
+        app = create_app(path, allowed_hosts=hosts)
+        uvicorn.run(app, host=host, port=port, log_level="warning")

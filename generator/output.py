@@ -2,16 +2,17 @@
 
 ``json`` is byte for byte ``serialize.to_json([p.to_dict() for p in packs])``; ``jsonl`` is
 one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one pack.
+``csv`` goes through ``serialize.CsvWriter``: cells a spreadsheet would run as a formula
+(``=…``, ``+…``, ``-…``, ``@…``) get a leading ``'`` unless ``csv_raw``.
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from typing import TextIO
 
 from boosterkit.generator.model import Pack
-from boosterkit.serialize import cell, to_json
+from boosterkit.serialize import CsvWriter, to_json
 
 FORMATS = ("text", "json", "jsonl", "csv")
 
@@ -57,16 +58,16 @@ def write_json(packs: Iterable[Pack], out: TextIO) -> int:
     return n
 
 
-def write_csv(packs: Iterable[Pack], out: TextIO) -> int:
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+def write_csv(packs: Iterable[Pack], out: TextIO, *, raw: bool = False) -> int:
+    """One item a row; formula-like cells neutralised unless ``raw``."""
+    w = CsvWriter(out, CSV_COLUMNS, raw=raw)
     n = 0
     for pack in packs:
         n += 1
         d = pack.to_dict()
         head = [d["index"], d["variant"], d["set"], d["product"], d["seed"]]
         for item in d["items"]:
-            w.writerow(head + [cell(item.get(c)) for c in CSV_COLUMNS[5:]])
+            w.row(head + [item.get(c) for c in CSV_COLUMNS[5:]])
     return n
 
 
@@ -101,6 +102,10 @@ def write_text(packs: Iterable[Pack], out: TextIO) -> int:
 WRITERS = {"text": write_text, "json": write_json, "jsonl": write_jsonl, "csv": write_csv}
 
 
-def write_packs(packs: Iterable[Pack], fmt: str, out: TextIO) -> int:
-    """Write ``packs`` to ``out`` in ``fmt`` (one of ``FORMATS``); returns how many."""
+def write_packs(packs: Iterable[Pack], fmt: str, out: TextIO, *, csv_raw: bool = False) -> int:
+    """Write ``packs`` to ``out`` in ``fmt`` (one of ``FORMATS``); returns how many.
+
+    ``csv_raw``: CSV cells exactly as the data has them (no formula neutralising)."""
+    if fmt == "csv":
+        return write_csv(packs, out, raw=csv_raw)
     return WRITERS[fmt](packs, out)

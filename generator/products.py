@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+import shlex
 from collections import Counter
 from typing import Any
 
@@ -349,8 +350,10 @@ def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
             children.append(s)
         elif s != "?":
             others.append(s)
-    hints = [f"boosterkit sync {set_code} (brings {', '.join(children)})"] if children else []
-    return hints + [f"boosterkit sync {s}" for s in others]
+    # set codes come from the data: quoted, so a hostile one cannot make a command of itself
+    hints = ([f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
+             if children else [])
+    return hints + [f"boosterkit sync {shlex.quote(s)}" for s in others]
 
 
 def describe(product: ProductDef) -> dict[str, Any]:

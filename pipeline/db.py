@@ -7,6 +7,7 @@ is appended to ``MIGRATIONS`` and never edited once released; ``schema_version``
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -157,38 +158,145 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class DatabaseError(BoosterkitError):
-    """The database cannot be opened or is newer than this boosterkit."""
+    """The database cannot be opened, is damaged, cannot be written, or is newer than this boosterkit."""
+
+
+#: DuckDB's words for a damaged file → what we tell the user it is.
+_DAMAGED = {
+    "not a valid DuckDB database file": "not a DuckDB database file",
+    "Could not read enough bytes": "truncated: shorter than its own index says",
+    "Corrupt database file": "a block fails its checksum",
+    "checksum": "a block fails its checksum",
+    "Failed to deserialize": "unreadable metadata",
+}
+#: OS errors (by errno, and by their text inside DuckDB's messages) of a disk that refuses
+#: writes → (what happened, what to do).
+_FREE = "free some space (or raise the limit) and run the command again"
+_DISK_ERRNO = {
+    errno.ENOSPC: ("the disk is full", _FREE),
+    errno.EFBIG: ("a file-size limit (ulimit -f) was reached", _FREE),
+    errno.EDQUOT: ("the disk quota is exceeded", _FREE),
+    errno.EROFS: ("the file system is read-only", "use a writable --db location"),
+    errno.EACCES: ("permission denied (cannot open or write it)",
+                   "check the permissions of the file and its folder"),
+}
+_DISK_TEXT = {
+    "No space left on device": errno.ENOSPC,
+    "File too large": errno.EFBIG,
+    "Disk quota exceeded": errno.EDQUOT,
+    "Read-only file system": errno.EROFS,
+    "Permission denied": errno.EACCES,
+}
+
+
+def storage_error(path: str | Path, exc: BaseException) -> DatabaseError | None:
+    """``exc`` as one line naming the file and what to do, when it is a storage failure.
+
+    Storage failures: a damaged or foreign database file (DuckDB refuses it or a block fails
+    its checksum), or a disk that refuses writes (full, a ``ulimit -f`` file-size limit, a
+    quota, read-only). Anything else (a bug) gives ``None`` and should propagate unchanged.
+    Writes happen in transactions, so after either failure the last committed data is intact.
+    """
+    if isinstance(exc, DatabaseError):
+        return exc
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNO:
+        where = exc.filename or f"{path} (or the cache folder beside it)"
+        return _cannot_write(where, *_DISK_ERRNO[exc.errno])
+    if not isinstance(exc, duckdb.Error):
+        return None
+    line = str(exc).strip().split("\n", 1)[0]
+    for text, code in _DISK_TEXT.items():
+        if text in line:
+            return _cannot_write(path, *_DISK_ERRNO[code])
+    for text, what in _DAMAGED.items():
+        if text in line:
+            return DatabaseError(
+                f"{path}: the database file is damaged ({what}); nothing was changed: restore "
+                "it from a backup, or move it aside and run your syncs and imports again"
+            )
+    if isinstance(exc, duckdb.FatalException) or "database has been invalidated" in line:
+        return DatabaseError(
+            f"{path}: DuckDB stopped after a failed write ({line.removeprefix('FATAL Error: ')}); "
+            "the last committed data is kept: check the disk and run the command again"
+        )
+    return None
+
+
+def _cannot_write(where: str | Path, reason: str, advice: str) -> DatabaseError:
+    return DatabaseError(f"{where}: cannot write: {reason}; nothing was changed: {advice}")
+
+
+@contextmanager
+def guarded(path: str | Path) -> Iterator[None]:
+    """Turn storage failures of the database at ``path`` into one-line ``DatabaseError``s."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as exc:
+        error = storage_error(path, exc)
+        if error is None or error is exc:
+            raise
+        raise error from exc
 
 
 def connect(path: str | Path, *, read_only: bool = False) -> Connection:
     """Open (and on first use create) the database at ``path``, migrated to SCHEMA_VERSION.
 
     ``path`` may be ``":memory:"`` for tests. Read-only connections are never migrated; a
-    read-only open of a missing or outdated file is an error.
+    read-only open of a missing or outdated file is an error. A damaged file or a full disk
+    is a one-line ``DatabaseError`` (see ``storage_error``).
     """
     if str(path) != ":memory:":
         p = Path(path)
         if read_only and not p.exists():
             raise DatabaseError(f"{p}: no database here yet (run `boosterkit sync` first)")
-        p.parent.mkdir(parents=True, exist_ok=True)
+        with guarded(p):
+            p.parent.mkdir(parents=True, exist_ok=True)
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
-        raise DatabaseError(f"{path}: cannot open database: {exc}") from exc
-    # DuckDB draws a progress bar on stdout for long queries: it would corrupt --json output.
-    con.execute("SET enable_progress_bar = false")
-    version = schema_version(con)
+        raise storage_error(path, exc) or DatabaseError(
+            f"{path}: cannot open database: {exc}") from exc
+    try:
+        with guarded(path):
+            # DuckDB draws a progress bar on stdout for long queries: it would corrupt --json.
+            con.execute("SET enable_progress_bar = false")
+            version = schema_version(con)
+            if version < SCHEMA_VERSION and not read_only:
+                migrate(con, version)
+    except BaseException:
+        con.close()
+        raise
     if version > SCHEMA_VERSION:
         con.close()
         raise DatabaseError(
             f"{path}: schema version {version} is newer than this boosterkit ({SCHEMA_VERSION})"
         )
-    if version < SCHEMA_VERSION:
-        if read_only:
-            con.close()
-            raise DatabaseError(f"{path}: schema version {version} needs a migration; open it once read-write")
-        migrate(con, version)
+    if version < SCHEMA_VERSION and read_only:
+        con.close()
+        raise DatabaseError(f"{path}: schema version {version} needs a migration; open it once read-write")
     return con
+
+
+def fingerprint(con: Connection) -> dict[str, tuple[int, int | None]]:
+    """``{table: (rows, hash of every row)}`` of every table: reads every block of the file.
+
+    Equal fingerprints mean equal data; a damaged block raises (see ``verify``).
+    """
+    tables = [r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+        "AND table_type = 'BASE TABLE' AND table_catalog = current_database() ORDER BY 1"
+    ).fetchall()]
+    out: dict[str, tuple[int, int | None]] = {}
+    for table in tables:
+        n, h = con.execute(f'SELECT count(*), bit_xor(hash(t)) FROM "{table}" t').fetchone()
+        out[table] = (int(n), None if h is None else int(h))
+    return out
+
+
+def verify(con: Connection, path: str | Path) -> None:
+    """Read every row of every table once: a damaged file is a one-line ``DatabaseError``."""
+    with guarded(path):
+        fingerprint(con)
 
 
 def schema_version(con: Connection) -> int:

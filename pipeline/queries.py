@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,9 @@ def list_cards(con: Connection, set_code: str, rarity: str | None = None) -> lis
         [code, code],
     ).fetchone()[0]
     if not known:
-        raise NotFoundError(f"set {set_code!r}: not in the database (try `boosterkit sync {code}`)")
+        # a command to copy is suggested only for a well-formed code, never for raw input
+        hint = f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
+        raise NotFoundError(f"set {set_code!r}: not in the database{hint}")
     params: list[Any] = [code]
     where = "set_code = ?"
     if rarity:

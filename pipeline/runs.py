@@ -7,6 +7,7 @@
 
 The data and the ``ok`` row commit together; on an exception the transaction rolls back,
 a ``failed`` row with the message is written on its own, and the exception propagates.
+A storage failure (damaged file, full disk) writes no ``failed`` row: nothing is written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from boosterkit.pipeline.db import Connection, transaction
+from boosterkit.pipeline.db import Connection, storage_error, transaction
 
 
 @dataclass
@@ -50,6 +51,8 @@ def recorded(con: Connection, source: str, target: str | None) -> Iterator[Run]:
             _insert(con, run, "ok")
     except BaseException as exc:
         run.message = (str(exc) or type(exc).__name__)[:1000]
+        if storage_error("", exc) is not None:
+            raise
         try:
             _insert(con, run, "failed")
         except Exception:  # the connection itself may be gone (interrupted process)

@@ -3,14 +3,17 @@
 Every JSON answer is the library's return value serialised by ``serialize.to_json``, the
 CLI's own serialiser, so ``POST /packs`` is byte for byte ``boosterkit open --format json``
 and ``POST /deal`` is ``boosterkit deal --format json`` for the same arguments.
+
+Heavy routes (packs, deals, sheets, validation) hold their packs in ``app.state.budget``
+(``limits.WorkBudget``) while they run; ``limits.HostAllowlist`` checks every ``Host``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -19,15 +22,25 @@ from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
+from boosterkit.errors import BoosterkitError
 from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
+from boosterkit.minigames.catalog import get_minigame
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import db_info, list_sets
 from boosterkit.serialize import to_json
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.errors import BodyLimit, install_error_handlers
-from boosterkit.service.models import MAX_BODY_BYTES, MAX_PLAYERS, DealRequest, PacksRequest, Seed
+from boosterkit.service.limits import DEFAULT_HOSTS, HostAllowlist, WorkBudget
+from boosterkit.service.models import (
+    MAX_BODY_BYTES,
+    MAX_PLAYERS,
+    DealRequest,
+    PacksRequest,
+    QueryInt,
+    QuerySeed,
+)
 
 STATIC = Path(__file__).with_name("static")
 
@@ -70,17 +83,26 @@ def products(code: str, con: Connection = Depends(cursor)) -> Response:
 @router.post("/packs", tags=["packs"])
 def packs(req: PacksRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
-    opened = open_packs(
-        req.set, product=req.product, count=req.count, seed=req.seed, db=con,
-        products=request.app.state.database.products,
-    )  # fmt: skip
-    return json_response(opened)
+    with request.app.state.budget.take(req.count):
+        opened = open_packs(
+            req.set, product=req.product, count=req.count, seed=req.seed, db=con,
+            products=request.app.state.database.products,
+        )  # fmt: skip
+        return json_response(opened)
 
 
 @router.get("/minigames", tags=["minigames"])
 def minigames() -> Response:
     """The minigame catalogue, as ``boosterkit minigames --json``."""
     return json_response(list_minigames())
+
+
+def _deal_packs(req: DealRequest) -> int:
+    """How many packs a deal opens (its share of the work budget)."""
+    try:
+        return get_minigame(req.minigame).pack_count(req.players)
+    except (BoosterkitError, TypeError, ValueError):
+        return req.players  # the deal itself reports what is wrong
 
 
 def _deal(con: Connection, req: DealRequest, request: Request) -> Any:
@@ -99,7 +121,8 @@ def _deal(con: Connection, req: DealRequest, request: Request) -> Any:
 @router.post("/deal", tags=["minigames"])
 def deal_setup(req: DealRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
     """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
-    return json_response(_deal(con, req, request))
+    with request.app.state.budget.take(_deal_packs(req)):
+        return json_response(_deal(con, req, request))
 
 
 @router.post("/validate", tags=["minigames"])
@@ -109,18 +132,20 @@ def validate(
     con: Connection = Depends(cursor),
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
-    return json_response(
-        validate_setup(con, setup, products=request.app.state.database.products)
-    )
+    packs = setup.get("packs")
+    with request.app.state.budget.take(len(packs) if isinstance(packs, list) else 1):
+        return json_response(
+            validate_setup(con, setup, products=request.app.state.database.products)
+        )
 
 
 @router.get("/sheet", tags=["minigames"], response_class=HTMLResponse)
 def sheet(
-    minigame: str = Query(..., min_length=1, max_length=80),
-    players: int = Query(..., ge=1, le=MAX_PLAYERS),
+    minigame: Annotated[str, Query(min_length=1, max_length=80)],
+    players: Annotated[QueryInt, Query(ge=1, le=MAX_PLAYERS)],
     set_code: str | None = Query(None, alias="set", min_length=1, max_length=16),
     product: str | None = Query(None, min_length=1, max_length=80),
-    seed: Seed | None = Query(None),
+    seed: QuerySeed | None = Query(None),
     strict_backs: bool = Query(False),
     *,
     request: Request,
@@ -131,7 +156,8 @@ def sheet(
         minigame=minigame, players=players, set=set_code, product=product, seed=seed,
         strict_backs=strict_backs,
     )
-    return HTMLResponse(render_sheet(_deal(con, req, request), "html"))
+    with request.app.state.budget.take(_deal_packs(req)):
+        return HTMLResponse(render_sheet(_deal(con, req, request), "html"))
 
 
 @router.get("/", include_in_schema=False)
@@ -140,12 +166,18 @@ def page() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 
-def create_app(db_path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0) -> FastAPI:
+def create_app(
+    db_path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0,
+    allowed_hosts: Iterable[str] = DEFAULT_HOSTS, budget: WorkBudget | None = None,
+) -> FastAPI:
     """The service over the database at ``db_path``, opened read-only while requests need it.
 
     ``busy_timeout``: seconds a request waits for a writer (a sync) to release the database
     before answering 503. ``linger``: seconds the file stays open after the last request
     (a sync can open it for writing once the service has been idle that long).
+    ``allowed_hosts``: the ``Host`` names answered (``limits.allowed_hosts``; ``*`` for any);
+    a test client must use one, e.g. ``TestClient(app, base_url="http://127.0.0.1")``.
+    ``budget``: packs in flight over all requests (default ``limits.MAX_PACKS_IN_FLIGHT``).
     """
     database = ReadOnlyDatabase(db_path, busy_timeout=busy_timeout, linger=linger)
 
@@ -163,8 +195,10 @@ def create_app(db_path: str | Path, *, busy_timeout: float = 3.0, linger: float 
         redoc_url=None,
     )
     app.state.database = database
+    app.state.budget = budget or WorkBudget()
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(HostAllowlist, hosts=list(allowed_hosts))  # added last: runs first
     app.include_router(router)
     app.include_router(__import__("boosterkit.service.referee_routes", fromlist=["router"]).router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

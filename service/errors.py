@@ -1,16 +1,25 @@
 """Every error the service answers is JSON ``{"error": "<one line>", "status": N}``.
 
-User errors map to 4xx: unknown set/product/minigame → 404; bad or out-of-range input, or
-a request the library cannot carry out → 422; body too large → 413. A database that cannot
-be read right now (missing, or a sync holds it) → 503 with ``Retry-After``. A 500 only ever
-means a bug.
+The one contract (README "HTTP API"): a ``Host`` the service does not answer to → 400;
+unknown set/product/minigame/route → 404; wrong method → 405; body too large → 413;
+everything else wrong with a request (malformed or non-UTF-8 JSON, JSON nested too deeply,
+wrong types — strict: ``true`` or ``3.0`` is no count —, out-of-range values, unknown
+fields, a request the library cannot carry out) → 422. The service too busy (heavy work or
+request bodies over their budget) → 503 with ``Retry-After``; the database missing, held by
+a sync (with ``Retry-After``) or damaged → 503. A 500 only ever means a bug, and says so in
+one line (the traceback goes to the server log only).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import re
+import time
 from typing import Any
 
+import duckdb
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -19,13 +28,30 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.pipeline.db import storage_error
 from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable
+from boosterkit.service.limits import (
+    BUDGET_WAIT,
+    MAX_BODY_BYTES_IN_FLIGHT,
+    RETRY_AFTER_BUSY,
+    ServiceBusy,
+)
 
 RETRY_AFTER_SECONDS = 5
+log = logging.getLogger("boosterkit.service")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with control characters (a field name or value from the request may hold
+    a newline) written as escapes, so every error stays one line."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
 
 
 def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": message, "status": status, **extra}
+    return {"error": one_line(message), "status": status, **extra}
 
 
 def _json(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -38,7 +64,7 @@ def status_of(exc: BoosterkitError) -> int:
         return 404
     if isinstance(exc, InputError):
         return 422
-    if isinstance(exc, DatabaseUnavailable):
+    if isinstance(exc, (DatabaseUnavailable, ServiceBusy)):
         return 503
     return 422  # a request the library cannot carry out, e.g. a game whose setup is unknown
 
@@ -48,9 +74,24 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
+def _message(e: dict[str, Any]) -> str:
+    if e.get("type") == "json_invalid":
+        pos = e.get("loc", ("body", "?"))[-1]
+        return f"body: not valid JSON (at character {pos}: {(e.get('ctx') or {}).get('error')})"
+    return f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+
+
 def validation_message(errors: list[dict[str, Any]]) -> str:
     """pydantic errors as one line: ``count: Input should be less than or equal to 360; …``."""
-    return "; ".join(f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}" for e in errors)
+    return "; ".join(_message(e) for e in errors)
+
+
+def _retry_after(exc: BoosterkitError) -> dict[str, str] | None:
+    if isinstance(exc, DatabaseBusy):
+        return {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    if isinstance(exc, ServiceBusy):
+        return {"Retry-After": str(RETRY_AFTER_BUSY)}
+    return None
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -58,9 +99,21 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(BoosterkitError)
     async def _library(_: Request, exc: BoosterkitError) -> JSONResponse:
-        status = status_of(exc)
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if isinstance(exc, DatabaseBusy) else None
-        return _json(status, str(exc), headers)
+        return _json(status_of(exc), str(exc), _retry_after(exc))
+
+    @app.exception_handler(duckdb.Error)
+    async def _storage(request: Request, exc: duckdb.Error) -> JSONResponse:
+        """A damaged database file found by a query (not at open): 503, naming the file."""
+        error = storage_error(request.app.state.database.path.name, exc)
+        if error is None:
+            return await _bug(request, exc)
+        return _json(503, str(error))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return _json(500, f"internal error ({type(exc).__name__}) on {request.method} "
+                          f"{request.url.path}: a bug, please report it")
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -75,6 +128,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = str(exc.detail)
+        if exc.status_code == 400 and message == "There was an error parsing the body":
+            # FastAPI's answer to a body json.loads refuses with other than JSONDecodeError
+            # (not UTF-8, nested too deeply): malformed JSON is 422, as every other case.
+            return _json(422, "body: not valid JSON (not UTF-8, or nested too deeply)")
         if exc.status_code == 404 and message == "Not Found":
             message = f"no route {request.method} {request.url.path} (see /docs)"
         elif exc.status_code == 405:
@@ -83,11 +140,26 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``max_bytes`` gets 413 before any route sees it."""
+    """ASGI middleware: a request body over ``max_bytes`` gets 413 before any route sees it,
+    and bodies held at once over all requests stay under ``max_in_flight`` bytes: a request
+    that finds no room within ``wait`` seconds gets 503 with ``Retry-After``."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, max_in_flight: int = MAX_BODY_BYTES_IN_FLIGHT,
+                 wait: float = BUDGET_WAIT) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_in_flight = max_in_flight
+        self.wait = wait
+        self.in_flight = 0  # one event loop: no lock needed
+
+    async def _reserve(self, n: int, deadline: float) -> bool:
+        """Count ``n`` more bytes in flight, waiting for room until ``deadline``."""
+        while self.in_flight + n > self.max_in_flight and self.in_flight > 0:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.02)
+        self.in_flight += n
+        return True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -97,6 +169,17 @@ class BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._reject(send)
             return
+        held = 0
+        try:
+            body = await self._read(receive, send, time.monotonic() + self.wait)
+            held = len(body) if body is not None else 0
+            if body is not None:
+                await self._forward(scope, receive, send, body)
+        finally:
+            self.in_flight -= held
+
+    async def _read(self, receive: Receive, send: Send, deadline: float) -> bytes | None:
+        """The whole body, counted in flight; None when an answer (413, 503) was sent."""
         # Chunked bodies carry no length: read up to the limit, then replay what was read.
         chunks: list[bytes] = []
         size = 0
@@ -108,10 +191,19 @@ class BodyLimit:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             if size > self.max_bytes:
+                self.in_flight -= size - len(chunks[-1])
                 await self._reject(send)
-                return
+                return None
+            if not await self._reserve(len(chunks[-1]), deadline):
+                self.in_flight -= size - len(chunks[-1])
+                await self._send(send, 503, f"the service is busy: {self.max_in_flight} bytes of "
+                                 f"request bodies are in flight; try again in {RETRY_AFTER_BUSY} s",
+                                 [(b"retry-after", str(RETRY_AFTER_BUSY).encode())])
+                return None
             more = message.get("more_body", False)
-        body = b"".join(chunks)
+        return b"".join(chunks)
+
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
         sent = False
 
         async def replay() -> Message:
@@ -124,14 +216,13 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            error_body(413, f"request body larger than {self.max_bytes} bytes")
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
+        await self._send(send, 413, f"request body larger than {self.max_bytes} bytes")
+
+    @staticmethod
+    async def _send(send: Send, status: int, message: str,
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        body = json.dumps(error_body(status, message)).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            *(headers or [])]})
         await send({"type": "http.response.body", "body": body})

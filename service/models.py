@@ -1,10 +1,15 @@
-"""Request bodies and the limits the service enforces on them (out of range → 422)."""
+"""Request bodies and the limits the service enforces on them (out of range → 422).
+
+Types are strict: a count, a seed or a player number is a JSON integer (``true``, ``3.0`` and
+``"3"`` are refused), a flag is ``true``/``false``, a name is a string. Query parameters
+(``GET /sheet``) are text by nature: there a number must be written in digits only.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from boosterkit.generator.rng import SEED_MAX
 
@@ -22,10 +27,22 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^
 Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
 
 
+def _digits(value: object) -> object:
+    """A query parameter's number: digits only (``2.0``, ``+2``, `` 2`` are refused)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("expected a whole number written in digits")
+    return value
+
+
+#: A whole number in a query string (``GET /sheet?players=4``).
+QueryInt = Annotated[int, BeforeValidator(_digits)]
+QuerySeed = Annotated[Seed, BeforeValidator(_digits)]
+
+
 class PacksRequest(BaseModel):
     """``POST /packs``: the arguments of ``boosterkit open``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     set: SetCode
     product: Name | None = None
@@ -36,7 +53,7 @@ class PacksRequest(BaseModel):
 class DealRequest(BaseModel):
     """``POST /deal``: the arguments of ``boosterkit deal``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     minigame: Name
     players: int = Field(ge=1, le=MAX_PLAYERS)

@@ -22,10 +22,13 @@ from boosterkit.pipeline import db as pdb
 from boosterkit.service.app import create_app
 from boosterkit.service.models import MAX_BODY_BYTES, MAX_PACKS, MAX_PLAYERS
 
+#: The test client's base URL: a Host the service answers to (``limits.DEFAULT_HOSTS``).
+LOCAL = "http://127.0.0.1"
+
 
 @pytest.fixture(scope="module")
 def client(real_db: Path) -> TestClient:
-    with TestClient(create_app(real_db)) as c:
+    with TestClient(create_app(real_db), base_url=LOCAL) as c:
         yield c
 
 
@@ -320,7 +323,7 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
         """
     )
     writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    with TestClient(create_app(path, busy_timeout=0.3)) as client:
+    with TestClient(create_app(path, busy_timeout=0.3), base_url=LOCAL) as client:
         try:
             assert writer.stdout.readline().strip() == "locked"
             response = client.post("/packs", json={"set": "afr", "seed": 1})
@@ -338,7 +341,7 @@ def test_products_are_cached_until_a_sync_changes_the_file(real_db: Path, tmp_pa
     shutil.copy(real_db, path)
     body = {"set": "afr", "product": "draft", "count": 2, "seed": 3}
     deal = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 3}
-    with TestClient(create_app(path, linger=0)) as client:  # the file is closed between requests
+    with TestClient(create_app(path, linger=0), base_url=LOCAL) as client:  # the file is closed between requests
         products = client.app.state.database.products
         first = client.post("/packs", json=body)
         assert first.status_code == 200 and products.misses == 1
@@ -362,7 +365,7 @@ def test_products_are_cached_until_a_sync_changes_the_file(real_db: Path, tmp_pa
 
 
 def test_missing_database_is_503_with_the_path(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path / "absent.duckdb")) as client:
+    with TestClient(create_app(tmp_path / "absent.duckdb"), base_url=LOCAL) as client:
         assert_error(client.get("/sets"), 503, "absent.duckdb", "sync")
         assert client.get("/minigames").status_code == 200
 

@@ -1,0 +1,134 @@
+"""What keeps a page on another site, or one busy client, from using the service.
+
+- ``HostAllowlist``: a request whose ``Host`` header is not a name the service was bound to
+  gets 400, so a DNS-rebinding page (a hostile name that resolves to 127.0.0.1) cannot read
+  the API. ``allowed_hosts(bind, extra)`` is the list ``boosterkit serve`` uses.
+- ``WorkBudget``: at most ``capacity`` packs are opened, dealt or validated at once over all
+  requests; a request that finds no room within ``wait`` seconds gets 503 with ``Retry-After``.
+  (Request bodies in flight are bounded by ``errors.BodyLimit``.)
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from boosterkit.errors import BoosterkitError
+
+#: Host names every service answers to (the loopback names), besides the bound address.
+DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: Bind addresses meaning "every interface": then any IP-literal Host is accepted too
+#: (a DNS-rebinding page needs a host *name*), and other names only with ``--allow-host``.
+WILDCARDS = ("0.0.0.0", "::", "")
+#: Packs opened, dealt or validated at once over all requests (two ``/packs`` of 360).
+MAX_PACKS_IN_FLIGHT = 720
+#: Request-body bytes held at once over all requests (eight bodies of 4 MiB).
+MAX_BODY_BYTES_IN_FLIGHT = 32 * 1024 * 1024
+#: Seconds a request waits for room in a budget before it is answered 503.
+BUDGET_WAIT = 1.0
+#: ``Retry-After`` (seconds) of a 503 because the service is busy with other requests.
+RETRY_AFTER_BUSY = 1
+
+
+class ServiceBusy(BoosterkitError):
+    """More heavy work is in flight than the service's budget allows (503, ``Retry-After``)."""
+
+
+def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> list[str]:
+    """The Host names a service bound to ``bind`` answers to: loopback, ``bind``, ``extra``.
+
+    ``extra`` may hold ``*`` (no check at all: behind a proxy that checks it).
+    """
+    hosts = [*DEFAULT_HOSTS, bind.strip("[]"), *(h.strip() for h in extra)]
+    return list(dict.fromkeys(h.lower().strip("[]") for h in hosts if h))
+
+
+def host_name(header: str) -> str:
+    """The name in a ``Host`` header, without the port: ``[::1]:8000`` → ``::1``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class HostAllowlist:
+    """ASGI middleware: 400 for a ``Host`` header that names none of ``hosts``."""
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower().strip("[]") for h in hosts)
+        self.any_host = "*" in self.hosts
+        self.any_ip = bool(self.hosts & set(WILDCARDS))
+
+    def allows(self, header: str | None) -> bool:
+        if self.any_host:
+            return True
+        if not header:
+            return False
+        name = host_name(header)
+        return name in self.hosts or (self.any_ip and _is_ip(name))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope["headers"]).get(b"host")
+        header = raw.decode("latin-1") if raw is not None else None
+        if self.allows(header):
+            await self.app(scope, receive, send)
+            return
+        shown = repr(header[:100]) if header is not None else "(none)"
+        message = (f"Host {shown} is not a name this service answers to; start it with "
+                   "`boosterkit serve --allow-host NAME` to add one")
+        body = json.dumps({"error": message, "status": 400}).encode()
+        await send({"type": "http.response.start", "status": 400, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class WorkBudget:
+    """A count of units (packs) in flight, shared by the threads that serve requests."""
+
+    def __init__(self, capacity: int = MAX_PACKS_IN_FLIGHT, wait: float = BUDGET_WAIT) -> None:
+        self.capacity = capacity
+        self.wait = wait
+        self.used = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def take(self, units: int) -> Iterator[None]:
+        """Hold ``units`` (at least 1, at most ``capacity``) while the block runs.
+
+        Waits up to ``wait`` seconds for room, then raises ``ServiceBusy``.
+        """
+        units = max(1, min(int(units), self.capacity))
+        deadline = time.monotonic() + self.wait
+        with self._cond:
+            while self.used + units > self.capacity:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ServiceBusy(
+                        f"the service is busy: {self.used} of {self.capacity} packs are being "
+                        f"opened for other requests; try again in {RETRY_AFTER_BUSY} s")
+                self._cond.wait(left)
+            self.used += units
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.used -= units
+                self._cond.notify_all()

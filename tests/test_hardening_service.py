@@ -1,0 +1,254 @@
+"""The service against hostile requests: Host allowlist, work and body budgets, one error
+contract with strict types, and suggestions that never echo raw input as a command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from boosterkit.service.app import create_app
+from boosterkit.service.errors import BodyLimit
+from boosterkit.service.limits import (
+    HostAllowlist,
+    ServiceBusy,
+    WorkBudget,
+    allowed_hosts,
+    host_name,
+)
+
+LOCAL = "http://127.0.0.1"
+JSON = {"content-type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def client(real_db: Path) -> TestClient:
+    with TestClient(create_app(real_db), base_url=LOCAL) as c:
+        yield c
+
+
+def assert_error(response: Any, status: int, *words: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["status"] == status and "\n" not in body["error"]
+    assert "Traceback" not in response.text
+    for word in words:
+        assert word.lower() in body["error"].lower(), (word, body["error"])
+    return body
+
+
+# --- Host ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "localhost", "LocalHost:80",
+                                  "[::1]", "[::1]:8000"])
+def test_loopback_names_are_answered(client: TestClient, host: str) -> None:
+    assert client.get("/minigames", headers={"host": host}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example",
+                                  "localhost.evil.example", "192.168.1.20", ""])
+def test_other_hosts_get_400_before_any_route(client: TestClient, host: str) -> None:
+    for method, url in (("GET", "/minigames"), ("GET", "/health"), ("POST", "/packs"), ("GET", "/")):
+        body = assert_error(client.request(method, url, headers={"host": host},
+                                           json={"set": "afr"}), 400, "--allow-host")
+        assert "not a name this service answers to" in body["error"]
+
+
+def test_allowed_hosts_of_serve() -> None:
+    assert allowed_hosts("127.0.0.1") == ["127.0.0.1", "localhost", "::1"]
+    assert allowed_hosts("192.168.1.20", ["Shop.Local"]) == [
+        "127.0.0.1", "localhost", "::1", "192.168.1.20", "shop.local"]
+    assert host_name("[::1]:8000") == "::1" and host_name("Shop.Local:80") == "shop.local"
+
+
+def test_bound_to_every_interface_any_ip_but_only_listed_names() -> None:
+    check = HostAllowlist(None, allowed_hosts("0.0.0.0", ["shop.local"]))
+    assert check.allows("192.168.1.20:8000") and check.allows("[fe80::1]:8000")
+    assert check.allows("shop.local:8000") and check.allows("localhost")
+    assert not check.allows("evil.example") and not check.allows(None)
+    assert HostAllowlist(None, allowed_hosts("127.0.0.1", ["*"])).allows("evil.example")
+
+
+# --- one error contract, strict types --------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    b'{"set": "afr",', b"not json", b"\xff\xfe\x00", b"[" * 100_000, b'{"set": "afr"}}',
+])
+def test_malformed_json_is_always_422(client: TestClient, body: bytes) -> None:
+    for url in ("/packs", "/deal", "/validate"):
+        assert_error(client.post(url, content=body, headers=JSON), 422, "body")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("count", True), ("count", 3.0), ("count", "3"), ("seed", 1e3), ("seed", "7"), ("seed", False),
+    ("set", 5), ("product", ["draft"]),
+])
+def test_packs_types_are_strict(client: TestClient, field: str, value: Any) -> None:
+    assert_error(client.post("/packs", json={"set": "afr", field: value}), 422, field)
+    nan = client.post("/packs", content=b'{"set": "afr", "count": NaN}', headers=JSON)
+    assert_error(nan, 422, "count")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("players", True), ("players", 2.0), ("players", "2"), ("strict_backs", 1),
+    ("strict_backs", "true"), ("seed", 2.5),
+])
+def test_deal_types_are_strict(client: TestClient, field: str, value: Any) -> None:
+    body = {"minigame": "roll-for-initiative", "players": 2, "set": "afr", field: value}
+    assert_error(client.post("/deal", json=body), 422, field)
+
+
+@pytest.mark.parametrize("query", ["players=2.0", "players=+2", "players=%202", "seed=1e3",
+                                   "seed=0x10"])
+def test_sheet_numbers_are_digits(client: TestClient, query: str) -> None:
+    response = client.get(f"/sheet?minigame=roll-for-initiative&set=afr&players=2&{query}")
+    assert_error(response, 422, "digits")
+
+
+def test_errors_stay_one_line_whatever_the_request_holds(client: TestClient) -> None:
+    """Found by the fuzzer: an unknown field named "\\n" made a two-line error."""
+    body = assert_error(client.post("/deal", json={"\n": None, "minigame\r\n": 1}), 422)
+    assert "\\n" in body["error"]
+    assert_error(client.get("/sets/%0A%0D/products"), 404)
+
+
+def test_strict_types_keep_valid_requests_working(client: TestClient) -> None:
+    assert client.post("/packs", json={"set": "afr", "count": 2, "seed": 7}).status_code == 200
+    deal = {"minigame": "roll-for-initiative", "players": 2, "set": "afr", "seed": 2,
+            "strict_backs": True}
+    assert client.post("/deal", json=deal).status_code == 200
+    assert client.get("/sheet?minigame=roll-for-initiative&players=2&set=afr&seed=2").status_code == 200
+
+
+# --- heavy work in flight --------------------------------------------------------------------
+
+
+def test_work_budget_waits_then_refuses() -> None:
+    budget = WorkBudget(capacity=10, wait=0.05)
+    with budget.take(8):
+        with pytest.raises(ServiceBusy, match="8 of 10 packs"):
+            with budget.take(3):
+                pass
+        with budget.take(2):  # fits
+            assert budget.used == 10
+    assert budget.used == 0
+    with budget.take(500):  # larger than the budget: runs alone
+        assert budget.used == 10
+
+
+def test_work_budget_lets_a_waiting_request_in_when_room_frees() -> None:
+    budget = WorkBudget(capacity=4, wait=5.0)
+    held, done = threading.Event(), []
+    release = threading.Event()
+
+    def first() -> None:
+        with budget.take(4):
+            held.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    held.wait(5)
+    release.set()
+    with budget.take(4):  # waits for the first to finish, then runs
+        done.append(budget.used)
+    thread.join()
+    assert done == [4]
+
+
+def test_packs_beyond_the_budget_get_503_with_retry_after(real_db: Path) -> None:
+    budget = WorkBudget(capacity=50, wait=0.0)
+    with TestClient(create_app(real_db, budget=budget), base_url=LOCAL) as client:
+        with budget.take(45):  # other requests hold 45 packs
+            assert client.post("/packs", json={"set": "afr", "count": 5, "seed": 1}).status_code == 200
+            for url, body in (("/packs", {"set": "afr", "count": 6, "seed": 1}),
+                              ("/deal", {"minigame": "winchester-draft", "players": 2, "set": "afr"})):
+                response = client.post(url, json=body)
+                assert_error(response, 503, "busy")
+                assert response.headers["retry-after"] == "1"
+        assert client.post("/packs", json={"set": "afr", "count": 6, "seed": 1}).status_code == 200
+
+
+def test_request_bodies_in_flight_are_bounded() -> None:
+    """Two bodies of 100 bytes with room for 150 in flight: the second waits, then gets 503."""
+    release = asyncio.Event()
+
+    async def slow_app(scope, receive, send) -> None:
+        await receive()
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    limit = BodyLimit(slow_app, max_bytes=1000, max_in_flight=150, wait=0.1)
+
+    async def request() -> list[dict]:
+        sent: list[dict] = []
+        chunks = iter([{"type": "http.request", "body": b"x" * 100, "more_body": False}])
+
+        async def receive() -> dict:
+            return next(chunks, {"type": "http.disconnect"})
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "headers": [(b"content-length", b"100")]}
+        await limit(scope, receive, send)
+        return sent
+
+    async def scenario() -> tuple[list[dict], list[dict], int]:
+        first = asyncio.create_task(request())
+        await asyncio.sleep(0.01)
+        second = await request()  # the first still holds its 100 bytes
+        during = limit.in_flight
+        release.set()
+        return await first, second, during
+
+    first, second, during = asyncio.run(scenario())
+    assert first[0]["status"] == 200
+    assert second[0]["status"] == 503 and (b"retry-after", b"1") in second[0]["headers"]
+    assert "busy" in json.loads(second[1]["body"])["error"]
+    assert during == 100 and limit.in_flight == 0  # released after each request
+
+
+# --- suggestions built from input --------------------------------------------------------------
+
+
+def test_a_suggestion_never_turns_input_into_a_command(real_db: Path) -> None:
+    from boosterkit.errors import NotFoundError
+    from boosterkit.generator.products import fill_hints
+    from boosterkit.pipeline import db as pdb
+    from boosterkit.pipeline.queries import list_cards
+
+    con = pdb.connect(real_db, read_only=True)
+    try:
+        with pytest.raises(NotFoundError) as hostile:
+            list_cards(con, "afr'; drop table cards;--")
+        with pytest.raises(NotFoundError) as plain:
+            list_cards(con, "zzz")
+    finally:
+        con.close()
+    assert "boosterkit sync" not in str(hostile.value)
+    assert "try `boosterkit sync zzz`" in str(plain.value)
+    assert fill_hints("afr", ["x; rm -rf ~"]) == ["boosterkit sync 'x; rm -rf ~'"]
+    assert fill_hints("afr", ["tafr"]) == ["boosterkit sync afr (brings tafr)"]
+
+
+def test_a_bug_is_a_one_line_500_without_traceback(real_db: Path, monkeypatch) -> None:
+    import boosterkit.service.app as service
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(service, "list_sets", broken)
+    app = create_app(real_db)
+    with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as client:
+        body = assert_error(client.get("/sets"), 500, "bug", "ZeroDivisionError")
+    assert "division by zero" not in body["error"]

@@ -1,0 +1,196 @@
+"""Damaged database files and disks that refuse writes: one line naming the file, exit 1,
+no traceback, and the data (and the damaged file's bytes) unchanged.
+
+A full disk is simulated with a file-size limit (``ulimit -f``: ``RLIMIT_FSIZE``, with
+SIGXFSZ ignored so writes fail with EFBIG instead of killing the process), set in a child
+process only, so nothing else on the machine is affected.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+from fastapi.testclient import TestClient
+
+from boosterkit.pipeline import db as pdb
+
+BLOCK = 262144  # DuckDB's block size; the file starts with three 4 KiB headers
+HEADERS = 3 * 4096
+CLI = [sys.executable, "-m", "boosterkit.cli"]
+
+
+def run(db: Path, *args: str, fsize: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``boosterkit --db DB ARGS`` in a child process (with a file-size limit if given)."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    return subprocess.run([*CLI, "--db", str(db), *args], capture_output=True, text=True,
+                          timeout=120, preexec_fn=limit if fsize else None)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def assert_one_line(done: subprocess.CompletedProcess[str], *words: str) -> str:
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1, done.stderr
+    for word in words:
+        assert word in done.stderr, (word, done.stderr)
+    return done.stderr
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database holding the real ONE card file, synced with ``sync --file``."""
+    folder = tmp_path_factory.mktemp("storage")
+    path = folder / "good.duckdb"
+    done = run(path, "sync", "--file", str(shared_path("cards", "one.unique-cards.json")))
+    assert done.returncode == 0, done.stderr
+    con = pdb.connect(path)
+    con.execute("CHECKPOINT")  # everything in the file itself, no WAL
+    con.close()
+    return path
+
+
+def damaged(src: Path, dest: Path, how: str, block: int = 1, offset: int = 4096) -> Path:
+    """A copy of ``src`` truncated, with its header overwritten, or with 4 KiB of ``block``
+    (from ``offset``) scrambled."""
+    data = bytearray(src.read_bytes())
+    if how == "truncated":
+        data = data[: len(data) // 2]
+    elif how == "overwritten":
+        data[:8192] = b"\x00not a database\x00" * 512
+    else:  # 4 KiB of noise in one block: its checksum fails when it is read
+        at = HEADERS + block * BLOCK + offset
+        assert at + 4096 <= len(data), "the database is smaller than expected"
+        data[at: at + 4096] = bytes((i * 151 + 7) % 256 for i in range(4096))
+    dest.write_bytes(bytes(data))
+    if not dest.with_suffix(".cache").exists():  # `db rebuild` needs the cached files
+        shutil.copytree(src.with_suffix(".cache"), dest.with_suffix(".cache"))
+    return dest
+
+
+def block_failing_on_read(good: Path, folder: Path) -> Path:
+    """A damaged copy that opens fine and fails only when a table is read."""
+    blocks = (good.stat().st_size - HEADERS) // BLOCK
+    for block in range(blocks):
+        path = damaged(good, folder / f"block{block}.duckdb", "block", block, 4096)
+        try:
+            con = pdb.connect(path, read_only=True)
+        except pdb.DatabaseError:
+            continue
+        try:
+            pdb.verify(con, path)
+        except pdb.DatabaseError:
+            return path
+        finally:
+            con.close()
+    pytest.fail("no block of the test database fails only on reading")
+
+
+COMMANDS = [
+    ("db", "info"),
+    ("sets",),
+    ("db", "rebuild"),
+    ("open", "one", "-n", "2", "--seed", "1"),
+    ("deal", "roll-for-initiative", "--players", "2", "--set", "one", "--seed", "1"),
+    ("sync", "--file", "CARDS"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("how", ["truncated", "overwritten", "block"])
+def test_a_damaged_database_is_one_line_and_stays_as_it_was(synced: Path, tmp_path: Path,
+                                                           how: str, command: tuple) -> None:
+    cards = str(shared_path("cards", "mom.unique-cards.json"))
+    path = (block_failing_on_read(synced, tmp_path) if how == "block"
+            else damaged(synced, tmp_path / f"{how}.duckdb", how))
+    before = digest(path)
+    args = [cards if a == "CARDS" else a for a in command]
+    err = assert_one_line(run(path, *args), path.name, "damaged")
+    assert "restore it from a backup" in err
+    assert digest(path) == before, f"{command} changed the damaged file"
+    assert not Path(f"{path}.wal").exists()
+
+
+def test_serve_refuses_a_database_that_only_fails_when_read(synced: Path, tmp_path: Path) -> None:
+    path = block_failing_on_read(synced, tmp_path)
+    done = run(path, "serve", "--port", "1")  # refused before it would bind the port
+    assert_one_line(done, path.name, "damaged")
+
+
+def test_the_service_answers_503_for_a_block_it_cannot_read(synced: Path, tmp_path: Path) -> None:
+    from boosterkit.service.app import create_app
+
+    path = block_failing_on_read(synced, tmp_path)
+    with TestClient(create_app(path), base_url="http://127.0.0.1") as client:
+        answers = [client.get("/sets"), client.post("/packs", json={"set": "one", "seed": 1}),
+                   client.get("/sets/one/products")]
+    bad = [a for a in answers if a.status_code != 200]
+    assert bad, "no request read the damaged block"
+    for answer in bad:
+        assert answer.status_code == 503, answer.text
+        assert "damaged" in answer.json()["error"] and str(tmp_path) not in answer.text
+
+
+@pytest.mark.parametrize(("command", "limit", "fails"), [
+    ("sync", 60_000, "the cache copy"),
+    ("sync", 200_000, "DuckDB's write-ahead log at commit"),
+    ("rebuild", 50_000, "DuckDB's write-ahead log at commit"),
+])
+def test_a_file_size_limit_is_one_line_and_changes_nothing(
+        synced: Path, tmp_path: Path, command: str, limit: int, fails: str) -> None:
+    path = tmp_path / "db.duckdb"
+    shutil.copy(synced, path)
+    shutil.copytree(synced.with_suffix(".cache"), path.with_suffix(".cache"))
+    con = pdb.connect(path, read_only=True)
+    before = pdb.fingerprint(con)
+    con.close()
+    cards = tmp_path / "woe.json.gz"  # kept as is in the cache: 190 kB
+    cards.write_bytes(gzip.compress(shared_path("cards", "woe+wot.unique-cards.json").read_bytes()))
+    args = ("sync", "--file", str(cards)) if command == "sync" else ("db", "rebuild")
+    err = assert_one_line(run(path, *args, fsize=limit), "db.duckdb", "file-size limit")
+    assert "nothing was changed" in err
+    assert ("or the cache folder" in err) == (fails == "the cache copy"), err
+    con = pdb.connect(path, read_only=True)
+    try:
+        assert pdb.fingerprint(con) == before  # row counts and a hash of every row
+    finally:
+        con.close()
+    assert run(path, *args).returncode == 0  # without the limit it works
+
+
+def test_storage_error_leaves_other_errors_alone() -> None:
+    import duckdb
+
+    assert pdb.storage_error("x.duckdb", duckdb.CatalogException("Table foo does not exist")) is None
+    assert pdb.storage_error("x.duckdb", ValueError("bug")) is None
+    full = pdb.storage_error("x.duckdb", OSError(28, "No space left on device"))
+    assert full is not None and "the disk is full" in str(full)
+
+
+def test_output_that_cannot_be_written_names_the_output(synced: Path, tmp_path: Path) -> None:
+    """``> /dev/full`` and a file-size limit on ``-o``: the output is named, not the
+    database, and no partial ``-o`` file stays behind."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*CLI, "--db", str(synced), "db", "info"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert_one_line(done, "standard output: cannot write: No space left on device")
+    out = tmp_path / "packs.jsonl"
+    done = run(synced, "open", "one", "-n", "50", "--seed", "1", "-f", "jsonl", "-o", str(out),
+               fsize=20_000)
+    assert_one_line(done, f"-o {out}: cannot write: File too large")
+    assert not out.exists()
