@@ -10,7 +10,7 @@ Heavy routes (packs, deals, sheets, validation) hold their packs in ``app.state.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,8 +29,9 @@ from boosterkit.minigames import deal, list_minigames, render_sheet, validate_se
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import db_info, list_sets
-from boosterkit.serialize import to_json
+from boosterkit.service import referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
+from boosterkit.service.deps import cursor, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
 from boosterkit.service.limits import DEFAULT_HOSTS, HostAllowlist, WorkBudget
 from boosterkit.service.models import (
@@ -45,17 +46,6 @@ from boosterkit.service.models import (
 STATIC = Path(__file__).with_name("static")
 
 router = APIRouter()
-
-
-def json_response(data: Any, status_code: int = 200) -> Response:
-    """``data`` exactly as the CLI prints it with ``--format json``."""
-    return Response(to_json(data) + "\n", status_code=status_code, media_type="application/json")
-
-
-def cursor(request: Request) -> Iterator[Connection]:
-    """A read-only cursor for this request (dependency)."""
-    with request.app.state.database.cursor() as cur:
-        yield cur
 
 
 @router.get("/health", tags=["meta"])
@@ -200,7 +190,7 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(HostAllowlist, hosts=list(allowed_hosts))  # added last: runs first
     app.include_router(router)
-    app.include_router(__import__("boosterkit.service.referee_routes", fromlist=["router"]).router)
+    app.include_router(referee_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     return app

@@ -9,10 +9,12 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from boosterkit.errors import BoosterkitError
 from boosterkit.generator import new_seed
+from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.referee.runner import replay, simulate
 from boosterkit.pipeline.db import Connection
-from boosterkit.service.app import cursor, json_response
+from boosterkit.service.deps import cursor, json_response
 from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
 
 #: Games per ``POST /simulate`` (a game costs about as much as dealing its setup).
@@ -35,7 +37,7 @@ class PlayRequest(BaseModel):
 class SimulateRequest(BaseModel):
     """``POST /simulate``: the arguments of ``boosterkit simulate`` (no log folder)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     minigame: Name
     players: int = Field(ge=1, le=MAX_PLAYERS)
@@ -59,7 +61,17 @@ def simulate_games(req: SimulateRequest, request: Request,
     """Deal and play ``games`` games: ``boosterkit simulate --json`` (a seed is chosen and
     reported when none is given)."""
     seed = new_seed() if req.seed is None else req.seed
-    return json_response(simulate(
-        con, req.minigame, req.players, req.set, req.product, seed, req.games, req.policy,
-        products=request.app.state.database.products,
-    ))
+    with request.app.state.budget.take(_packs(req)):
+        return json_response(simulate(
+            con, req.minigame, req.players, req.set, req.product, seed, req.games, req.policy,
+            products=request.app.state.database.products,
+        ))
+
+
+def _packs(req: SimulateRequest) -> int:
+    """The packs ``req`` opens (its share of the service's work budget)."""
+    try:
+        per_game = get_minigame(req.minigame).pack_count(req.players)
+    except (BoosterkitError, TypeError, ValueError):
+        per_game = req.players  # simulate itself reports what is wrong
+    return per_game * req.games  # WorkBudget.take caps it at the budget's capacity

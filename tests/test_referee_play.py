@@ -246,7 +246,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
 
 @pytest.fixture(scope="module")
 def client(real_db: Path) -> TestClient:
-    with TestClient(create_app(real_db)) as c:
+    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as c:
         yield c
 
 
