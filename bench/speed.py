@@ -94,29 +94,35 @@ def median_ms(fn, rounds: int) -> float:
     return statistics.median(times)
 
 
-def bench_in_process(db: Path, rounds: int) -> None:
+def _game(con, game: str, players: int, rounds: int) -> None:
+    """Median ms of the engine, ``deal`` and ``validate_setup`` for ``game`` on AFR."""
     from boosterkit.generator import open_packs
     from boosterkit.minigames import deal, validate_setup
     from boosterkit.minigames.catalog import get_minigame
     from boosterkit.minigames.engine import build_setup
+
+    spec = get_minigame(game)
+    n = spec.pack_count(players)
+    seeds = range(1, rounds + 1)
+    opened = {s: open_packs("afr", spec.product, n, s, db=con) for s in seeds}
+    setups = {s: deal(con, game, players, "afr", seed=s).to_dict() for s in seeds}
+    engine = median_ms(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
+                                             product=spec.product), rounds)
+    dealt = median_ms(lambda s: deal(con, game, players, "afr", seed=s), rounds)
+    valid = median_ms(lambda s: validate_setup(con, setups[s]), rounds)
+    print(f"in-process    {game} x{players}: engine {engine:6.2f} ms  deal {dealt:6.2f} ms"
+          f"  validate {valid:6.2f} ms")
+    record(f"deal {game} / engine", dealt / engine, "<=", 10)
+    record(f"validate {game} (no ProductCache) / engine", valid / engine, "<=", 10)
+
+
+def bench_in_process(db: Path, rounds: int) -> None:
     from boosterkit.pipeline import db as pdb
 
     con = pdb.connect(db, read_only=True)
     try:
         for game, players in (("roll-for-initiative", 4), ("mimic-match", 4), ("base-race", 2)):
-            spec = get_minigame(game)
-            n = spec.pack_count(players)
-            opened = {s: open_packs("afr", spec.product, n, s, db=con) for s in range(1, rounds + 1)}
-            setups = {s: deal(con, game, players, "afr", seed=s).to_dict()
-                      for s in range(1, rounds + 1)}
-            engine = median_ms(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
-                                                     product=spec.product), rounds)
-            dealt = median_ms(lambda s: deal(con, game, players, "afr", seed=s), rounds)
-            valid = median_ms(lambda s: validate_setup(con, setups[s]), rounds)
-            print(f"in-process    {game} x{players}: engine {engine:6.2f} ms  deal {dealt:6.2f} ms"
-                  f"  validate {valid:6.2f} ms")
-            record(f"deal {game} / engine", dealt / engine, "<=", 10)
-            record(f"validate {game} (no ProductCache) / engine", valid / engine, "<=", 10)
+            _game(con, game, players, rounds)
     finally:
         con.close()
 

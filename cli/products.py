@@ -8,8 +8,6 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli.render import Format, emit
-from boosterkit.generator.products import list_products
-from boosterkit.pipeline import db
 
 ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
 _SHOW_VARIANTS = 4
@@ -64,6 +62,9 @@ def register(app: typer.Typer) -> None:
         json_: bool = typer.Option(False, "--json", help="Same as --format json."),
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
+        from boosterkit.generator.products import list_products
+        from boosterkit.pipeline import db
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             data = list_products(con, set_code)

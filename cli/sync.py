@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,18 +12,20 @@ import typer
 from boosterkit import config
 from boosterkit.cli.render import Format, echo_err, emit
 from boosterkit.errors import InputError
-from boosterkit.pipeline import db
-from boosterkit.pipeline import sync as syncmod
+
+#: ``pipeline.sync.BULK_TYPES``, for the help text without importing the HTTP client
+#: (tests/test_startup.py checks they agree).
+BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
 
 
-def _progress() -> syncmod.Progress | None:
+def _progress() -> Callable[[str, int, int | None], None] | None:
     """A one-line progress display on a terminal; nothing when stderr is not a TTY."""
     if not sys.stderr.isatty():
         return None
 
     def show(what: str, done: int, total: int | None) -> None:
         of = f"/{total}" if total else ""
-        unit = "bytes" if what in syncmod.BULK_TYPES else "cards"
+        unit = "bytes" if what in BULK_TYPES else "cards"
         sys.stderr.write(f"\r  {what}: {done}{of} {unit}\033[K")
         sys.stderr.flush()
 
@@ -46,11 +49,14 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         sets: list[str] = typer.Argument(None, help="Set codes (case-insensitive), e.g. afr khm."),
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
-        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(syncmod.BULK_TYPES)}."),
+        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
         file: Path | None = typer.Option(None, "--file", help="A local Scryfall JSON file (.json or .json.gz)."),
         json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     ) -> None:
         """Load Scryfall data: sets with all their printings, the set list, a bulk file or a local file."""
+        from boosterkit.pipeline import db
+        from boosterkit.pipeline import sync as syncmod
+
         modes = sum([bool(sets), set_list, bulk is not None, file is not None])
         if modes != 1:
             raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")

@@ -1,31 +1,77 @@
-"""Compiled products kept between calls, for callers that open packs again and again.
+"""Compiled products, kept: resolved from the database and compiled once per database content.
 
-Resolving a product from the database and compiling it costs tens of milliseconds; drawing
-a few packs from it costs about one. A ``ProductCache`` keeps the compiled products of
-recent (set, product) pairs. It is valid for ONE database content: its owner calls
-``clear()`` when the database may have changed, or ``track(file_stamp(path))`` to clear it
-when the file's size or modification time changed (the service does so when it reopens the
-file; the pytest plugin before each fixture call). It is safe to share between threads.
+Resolving a product from the database and compiling it costs tens to hundreds of
+milliseconds; drawing a few packs from it costs well under one. So a compiled product is
+kept twice, both keyed by what it was built from:
+
+- in memory, in a ``ProductCache`` (the process has one, ``DEFAULT``; the service and the
+  pytest plugin keep their own);
+- on disk beside the database file, in ``<name>.cache/products/`` (one pickle per set and
+  product), so the next process loads it in milliseconds without opening the database.
+
+The key is the database file's stamp (inode, modification time and size of the file and its
+write-ahead log: every committed write changes it, whatever wrote it), the product asked
+for, the hashes of ``data/boosters/*.yaml``, and the code that compiles (the generator's
+sources and the package version). A product built from other data is never served: a
+changed card is in the next pack. Without a file (``:memory:`` databases) only a
+``ProductCache`` whose owner clears it keeps products.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import pickle
+import re
+import sys
 import threading
+import weakref
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from boosterkit.generator import load_product
-from boosterkit.generator.engine import CompiledProduct, compile_product
+from boosterkit import __version__
+from boosterkit.generator import engine
+from boosterkit.generator.engine import CompiledProduct
+from boosterkit.generator.model import ProductDef
 
 if TYPE_CHECKING:
-    from boosterkit.generator import DbArg
+    import duckdb
+
+    DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
+
+FORMAT = 1  # bump when the pickled CompiledProduct changes shape
+_GENERATOR_DIR = Path(__file__).resolve().parent
+_SOURCES = ("cache.py", "engine.py", "extras.py", "model.py", "products.py")
+
+__all__ = ["DEFAULT", "ProductCache", "ProductStore", "compiled_product", "file_stamp",
+           "load_product", "product_key"]
 
 
-def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int], ...]:
-    """(modification time, size) of a database file and its write-ahead log: it changes
-    whenever a writer committed, so a cache keyed on it knows when to ``clear()``."""
+def load_product(set_code: str, product: str | None = None, db: DbArg = None) -> ProductDef:
+    """The ``ProductDef`` of ``set_code``/``product``, resolved from the database ``db``.
+
+    ``db`` is an open DuckDB connection, a path (opened read-only) or None for the
+    configured database (``boosterkit.config.db_path()``). Always reads the database.
+    """
+    from boosterkit.generator.products import resolve_product
+
+    if db is not None and not isinstance(db, (str, os.PathLike)):
+        return resolve_product(db, set_code.lower(), product)
+    from boosterkit import config
+    from boosterkit.pipeline import db as dbmod
+
+    con = dbmod.connect(config.db_path(db), read_only=True)
+    try:
+        return resolve_product(con, set_code.lower(), product)
+    finally:
+        con.close()
+
+
+def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]:
+    """(inode, modification time, size) of a database file and its write-ahead log: it
+    changes whenever a writer committed, so a product keyed on it is rebuilt after."""
     path = Path(path)
     stamp = []
     for p in (path, path.with_name(path.name + ".wal")):
@@ -33,54 +79,205 @@ def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int], ...]:
             st = p.stat()
         except FileNotFoundError:
             continue
-        stamp.append((st.st_mtime_ns, st.st_size))
+        stamp.append((st.st_ino, st.st_mtime_ns, st.st_size))
     return tuple(stamp)
 
 
-class ProductCache:
-    """Compiled products by (set, product) for one database content, least recently used out."""
+@functools.cache
+def _code_hash() -> str:
+    """What compiles products in this process: the generator's sources, versions."""
+    h = hashlib.sha256(f"{FORMAT} {__version__} {sys.version_info[:2]}".encode())
+    import numpy
 
-    def __init__(self, maxsize: int = 64) -> None:
+    h.update(numpy.__version__.encode())
+    for name in _SOURCES:
+        h.update((_GENERATOR_DIR / name).read_bytes())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
+    h = hashlib.sha256()
+    for name, _, _ in stats:
+        h.update(name.encode() + b"\0" + Path(name).read_bytes())
+    return h.hexdigest()
+
+
+def _data_hash() -> str:
+    """The hash of ``data/boosters/*.yaml`` (re-read only when a file's stat changes)."""
+    from boosterkit.generator.extras import BOOSTERS_DIR
+
+    stats = []
+    for p in sorted(BOOSTERS_DIR.glob("*.yaml")):
+        st = p.stat()
+        stats.append((str(p), st.st_mtime_ns, st.st_size))
+    return _data_hash_of(tuple(stats))
+
+
+def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
+    return set_code.strip().lower(), (product.strip().lower() or None) if product else None
+
+
+def product_key(path: Path, set_code: str, product: str | None) -> str | None:
+    """The key of a compiled product of the database file ``path`` (None without a file)."""
+    stamp = file_stamp(path)
+    if not stamp:
+        return None
+    parts = (_code_hash(), _data_hash(), str(path.resolve()), stamp, *_norm(set_code, product))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+
+class ProductStore:
+    """Compiled products as files in a folder (``<database name>.cache/products``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def beside(cls, database: Path) -> ProductStore:
+        from boosterkit.config import cache_dir
+
+        return cls(cache_dir(database) / "products")
+
+    @staticmethod
+    def _prefix(set_code: str, product: str | None) -> str:
+        s, p = _norm(set_code, product)
+        return ".".join(re.sub(r"[^a-z0-9-]+", "_", x) for x in (s, p or "default")) + "."
+
+    def load(self, set_code: str, product: str | None, key: str) -> CompiledProduct | None:
+        """The product stored under ``key``, or None (missing, unreadable or of other code)."""
+        path = self.folder / f"{self._prefix(set_code, product)}{key}.pickle"
+        try:
+            with open(path, "rb") as f:
+                found = pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
+        except FileNotFoundError:
+            return None
+        except Exception:  # a truncated or foreign file is only a miss  # noqa: BLE001
+            return None
+        return found if isinstance(found, CompiledProduct) else None
+
+    def save(self, set_code: str, product: str | None, key: str, cp: CompiledProduct) -> None:
+        """Store ``cp`` atomically and drop the same product's older files; a folder that
+        cannot be written is no error (the product is compiled again next time)."""
+        prefix = self._prefix(set_code, product)
+        path = self.folder / f"{prefix}{key}.pickle"
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as f:
+                pickle.dump(cp, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+            for old in self.folder.glob(f"{prefix}*.pickle"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+
+_PATHS: weakref.WeakKeyDictionary[Any, Path | None] = weakref.WeakKeyDictionary()
+_PATHS_LOCK = threading.Lock()
+
+
+def _connection_path(con: Any) -> Path | None:
+    """The file of an open DuckDB connection (None for an in-memory one), asked once per
+    connection."""
+    with _PATHS_LOCK:
+        if con in _PATHS:
+            return _PATHS[con]
+    try:
+        row = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchone()
+    except Exception:  # not a DuckDB connection we can ask  # noqa: BLE001
+        return None
+    path = Path(row[0]) if row and row[0] else None
+    with _PATHS_LOCK:
+        _PATHS[con] = path
+    return path
+
+
+class ProductCache:
+    """Compiled products in memory, least recently used out, backed by the files beside the
+    database. Safe to share between threads; concurrent misses on one key compile once.
+
+    ``db_path``: the database file the products come from, when the caller passes open
+    connections (saves asking the connection). Products of a database without a file are
+    kept by (set, product) only when ``pathless`` is true: their owner then calls ``clear()``
+    when the data may have changed.
+    """
+
+    def __init__(self, maxsize: int = 64, *, db_path: str | os.PathLike[str] | None = None,
+                 pathless: bool = True) -> None:
         self.maxsize = maxsize
-        self.hits = 0
-        self.misses = 0
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.pathless = pathless
+        self.hits = 0  # in memory
+        self.loads = 0  # from the files beside the database
+        self.misses = 0  # compiled
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str | None], CompiledProduct] = OrderedDict()
-        self._generation = 0  # bumped by clear(): a resolve started before it is not kept
-        self._pending: dict[tuple[str, str | None], threading.Lock] = {}
+        self._items: OrderedDict[tuple, CompiledProduct] = OrderedDict()
+        self._generation = 0  # bumped by clear(): a compile started before it is not kept
+        self._pending: dict[tuple, threading.Lock] = {}
         self._stamp: object = None
 
-    def get(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
-        """The compiled product, resolved from ``db`` (as ``load_product`` takes it) on a miss.
+    def _path(self, db: DbArg) -> Path | None:
+        if self.db_path is not None:
+            return self.db_path
+        if db is None or isinstance(db, (str, os.PathLike)):
+            from boosterkit import config
 
-        Concurrent misses on the same key resolve it once; the others wait for that result.
-        """
-        key = (set_code.lower(), product)
+            path = config.db_path(db)
+            return None if str(path) == ":memory:" else path
+        return _connection_path(db)
+
+    def get(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
+        """The compiled product of ``db`` (as ``load_product`` takes it): from memory, else
+        from the file beside the database, else resolved and compiled (and kept)."""
+        path = self._path(db)
+        key = product_key(path, set_code, product) if path is not None else None
+        if key is None and not self.pathless:
+            return engine.compile_product(load_product(set_code, product, db))
+        mkey = (key,) if key is not None else _norm(set_code, product)
         with self._lock:
-            hit = self._lookup(key)
+            hit = self._lookup(mkey)
             if hit is not None:
                 return hit
-            pending = self._pending.setdefault(key, threading.Lock())
+            pending = self._pending.setdefault(mkey, threading.Lock())
         with pending:
             with self._lock:
-                hit = self._lookup(key)
+                hit = self._lookup(mkey)
                 if hit is not None:
                     return hit
                 generation = self._generation
             try:
-                compiled = compile_product(load_product(set_code, product, db))
+                compiled = self._build(set_code, product, db, path, key)
             finally:
                 with self._lock:
-                    self._pending.pop(key, None)
+                    self._pending.pop(mkey, None)
             with self._lock:
-                self.misses += 1
                 if generation == self._generation:
-                    self._items[key] = compiled
+                    self._items[mkey] = compiled
                     while len(self._items) > self.maxsize:
                         self._items.popitem(last=False)
         return compiled
 
-    def _lookup(self, key: tuple[str, str | None]) -> CompiledProduct | None:
+    def _build(self, set_code: str, product: str | None, db: DbArg, path: Path | None,
+               key: str | None) -> CompiledProduct:
+        store = ProductStore.beside(path) if key is not None and path is not None else None
+        if store is not None:
+            found = store.load(set_code, product, key)
+            if found is not None:
+                with self._lock:
+                    self.loads += 1
+                return found
+        compiled = engine.compile_product(load_product(set_code, product, db))
+        with self._lock:
+            self.misses += 1
+        if store is not None:
+            store.save(set_code, product, key, compiled)
+        return compiled
+
+    def _lookup(self, key: tuple) -> CompiledProduct | None:
         """A cached product, counted as a hit (called with the lock held)."""
         hit = self._items.get(key)
         if hit is not None:
@@ -89,14 +286,15 @@ class ProductCache:
         return hit
 
     def clear(self) -> None:
-        """Forget every product (the database changed)."""
+        """Forget every product held in memory (the files beside the database stay: they
+        are keyed by the file's content stamp)."""
         with self._lock:
             self._items.clear()
             self._generation += 1
 
     def track(self, stamp: object) -> bool:
         """``clear()`` unless ``stamp`` (e.g. ``file_stamp(path)``) is the one last tracked;
-        True when it cleared."""
+        True when it cleared. Only needed for databases without a file."""
         with self._lock:
             if stamp == self._stamp:
                 return False
@@ -108,3 +306,14 @@ class ProductCache:
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)
+
+
+#: The process's own products (keyed by database file and content; never by (set, product)
+#: alone, so different databases and changed data never share an entry).
+DEFAULT = ProductCache(pathless=False)
+
+
+def compiled_product(set_code: str, product: str | None, db: DbArg,
+                     products: ProductCache | None = None) -> CompiledProduct:
+    """The compiled product from ``products`` (default ``DEFAULT``)."""
+    return (products if products is not None else DEFAULT).get(set_code, product, db)

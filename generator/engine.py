@@ -414,6 +414,12 @@ def draw_batch(
 ) -> tuple[list[int], list[list[int]]]:
     """Variant indices and prototype ids of packs ``start .. start+count-1`` (1-based)."""
     check_seed(seed)
+    return _draw_batch(cp, seed, start, count)
+
+
+def _draw_batch(
+    cp: CompiledProduct, seed: int, start: int, count: int
+) -> tuple[list[int], list[list[int]]]:
     if start < 1 or count < 0:
         raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
     keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
@@ -529,7 +535,12 @@ def open_batch(
     A ``ProductDef`` is compiled on every call: callers opening the same product again and
     again pass ``compile_product(product)`` (or use ``generator.cache.ProductCache``)."""
     cp = product if isinstance(product, CompiledProduct) else compile_product(product)
-    variants, rows = draw_batch(cp, seed, start, count)
+    return open_compiled(cp, check_seed(seed), start, count)
+
+
+def open_compiled(cp: CompiledProduct, seed: int, start: int, count: int) -> list[Pack]:
+    """``open_batch`` for a caller that has checked ``seed`` already (``check_seed``)."""
+    variants, rows = _draw_batch(cp, seed, start, count)
     return [_new_pack(cp, seed, start + n, variants[n], rows[n]) for n in range(count)]
 
 

@@ -16,11 +16,11 @@ from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
 from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
-from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, build_setup, check_players
-from boosterkit.pipeline.db import Connection
+from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import ProductCache
+    from boosterkit.pipeline.db import Connection
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     _check_reopened(c, products)
     first = data.get("first_player")
     try:
-        expected = build_setup(spec, packs, players, data.get("seed") or 0,
+        expected = run_steps(spec, packs, players, data.get("seed") or 0,
                                set_code=data.get("set") or "",
                                product=data.get("product"), strict_backs=c.strict,
                                first=first if isinstance(first, str) else None)
@@ -247,7 +247,7 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
     seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import open_packs
+    from boosterkit.generator import cache, engine
 
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
     for n, p in enumerate(c.data["packs"], 1):
@@ -258,8 +258,9 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
         groups.setdefault(key, []).append((n, p))
     for (set_code, product, seed), listed in groups.items():
         try:
-            fresh = open_packs(set_code, product, max(p["index"] for _, p in listed), seed,
-                               db=c.con, products=products)
+            compiled = cache.compiled_product(set_code, product, c.con, products)
+            fresh = engine.open_compiled(compiled, engine.check_seed(seed), 1,
+                                         max(p["index"] for _, p in listed))
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")
