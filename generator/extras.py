@@ -8,9 +8,10 @@ database into ``ExtraSlot``s and integer sheet weights for ``generator.products`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -25,6 +26,7 @@ from boosterkit.generator.model import CardInfo, ExtraOption, ExtraSlot
 BOOSTERS_DIR = DATA_DIR / "boosters"
 MINIGAME_SHARES = ("all_packs", "token_ad_slot")
 EXTRA_KINDS = ("token", "art_card", "minigame", "ad")
+_DEFAULT_FILES = {"load_nonmagic": "nonmagic.yaml", "load_generic": "generic.yaml"}
 
 
 @dataclass(frozen=True)
@@ -190,9 +192,29 @@ def _slot(c: _Checker, raw: Any, where: str) -> SlotRule:
     )
 
 
-def load_nonmagic(path: Path | None = None) -> NonMagic:
+def _once(load: Callable[[Path], Any]) -> Callable[[Path | None], Any]:
+    """``load(path)`` parsed once per process and file version (path, inode, mtime, size):
+    the result is immutable data, shared by every caller."""
+
+    @functools.lru_cache(maxsize=16)
+    def cached(path: Path, version: tuple[int, int, int]) -> Any:
+        return load(path)
+
+    @functools.wraps(load)
+    def wrapper(path: Path | None = None) -> Any:
+        path = Path(path or BOOSTERS_DIR / _DEFAULT_FILES[load.__name__])
+        try:
+            st = path.stat()
+        except OSError:
+            return load(path)  # says what is wrong with it
+        return cached(path, (st.st_ino, st.st_mtime_ns, st.st_size))
+
+    return wrapper
+
+
+@_once
+def load_nonmagic(path: Path) -> NonMagic:
     """Read and check ``data/boosters/nonmagic.yaml`` (or ``path``)."""
-    path = Path(path or BOOSTERS_DIR / "nonmagic.yaml")
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("rules",), ("settings",))
     settings = c.obj(top.get("settings") or {}, "settings", (), ("minigame_share",))
@@ -238,9 +260,9 @@ def _sheet(c: _Checker, name: str, raw: Any, where: str) -> SheetRule:
                      bool(d.get("balance_colors", False)))
 
 
-def load_generic(path: Path | None = None) -> tuple[GenericRule, ...]:
+@_once
+def load_generic(path: Path) -> tuple[GenericRule, ...]:
     """Read and check ``data/boosters/generic.yaml`` (or ``path``)."""
-    path = Path(path or BOOSTERS_DIR / "generic.yaml")
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("products",))
     out = []

@@ -18,6 +18,7 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.minigames.filters import check_filter
 
 CATALOGUE_DIR = DATA_DIR / "minigames"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same result
 STATUSES = ("C", "I", "U")
 STATUS_PARTS = (
     "printings", "players", "packs", "minutes", "components", "setup", "first_player", "win",
@@ -249,7 +250,7 @@ def load_file(path: Path) -> Minigame:
     """Load and check one catalogue file."""
     where = f"data/minigames/{path.name}"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 (safe)
     except yaml.YAMLError as exc:
         raise _fail(where, f"not valid YAML: {exc}") from exc
     check_minigame(data, where)
