@@ -63,7 +63,8 @@ def register(app: typer.Typer) -> None:
         with db.connect(path, read_only=True) as con:
             emit(queries.list_cards(con, set_code, rarity), _fmt(fmt, json_))
 
-    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True)
+    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True,
+                         rich_markup_mode=None)
     app.add_typer(db_app, name="db")
 
     @db_app.command("info")

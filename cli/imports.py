@@ -38,7 +38,7 @@ def collation_line(s: dict[str, Any]) -> str:
 def register(app: typer.Typer) -> None:
     """Add the ``import`` group to ``app``."""
     group = typer.Typer(name="import", help="Import MTGJSON files and booster collation data.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
     @group.command("mtgjson")
     def mtgjson_cmd(

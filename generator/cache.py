@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from boosterkit import __version__
+from boosterkit.data import DATA_DIR
 from boosterkit.generator import engine
 from boosterkit.generator.engine import CompiledProduct
 from boosterkit.generator.model import ProductDef
@@ -105,10 +106,8 @@ def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
 
 def _data_hash() -> str:
     """The hash of ``data/boosters/*.yaml`` (re-read only when a file's stat changes)."""
-    from boosterkit.generator.extras import BOOSTERS_DIR
-
     stats = []
-    for p in sorted(BOOSTERS_DIR.glob("*.yaml")):
+    for p in sorted((DATA_DIR / "boosters").glob("*.yaml")):
         st = p.stat()
         stats.append((str(p), st.st_mtime_ns, st.st_size))
     return _data_hash_of(tuple(stats))
