@@ -40,6 +40,8 @@ from boosterkit.generator import rng
 from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
 
 COLORS = ("W", "U", "B", "R", "G")
+_new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
+_POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
 BLOCK = 64  # counters reserved per draw position
 EXTRA_BASE = 1 << 20  # draw positions of the extra slots (independent of the variant)
@@ -96,13 +98,16 @@ class CompiledProduct:
     variants: tuple[_Variant, ...]
     sheets: tuple[_Sheet, ...]
     protos: tuple[tuple[Any, ...], ...]  # Item fields after uid, per prototype id
+    item_fields: tuple[tuple[Any, ...], ...]  # the same and ``external`` (False), per Item
     templates: tuple[dict[str, Any], ...]  # Item.to_dict() without uid, per prototype id
     fragments: tuple[str, ...]  # JSON of the template without its opening brace
 
     def items(self, index: int, protos: Sequence[int]) -> list[Item]:
         """The ``Item`` objects of pack ``index`` holding prototypes ``protos``."""
-        table = self.protos
-        return [Item(f"p{index}-{k}", *table[p]) for k, p in enumerate(protos, 1)]
+        table, new, pre = self.item_fields, _new_item, f"p{index}"
+        if len(protos) >= len(_POSITIONS):
+            return [new(Item, (f"{pre}-{k}",) + table[p]) for k, p in enumerate(protos, 1)]
+        return [new(Item, (pre + _POSITIONS[k],) + table[p]) for k, p in enumerate(protos, 1)]
 
 
 class _ProtoTable:
@@ -305,7 +310,8 @@ def compile_product(product: ProductDef) -> CompiledProduct:
     fragments = tuple(json.dumps(t, ensure_ascii=False)[1:] for t in templates)
     return CompiledProduct(
         product=product, variant_cum=_cumulative([v.weight for v in product.variants]),
-        variants=tuple(variants), sheets=sheets, protos=protos, templates=tuple(templates),
+        variants=tuple(variants), sheets=sheets, protos=protos,
+        item_fields=tuple((*p, False) for p in protos), templates=tuple(templates),
         fragments=fragments,
     )  # fmt: skip
 
@@ -450,37 +456,28 @@ def check_seed(seed: Any) -> int:
 
 # --- packs -----------------------------------------------------------------------------------
 
-_ITEMS_SLOT = Pack.__dict__["items"]  # Pack's own storage for ``items``
-
-
 class LazyPack(Pack):
     """A ``Pack`` whose ``Item`` objects are built on first access (``to_dict`` needs none).
 
-    Building 15 frozen dataclasses costs more than drawing the pack, so the engine keeps
-    prototype ids and materialises ``items`` only when asked; it is then a plain list.
+    Building the items costs more than drawing the pack, so the engine keeps prototype ids
+    and materialises ``items`` only when asked; it is then a plain list.
     """
 
-    __slots__ = ("_compiled", "_protos")
+    __slots__ = ("_compiled", "_protos", "_built")
 
     @property  # type: ignore[override]
     def items(self) -> list[Item]:
-        try:
-            return _ITEMS_SLOT.__get__(self, Pack)
-        except AttributeError:
-            built = self._compiled.items(self.index, self._protos)
-            _ITEMS_SLOT.__set__(self, built)
-            return built
+        built = self._built
+        if built is None:
+            built = self._built = self._compiled.items(self.index, self._protos)
+        return built
 
     @items.setter
     def items(self, value: list[Item]) -> None:
-        _ITEMS_SLOT.__set__(self, value)
+        self._built = value
 
     def _pristine(self) -> bool:
-        try:
-            _ITEMS_SLOT.__get__(self, Pack)
-        except AttributeError:
-            return True
-        return False
+        return self._built is None  # no items handed out (that could have been changed)
 
     def to_dict(self) -> dict[str, Any]:
         if not self._pristine():  # items were handed out and may have been changed
@@ -524,6 +521,7 @@ def _new_pack(
     p.variant = variant
     p._compiled = cp
     p._protos = protos
+    p._built = None
     return p
 
 

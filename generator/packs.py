@@ -48,7 +48,10 @@ def iter_packs(
     seed = new_seed() if seed is None else engine.check_seed(seed)
     compiled = cache.compiled_product(set_code, product, db, products)
     for start in range(1, count + 1, BATCH):
-        yield from engine.open_compiled(compiled, seed, start, min(BATCH, count + 1 - start))
+        batch = engine.open_compiled(compiled, seed, start, min(BATCH, count + 1 - start))
+        batch.reverse()
+        while batch:  # hand each pack over: a consumer that drops it frees its items now
+            yield batch.pop()
 
 
 def open_packs(
