@@ -28,6 +28,8 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,15 +202,19 @@ class ProductCache:
     database. Safe to share between threads; concurrent misses on one key compile once.
 
     ``db_path``: the database file the products come from, when the caller passes open
-    connections (saves asking the connection). Products of a database without a file are
-    kept by (set, product) only when ``pathless`` is true: their owner then calls ``clear()``
-    when the data may have changed.
+    connections (saves asking the connection). ``connect``: how to read that database on a
+    miss (a callable returning a context manager that yields a connection; the service's
+    shared read-only cursor), instead of the ``db`` passed to ``get``. Products of a database
+    without a file are kept by (set, product) only when ``pathless`` is true: their owner
+    then calls ``clear()`` when the data may have changed.
     """
 
     def __init__(self, maxsize: int = 64, *, db_path: str | os.PathLike[str] | None = None,
+                 connect: Callable[[], AbstractContextManager[Any]] | None = None,
                  pathless: bool = True) -> None:
         self.maxsize = maxsize
         self.db_path = Path(db_path) if db_path is not None else None
+        self.connect = connect
         self.pathless = pathless
         self.hits = 0  # in memory
         self.loads = 0  # from the files beside the database
@@ -269,7 +275,11 @@ class ProductCache:
                 with self._lock:
                     self.loads += 1
                 return found
-        compiled = engine.compile_product(load_product(set_code, product, db))
+        if self.connect is not None:
+            with self.connect() as con:
+                compiled = engine.compile_product(load_product(set_code, product, con))
+        else:
+            compiled = engine.compile_product(load_product(set_code, product, db))
         with self._lock:
             self.misses += 1
         if store is not None:

@@ -7,6 +7,9 @@ the pure ``minigames.engine``.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, NotFoundError
@@ -15,7 +18,7 @@ from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import Setup, check_players, run_steps
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.generator.cache import DbArg, ProductCache
     from boosterkit.pipeline.db import Connection
 
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
@@ -52,7 +55,32 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
     }
 
 
-def _open(con: Connection, spec: Minigame, set_code: str, product: str | None, count: int,
+@contextmanager
+def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
+    """A function giving a connection to ``db``: ``db`` itself when it is one, else the file
+    opened read-only on the first call (and closed at the end): a kept product and a given
+    set need no database at all."""
+    if db is not None and not isinstance(db, (str, os.PathLike)):
+        yield lambda: db
+        return
+    opened: list[Connection] = []
+
+    def connection() -> Connection:
+        if not opened:
+            from boosterkit import config
+            from boosterkit.pipeline import db as dbmod
+
+            opened.append(dbmod.connect(config.db_path(db), read_only=True))
+        return opened[0]
+
+    try:
+        yield connection
+    finally:
+        for c in opened:
+            c.close()
+
+
+def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count: int,
           seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
     """The packs (seed checked), the product they were opened as, and a note when the game's
     product is missing and the set's default product was used instead."""
@@ -74,7 +102,7 @@ def _open(con: Connection, spec: Minigame, set_code: str, product: str | None, c
 
 
 def deal(
-    con: Connection,
+    con: DbArg,
     game: str,
     players: int,
     set_code: str | None = None,
@@ -85,6 +113,8 @@ def deal(
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
+    ``con``: an open connection, or a database path (opened read-only only if needed), or
+    None for the configured database.
     ``set_code`` None: a set the game was printed for that is in the database. ``product``
     None: the game's product (Set Boosters), else the set's default product with a note.
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
@@ -99,15 +129,16 @@ def deal(
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
                               "not guess it; see `boosterkit minigames`")
     check_players(spec, players)
-    set_code = set_code.strip().lower() if set_code and set_code.strip() else default_set(con, spec)
     seed = new_seed() if seed is None else check_seed(seed)
-    packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
-                              products)
-    needs_basics = any(s["op"] == "add_external" for s in spec.steps)
-    setup = run_steps(
-        spec, packs, players, seed, set_code=set_code, product=used, strict_backs=strict_backs,
-        basics=basic_lands(con, set_code) if needs_basics else None,
-    )
+    with _reader(con) as connection:
+        given = set_code.strip().lower() if set_code and set_code.strip() else None
+        set_code = given or default_set(connection(), spec)
+        packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
+                                  products)
+        needs_basics = any(s["op"] == "add_external" for s in spec.steps)
+        basics = basic_lands(connection(), set_code) if needs_basics else None
+    setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
+                      strict_backs=strict_backs, basics=basics)
     if note:
         setup.notes.insert(0, note)
     if spec.setup_status != "C":

@@ -10,9 +10,10 @@ and once no request has used it for ``linger`` seconds it is closed, which lets 
 shares one open.) A request that arrives while a sync holds the lock waits up to
 ``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
 
-Compiled products are kept in ``products`` (a ``ProductCache``) across requests and across
-reopens: it is cleared when the file is reopened with another size or modification time
-(a sync changed it in between). While the file is open no writer can change it.
+Compiled products are kept in ``products`` (a ``ProductCache`` keyed by the file's content
+stamp, backed by the files beside the database): a request whose product is kept draws its
+packs without touching the database; a miss reads it through ``cursor()``. ``health()`` is
+read once per file content and answered from memory after that.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -58,7 +60,8 @@ class ReadOnlyDatabase:
         self._users = 0
         self._last_used = 0.0
         self._closer: threading.Timer | None = None
-        self.products = ProductCache()
+        self.products = ProductCache(db_path=self.path, connect=self.cursor)
+        self._health: tuple[object, dict[str, Any]] | None = None
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -88,8 +91,6 @@ class ReadOnlyDatabase:
         try:
             if self._con is None:
                 self._con = self._open(deadline)
-                # after opening: no writer can change it now
-                self.products.track(file_stamp(self.path))
             self._users += 1
             cur = self._con.cursor()
         finally:
@@ -135,6 +136,23 @@ class ReadOnlyDatabase:
                 self._closer = None
             if self._users == 0:
                 self._close_now()
+
+    def health(self) -> dict[str, Any]:
+        """The database's name (never its path), schema version and row counts: read from
+        the file once per content stamp, from memory after that."""
+        from boosterkit.pipeline.queries import db_info
+
+        stamp = file_stamp(self.path)
+        known = self._health
+        if known is not None and known[0] == stamp and stamp:
+            return known[1]
+        with self.cursor() as cur:
+            stamp = file_stamp(self.path)  # open now: no writer can change it
+            info = db_info(cur, self.path.name)
+        info = {"database": info.pop("path"), **info}
+        del info["last_runs"]  # their targets are file paths on the server
+        self._health = (stamp, info)
+        return info
 
     def check(self) -> None:
         """Open and close once: raises ``DatabaseUnavailable`` when serving would fail."""
