@@ -63,9 +63,11 @@ def sets(
 
 
 @router.get("/sets/{code}/products", tags=["data"])
-def products(code: str, con: Connection = Depends(cursor)) -> Response:
+def products(code: str, request: Request, con: Connection = Depends(cursor)) -> Response:
     """The booster products of a set, as ``boosterkit products SET --json``."""
-    return json_response(list_products(con, code))
+    database = request.app.state.database
+    return json_response(list_products(con, code, product_of=lambda product: database.products.get(
+        code, product, database.path).product))
 
 
 @router.post("/packs", tags=["packs"])
