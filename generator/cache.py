@@ -259,12 +259,28 @@ class ProductCache:
             finally:
                 with self._lock:
                     self._pending.pop(mkey, None)
+            alias = self._alias(set_code, product, path, key, compiled)
             with self._lock:
                 if generation == self._generation:
                     self._items[mkey] = compiled
+                    if alias is not None:
+                        self._items[alias] = compiled
                     while len(self._items) > self.maxsize:
                         self._items.popitem(last=False)
         return compiled
+
+    @staticmethod
+    def _alias(set_code: str, product: str | None, path: Path | None, key: str | None,
+               compiled: CompiledProduct) -> tuple | None:
+        """The memory key of the product's own code when it was asked for by kind or as the
+        default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
+        code = compiled.product.code
+        if _norm(set_code, product)[1] == code:
+            return None
+        if key is None:
+            return _norm(set_code, code)
+        alias = product_key(path, set_code, code) if path is not None else None
+        return (alias,) if alias is not None else None
 
     def _build(self, set_code: str, product: str | None, db: DbArg, path: Path | None,
                key: str | None) -> CompiledProduct:
@@ -284,6 +300,9 @@ class ProductCache:
             self.misses += 1
         if store is not None:
             store.save(set_code, product, key, compiled)
+            code = compiled.product.code
+            if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
+                store.save(set_code, code, alias, compiled)  # asked for by kind: keep it by code too
         return compiled
 
     def _lookup(self, key: tuple) -> CompiledProduct | None:

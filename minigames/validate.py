@@ -175,10 +175,14 @@ class _Check:
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
-    def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+    def packs(self, known: dict[str, dict[str, Any]]) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+        """The listed packs as Items whose attributes come from the database: ``known``
+        (rows already read, by card id), else one query."""
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
-        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")})
+        ids = {it["card_id"] for it in raw if it.get("card_id")}
+        db = {i: known[i] for i in ids if i in known}
+        db.update(_lookup(self.con, ids - db.keys()))
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
                 self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
@@ -222,7 +226,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     except InputError:
         c.add("players", f"players: {spec.name} is not for {players} players")
         return Validation(c.out)
-    packs, by_uid, pack_of = c.packs()
+    packs, by_uid, pack_of = c.packs(_product_rows(c, products))
     need = spec.pack_count(players)
     if len(packs) != need:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
@@ -243,12 +247,8 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     return Validation(c.out)
 
 
-def _check_reopened(c: _Check, products: ProductCache | None) -> None:
-    """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
-    seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import cache, engine
-
+def _groups(c: _Check) -> dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]]:
+    """The listed packs that name their set, product and seed, by (set, product, seed)."""
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
     for n, p in enumerate(c.data["packs"], 1):
         key = (p.get("set"), p.get("product"), p.get("seed"))
@@ -256,7 +256,40 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
                 and isinstance(p.get("index"), int) and 1 <= p["index"] <= 1000):
             continue
         groups.setdefault(key, []).append((n, p))
-    for (set_code, product, seed), listed in groups.items():
+    return groups
+
+
+def _product_rows(c: _Check, products: ProductCache | None) -> dict[str, dict[str, Any]]:
+    """Database rows of the cards of the products the packs name, as the kept compiled
+    products hold them (built from the database's current content): the cards of re-opened
+    packs need no query. Products that cannot be opened give none (reported later)."""
+    from boosterkit.generator import cache
+
+    rows: dict[str, dict[str, Any]] = {}
+    for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
+        try:
+            compiled = cache.compiled_product(set_code, product, c.con, products)
+        except BoosterkitError:
+            continue
+        for proto in compiled.protos:
+            (card_id, name, set_, number, rarity, _, _, kind, back, resolved, type_line, colors,
+             mana_value, layout, _) = proto  # fmt: skip
+            if card_id and resolved:
+                rows.setdefault(card_id, {
+                    "id": card_id, "name": name, "set": set_, "collector_number": number,
+                    "rarity": rarity, "kind": kind, "magic_back": back, "type_line": type_line,
+                    "colors": list(colors), "mana_value": mana_value, "layout": layout,
+                })  # fmt: skip
+    return rows
+
+
+def _check_reopened(c: _Check, products: ProductCache | None) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
+    seed (opened by hand and typed in) are checked by card id only."""
+    from boosterkit.generator import cache, engine
+
+    for (set_code, product, seed), listed in _groups(c).items():
         try:
             compiled = cache.compiled_product(set_code, product, c.con, products)
             fresh = engine.open_compiled(compiled, engine.check_seed(seed), 1,

@@ -133,3 +133,31 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
     setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
+
+
+def test_validating_dealt_packs_reads_their_cards_from_the_kept_product(real_db: Path) -> None:
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import deal, validate_setup
+    from boosterkit.pipeline import db as pdb
+
+    class Counting:  # a connection that records its queries
+        def __init__(self, con) -> None:
+            self.con, self.sql = con, []
+
+        def execute(self, sql, *args):
+            self.sql.append(sql)
+            return self.con.execute(sql, *args)
+
+    con = pdb.connect(real_db, read_only=True)
+    try:
+        products = ProductCache(db_path=real_db)
+        data = deal(con, "roll-for-initiative", 4, "afr", seed=5, products=products).to_dict()
+        counting = Counting(con)
+        verdict = validate_setup(counting, data, products=products)
+        assert verdict.valid and counting.sql == []  # no card look-up, no product read
+        data["packs"][0]["items"][0]["card_id"] = "00000000-0000-0000-0000-000000000000"
+        verdict = validate_setup(counting, data, products=products)
+        assert "card-unknown" in {v.rule for v in verdict.violations}
+        assert len(counting.sql) == 1  # the unknown id is looked up in the database
+    finally:
+        con.close()
