@@ -18,6 +18,7 @@ from boosterkit.generator.model import Pack
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import DbArg, ProductCache
+    from boosterkit.generator.engine import CompiledProduct
 
 BATCH = 8192  # packs drawn per numpy batch when streaming
 
@@ -43,10 +44,7 @@ def iter_packs(
     ``products``: a ``generator.cache.ProductCache`` to take the compiled product from
     (default: the process's own, which also keeps products beside a database file).
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
-    seed = new_seed() if seed is None else engine.check_seed(seed)
-    compiled = cache.compiled_product(set_code, product, db, products)
+    compiled, seed = _prepared(set_code, product, count, seed, db, products)
     for start in range(1, count + 1, BATCH):
         batch = engine.open_compiled(compiled, seed, start, min(BATCH, count + 1 - start))
         batch.reverse()
@@ -71,4 +69,17 @@ def open_packs(
     an open DuckDB connection, or None for the configured database. Unknown set or
     product: ``NotFoundError`` listing what exists. ``products``: see ``iter_packs``.
     """
-    return list(iter_packs(set_code, product, count, seed, db, products=products))
+    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    packs: list[Pack] = []
+    for start in range(1, count + 1, BATCH):
+        packs += engine.open_compiled(compiled, seed, start, min(BATCH, count + 1 - start))
+    return packs
+
+
+def _prepared(set_code: str, product: str | None, count: int, seed: int | None, db: DbArg,
+              products: ProductCache | None) -> tuple[CompiledProduct, int]:
+    """The compiled product and the checked (or new) seed, after checking ``count``."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
+    seed = new_seed() if seed is None else engine.check_seed(seed)
+    return cache.compiled_product(set_code, product, db, products), seed
