@@ -35,18 +35,23 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit import __version__
 from boosterkit.data import DATA_DIR
-from boosterkit.generator import engine
-from boosterkit.generator.engine import CompiledProduct
+from boosterkit.generator import small
 from boosterkit.generator.model import ProductDef
+from boosterkit.generator.small import LiteProduct
 
 if TYPE_CHECKING:
     import duckdb
+
+    from boosterkit.generator.engine import CompiledProduct
+
+    Compiled = CompiledProduct | LiteProduct
 
     DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
 
 FORMAT = 1  # bump when the pickled CompiledProduct changes shape
 _GENERATOR_DIR = Path(__file__).resolve().parent
-_SOURCES = ("cache.py", "engine.py", "extras.py", "model.py", "products.py")
+_SOURCES = ("cache.py", "engine.py", "extras.py", "lazy.py", "model.py", "products.py",
+            "rng.py", "small.py")
 
 __all__ = ["DEFAULT", "ProductCache", "ProductStore", "compiled_product", "file_stamp",
            "load_product", "product_key"]
@@ -88,11 +93,9 @@ def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]
 
 @functools.cache
 def _code_hash() -> str:
-    """What compiles products in this process: the generator's sources, versions."""
+    """What compiles products in this process: the generator's sources, versions (a pickle
+    another numpy cannot read is only a miss)."""
     h = hashlib.sha256(f"{FORMAT} {__version__} {sys.version_info[:2]}".encode())
-    import numpy
-
-    h.update(numpy.__version__.encode())
     for name in _SOURCES:
         h.update((_GENERATOR_DIR / name).read_bytes())
     return h.hexdigest()
@@ -129,7 +132,9 @@ def product_key(path: Path, set_code: str, product: str | None) -> str | None:
 
 
 class ProductStore:
-    """Compiled products as files in a folder (``<database name>.cache/products``)."""
+    """Compiled products as files in a folder (``<database name>.cache/products``): per
+    product and key, the full product (numpy tables) and its ``LiteProduct`` (plain tuples,
+    loaded without numpy)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -145,34 +150,46 @@ class ProductStore:
         s, p = _norm(set_code, product)
         return ".".join(re.sub(r"[^a-z0-9-]+", "_", x) for x in (s, p or "default")) + "."
 
-    def load(self, set_code: str, product: str | None, key: str) -> CompiledProduct | None:
-        """The product stored under ``key``, or None (missing, unreadable or of other code)."""
-        path = self.folder / f"{self._prefix(set_code, product)}{key}.pickle"
+    def _path(self, set_code: str, product: str | None, key: str, lite: bool) -> Path:
+        return self.folder / f"{self._prefix(set_code, product)}{key}{'.lite' if lite else ''}.pickle"
+
+    def load(self, set_code: str, product: str | None, key: str,
+             lite: bool = False) -> Compiled | None:
+        """The product stored under ``key`` (its lite form if ``lite``), or None (missing,
+        unreadable or of other code)."""
         try:
-            with open(path, "rb") as f:
+            with open(self._path(set_code, product, key, lite), "rb") as f:
                 found = pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
         except FileNotFoundError:
             return None
         except Exception:  # a truncated or foreign file is only a miss  # noqa: BLE001
             return None
+        if lite:
+            return found if isinstance(found, small.LiteProduct) else None
+        from boosterkit.generator.engine import CompiledProduct
+
         return found if isinstance(found, CompiledProduct) else None
 
     def save(self, set_code: str, product: str | None, key: str, cp: CompiledProduct) -> None:
-        """Store ``cp`` atomically and drop the same product's older files; a folder that
-        cannot be written is no error (the product is compiled again next time)."""
-        prefix = self._prefix(set_code, product)
-        path = self.folder / f"{prefix}{key}.pickle"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        """Store ``cp`` and its lite form atomically and drop the same product's older files;
+        a folder that cannot be written is no error (the product is compiled again)."""
+        kept = {self._path(set_code, product, key, False): cp,
+                self._path(set_code, product, key, True): small.lite(cp)}
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "wb") as f:
-                pickle.dump(cp, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-            for old in self.folder.glob(f"{prefix}*.pickle"):
-                if old != path:
+            for path, value in kept.items():
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+                try:
+                    with open(tmp, "wb") as f:
+                        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+                    os.replace(tmp, path)
+                finally:
+                    tmp.unlink(missing_ok=True)
+            for old in self.folder.glob(f"{self._prefix(set_code, product)}*.pickle"):
+                if old not in kept:
                     old.unlink(missing_ok=True)
         except OSError:
-            tmp.unlink(missing_ok=True)
+            pass
 
 
 _PATHS: weakref.WeakKeyDictionary[Any, Path | None] = weakref.WeakKeyDictionary()
@@ -195,6 +212,27 @@ def _connection_path(con: Any) -> Path | None:
     with _PATHS_LOCK:
         _PATHS[con] = path
     return path
+
+
+class _Kept:
+    """A product held in memory: the full form, the lite form, or both."""
+
+    __slots__ = ("full", "lite")
+
+    def __init__(self, full: CompiledProduct | None = None, lite: LiteProduct | None = None):
+        self.full, self.lite = full, lite
+
+    def form(self, lite: bool) -> Compiled | None:
+        if lite and self.lite is None and self.full is not None:
+            self.lite = small.lite(self.full)
+        return self.lite if lite else self.full
+
+    def merge(self, other: _Kept) -> None:
+        self.full = self.full or other.full
+        self.lite = self.lite or other.lite
+
+    def code(self) -> str:
+        return (self.full or self.lite).product.code  # type: ignore[union-attr]
 
 
 class ProductCache:
@@ -220,7 +258,7 @@ class ProductCache:
         self.loads = 0  # from the files beside the database
         self.misses = 0  # compiled
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple, CompiledProduct] = OrderedDict()
+        self._items: OrderedDict[tuple, _Kept] = OrderedDict()
         self._generation = 0  # bumped by clear(): a compile started before it is not kept
         self._pending: dict[tuple, threading.Lock] = {}
         self._stamp: object = None
@@ -235,46 +273,50 @@ class ProductCache:
             return None if str(path) == ":memory:" else path
         return _connection_path(db)
 
-    def get(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
+    def get(self, set_code: str, product: str | None, db: DbArg, *,
+            lite: bool = False) -> Compiled:
         """The compiled product of ``db`` (as ``load_product`` takes it): from memory, else
-        from the file beside the database, else resolved and compiled (and kept)."""
+        from the file beside the database, else resolved and compiled (and kept).
+
+        ``lite``: its ``LiteProduct`` (plain tuples, for ``generator.small``) instead, which
+        the next process loads without numpy."""
         path = self._path(db)
         key = product_key(path, set_code, product) if path is not None else None
         if key is None and not self.pathless:
-            return engine.compile_product(load_product(set_code, product, db))
+            return _Kept(full=self._compile(set_code, product, db)).form(lite)
         mkey = (key,) if key is not None else _norm(set_code, product)
         with self._lock:
-            hit = self._lookup(mkey)
+            hit = self._lookup(mkey, lite)
             if hit is not None:
                 return hit
             pending = self._pending.setdefault(mkey, threading.Lock())
         with pending:
             with self._lock:
-                hit = self._lookup(mkey)
+                hit = self._lookup(mkey, lite)
                 if hit is not None:
                     return hit
                 generation = self._generation
             try:
-                compiled = self._build(set_code, product, db, path, key)
+                built = self._build(set_code, product, db, path, key, lite)
             finally:
                 with self._lock:
                     self._pending.pop(mkey, None)
-            alias = self._alias(set_code, product, path, key, compiled)
+            alias = self._alias(set_code, product, path, key, built.code())
             with self._lock:
                 if generation == self._generation:
-                    self._items[mkey] = compiled
+                    kept = self._items.setdefault(mkey, built)
+                    kept.merge(built)
                     if alias is not None:
-                        self._items[alias] = compiled
+                        self._items[alias] = kept
                     while len(self._items) > self.maxsize:
                         self._items.popitem(last=False)
-        return compiled
+        return built.form(lite)
 
     @staticmethod
     def _alias(set_code: str, product: str | None, path: Path | None, key: str | None,
-               compiled: CompiledProduct) -> tuple | None:
+               code: str) -> tuple | None:
         """The memory key of the product's own code when it was asked for by kind or as the
         default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
-        code = compiled.product.code
         if _norm(set_code, product)[1] == code:
             return None
         if key is None:
@@ -282,20 +324,24 @@ class ProductCache:
         alias = product_key(path, set_code, code) if path is not None else None
         return (alias,) if alias is not None else None
 
+    def _compile(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
+        from boosterkit.generator.engine import compile_product
+
+        if self.connect is not None:
+            with self.connect() as con:
+                return compile_product(load_product(set_code, product, con))
+        return compile_product(load_product(set_code, product, db))
+
     def _build(self, set_code: str, product: str | None, db: DbArg, path: Path | None,
-               key: str | None) -> CompiledProduct:
+               key: str | None, lite: bool) -> _Kept:
         store = ProductStore.beside(path) if key is not None and path is not None else None
         if store is not None:
-            found = store.load(set_code, product, key)
+            found = store.load(set_code, product, key, lite)
             if found is not None:
                 with self._lock:
                     self.loads += 1
-                return found
-        if self.connect is not None:
-            with self.connect() as con:
-                compiled = engine.compile_product(load_product(set_code, product, con))
-        else:
-            compiled = engine.compile_product(load_product(set_code, product, db))
+                return _Kept(lite=found) if lite else _Kept(full=found)  # type: ignore[arg-type]
+        compiled = self._compile(set_code, product, db)
         with self._lock:
             self.misses += 1
         if store is not None:
@@ -303,15 +349,16 @@ class ProductCache:
             code = compiled.product.code
             if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
                 store.save(set_code, code, alias, compiled)  # asked for by kind: keep it by code too
-        return compiled
+        return _Kept(full=compiled)
 
-    def _lookup(self, key: tuple) -> CompiledProduct | None:
-        """A cached product, counted as a hit (called with the lock held)."""
-        hit = self._items.get(key)
-        if hit is not None:
+    def _lookup(self, key: tuple, lite: bool) -> Compiled | None:
+        """A kept product in the form asked for, counted as a hit (with the lock held)."""
+        kept = self._items.get(key)
+        found = kept.form(lite) if kept is not None else None
+        if found is not None:
             self._items.move_to_end(key)
             self.hits += 1
-        return hit
+        return found
 
     def clear(self) -> None:
         """Forget every product held in memory (the files beside the database stay: they
@@ -342,6 +389,7 @@ DEFAULT = ProductCache(pathless=False)
 
 
 def compiled_product(set_code: str, product: str | None, db: DbArg,
-                     products: ProductCache | None = None) -> CompiledProduct:
-    """The compiled product from ``products`` (default ``DEFAULT``)."""
-    return (products if products is not None else DEFAULT).get(set_code, product, db)
+                     products: ProductCache | None = None, *, lite: bool = False) -> Compiled:
+    """The compiled product (``lite``: its ``LiteProduct``) from ``products`` (default
+    ``DEFAULT``)."""
+    return (products if products is not None else DEFAULT).get(set_code, product, db, lite=lite)

@@ -38,6 +38,10 @@ from boosterkit.errors import InputError
 from boosterkit.generator import rng
 from boosterkit.generator.lazy import build_items, new_pack
 from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
+from boosterkit.generator.rng import check_seed
+
+__all__ = ["CompiledProduct", "check_seed", "compile_product", "draw_batch", "open_batch",
+           "open_compiled", "open_pack"]
 
 COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
@@ -436,17 +440,6 @@ def _draw_batch(
             rows[i] = row
             variants[i] = v.index
     return variants, rows
-
-
-def check_seed(seed: Any) -> int:
-    """``seed`` if it is an integer from 0 to 2^64-1, else ``InputError``."""
-    if (
-        isinstance(seed, bool)
-        or not isinstance(seed, (int, np.integer))
-        or not 0 <= seed <= rng.SEED_MAX
-    ):
-        raise InputError(f"seed must be an integer from 0 to {rng.SEED_MAX}, got {seed!r}")
-    return int(seed)
 
 
 # --- packs -----------------------------------------------------------------------------------

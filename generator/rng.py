@@ -10,7 +10,10 @@ whole batches; ``tests/test_engine_rng.py`` checks they agree bit for bit.
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
+
+from boosterkit.errors import InputError
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64 increment (2^64 / golden ratio, odd)
@@ -43,6 +46,13 @@ def draw(key: int, counter: int) -> int:
 def uniform(key: int, counter: int) -> float:
     """The ``counter``-th uniform float in [0, 1) of a pack (53 random bits)."""
     return (draw(key, counter) >> 11) * _TWO_M53
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` if it is an integer (numpy's too) from 0 to 2^64-1, else ``InputError``."""
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= SEED_MAX:
+        raise InputError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
+    return int(seed)
 
 
 # --- numpy batch versions: in ``generator.rng_np`` (imported on first use) ----------------

@@ -84,17 +84,19 @@ def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count:
           seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
     """The packs (seed checked), the product they were opened as, and a note when the game's
     product is missing and the set's default product was used instead."""
-    from boosterkit.generator import cache, engine
+    from boosterkit.generator import cache, small
+    from boosterkit.generator.packs import drawn
 
+    lite = count <= small.SMALL
     if product is not None:
-        cp = cache.compiled_product(set_code, product, con, products)
-        return engine.open_compiled(cp, seed, 1, count), product, None
+        cp = cache.compiled_product(set_code, product, con, products, lite=lite)
+        return drawn(cp, seed, 1, count), product, None
     try:
-        cp = cache.compiled_product(set_code, spec.product, con, products)
-        return engine.open_compiled(cp, seed, 1, count), spec.product, None
+        cp = cache.compiled_product(set_code, spec.product, con, products, lite=lite)
+        return drawn(cp, seed, 1, count), spec.product, None
     except NotFoundError:
-        cp = cache.compiled_product(set_code, None, con, products)
-        packs = engine.open_compiled(cp, seed, 1, count)
+        cp = cache.compiled_product(set_code, None, con, products, lite=lite)
+        packs = drawn(cp, seed, 1, count)
         code = packs[0].product if packs else None
         note = (f"{set_code} has no {spec.product} booster data in the database; "
                 f"dealt {code} packs instead.")
@@ -121,8 +123,8 @@ def deal(
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
     ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
     """
-    from boosterkit.generator.engine import check_seed
     from boosterkit.generator.packs import new_seed
+    from boosterkit.generator.rng import check_seed
 
     spec = get_minigame(game)
     if spec.steps is None or spec.setup_status == "U":

@@ -268,12 +268,12 @@ def _product_rows(c: _Check, products: ProductCache | None) -> dict[str, dict[st
     rows: dict[str, dict[str, Any]] = {}
     for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
         try:
-            compiled = cache.compiled_product(set_code, product, c.con, products)
+            compiled = cache.compiled_product(set_code, product, c.con, products, lite=True)
         except BoosterkitError:
             continue
-        for proto in compiled.protos:
+        for proto in compiled.item_fields:
             (card_id, name, set_, number, rarity, _, _, kind, back, resolved, type_line, colors,
-             mana_value, layout, _) = proto  # fmt: skip
+             mana_value, layout, _, _) = proto  # fmt: skip
             if card_id and resolved:
                 rows.setdefault(card_id, {
                     "id": card_id, "name": name, "set": set_, "collector_number": number,
@@ -287,13 +287,16 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
     seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import cache, engine
+    from boosterkit.generator import cache, small
+    from boosterkit.generator.packs import drawn
+    from boosterkit.generator.rng import check_seed
 
     for (set_code, product, seed), listed in _groups(c).items():
         try:
-            compiled = cache.compiled_product(set_code, product, c.con, products)
-            fresh = engine.open_compiled(compiled, engine.check_seed(seed), 1,
-                                         max(p["index"] for _, p in listed))
+            count = max(p["index"] for _, p in listed)
+            compiled = cache.compiled_product(set_code, product, c.con, products,
+                                              lite=count <= small.SMALL)
+            fresh = drawn(compiled, check_seed(seed), 1, count)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")

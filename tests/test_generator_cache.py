@@ -81,8 +81,10 @@ def own_db(real_db: Path, tmp_path: Path) -> Path:
 
 def test_kept_beside_the_database_and_loaded_by_the_next_process(own_db: Path) -> None:
     first = open_packs("afr", "set", 3, 5, db=own_db, products=ProductCache())
-    kept = list((own_db.parent / "own.cache" / "products").glob("afr.set.*.pickle"))
-    assert len(kept) == 1
+    many = open_packs("afr", "set", 100, 5, db=own_db, products=ProductCache())  # numpy batch
+    assert [p.to_json_line() for p in many[:3]] == [p.to_json_line() for p in first]
+    kept = sorted(p.name for p in (own_db.parent / "own.cache" / "products").glob("afr.set.*"))
+    assert len(kept) == 2 and kept[0].endswith(".lite.pickle")  # and the full one (numpy)
     later = ProductCache()  # a new process: nothing in memory
     again = open_packs("afr", "set", 3, 5, db=own_db, products=later)
     assert (later.loads, later.misses) == (1, 0)
@@ -100,7 +102,7 @@ def test_a_changed_card_is_in_the_next_pack(own_db: Path) -> None:
     changed = [i for i in again.items if i.card_id == card.card_id]
     assert changed and all(i.name == "Renamed Card" for i in changed)
     assert cache.misses == 2  # compiled again from the changed data, not loaded
-    assert len(list((own_db.parent / "own.cache" / "products").glob("afr.draft.*"))) == 1
+    assert len(list((own_db.parent / "own.cache" / "products").glob("afr.draft.*"))) == 2
 
 
 def test_the_process_cache_follows_the_file_through_an_open_connection(own_db: Path) -> None:
@@ -120,10 +122,11 @@ def test_the_process_cache_follows_the_file_through_an_open_connection(own_db: P
 
 def test_unreadable_store_file_is_a_miss(own_db: Path) -> None:
     open_packs("afr", "draft", 1, 1, db=own_db, products=ProductCache())
-    (kept,) = (own_db.parent / "own.cache" / "products").glob("afr.draft.*.pickle")
+    (kept,) = (own_db.parent / "own.cache" / "products").glob("afr.draft.*.lite.pickle")
     kept.write_bytes(b"not a pickle")
     cache = ProductCache()
-    open_packs("afr", "draft", 1, 1, db=own_db, products=cache)
+    open_packs("afr", "draft", 1, 1, db=own_db, products=cache)  # one pack: the lite form
     assert (cache.loads, cache.misses) == (0, 1)
-    assert ProductStore(kept.parent).load("afr", "draft", kept.stem.split(".")[-1]) is not None
+    key = kept.name.split(".")[2]
+    assert ProductStore(kept.parent).load("afr", "draft", key, lite=True) is not None
 

@@ -115,7 +115,7 @@ def test_the_catalogue_uses_the_c_loader_when_available() -> None:
 
 
 def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
-    from boosterkit.generator import engine
+    from boosterkit.generator import rng
     from boosterkit.minigames import dealer
     from boosterkit.minigames import engine as mengine
 
@@ -129,7 +129,7 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
 
     monkeypatch.setattr(dealer, "check_players", counted("players", mengine.check_players))
     monkeypatch.setattr(mengine, "check_players", counted("players", mengine.check_players))
-    monkeypatch.setattr(engine, "check_seed", counted("seed", engine.check_seed))
+    monkeypatch.setattr(rng, "check_seed", counted("seed", rng.check_seed))
     setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
