@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 FORMAT = 1  # bump when the pickled CompiledProduct changes shape
 _GENERATOR_DIR = Path(__file__).resolve().parent
+_BOOSTERS = os.fspath(DATA_DIR / "boosters")
 _SOURCES = ("cache.py", "engine.py", "extras.py", "lazy.py", "model.py", "products.py",
             "rng.py", "small.py")
 
@@ -80,11 +81,11 @@ def load_product(set_code: str, product: str | None = None, db: DbArg = None) ->
 def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]:
     """(inode, modification time, size) of a database file and its write-ahead log: it
     changes whenever a writer committed, so a product keyed on it is rebuilt after."""
-    path = Path(path)
+    name = os.fspath(path)
     stamp = []
-    for p in (path, path.with_name(path.name + ".wal")):
+    for p in (name, name + ".wal"):
         try:
-            st = p.stat()
+            st = os.stat(p)
         except FileNotFoundError:
             continue
         stamp.append((st.st_ino, st.st_mtime_ns, st.st_size))
@@ -112,10 +113,17 @@ def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
 def _data_hash() -> str:
     """The hash of ``data/boosters/*.yaml`` (re-read only when a file's stat changes)."""
     stats = []
-    for p in sorted((DATA_DIR / "boosters").glob("*.yaml")):
-        st = p.stat()
-        stats.append((str(p), st.st_mtime_ns, st.st_size))
+    for name in _booster_files():
+        st = os.stat(name)
+        stats.append((name, st.st_mtime_ns, st.st_size))
     return _data_hash_of(tuple(stats))
+
+
+@functools.cache
+def _booster_files() -> tuple[str, ...]:
+    """The YAML files of ``data/boosters`` (listed once per process; stat-ed every time)."""
+    return tuple(sorted(os.path.join(_BOOSTERS, n) for n in os.listdir(_BOOSTERS)
+                        if n.endswith(".yaml")))
 
 
 def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
@@ -127,7 +135,7 @@ def product_key(path: Path, set_code: str, product: str | None) -> str | None:
     stamp = file_stamp(path)
     if not stamp:
         return None
-    parts = (_code_hash(), _data_hash(), str(path.resolve()), stamp, *_norm(set_code, product))
+    parts = (_code_hash(), _data_hash(), os.path.abspath(path), stamp, *_norm(set_code, product))
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 

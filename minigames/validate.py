@@ -167,10 +167,22 @@ def _label(item: Item | dict[str, Any]) -> str:
 class _Check:
     """State of one validation run."""
 
-    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
-        self.con, self.data, self.spec = con, data, spec
+    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame,
+                 products: ProductCache | None = None):
+        self.con, self.data, self.spec, self.products = con, data, spec, products
         self.out: list[Violation] = []
         self.strict = bool(data.get("strict_backs", False))
+        self._compiled: dict[tuple[str, str, bool], Any] = {}
+
+    def compiled(self, set_code: str, product: str, lite: bool) -> Any:
+        """The kept compiled product (``generator.cache``), asked for once per validation."""
+        from boosterkit.generator import cache
+
+        key = (set_code, product, lite)
+        if key not in self._compiled:
+            self._compiled[key] = cache.compiled_product(set_code, product, self.con,
+                                                         self.products, lite=lite)
+        return self._compiled[key]
 
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
@@ -219,20 +231,20 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     if spec.steps is None or spec.setup_status == "U":
         raise _malformed("setup.minigame", f"the setup of {spec.name} is unknown (status U), so "
                          "boosterkit cannot check it")
-    c = _Check(con, data, spec)
+    c = _Check(con, data, spec, products)
     players = data["players"]
     try:
         check_players(spec, players)
     except InputError:
         c.add("players", f"players: {spec.name} is not for {players} players")
         return Validation(c.out)
-    packs, by_uid, pack_of = c.packs(_product_rows(c, products))
+    packs, by_uid, pack_of = c.packs(_product_rows(c))
     need = spec.pack_count(players)
     if len(packs) != need:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
               f"uses {need}")
         return Validation(c.out)
-    _check_reopened(c, products)
+    _check_reopened(c)
     first = data.get("first_player")
     try:
         expected = run_steps(spec, packs, players, data.get("seed") or 0,
@@ -259,16 +271,14 @@ def _groups(c: _Check) -> dict[tuple[str, str, int], list[tuple[int, dict[str, A
     return groups
 
 
-def _product_rows(c: _Check, products: ProductCache | None) -> dict[str, dict[str, Any]]:
+def _product_rows(c: _Check) -> dict[str, dict[str, Any]]:
     """Database rows of the cards of the products the packs name, as the kept compiled
     products hold them (built from the database's current content): the cards of re-opened
     packs need no query. Products that cannot be opened give none (reported later)."""
-    from boosterkit.generator import cache
-
     rows: dict[str, dict[str, Any]] = {}
     for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
         try:
-            compiled = cache.compiled_product(set_code, product, c.con, products, lite=True)
+            compiled = c.compiled(set_code, product, True)
         except BoosterkitError:
             continue
         for proto in compiled.item_fields:
@@ -283,19 +293,18 @@ def _product_rows(c: _Check, products: ProductCache | None) -> dict[str, dict[st
     return rows
 
 
-def _check_reopened(c: _Check, products: ProductCache | None) -> None:
+def _check_reopened(c: _Check) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
     seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import cache, small
+    from boosterkit.generator import small
     from boosterkit.generator.packs import drawn
     from boosterkit.generator.rng import check_seed
 
     for (set_code, product, seed), listed in _groups(c).items():
         try:
             count = max(p["index"] for _, p in listed)
-            compiled = cache.compiled_product(set_code, product, c.con, products,
-                                              lite=count <= small.SMALL)
+            compiled = c.compiled(set_code, product, count <= small.SMALL)
             fresh = drawn(compiled, check_seed(seed), 1, count)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
