@@ -72,6 +72,7 @@ class LiteProduct:
     item_fields: tuple[tuple[Any, ...], ...]
     templates: tuple[dict[str, Any], ...]
     fragments: tuple[str, ...]
+    by_card: dict[str, int]  # card id -> its first prototype (resolved cards only)
 
     def items(self, index: int, protos: list[int]) -> list[Item]:
         return build_items(self.item_fields, index, protos)
@@ -100,8 +101,12 @@ def lite(cp: Any) -> LiteProduct:
     ) for s in cp.sheets)  # fmt: skip
     variants = tuple(LiteVariant(v.index, v.slots, tuple(extra(e) for e in v.first),
                                  tuple(extra(e) for e in v.last)) for v in cp.variants)
+    by_card: dict[str, int] = {}
+    for i, fields in enumerate(cp.item_fields):
+        if fields[0] and fields[9]:  # card_id, resolved
+            by_card.setdefault(fields[0], i)
     return LiteProduct(cp.product, _t(cp.variant_cum), variants, sheets, cp.item_fields,
-                       cp.templates, cp.fragments)
+                       cp.templates, cp.fragments, by_card)
 
 
 def _pick(cum: Floats, u: float) -> int:

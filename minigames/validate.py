@@ -187,13 +187,13 @@ class _Check:
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
-    def packs(self, known: dict[str, dict[str, Any]]) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
-        """The listed packs as Items whose attributes come from the database: ``known``
-        (rows already read, by card id), else one query."""
+    def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+        """The listed packs as Items whose attributes come from the database: the kept
+        products' rows, else one query."""
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
         ids = {it["card_id"] for it in raw if it.get("card_id")}
-        db = {i: known[i] for i in ids if i in known}
+        db = _product_rows(self, ids)
         db.update(_lookup(self.con, ids - db.keys()))
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
@@ -238,7 +238,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     except InputError:
         c.add("players", f"players: {spec.name} is not for {players} players")
         return Validation(c.out)
-    packs, by_uid, pack_of = c.packs(_product_rows(c))
+    packs, by_uid, pack_of = c.packs()
     need = spec.pack_count(players)
     if len(packs) != need:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
@@ -271,25 +271,27 @@ def _groups(c: _Check) -> dict[tuple[str, str, int], list[tuple[int, dict[str, A
     return groups
 
 
-def _product_rows(c: _Check) -> dict[str, dict[str, Any]]:
-    """Database rows of the cards of the products the packs name, as the kept compiled
-    products hold them (built from the database's current content): the cards of re-opened
-    packs need no query. Products that cannot be opened give none (reported later)."""
+def _product_rows(c: _Check, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """Database rows of the cards ``ids`` found in the products the packs name, as the kept
+    compiled products hold them (built from the database's current content): the cards of
+    re-opened packs need no query. Products that cannot be opened give none (reported later)."""
     rows: dict[str, dict[str, Any]] = {}
     for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
         try:
             compiled = c.compiled(set_code, product, True)
         except BoosterkitError:
             continue
-        for proto in compiled.item_fields:
-            (card_id, name, set_, number, rarity, _, _, kind, back, resolved, type_line, colors,
-             mana_value, layout, _, _) = proto  # fmt: skip
-            if card_id and resolved:
-                rows.setdefault(card_id, {
-                    "id": card_id, "name": name, "set": set_, "collector_number": number,
-                    "rarity": rarity, "kind": kind, "magic_back": back, "type_line": type_line,
-                    "colors": list(colors), "mana_value": mana_value, "layout": layout,
-                })  # fmt: skip
+        for card_id in ids - rows.keys():
+            at = compiled.by_card.get(card_id)
+            if at is None:
+                continue
+            (_, name, set_, number, rarity, _, _, kind, back, _, type_line, colors, mana_value,
+             layout, _, _) = compiled.item_fields[at]  # fmt: skip
+            rows[card_id] = {
+                "id": card_id, "name": name, "set": set_, "collector_number": number,
+                "rarity": rarity, "kind": kind, "magic_back": back, "type_line": type_line,
+                "colors": list(colors), "mana_value": mana_value, "layout": layout,
+            }  # fmt: skip
     return rows
 
 
