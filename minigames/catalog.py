@@ -6,6 +6,7 @@ Unknown keys, unknown setup ops and unknown filter terms fail with the file and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -266,10 +267,19 @@ def load_catalogue(directory: Path = CATALOGUE_DIR) -> dict[str, Minigame]:
     return {g.id: g for g in sorted(games, key=lambda g: g.name.lower())}
 
 
+@lru_cache(maxsize=64)
+def _load_one(path: Path) -> Minigame:
+    return load_file(path)
+
+
 def get_minigame(game: str) -> Minigame:
-    """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``."""
-    catalogue = load_catalogue()
+    """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``.
+
+    An id reads only its own file (a command dealing one game parses one file, not 27)."""
     key = game.strip().lower().replace(" ", "-").replace("'", "").replace(".", "")
+    if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", key) and (CATALOGUE_DIR / f"{key}.yaml").is_file():
+        return _load_one(CATALOGUE_DIR / f"{key}.yaml")
+    catalogue = load_catalogue()
     if key in catalogue:
         return catalogue[key]
     for g in catalogue.values():
