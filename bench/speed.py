@@ -166,40 +166,47 @@ def bench_items(db: Path, n: int) -> None:
         con.close()
 
 
-def _load(client, method: str, url: str, bodies: list[Any], clients: int) -> list[float]:
-    def one(body: Any) -> float:
+def _load(client, url: str, calls: list[tuple[str, str, Any]], clients: int) -> dict[str, list[float]]:
+    """Run ``calls`` (route, method, body) with ``clients`` threads; latencies (ms) by route."""
+    def one(call: tuple[str, str, Any]) -> tuple[str, float]:
+        route, method, body = call
         t0 = time.perf_counter()
-        r = client.request(method, url, json=body, timeout=60)
+        r = client.request(method, url + route, json=body, timeout=60)
         if r.status_code != 200:
-            raise SystemExit(f"{method} {url}: {r.status_code} {r.text[:200]}")
-        return (time.perf_counter() - t0) * 1000
+            raise SystemExit(f"{method} {route}: {r.status_code} {r.text[:200]}")
+        return route, (time.perf_counter() - t0) * 1000
 
+    out: dict[str, list[float]] = {}
     with ThreadPoolExecutor(clients) as pool:
-        return list(pool.map(one, bodies))
+        for route, ms in pool.map(one, calls):
+            out.setdefault(route, []).append(ms)
+    return out
 
 
 def bench_service(db: Path, requests: int, tmp: Path) -> None:
+    """The three routes interleaved in one load, so the machine's background load (shared
+    cores) weighs on the baseline route as on the others."""
     import httpx
     from serve import free_port, percentile, start_server  # bench/serve.py
 
     port = free_port()
     server = start_server(db, port, tmp / "serve.log")
     url = f"http://127.0.0.1:{port}"
-    routes = {
-        "/packs": ("POST", [{"set": "afr", "count": 1, "seed": s} for s in range(requests)]),
-        "/deal": ("POST", [{"minigame": "roll-for-initiative", "players": 4, "set": "afr",
-                            "seed": s} for s in range(requests)]),
-        "/minigames": ("GET", [None] * requests),
-    }  # fmt: skip
+    calls = []
+    for s in range(requests):
+        calls += [
+            ("/packs", "POST", {"set": "afr", "count": 1, "seed": s}),
+            ("/deal", "POST", {"minigame": "roll-for-initiative", "players": 4, "set": "afr",
+                               "seed": s}),
+            ("/minigames", "GET", None),
+        ]  # fmt: skip
     try:
         for clients in (1, 8):
             limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
             with httpx.Client(limits=limits) as client:
-                figures = {}
-                for route, (method, bodies) in routes.items():
-                    _load(client, method, url + route, bodies[:20], clients)  # warm-up
-                    lat = _load(client, method, url + route, bodies, clients)
-                    figures[route] = (percentile(lat, 0.5), percentile(lat, 0.99))
+                _load(client, url, calls[:60], clients)  # warm-up
+                lat = _load(client, url, calls, clients)
+            figures = {r: (percentile(v, 0.5), percentile(v, 0.99)) for r, v in lat.items()}
             base50, base99 = figures["/minigames"]
             line = "  ".join(f"{r} p50 {a:6.2f} p99 {b:6.2f}" for r, (a, b) in figures.items())
             print(f"service       {clients} client(s), ms: {line}")

@@ -89,7 +89,7 @@ def minigames() -> Response:
 
 def _deal(req: DealRequest, request: Request) -> Any:
     database = request.app.state.database
-    with database.cursor() as con:
+    with database.lazy_cursor() as con:  # opened only if the deal needs to read
         return deal(
             con,
             req.minigame,
@@ -115,7 +115,7 @@ def validate(
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
     database = request.app.state.database
-    with database.cursor() as con:
+    with database.lazy_cursor() as con:
         result = validate_setup(con, setup, products=database.products)
     return json_response(result)
 

@@ -45,6 +45,26 @@ def _is_lock_conflict(exc: BaseException) -> bool:
     return isinstance(cause, duckdb.IOException) and "lock" in str(cause).lower()
 
 
+class _LazyCursor:
+    """A connection stand-in whose ``execute`` takes the database's cursor on first use."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self._database = database
+        self._held: Any = None
+        self._cursor: pdb.Connection | None = None
+
+    def execute(self, *args: Any) -> Any:
+        if self._cursor is None:
+            self._held = self._database.cursor()
+            self._cursor = self._held.__enter__()
+        return self._cursor.execute(*args)
+
+    def close(self) -> None:
+        if self._held is not None:
+            self._held.__exit__(None, None, None)
+            self._held = self._cursor = None
+
+
 class ReadOnlyDatabase:
     """A read-only DuckDB file opened while requests use it and closed when none do."""
 
@@ -104,6 +124,16 @@ class ReadOnlyDatabase:
                 self._last_used = time.monotonic()
                 if self._users == 0:
                     self._schedule_close(self.linger)
+
+    @contextmanager
+    def lazy_cursor(self) -> Iterator[_LazyCursor]:
+        """Like ``cursor()``, but the file is opened (and the cursor taken) only when a query
+        runs: a deal from a kept product with a given set reads nothing."""
+        lazy = _LazyCursor(self)
+        try:
+            yield lazy
+        finally:
+            lazy.close()
 
     def _schedule_close(self, delay: float) -> None:
         """Close the idle connection after ``delay`` seconds (called with the lock held)."""
