@@ -6,8 +6,10 @@ kept twice, both keyed by what it was built from:
 
 - in memory, in a ``ProductCache`` (the process has one, ``DEFAULT``; the service and the
   pytest plugin keep their own);
-- on disk beside the database file, in ``<name>.cache/products/`` (one pickle per set and
-  product), so the next process loads it in milliseconds without opening the database.
+- on disk beside the database file, in ``<name>.cache/products/`` (per set and product, a
+  pickle of the full form and one of the lite form, ``generator.small``), so the next
+  process loads it in milliseconds without opening the database (and, lite, without numpy).
+  The folder is trusted like the database next to it.
 
 The key is the database file's stamp (inode, modification time and size of the file and its
 write-ahead log: every committed write changes it, whatever wrote it), the product asked
@@ -393,7 +395,7 @@ class ProductCache:
 
 #: The process's own products (keyed by database file and content; never by (set, product)
 #: alone, so different databases and changed data never share an entry).
-DEFAULT = ProductCache(pathless=False)
+DEFAULT = ProductCache(16, pathless=False)
 
 
 def compiled_product(set_code: str, product: str | None, db: DbArg,
