@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             data = list_products(con, set_code, product_of=lambda code: compiled_product(
-                set_code, code, path).product)
+                set_code, code, path, lite=True).product)
         emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
              text=lambda d: "\n\n".join(product_text(p) for p in d) or _none_text(set_code))
 

@@ -67,7 +67,7 @@ def products(code: str, request: Request, con: Connection = Depends(cursor)) -> 
     """The booster products of a set, as ``boosterkit products SET --json``."""
     database = request.app.state.database
     return json_response(list_products(con, code, product_of=lambda product: database.products.get(
-        code, product, database.path).product))
+        code, product, database.path, lite=True).product))
 
 
 @router.post("/packs", tags=["packs"])
