@@ -37,12 +37,12 @@ import numpy as np
 
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
-from boosterkit.generator.lazy import build_items, new_pack
+from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
 from boosterkit.generator.rng import check_seed
 
-__all__ = ["CompiledProduct", "check_seed", "compile_product", "draw_batch", "open_batch",
-           "open_compiled", "open_pack"]
+__all__ = ["CompiledProduct", "LazyPack", "check_seed", "compile_product", "draw_batch",
+           "open_batch", "open_compiled", "open_pack"]
 
 COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
