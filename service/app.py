@@ -66,8 +66,11 @@ def sets(
 def products(code: str, request: Request, con: Connection = Depends(cursor)) -> Response:
     """The booster products of a set, as ``boosterkit products SET --json``."""
     database = request.app.state.database
-    return json_response(list_products(con, code, product_of=lambda product: database.products.get(
-        code, product, database.path, lite=True).product))
+
+    def kept(product: str) -> Any:  # the kept compiled product, not compiled again here
+        return database.products.get(code, product, database.path, lite=True).product
+
+    return json_response(list_products(con, code, product_of=kept))
 
 
 @router.post("/packs", tags=["packs"])
