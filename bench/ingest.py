@@ -10,9 +10,10 @@ in the same run, it times
   the same explicit column list, into a fresh database file,
 
 each in its own process, and prints both times, their ratio and each one's peak RSS.
-Targets: ratio ≤ 2.0, peak RSS ≤ 1 GB. Exit status 1 when a target is missed.
+Targets: ratio ≤ 1.6, peak RSS ≤ 1 GB (issue 13: at 25k, 100k and 400k cards). Exit status 1
+when a target is missed.
 
-    .venv/bin/python bench/ingest.py [--cards 100000] [--repeat 1]
+    .venv/bin/python bench/ingest.py [--cards 25000,100000,400000] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = ROOT.parent / "shared" / "scryfall" / "cards"
 BIN = Path(sys.executable).with_name("boosterkit")
-RATIO_TARGET, RSS_TARGET_MB = 2.0, 1024
+RATIO_TARGET, RSS_TARGET_MB = 1.6, 1024  # issue 13: at 25k, 100k and 400k cards
+#: Children cache bytecode as an installed package does (even where the shell says not to).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 BASELINE = """
 import sys, duckdb
@@ -73,30 +76,38 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return seconds, usage.ru_maxrss / 1024, out.strip()
 
 
+def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
+    """Build a file of ``cards`` cards, time both ``repeat`` times; True when on target."""
+    path = tmpdir / f"default-cards-{cards}.json"
+    t0 = time.perf_counter()
+    size = build_file(path, cards)
+    print(f"file: {cards:,} cards, {size / 1e6:,.0f} MB (built in {time.perf_counter() - t0:.1f} s)")
+    sync_runs, base_runs = [], []
+    for i in range(repeat):
+        env = dict(ENV, BOOSTERKIT_DB=str(tmpdir / f"sync-{cards}-{i}.duckdb"))
+        sync_runs.append(timed([str(BIN), "sync", "--file", str(path)], env))
+        base_runs.append(timed([sys.executable, "-c", BASELINE, str(path),
+                                str(tmpdir / f"base-{cards}-{i}.duckdb")], ENV))
+    (s_t, s_rss, s_out), (b_t, b_rss, b_out) = min(sync_runs), min(base_runs)
+    print(f"boosterkit sync --file : {s_t:7.2f} s   peak RSS {s_rss:6.0f} MB   ({s_out.splitlines()[-1]})")
+    print(f"duckdb read_json       : {b_t:7.2f} s   peak RSS {b_rss:6.0f} MB   ({b_out} rows)")
+    ratio = s_t / b_t
+    ok = ratio <= RATIO_TARGET and max(s_rss, b_rss) <= RSS_TARGET_MB
+    print(f"ratio {ratio:.2f} (target ≤ {RATIO_TARGET}); peak RSS {s_rss:.0f} MB "
+          f"(target ≤ {RSS_TARGET_MB} MB): {'OK' if ok else 'MISSED'}")
+    path.unlink()
+    return ok
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cards", type=int, default=100_000)
+    ap.add_argument("--cards", default="100000",
+                    help="cards per file, comma-separated for several sizes (e.g. 25000,100000,400000)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each; the best time is kept")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="boosterkit-bench-") as tmp:
-        tmpdir = Path(tmp)
-        path = tmpdir / "default-cards.json"
-        t0 = time.perf_counter()
-        size = build_file(path, args.cards)
-        print(f"file: {args.cards:,} cards, {size / 1e6:,.0f} MB (built in {time.perf_counter() - t0:.1f} s)")
-        sync_runs, base_runs = [], []
-        for i in range(args.repeat):
-            env = dict(os.environ, BOOSTERKIT_DB=str(tmpdir / f"sync-{i}.duckdb"))
-            sync_runs.append(timed([str(BIN), "sync", "--file", str(path)], env))
-            base_runs.append(timed([sys.executable, "-c", BASELINE, str(path), str(tmpdir / f"base-{i}.duckdb")]))
-        (s_t, s_rss, s_out), (b_t, b_rss, b_out) = min(sync_runs), min(base_runs)
-        print(f"boosterkit sync --file : {s_t:7.2f} s   peak RSS {s_rss:6.0f} MB   ({s_out.splitlines()[-1]})")
-        print(f"duckdb read_json       : {b_t:7.2f} s   peak RSS {b_rss:6.0f} MB   ({b_out} rows)")
-        ratio = s_t / b_t
-        ok = ratio <= RATIO_TARGET and max(s_rss, b_rss) <= RSS_TARGET_MB
-        print(f"ratio {ratio:.2f} (target ≤ {RATIO_TARGET}); peak RSS {s_rss:.0f} MB "
-              f"(target ≤ {RSS_TARGET_MB} MB): {'OK' if ok else 'MISSED'}")
-    sys.exit(0 if ok else 1)
+        results = [measure(Path(tmp), int(n), args.repeat) for n in args.cards.split(",")]
+    sys.exit(0 if all(results) else 1)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 from boosterkit import __version__
 from boosterkit.errors import InputError
 
@@ -70,6 +68,8 @@ def db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get("BOOSTERKIT_DB")
     if env:
         return Path(env).expanduser()
+    import platformdirs  # only here: --help and the catalogue never need it
+
     return Path(platformdirs.user_data_dir("boosterkit")) / "boosterkit.duckdb"
 
 

@@ -8,7 +8,6 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli.render import Format, echo_err, emit
-from boosterkit.pipeline import db, queries, rebuild
 
 _FMT = typer.Option(Format.table, "--format", help="Output format.")
 _JSON = typer.Option(False, "--json", help="Same as --format json.")
@@ -43,6 +42,8 @@ def register(app: typer.Typer) -> None:
         json_: bool = _JSON,
     ) -> None:
         """List the known sets (newest first) with how many printings are loaded."""
+        from boosterkit.pipeline import db, queries
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             emit(queries.list_sets(con, set_type), _fmt(fmt, json_), columns=queries.SET_FIELDS)
@@ -56,11 +57,14 @@ def register(app: typer.Typer) -> None:
         json_: bool = _JSON,
     ) -> None:
         """List the printings of a set in collector-number order."""
+        from boosterkit.pipeline import db, queries
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             emit(queries.list_cards(con, set_code, rarity), _fmt(fmt, json_))
 
-    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True)
+    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True,
+                         rich_markup_mode=None)
     app.add_typer(db_app, name="db")
 
     @db_app.command("info")
@@ -68,6 +72,8 @@ def register(app: typer.Typer) -> None:
              fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
              json_: bool = _JSON) -> None:
         """Path, schema version, row counts and the last sync runs."""
+        from boosterkit.pipeline import db, queries
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             emit(queries.db_info(con, path), _fmt(fmt, json_), text=_info_text)
@@ -76,6 +82,8 @@ def register(app: typer.Typer) -> None:
     def rebuild_cmd(ctx: typer.Context, json_: bool = typer.Option(
             False, "--json", help="Print the summary as JSON.")) -> None:
         """Re-derive every table from the cached files of past syncs and imports (no network)."""
+        from boosterkit.pipeline import db, rebuild
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             result = rebuild.rebuild(con, config.cache_dir(path))

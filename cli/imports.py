@@ -10,9 +10,6 @@ import typer
 from boosterkit import config
 from boosterkit.cli.render import Format, echo_err, emit, flagged
 from boosterkit.errors import BoosterkitError
-from boosterkit.pipeline import db
-from boosterkit.pipeline.collation import import_collation
-from boosterkit.pipeline.mtgjson import import_mtgjson
 
 _JSON = typer.Option(False, "--json", help="Also print the summary as JSON on stdout.")
 
@@ -41,7 +38,7 @@ def collation_line(s: dict[str, Any]) -> str:
 def register(app: typer.Typer) -> None:
     """Add the ``import`` group to ``app``."""
     group = typer.Typer(name="import", help="Import MTGJSON files and booster collation data.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
     @group.command("mtgjson")
     def mtgjson_cmd(
@@ -51,6 +48,9 @@ def register(app: typer.Typer) -> None:
         json_: bool = _JSON,
     ) -> None:
         """Import cards, tokens, minigame cards and booster products from MTGJSON files."""
+        from boosterkit.pipeline import db
+        from boosterkit.pipeline.mtgjson import import_mtgjson
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             try:
@@ -68,6 +68,9 @@ def register(app: typer.Typer) -> None:
         json_: bool = _JSON,
     ) -> None:
         """Import booster products (variants, sheets, weights) from magic-sealed-data."""
+        from boosterkit.pipeline import db
+        from boosterkit.pipeline.collation import import_collation
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             summary = import_collation(con, file, cache=config.cache_dir(path))

@@ -86,16 +86,13 @@ def deal_cmd(
     """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
     from boosterkit.generator import new_seed
     from boosterkit.minigames import deal, render_sheet
-    from boosterkit.pipeline import db
 
     chosen = new_seed() if seed is None else seed
-    con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
-    try:
-        setup = deal(con, game, players, set_code, product, chosen, strict_backs)
+    try:  # the database is opened only if the kept product and the options do not suffice
+        setup = deal(config.db_path(ctx.obj["db"]), game, players, set_code, product, chosen,
+                     strict_backs)
     except BoosterkitError as exc:
         raise render.flagged(exc, {"players": "--players", "set": "--set"}) from exc
-    finally:
-        con.close()
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
     with render.output(output) as out:

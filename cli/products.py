@@ -8,8 +8,6 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli.render import Format, emit
-from boosterkit.generator.products import list_products, no_products_reason
-from boosterkit.pipeline import db
 
 ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
 _SHOW_VARIANTS = 4
@@ -64,9 +62,14 @@ def register(app: typer.Typer) -> None:
         json_: bool = typer.Option(False, "--json", help="Same as --format json."),
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
+        from boosterkit.generator.cache import compiled_product
+        from boosterkit.generator.products import list_products, no_products_reason
+        from boosterkit.pipeline import db
+
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
-            data = list_products(con, set_code)
+            data = list_products(con, set_code, product_of=lambda code: compiled_product(
+                set_code, code, path, lite=True).product)
             none = "" if data else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
         emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
              text=lambda d: "\n\n".join(product_text(p) for p in d) or none)

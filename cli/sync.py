@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,26 +12,27 @@ import typer
 from boosterkit import config
 from boosterkit.cli.render import Format, echo_err, emit
 from boosterkit.errors import InputError
-from boosterkit.pipeline import db
-from boosterkit.pipeline import sync as syncmod
-from boosterkit.pipeline.scryfall.client import ScryfallClient
+
+#: ``pipeline.sync.BULK_TYPES``, for the help text without importing the HTTP client
+#: (tests/test_startup.py checks they agree).
+BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
 
 
-def _progress() -> syncmod.Progress | None:
+def _progress() -> Callable[[str, int, int | None], None] | None:
     """A one-line progress display on a terminal; nothing when stderr is not a TTY."""
     if not sys.stderr.isatty():
         return None
 
     def show(what: str, done: int, total: int | None) -> None:
         of = f"/{total}" if total else ""
-        unit = "bytes" if what in syncmod.BULK_TYPES or what.startswith("MTGJSON") else "cards"
+        unit = "bytes" if what in BULK_TYPES or what.startswith("MTGJSON") else "cards"
         sys.stderr.write(f"\r  {what}: {done}{of} {unit}\033[K")
         sys.stderr.flush()
 
     return show
 
 
-def _on_wait() -> syncmod.WaitNote | None:
+def _on_wait() -> Callable[[str], None] | None:
     """What a fetch waits for (a 429, a retry), on the progress line; nothing off a terminal."""
     if not sys.stderr.isatty():
         return None
@@ -44,8 +46,10 @@ def _on_wait() -> syncmod.WaitNote | None:
 
 def _summary_line(s: dict[str, Any]) -> str:
     extra = "" if s.get("downloaded", True) else " (bulk file unchanged, download skipped)"
+    from boosterkit.pipeline.sync import mtgjson_note
+
     line = f"synced {_n(s['sets'], 'set')}, {_n(s['cards'], 'card')} in {s['seconds']:.1f} s{extra}"
-    return line + syncmod.mtgjson_note(s.get("mtgjson"))
+    return line + mtgjson_note(s.get("mtgjson"))
 
 
 def _n(count: int, noun: str) -> str:
@@ -60,7 +64,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         sets: list[str] = typer.Argument(None, help="Set codes (case-insensitive), e.g. afr khm."),
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
-        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(syncmod.BULK_TYPES)}."),
+        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
         file: Path | None = typer.Option(None, "--file", help="A local Scryfall JSON file (.json or .json.gz)."),
         no_mtgjson: bool = typer.Option(
             False, "--no-mtgjson", help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL)."),
@@ -68,6 +72,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Load Scryfall data (sets with all their printings, the set list, a bulk file or a local
         file); set codes also load MTGJSON's file of each set: its real booster products."""
+        from boosterkit.pipeline import db
+        from boosterkit.pipeline import sync as syncmod
+        from boosterkit.pipeline.scryfall.client import ScryfallClient
+
         modes = sum([bool(sets), set_list, bulk is not None, file is not None])
         if modes != 1:
             raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")

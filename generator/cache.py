@@ -1,102 +1,385 @@
-"""Compiled products kept between calls, for callers that open packs again and again.
+"""Compiled products, kept: resolved from the database and compiled once per database content.
 
-Resolving a product from the database and compiling it costs tens of milliseconds; drawing
-a few packs from it costs about one. A ``ProductCache`` keeps the compiled products of
-recent (set, product) pairs. It is valid for ONE database content: its owner calls
-``clear()`` when the database may have changed, or ``track(file_stamp(path))`` to clear it
-when the file's size or modification time changed (the service does so when it reopens the
-file; the pytest plugin before each fixture call). It is safe to share between threads.
+Resolving a product from the database and compiling it costs tens to hundreds of
+milliseconds; drawing a few packs from it costs well under one. So a compiled product is
+kept twice, both keyed by what it was built from:
+
+- in memory, in a ``ProductCache`` (the process has one, ``DEFAULT``; the service and the
+  pytest plugin keep their own);
+- on disk beside the database file, in ``<name>.cache/products/`` (per set and product, a
+  pickle of the full form and one of the lite form, ``generator.small``), so the next
+  process loads it in milliseconds without opening the database (and, lite, without numpy).
+  The folder is trusted like the database next to it.
+
+The key is the database file's stamp (inode, modification time and size of the file and its
+write-ahead log: every committed write changes it, whatever wrote it), the product asked
+for, the hashes of ``data/boosters/*.yaml``, and the code that compiles (the generator's
+sources and the package version). A product built from other data is never served: a
+changed card is in the next pack. Without a file (``:memory:`` databases) only a
+``ProductCache`` whose owner clears it keeps products.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import pickle
+import re
+import sys
 import threading
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from boosterkit.generator import load_product
-from boosterkit.generator.engine import CompiledProduct, compile_product
+from boosterkit import __version__
+from boosterkit.data import DATA_DIR
+from boosterkit.generator import small
+from boosterkit.generator.model import ProductDef
+from boosterkit.generator.small import LiteProduct
 
 if TYPE_CHECKING:
-    from boosterkit.generator import DbArg
+    import duckdb
+
+    from boosterkit.generator.engine import CompiledProduct
+
+    Compiled = CompiledProduct | LiteProduct
+
+    DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
+
+FORMAT = 1  # bump when the pickled CompiledProduct changes shape
+_GENERATOR_DIR = Path(__file__).resolve().parent
+_BOOSTERS = os.fspath(DATA_DIR / "boosters")
+_SOURCES = ("cache.py", "engine.py", "extras.py", "lazy.py", "model.py", "products.py",
+            "rng.py", "small.py")
+
+__all__ = ["DEFAULT", "ProductCache", "ProductStore", "compiled_product", "file_stamp",
+           "load_product", "product_key"]
 
 
-def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int], ...]:
-    """(modification time, size) of a database file and its write-ahead log: it changes
-    whenever a writer committed, so a cache keyed on it knows when to ``clear()``."""
-    path = Path(path)
+def load_product(set_code: str, product: str | None = None, db: DbArg = None) -> ProductDef:
+    """The ``ProductDef`` of ``set_code``/``product``, resolved from the database ``db``.
+
+    ``db`` is an open DuckDB connection, a path (opened read-only) or None for the
+    configured database (``boosterkit.config.db_path()``). Always reads the database.
+    """
+    from boosterkit.generator.products import resolve_product
+
+    if db is not None and not isinstance(db, (str, os.PathLike)):
+        return resolve_product(db, set_code.lower(), product)
+    from boosterkit import config
+    from boosterkit.pipeline import db as dbmod
+
+    con = dbmod.connect(config.db_path(db), read_only=True)
+    try:
+        return resolve_product(con, set_code.lower(), product)
+    finally:
+        con.close()
+
+
+def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]:
+    """(inode, modification time, size) of a database file and its write-ahead log: it
+    changes whenever a writer committed, so a product keyed on it is rebuilt after."""
+    name = os.fspath(path)
     stamp = []
-    for p in (path, path.with_name(path.name + ".wal")):
+    for p in (name, name + ".wal"):
         try:
-            st = p.stat()
+            st = os.stat(p)
         except FileNotFoundError:
             continue
-        stamp.append((st.st_mtime_ns, st.st_size))
+        stamp.append((st.st_ino, st.st_mtime_ns, st.st_size))
     return tuple(stamp)
 
 
-class ProductCache:
-    """Compiled products by (set, product) for one database content, least recently used out."""
+@functools.cache
+def _code_hash() -> str:
+    """What compiles products in this process: the generator's sources, versions (a pickle
+    another numpy cannot read is only a miss)."""
+    h = hashlib.sha256(f"{FORMAT} {__version__} {sys.version_info[:2]}".encode())
+    for name in _SOURCES:
+        h.update((_GENERATOR_DIR / name).read_bytes())
+    return h.hexdigest()
 
-    def __init__(self, maxsize: int = 64) -> None:
+
+@functools.lru_cache(maxsize=8)
+def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
+    h = hashlib.sha256()
+    for name, _, _ in stats:
+        h.update(name.encode() + b"\0" + Path(name).read_bytes())
+    return h.hexdigest()
+
+
+def _data_hash() -> str:
+    """The hash of ``data/boosters/*.yaml`` (re-read only when a file's stat changes)."""
+    stats = []
+    for name in _booster_files():
+        st = os.stat(name)
+        stats.append((name, st.st_mtime_ns, st.st_size))
+    return _data_hash_of(tuple(stats))
+
+
+@functools.cache
+def _booster_files() -> tuple[str, ...]:
+    """The YAML files of ``data/boosters`` (listed once per process; stat-ed every time)."""
+    return tuple(sorted(os.path.join(_BOOSTERS, n) for n in os.listdir(_BOOSTERS)
+                        if n.endswith(".yaml")))
+
+
+def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
+    return set_code.strip().lower(), (product.strip().lower() or None) if product else None
+
+
+def product_key(path: Path, set_code: str, product: str | None) -> str | None:
+    """The key of a compiled product of the database file ``path`` (None without a file)."""
+    stamp = file_stamp(path)
+    if not stamp:
+        return None
+    parts = (_code_hash(), _data_hash(), os.path.abspath(path), stamp, *_norm(set_code, product))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+
+class ProductStore:
+    """Compiled products as files in a folder (``<database name>.cache/products``): per
+    product and key, the full product (numpy tables) and its ``LiteProduct`` (plain tuples,
+    loaded without numpy)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def beside(cls, database: Path) -> ProductStore:
+        from boosterkit.config import cache_dir
+
+        return cls(cache_dir(database) / "products")
+
+    @staticmethod
+    def _prefix(set_code: str, product: str | None) -> str:
+        s, p = _norm(set_code, product)
+        return ".".join(re.sub(r"[^a-z0-9-]+", "_", x) for x in (s, p or "default")) + "."
+
+    def _path(self, set_code: str, product: str | None, key: str, lite: bool) -> Path:
+        return self.folder / f"{self._prefix(set_code, product)}{key}{'.lite' if lite else ''}.pickle"
+
+    def load(self, set_code: str, product: str | None, key: str,
+             lite: bool = False) -> Compiled | None:
+        """The product stored under ``key`` (its lite form if ``lite``), or None (missing,
+        unreadable or of other code)."""
+        try:
+            with open(self._path(set_code, product, key, lite), "rb") as f:
+                found = pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
+        except FileNotFoundError:
+            return None
+        except Exception:  # a truncated or foreign file is only a miss  # noqa: BLE001
+            return None
+        if lite:
+            return found if isinstance(found, small.LiteProduct) else None
+        from boosterkit.generator.engine import CompiledProduct
+
+        return found if isinstance(found, CompiledProduct) else None
+
+    def save(self, set_code: str, product: str | None, key: str, cp: CompiledProduct) -> None:
+        """Store ``cp`` and its lite form atomically and drop the same product's older files;
+        a folder that cannot be written is no error (the product is compiled again)."""
+        kept = {self._path(set_code, product, key, False): cp,
+                self._path(set_code, product, key, True): small.lite(cp)}
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for path, value in kept.items():
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+                try:
+                    with open(tmp, "wb") as f:
+                        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+                    os.replace(tmp, path)
+                finally:
+                    tmp.unlink(missing_ok=True)
+            for old in self.folder.glob(f"{self._prefix(set_code, product)}*.pickle"):
+                if old not in kept:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+_PATHS: weakref.WeakKeyDictionary[Any, Path | None] = weakref.WeakKeyDictionary()
+_PATHS_LOCK = threading.Lock()
+
+
+def _connection_path(con: Any) -> Path | None:
+    """The file of an open DuckDB connection (None for an in-memory one), asked once per
+    connection."""
+    with _PATHS_LOCK:
+        if con in _PATHS:
+            return _PATHS[con]
+    try:
+        row = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchone()
+    except Exception:  # not a DuckDB connection we can ask  # noqa: BLE001
+        return None
+    path = Path(row[0]) if row and row[0] else None
+    with _PATHS_LOCK:
+        _PATHS[con] = path
+    return path
+
+
+class _Kept:
+    """A product held in memory: the full form, the lite form, or both."""
+
+    __slots__ = ("full", "lite")
+
+    def __init__(self, full: CompiledProduct | None = None, lite: LiteProduct | None = None):
+        self.full, self.lite = full, lite
+
+    def form(self, lite: bool) -> Compiled | None:
+        if lite and self.lite is None and self.full is not None:
+            self.lite = small.lite(self.full)
+        return self.lite if lite else self.full
+
+    def merge(self, other: _Kept) -> None:
+        self.full = self.full or other.full
+        self.lite = self.lite or other.lite
+
+    def code(self) -> str:
+        return (self.full or self.lite).product.code  # type: ignore[union-attr]
+
+
+class ProductCache:
+    """Compiled products in memory, least recently used out, backed by the files beside the
+    database. Safe to share between threads; concurrent misses on one key compile once.
+
+    ``db_path``: the database file the products come from, when the caller passes open
+    connections (saves asking the connection). ``connect``: how to read that database on a
+    miss (a callable returning a context manager that yields a connection; the service's
+    shared read-only cursor), instead of the ``db`` passed to ``get``. Products of a database
+    without a file are kept by (set, product) only when ``pathless`` is true: their owner
+    then calls ``clear()`` when the data may have changed.
+    """
+
+    def __init__(self, maxsize: int = 64, *, db_path: str | os.PathLike[str] | None = None,
+                 connect: Callable[[], AbstractContextManager[Any]] | None = None,
+                 pathless: bool = True) -> None:
         self.maxsize = maxsize
-        self.hits = 0
-        self.misses = 0
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.connect = connect
+        self.pathless = pathless
+        self.hits = 0  # in memory
+        self.loads = 0  # from the files beside the database
+        self.misses = 0  # compiled
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str | None], CompiledProduct] = OrderedDict()
-        self._generation = 0  # bumped by clear(): a resolve started before it is not kept
-        self._pending: dict[tuple[str, str | None], threading.Lock] = {}
+        self._items: OrderedDict[tuple, _Kept] = OrderedDict()
+        self._generation = 0  # bumped by clear(): a compile started before it is not kept
+        self._pending: dict[tuple, threading.Lock] = {}
         self._stamp: object = None
 
-    def get(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
-        """The compiled product, resolved from ``db`` (as ``load_product`` takes it) on a miss.
+    def _path(self, db: DbArg) -> Path | None:
+        if self.db_path is not None:
+            return self.db_path
+        if db is None or isinstance(db, (str, os.PathLike)):
+            from boosterkit import config
 
-        Concurrent misses on the same key resolve it once; the others wait for that result.
-        """
-        key = (set_code.lower(), product)
+            path = config.db_path(db)
+            return None if str(path) == ":memory:" else path
+        return _connection_path(db)
+
+    def get(self, set_code: str, product: str | None, db: DbArg, *,
+            lite: bool = False) -> Compiled:
+        """The compiled product of ``db`` (as ``load_product`` takes it): from memory, else
+        from the file beside the database, else resolved and compiled (and kept).
+
+        ``lite``: its ``LiteProduct`` (plain tuples, for ``generator.small``) instead, which
+        the next process loads without numpy."""
+        path = self._path(db)
+        key = product_key(path, set_code, product) if path is not None else None
+        if key is None and not self.pathless:
+            return _Kept(full=self._compile(set_code, product, db)).form(lite)
+        mkey = (key,) if key is not None else _norm(set_code, product)
         with self._lock:
-            hit = self._lookup(key)
+            hit = self._lookup(mkey, lite)
             if hit is not None:
                 return hit
-            pending = self._pending.setdefault(key, threading.Lock())
+            pending = self._pending.setdefault(mkey, threading.Lock())
         with pending:
             with self._lock:
-                hit = self._lookup(key)
+                hit = self._lookup(mkey, lite)
                 if hit is not None:
                     return hit
                 generation = self._generation
             try:
-                compiled = compile_product(load_product(set_code, product, db))
+                built = self._build(set_code, product, db, path, key, lite)
             finally:
                 with self._lock:
-                    self._pending.pop(key, None)
+                    self._pending.pop(mkey, None)
+            alias = self._alias(set_code, product, path, key, built.code())
             with self._lock:
-                self.misses += 1
                 if generation == self._generation:
-                    self._items[key] = compiled
+                    kept = self._items.setdefault(mkey, built)
+                    kept.merge(built)
+                    if alias is not None:
+                        self._items[alias] = kept
                     while len(self._items) > self.maxsize:
                         self._items.popitem(last=False)
-        return compiled
+        return built.form(lite)
 
-    def _lookup(self, key: tuple[str, str | None]) -> CompiledProduct | None:
-        """A cached product, counted as a hit (called with the lock held)."""
-        hit = self._items.get(key)
-        if hit is not None:
+    @staticmethod
+    def _alias(set_code: str, product: str | None, path: Path | None, key: str | None,
+               code: str) -> tuple | None:
+        """The memory key of the product's own code when it was asked for by kind or as the
+        default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
+        if _norm(set_code, product)[1] == code:
+            return None
+        if key is None:
+            return _norm(set_code, code)
+        alias = product_key(path, set_code, code) if path is not None else None
+        return (alias,) if alias is not None else None
+
+    def _compile(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
+        from boosterkit.generator.engine import compile_product
+
+        if self.connect is not None:
+            with self.connect() as con:
+                return compile_product(load_product(set_code, product, con))
+        return compile_product(load_product(set_code, product, db))
+
+    def _build(self, set_code: str, product: str | None, db: DbArg, path: Path | None,
+               key: str | None, lite: bool) -> _Kept:
+        store = ProductStore.beside(path) if key is not None and path is not None else None
+        if store is not None:
+            found = store.load(set_code, product, key, lite)
+            if found is not None:
+                with self._lock:
+                    self.loads += 1
+                return _Kept(lite=found) if lite else _Kept(full=found)  # type: ignore[arg-type]
+        compiled = self._compile(set_code, product, db)
+        with self._lock:
+            self.misses += 1
+        if store is not None:
+            store.save(set_code, product, key, compiled)
+            code = compiled.product.code
+            if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
+                store.save(set_code, code, alias, compiled)  # asked for by kind: keep it by code too
+        return _Kept(full=compiled)
+
+    def _lookup(self, key: tuple, lite: bool) -> Compiled | None:
+        """A kept product in the form asked for, counted as a hit (with the lock held)."""
+        kept = self._items.get(key)
+        found = kept.form(lite) if kept is not None else None
+        if found is not None:
             self._items.move_to_end(key)
             self.hits += 1
-        return hit
+        return found
 
     def clear(self) -> None:
-        """Forget every product (the database changed)."""
+        """Forget every product held in memory (the files beside the database stay: they
+        are keyed by the file's content stamp)."""
         with self._lock:
             self._items.clear()
             self._generation += 1
 
     def track(self, stamp: object) -> bool:
         """``clear()`` unless ``stamp`` (e.g. ``file_stamp(path)``) is the one last tracked;
-        True when it cleared."""
+        True when it cleared. Only needed for databases without a file."""
         with self._lock:
             if stamp == self._stamp:
                 return False
@@ -108,3 +391,15 @@ class ProductCache:
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)
+
+
+#: The process's own products (keyed by database file and content; never by (set, product)
+#: alone, so different databases and changed data never share an entry).
+DEFAULT = ProductCache(16, pathless=False)
+
+
+def compiled_product(set_code: str, product: str | None, db: DbArg,
+                     products: ProductCache | None = None, *, lite: bool = False) -> Compiled:
+    """The compiled product (``lite``: its ``LiteProduct``) from ``products`` (default
+    ``DEFAULT``)."""
+    return (products if products is not None else DEFAULT).get(set_code, product, db, lite=lite)

@@ -25,7 +25,7 @@ uniform-weight case summed over colours). A colour too small for the correction
 
 from __future__ import annotations
 
-import functools
+import gc
 import json
 import math
 from collections.abc import Sequence
@@ -37,7 +37,12 @@ import numpy as np
 
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
+from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
+from boosterkit.generator.rng import check_seed
+
+__all__ = ["CompiledProduct", "LazyPack", "check_seed", "compile_product", "draw_batch",
+           "open_batch", "open_compiled", "open_pack"]
 
 COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
@@ -96,13 +101,13 @@ class CompiledProduct:
     variants: tuple[_Variant, ...]
     sheets: tuple[_Sheet, ...]
     protos: tuple[tuple[Any, ...], ...]  # Item fields after uid, per prototype id
+    item_fields: tuple[tuple[Any, ...], ...]  # the same and ``external`` (False), per Item
     templates: tuple[dict[str, Any], ...]  # Item.to_dict() without uid, per prototype id
     fragments: tuple[str, ...]  # JSON of the template without its opening brace
 
     def items(self, index: int, protos: Sequence[int]) -> list[Item]:
         """The ``Item`` objects of pack ``index`` holding prototypes ``protos``."""
-        table = self.protos
-        return [Item(f"p{index}-{k}", *table[p]) for k, p in enumerate(protos, 1)]
+        return build_items(self.item_fields, index, protos)
 
 
 class _ProtoTable:
@@ -305,7 +310,8 @@ def compile_product(product: ProductDef) -> CompiledProduct:
     fragments = tuple(json.dumps(t, ensure_ascii=False)[1:] for t in templates)
     return CompiledProduct(
         product=product, variant_cum=_cumulative([v.weight for v in product.variants]),
-        variants=tuple(variants), sheets=sheets, protos=protos, templates=tuple(templates),
+        variants=tuple(variants), sheets=sheets, protos=protos,
+        item_fields=tuple((*p, False) for p in protos), templates=tuple(templates),
         fragments=fragments,
     )  # fmt: skip
 
@@ -414,112 +420,35 @@ def draw_batch(
 ) -> tuple[list[int], list[list[int]]]:
     """Variant indices and prototype ids of packs ``start .. start+count-1`` (1-based)."""
     check_seed(seed)
+    return _draw_batch(cp, seed, start, count)
+
+
+def _draw_batch(
+    cp: CompiledProduct, seed: int, start: int, count: int
+) -> tuple[list[int], list[list[int]]]:
     if start < 1 or count < 0:
         raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
     keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
     chosen = _pick(cp.variant_cum, rng.uniform_np(keys, 0))
-    rows: list[list[int]] = [[] for _ in range(count)]
+    if len(cp.variants) == 1:
+        return [cp.variants[0].index] * count, _draw_variant(keys, cp, cp.variants[0]).tolist()
+    rows: list[Any] = [None] * count
     variants = [0] * count
     for n, v in enumerate(cp.variants):
         where = np.nonzero(chosen == n)[0]
         if not len(where):
             continue
         mat = _draw_variant(keys[where], cp, v).tolist()
-        for i, row in zip(where.tolist(), mat):
+        at = where.tolist()
+        for i, row in zip(at, mat):
             rows[i] = row
-            variants[i] = v.index
+        index = v.index
+        for i in at:
+            variants[i] = index
     return variants, rows
 
 
-def check_seed(seed: Any) -> int:
-    """``seed`` if it is an integer from 0 to 2^64-1, else ``InputError``."""
-    if (
-        isinstance(seed, bool)
-        or not isinstance(seed, (int, np.integer))
-        or not 0 <= seed <= rng.SEED_MAX
-    ):
-        raise InputError(f"seed must be an integer from 0 to {rng.SEED_MAX}, got {seed!r}")
-    return int(seed)
-
-
 # --- packs -----------------------------------------------------------------------------------
-
-_ITEMS_SLOT = Pack.__dict__["items"]  # Pack's own storage for ``items``
-
-
-class LazyPack(Pack):
-    """A ``Pack`` whose ``Item`` objects are built on first access (``to_dict`` needs none).
-
-    Building 15 frozen dataclasses costs more than drawing the pack, so the engine keeps
-    prototype ids and materialises ``items`` only when asked; it is then a plain list.
-    """
-
-    __slots__ = ("_compiled", "_protos")
-
-    @property  # type: ignore[override]
-    def items(self) -> list[Item]:
-        try:
-            return _ITEMS_SLOT.__get__(self, Pack)
-        except AttributeError:
-            built = self._compiled.items(self.index, self._protos)
-            _ITEMS_SLOT.__set__(self, built)
-            return built
-
-    @items.setter
-    def items(self, value: list[Item]) -> None:
-        _ITEMS_SLOT.__set__(self, value)
-
-    def _pristine(self) -> bool:
-        try:
-            _ITEMS_SLOT.__get__(self, Pack)
-        except AttributeError:
-            return True
-        return False
-
-    def to_dict(self) -> dict[str, Any]:
-        if not self._pristine():  # items were handed out and may have been changed
-            return Pack.to_dict(self)
-        t = self._compiled.templates
-        i = self.index
-        return {
-            "set": self.set, "product": self.product, "seed": self.seed, "index": i,
-            "variant": self.variant,
-            "items": [{"uid": f"p{i}-{k}", **t[p]} for k, p in enumerate(self._protos, 1)],
-        }  # fmt: skip
-
-    def to_json_line(self) -> str:
-        """``json.dumps(self.to_dict(), ensure_ascii=False)``, built from cached fragments."""
-        if not self._pristine():
-            return json.dumps(self.to_dict(), ensure_ascii=False)
-        f = self._compiled.fragments
-        i = self.index
-        uid = f'{{"uid": "p{i}-'
-        body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
-        head = _json_head(self.set, self.product, self.seed)
-        return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
-
-
-@functools.lru_cache(maxsize=64)
-def _json_head(set_code: str, product: str, seed: int) -> str:
-    """The start of a pack's JSON line, up to its index (the same for every pack of a run)."""
-    return json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[
-        :-1
-    ] + ', "index": '
-
-
-def _new_pack(
-    cp: CompiledProduct, seed: int, index: int, variant: int, protos: list[int]
-) -> LazyPack:
-    p = LazyPack.__new__(LazyPack)
-    p.set = cp.product.set_code
-    p.product = cp.product.code
-    p.seed = seed
-    p.index = index
-    p.variant = variant
-    p._compiled = cp
-    p._protos = protos
-    return p
-
 
 def open_batch(
     product: ProductDef | CompiledProduct, seed: int, start: int = 1, count: int = 1
@@ -529,8 +458,22 @@ def open_batch(
     A ``ProductDef`` is compiled on every call: callers opening the same product again and
     again pass ``compile_product(product)`` (or use ``generator.cache.ProductCache``)."""
     cp = product if isinstance(product, CompiledProduct) else compile_product(product)
-    variants, rows = draw_batch(cp, seed, start, count)
-    return [_new_pack(cp, seed, start + n, variants[n], rows[n]) for n in range(count)]
+    return open_compiled(cp, check_seed(seed), start, count)
+
+
+def open_compiled(cp: CompiledProduct, seed: int, start: int, count: int) -> list[Pack]:
+    """``open_batch`` for a caller that has checked ``seed`` already (``check_seed``)."""
+    # A batch is tens of thousands of new containers and no reference cycle: the cyclic
+    # collector would rescan the growing batch dozens of times (a third of the time), so it
+    # waits until the batch is built.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        variants, rows = _draw_batch(cp, seed, start, count)
+        return [new_pack(cp, seed, start + n, variants[n], rows[n]) for n in range(count)]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def open_pack(product: ProductDef | CompiledProduct, seed: int, index: int) -> Pack:

@@ -9,8 +9,9 @@ with ``generator.generic`` (generic products, ``generic.yaml``).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -25,6 +26,7 @@ from boosterkit.generator.model import CardInfo, ExtraOption, ExtraSlot
 BOOSTERS_DIR = DATA_DIR / "boosters"
 MINIGAME_SHARES = ("all_packs", "token_ad_slot")
 EXTRA_KINDS = ("token", "art_card", "minigame", "ad")
+_DEFAULT_FILES = {"load_nonmagic": "nonmagic.yaml", "load_generic": "generic.yaml"}
 
 
 @dataclass(frozen=True)
@@ -167,9 +169,29 @@ def _slot(c: _Checker, raw: Any, where: str) -> SlotRule:
     )
 
 
-def load_nonmagic(path: Path | None = None) -> NonMagic:
+def _once(load: Callable[[Path], Any]) -> Callable[[Path | None], Any]:
+    """``load(path)`` parsed once per process and file version (path, inode, mtime, size):
+    the result is immutable data, shared by every caller."""
+
+    @functools.lru_cache(maxsize=16)
+    def cached(path: Path, version: tuple[int, int, int]) -> Any:
+        return load(path)
+
+    @functools.wraps(load)
+    def wrapper(path: Path | None = None) -> Any:
+        path = Path(path or BOOSTERS_DIR / _DEFAULT_FILES[load.__name__])
+        try:
+            st = path.stat()
+        except OSError:
+            return load(path)  # says what is wrong with it
+        return cached(path, (st.st_ino, st.st_mtime_ns, st.st_size))
+
+    return wrapper
+
+
+@_once
+def load_nonmagic(path: Path) -> NonMagic:
     """Read and check ``data/boosters/nonmagic.yaml`` (or ``path``)."""
-    path = Path(path or BOOSTERS_DIR / "nonmagic.yaml")
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("rules",), ("settings",))
     settings = c.obj(top.get("settings") or {}, "settings", (), ("minigame_share",))

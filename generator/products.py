@@ -20,6 +20,7 @@ import datetime as dt
 import re
 import shlex
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from boosterkit.errors import NotFoundError
@@ -388,9 +389,14 @@ def describe(product: ProductDef) -> dict[str, Any]:
     }
 
 
-def list_products(con: Connection, set_code: str) -> list[dict[str, Any]]:
+def list_products(con: Connection, set_code: str, *,
+                  product_of: Callable[[str], ProductDef] | None = None) -> list[dict[str, Any]]:
     """Every product of ``set_code``: code, set_code, name, kind, source, default flags and
-    the compiled product in short (``describe``). Unknown set → ``NotFoundError``."""
+    the compiled product in short (``describe``). Unknown set → ``NotFoundError``.
+
+    ``product_of(code)``: where to take each product from (e.g. the kept compiled products
+    of ``generator.cache``) instead of compiling it here."""
     set_code = set_code.strip().lower()
     info, entries = _catalog(con, set_code)
-    return [{**e, **describe(_compile(con, info, e))} for e in entries]
+    return [{**e, **describe(product_of(e["code"]) if product_of else _compile(con, info, e))}
+            for e in entries]

@@ -9,7 +9,8 @@ Installed with boosterkit, so any test suite can ask for realistic, seeded packs
 The database is ``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else boosterkit's default
 location. Without a database the tests that use these fixtures are skipped with the reason
 (``--boosterkit-require-db`` turns that into an error, e.g. in CI). Products are compiled
-once per session (``boosterkit_products``, a ``ProductCache``), not on every call.
+once per database content and kept beside the database (``generator.cache``), so a test
+session loads them in milliseconds; ``boosterkit_products`` holds them for the session.
 """
 
 from __future__ import annotations
@@ -62,27 +63,26 @@ def boosterkit_db(pytestconfig: pytest.Config) -> Path:
 
 
 @pytest.fixture(scope="session")
-def boosterkit_products() -> ProductCache:
-    """The compiled products every booster fixture call of the session shares."""
+def boosterkit_products(boosterkit_db: Path) -> ProductCache:
+    """The compiled products every booster fixture call of the session shares (keyed by the
+    database file's content: a test that syncs or imports gets products of the new data)."""
     from boosterkit.generator.cache import ProductCache
 
-    return ProductCache()
+    return ProductCache(db_path=boosterkit_db)
 
 
 @pytest.fixture
 def booster_packs(boosterkit_db: Path, boosterkit_products: ProductCache) -> PacksFactory:
     """Factory: ``booster_packs("afr", product="draft", count=8, seed=1)`` -> list of packs.
 
-    Each (set, product) is compiled once per session; a database file that changed since the
-    last call (a test that syncs or imports) empties the cache first.
+    Each (set, product) is compiled once per database content (a changed database file gives
+    products of the new data).
     """
     from boosterkit.generator import open_packs
-    from boosterkit.generator.cache import file_stamp
 
     def make(
         set_code: str, product: str | None = None, count: int = 1, seed: int = 0
     ) -> list[Pack]:
-        boosterkit_products.track(file_stamp(boosterkit_db))
         return open_packs(set_code, product=product, count=count, seed=seed, db=boosterkit_db,
                           products=boosterkit_products)
 

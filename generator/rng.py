@@ -10,7 +10,10 @@ whole batches; ``tests/test_engine_rng.py`` checks they agree bit for bit.
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Integral
+from typing import Any
+
+from boosterkit.errors import InputError
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64 increment (2^64 / golden ratio, odd)
@@ -45,27 +48,23 @@ def uniform(key: int, counter: int) -> float:
     return (draw(key, counter) >> 11) * _TWO_M53
 
 
-# --- numpy batch versions (uint64 arithmetic wraps modulo 2^64, as in C) -------------------
-
-_U30, _U27, _U31, _U11 = (np.uint64(s) for s in (30, 27, 31, 11))
-_NM1, _NM2 = np.uint64(_M1), np.uint64(_M2)
-_NGOLDEN, _NSTRIDE = np.uint64(GOLDEN), np.uint64(PACK_STRIDE)
-
-
-def mix64_np(z: np.ndarray) -> np.ndarray:
-    """``mix64`` on a uint64 array."""
-    z = (z ^ (z >> _U30)) * _NM1
-    z = (z ^ (z >> _U27)) * _NM2
-    return z ^ (z >> _U31)
+def check_seed(seed: Any) -> int:
+    """``seed`` if it is an integer (numpy's too) from 0 to 2^64-1, else ``InputError``."""
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= SEED_MAX:
+        raise InputError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
+    return int(seed)
 
 
-def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
-    """``pack_key(seed, i)`` for every ``i`` in ``indices`` (uint64)."""
-    base = np.uint64(mix64(seed))
-    return mix64_np(base + indices.astype(np.uint64) * _NSTRIDE)
+# --- numpy batch versions: in ``generator.rng_np`` (imported on first use) ----------------
+
+_NUMPY = ("mix64_np", "pack_keys_np", "uniform_np")
 
 
-def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
-    """``uniform(key, counter)`` for every key (float64 in [0, 1))."""
-    z = mix64_np(keys + np.uint64(((counter + 1) * GOLDEN) & MASK64))
-    return (z >> _U11).astype(np.float64) * _TWO_M53
+def __getattr__(name: str) -> Any:
+    if name in _NUMPY:
+        from boosterkit.generator import rng_np
+
+        value = getattr(rng_np, name)
+        globals()[name] = value  # later look-ups are plain attribute reads
+        return value
+    raise AttributeError(f"module 'boosterkit.generator.rng' has no attribute {name!r}")

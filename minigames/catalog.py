@@ -6,6 +6,7 @@ Unknown keys, unknown setup ops and unknown filter terms fail with the file and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.minigames.filters import check_filter
 
 CATALOGUE_DIR = DATA_DIR / "minigames"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same result
 STATUSES = ("C", "I", "U")
 STATUS_PARTS = (
     "printings", "players", "packs", "minutes", "components", "setup", "first_player", "win",
@@ -249,7 +251,7 @@ def load_file(path: Path) -> Minigame:
     """Load and check one catalogue file."""
     where = f"data/minigames/{path.name}"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 (safe)
     except yaml.YAMLError as exc:
         raise _fail(where, f"not valid YAML: {exc}") from exc
     check_minigame(data, where)
@@ -265,10 +267,19 @@ def load_catalogue(directory: Path = CATALOGUE_DIR) -> dict[str, Minigame]:
     return {g.id: g for g in sorted(games, key=lambda g: g.name.lower())}
 
 
+@lru_cache(maxsize=64)
+def _load_one(path: Path) -> Minigame:
+    return load_file(path)
+
+
 def get_minigame(game: str) -> Minigame:
-    """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``."""
-    catalogue = load_catalogue()
+    """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``.
+
+    An id reads only its own file (a command dealing one game parses one file, not 27)."""
     key = game.strip().lower().replace(" ", "-").replace("'", "").replace(".", "")
+    if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", key) and (CATALOGUE_DIR / f"{key}.yaml").is_file():
+        return _load_one(CATALOGUE_DIR / f"{key}.yaml")
+    catalogue = load_catalogue()
     if key in catalogue:
         return catalogue[key]
     for g in catalogue.values():

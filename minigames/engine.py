@@ -16,7 +16,6 @@ from typing import Any
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Item, Pack
-from boosterkit.generator.products import fill_hints
 from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.filters import describe, matches
 from boosterkit.minigames.rng import Rng
@@ -202,6 +201,8 @@ class _State:
         if not own:
             return SetupError(f"{self.spec.name}: {msg} (seed {self.rng.seed}; try another seed)")
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
+        from boosterkit.generator.products import fill_hints  # reads no database
+
         hint = fill_hints(self.set_code, [self.set_code])[0]
         return SetupError(
             f"{self.spec.name}: {msg}; {len(own)} cards in the packs are not in the database "
@@ -506,6 +507,24 @@ def build_setup(
     if len(packs) != spec.pack_count(players):
         raise InputError(f"{spec.name} at {players} players needs {spec.pack_count(players)} "
                          f"packs, got {len(packs)}")
+    return run_steps(spec, packs, players, seed, set_code=set_code, product=product,
+                     strict_backs=strict_backs, basics=basics, first=first)
+
+
+def run_steps(
+    spec: Minigame,
+    packs: list[Pack],
+    players: int,
+    seed: int,
+    *,
+    set_code: str,
+    product: str | None,
+    strict_backs: bool = False,
+    basics: dict[str, CardInfo] | None = None,
+    first: str | None = None,
+) -> Setup:
+    """``build_setup`` for a caller that has checked the game, the players and the number
+    of packs already (``deal``, ``validate_setup``)."""
     s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     for step in spec.steps:
         _OPS[step["op"]](s, step)

@@ -16,11 +16,11 @@ from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
 from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
-from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, build_setup, check_players
-from boosterkit.pipeline.db import Connection
+from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import ProductCache
+    from boosterkit.pipeline.db import Connection
 
 
 @dataclass(frozen=True)
@@ -167,18 +167,34 @@ def _label(item: Item | dict[str, Any]) -> str:
 class _Check:
     """State of one validation run."""
 
-    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
-        self.con, self.data, self.spec = con, data, spec
+    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame,
+                 products: ProductCache | None = None):
+        self.con, self.data, self.spec, self.products = con, data, spec, products
         self.out: list[Violation] = []
         self.strict = bool(data.get("strict_backs", False))
+        self._compiled: dict[tuple[str, str, bool], Any] = {}
+
+    def compiled(self, set_code: str, product: str, lite: bool) -> Any:
+        """The kept compiled product (``generator.cache``), asked for once per validation."""
+        from boosterkit.generator import cache
+
+        key = (set_code, product, lite)
+        if key not in self._compiled:
+            self._compiled[key] = cache.compiled_product(set_code, product, self.con,
+                                                         self.products, lite=lite)
+        return self._compiled[key]
 
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
     def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+        """The listed packs as Items whose attributes come from the database: the kept
+        products' rows, else one query."""
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
-        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")})
+        ids = {it["card_id"] for it in raw if it.get("card_id")}
+        db = _product_rows(self, ids)
+        db.update(_lookup(self.con, ids - db.keys()))
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
                 self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
@@ -215,7 +231,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     if spec.steps is None or spec.setup_status == "U":
         raise _malformed("setup.minigame", f"the setup of {spec.name} is unknown (status U), so "
                          "boosterkit cannot check it")
-    c = _Check(con, data, spec)
+    c = _Check(con, data, spec, products)
     players = data["players"]
     try:
         check_players(spec, players)
@@ -228,10 +244,10 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
               f"uses {need}")
         return Validation(c.out)
-    _check_reopened(c, products)
+    _check_reopened(c)
     first = data.get("first_player")
     try:
-        expected = build_setup(spec, packs, players, data.get("seed") or 0,
+        expected = run_steps(spec, packs, players, data.get("seed") or 0,
                                set_code=data.get("set") or "",
                                product=data.get("product"), strict_backs=c.strict,
                                first=first if isinstance(first, str) else None)
@@ -243,12 +259,8 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     return Validation(c.out)
 
 
-def _check_reopened(c: _Check, products: ProductCache | None) -> None:
-    """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
-    seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import open_packs
-
+def _groups(c: _Check) -> dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]]:
+    """The listed packs that name their set, product and seed, by (set, product, seed)."""
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
     for n, p in enumerate(c.data["packs"], 1):
         key = (p.get("set"), p.get("product"), p.get("seed"))
@@ -256,10 +268,46 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
                 and isinstance(p.get("index"), int) and 1 <= p["index"] <= 1000):
             continue
         groups.setdefault(key, []).append((n, p))
-    for (set_code, product, seed), listed in groups.items():
+    return groups
+
+
+def _product_rows(c: _Check, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """Database rows of the cards ``ids`` found in the products the packs name, as the kept
+    compiled products hold them (built from the database's current content): the cards of
+    re-opened packs need no query. Products that cannot be opened give none (reported later)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
         try:
-            fresh = open_packs(set_code, product, max(p["index"] for _, p in listed), seed,
-                               db=c.con, products=products)
+            compiled = c.compiled(set_code, product, True)
+        except BoosterkitError:
+            continue
+        for card_id in ids - rows.keys():
+            at = compiled.by_card.get(card_id)
+            if at is None:
+                continue
+            (_, name, set_, number, rarity, _, _, kind, back, _, type_line, colors, mana_value,
+             layout, _, _) = compiled.item_fields[at]  # fmt: skip
+            rows[card_id] = {
+                "id": card_id, "name": name, "set": set_, "collector_number": number,
+                "rarity": rarity, "kind": kind, "magic_back": back, "type_line": type_line,
+                "colors": list(colors), "mana_value": mana_value, "layout": layout,
+            }  # fmt: skip
+    return rows
+
+
+def _check_reopened(c: _Check) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
+    seed (opened by hand and typed in) are checked by card id only."""
+    from boosterkit.generator import small
+    from boosterkit.generator.packs import drawn
+    from boosterkit.generator.rng import check_seed
+
+    for (set_code, product, seed), listed in _groups(c).items():
+        try:
+            count = max(p["index"] for _, p in listed)
+            compiled = c.compiled(set_code, product, count <= small.SMALL)
+            fresh = drawn(compiled, check_seed(seed), 1, count)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")

@@ -28,7 +28,7 @@ from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.pipeline.db import Connection
-from boosterkit.pipeline.queries import db_info, list_sets
+from boosterkit.pipeline.queries import list_sets
 from boosterkit.service import referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.deps import cursor, json_response
@@ -49,10 +49,11 @@ router = APIRouter()
 
 
 @router.get("/health", tags=["meta"])
-def health(request: Request, con: Connection = Depends(cursor)) -> Response:
-    """``{"status": "ok", …}`` with the schema version and row counts of the database."""
-    info = db_info(con, request.app.state.database.path)
-    return json_response({"status": "ok", "version": __version__, **info})
+def health(request: Request) -> Response:
+    """``{"status": "ok", …}`` with the database's name, schema version and row counts
+    (read once per database content, then answered from memory)."""
+    return json_response({"status": "ok", "version": __version__,
+                          **request.app.state.database.health()})
 
 
 @router.get("/sets", tags=["data"])
@@ -65,18 +66,24 @@ def sets(
 
 
 @router.get("/sets/{code}/products", tags=["data"])
-def products(code: str, con: Connection = Depends(cursor)) -> Response:
+def products(code: str, request: Request, con: Connection = Depends(cursor)) -> Response:
     """The booster products of a set, as ``boosterkit products SET --json``."""
-    return json_response(list_products(con, code))
+    database = request.app.state.database
+
+    def kept(product: str) -> Any:  # the kept compiled product, not compiled again here
+        return database.products.get(code, product, database.path, lite=True).product
+
+    return json_response(list_products(con, code, product_of=kept))
 
 
 @router.post("/packs", tags=["packs"])
-def packs(req: PacksRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
+def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
+    database = request.app.state.database  # read (through its cursor) only for a new product
     with request.app.state.budget.take(req.count):
         opened = open_packs(
-            req.set, product=req.product, count=req.count, seed=req.seed, db=con,
-            products=request.app.state.database.products,
+            req.set, product=req.product, count=req.count, seed=req.seed, db=database.path,
+            products=database.products,
         )  # fmt: skip
         return json_response(opened)
 
@@ -95,38 +102,40 @@ def _deal_packs(req: DealRequest) -> int:
         return req.players  # the deal itself reports what is wrong
 
 
-def _deal(con: Connection, req: DealRequest, request: Request) -> Any:
-    return deal(
-        con,
-        req.minigame,
-        req.players,
-        set_code=req.set,
-        product=req.product,
-        seed=req.seed,
-        strict_backs=req.strict_backs,
-        products=request.app.state.database.products,
-    )
+def _deal(req: DealRequest, request: Request) -> Any:
+    database = request.app.state.database
+    with database.lazy_cursor() as con:  # opened only if the deal needs to read
+        return deal(
+            con,
+            req.minigame,
+            req.players,
+            set_code=req.set,
+            product=req.product,
+            seed=req.seed,
+            strict_backs=req.strict_backs,
+            products=database.products,
+        )
 
 
 @router.post("/deal", tags=["minigames"])
-def deal_setup(req: DealRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
+def deal_setup(req: DealRequest, request: Request) -> Response:
     """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
     with request.app.state.budget.take(_deal_packs(req)):
-        return json_response(_deal(con, req, request))
+        return json_response(_deal(req, request))
 
 
 @router.post("/validate", tags=["minigames"])
 def validate(
     request: Request,
     setup: dict[str, Any] = Body(..., description="a setup JSON as /deal returns it"),
-    con: Connection = Depends(cursor),
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
     packs = setup.get("packs")
+    database = request.app.state.database
     with request.app.state.budget.take(len(packs) if isinstance(packs, list) else 1):
-        return json_response(
-            validate_setup(con, setup, products=request.app.state.database.products)
-        )
+        with database.lazy_cursor() as con:
+            result = validate_setup(con, setup, products=database.products)
+    return json_response(result)
 
 
 @router.get("/sheet", tags=["minigames"], response_class=HTMLResponse)
@@ -139,7 +148,6 @@ def sheet(
     strict_backs: bool = Query(False),
     *,
     request: Request,
-    con: Connection = Depends(cursor),
 ) -> HTMLResponse:
     """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
     req = DealRequest(
@@ -147,7 +155,7 @@ def sheet(
         strict_backs=strict_backs,
     )
     with request.app.state.budget.take(_deal_packs(req)):
-        return HTMLResponse(render_sheet(_deal(con, req, request), "html"))
+        return HTMLResponse(render_sheet(_deal(req, request), "html"))
 
 
 @router.get("/", include_in_schema=False)

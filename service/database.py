@@ -10,9 +10,10 @@ and once no request has used it for ``linger`` seconds it is closed, which lets 
 shares one open.) A request that arrives while a sync holds the lock waits up to
 ``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
 
-Compiled products are kept in ``products`` (a ``ProductCache``) across requests and across
-reopens: it is cleared when the file is reopened with another size or modification time
-(a sync changed it in between). While the file is open no writer can change it.
+Compiled products are kept in ``products`` (a ``ProductCache`` keyed by the file's content
+stamp, backed by the files beside the database): a request whose product is kept draws its
+packs without touching the database; a miss reads it through ``cursor()``. ``health()`` is
+read once per file content and answered from memory after that.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -43,6 +45,26 @@ def _is_lock_conflict(exc: BaseException) -> bool:
     return isinstance(cause, duckdb.IOException) and "lock" in str(cause).lower()
 
 
+class _LazyCursor:
+    """A connection stand-in whose ``execute`` takes the database's cursor on first use."""
+
+    def __init__(self, database: ReadOnlyDatabase) -> None:
+        self._database = database
+        self._held: Any = None
+        self._cursor: pdb.Connection | None = None
+
+    def execute(self, *args: Any) -> Any:
+        if self._cursor is None:
+            self._held = self._database.cursor()
+            self._cursor = self._held.__enter__()
+        return self._cursor.execute(*args)
+
+    def close(self) -> None:
+        if self._held is not None:
+            self._held.__exit__(None, None, None)
+            self._held = self._cursor = None
+
+
 class ReadOnlyDatabase:
     """A read-only DuckDB file opened while requests use it and closed when none do."""
 
@@ -58,7 +80,8 @@ class ReadOnlyDatabase:
         self._users = 0
         self._last_used = 0.0
         self._closer: threading.Timer | None = None
-        self.products = ProductCache()
+        self.products = ProductCache(db_path=self.path, connect=self.cursor)
+        self._health: tuple[object, dict[str, Any]] | None = None
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -90,8 +113,6 @@ class ReadOnlyDatabase:
         try:
             if self._con is None:
                 self._con = self._open(deadline)
-                # after opening: no writer can change it now
-                self.products.track(file_stamp(self.path))
             self._users += 1
             cur = self._con.cursor()
         finally:
@@ -105,6 +126,16 @@ class ReadOnlyDatabase:
                 self._last_used = time.monotonic()
                 if self._users == 0:
                     self._schedule_close(self.linger)
+
+    @contextmanager
+    def lazy_cursor(self) -> Iterator[_LazyCursor]:
+        """Like ``cursor()``, but the file is opened (and the cursor taken) only when a query
+        runs: a deal from a kept product with a given set reads nothing."""
+        lazy = _LazyCursor(self)
+        try:
+            yield lazy
+        finally:
+            lazy.close()
 
     def _schedule_close(self, delay: float) -> None:
         """Close the idle connection after ``delay`` seconds (called with the lock held)."""
@@ -137,6 +168,23 @@ class ReadOnlyDatabase:
                 self._closer = None
             if self._users == 0:
                 self._close_now()
+
+    def health(self) -> dict[str, Any]:
+        """The database's name (never its path), schema version and row counts: read from
+        the file once per content stamp, from memory after that."""
+        from boosterkit.pipeline.queries import db_info
+
+        stamp = file_stamp(self.path)
+        known = self._health
+        if known is not None and known[0] == stamp and stamp:
+            return known[1]
+        with self.cursor() as cur:
+            stamp = file_stamp(self.path)  # open now: no writer can change it
+            info = db_info(cur, self.path.name)
+        info = {"database": info.pop("path"), **info}
+        del info["last_runs"]  # their targets are file paths on the server
+        self._health = (stamp, info)
+        return info
 
     def check(self) -> None:
         """Open, read every table, close: ``DatabaseUnavailable`` when serving would fail.

@@ -1,7 +1,9 @@
-"""``ProductCache``: the same packs as without it, one resolve per product, thread-safe."""
+"""Compiled products kept (``generator.cache``): the same packs as without it, one compile per
+product and database content, kept beside the database, rebuilt when the data changes."""
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 
 from boosterkit.errors import NotFoundError
 from boosterkit.generator import open_packs
-from boosterkit.generator.cache import ProductCache
+from boosterkit.generator.cache import ProductCache, ProductStore
 from boosterkit.pipeline import db as pdb
 
 
@@ -20,6 +22,11 @@ def con(real_db: Path):
     c.close()
 
 
+def _built(cache: ProductCache) -> int:
+    """Products compiled or loaded from the files beside the database (not memory hits)."""
+    return cache.misses + cache.loads
+
+
 def test_cached_packs_equal_uncached_ones(con) -> None:
     cache = ProductCache()
     for seed in (1, 2):
@@ -28,7 +35,8 @@ def test_cached_packs_equal_uncached_ones(con) -> None:
             assert [p.to_dict() for p in got] == [
                 p.to_dict() for p in open_packs("afr", product, 5, seed, db=con)
             ]
-    assert (cache.misses, cache.hits) == (3, 3)  # the set code is case-insensitive
+    # case-insensitive set code; "set" is kept under its code afr-set too
+    assert (_built(cache), cache.hits) == (2, 4)
 
 
 def test_concurrent_misses_resolve_once(real_db: Path) -> None:
@@ -43,7 +51,7 @@ def test_concurrent_misses_resolve_once(real_db: Path) -> None:
 
     with ThreadPoolExecutor(8) as pool:
         packs = list(pool.map(work, range(16)))
-    assert cache.misses == 1 and cache.hits == 15
+    assert _built(cache) == 1 and cache.hits == 15
     assert packs[3] == open_packs("afr", "set", 4, 3, db=real_db)[0].to_dict()
 
 
@@ -52,11 +60,73 @@ def test_clear_and_errors_are_not_cached(con) -> None:
     for _ in range(2):
         with pytest.raises(NotFoundError, match="zzz"):
             open_packs("zzz", None, 1, 1, db=con, products=cache)
-    assert cache.misses == 0 and len(cache) == 0
+    assert _built(cache) == 0 and len(cache) == 0
     for product in ("draft", "set", "collector"):
         open_packs("afr", product, 1, 1, db=con, products=cache)
     assert len(cache) == 2  # least recently used out
     cache.clear()
     assert len(cache) == 0
     open_packs("afr", "draft", 1, 1, db=con, products=cache)
-    assert cache.misses == 4
+    assert _built(cache) == 4
+
+
+
+@pytest.fixture
+def own_db(real_db: Path, tmp_path: Path) -> Path:
+    """A private copy of the real database (these tests write to it)."""
+    path = tmp_path / "own.duckdb"
+    shutil.copy(real_db, path)
+    return path
+
+
+def test_kept_beside_the_database_and_loaded_by_the_next_process(own_db: Path) -> None:
+    first = open_packs("afr", "set", 3, 5, db=own_db, products=ProductCache())
+    many = open_packs("afr", "set", 100, 5, db=own_db, products=ProductCache())  # numpy batch
+    assert [p.to_json_line() for p in many[:3]] == [p.to_json_line() for p in first]
+    kept = sorted(p.name for p in (own_db.parent / "own.cache" / "products").glob("afr.set.*"))
+    assert len(kept) == 2 and kept[0].endswith(".lite.pickle")  # and the full one (numpy)
+    later = ProductCache()  # a new process: nothing in memory
+    again = open_packs("afr", "set", 3, 5, db=own_db, products=later)
+    assert (later.loads, later.misses) == (1, 0)
+    assert [p.to_json_line() for p in again] == [p.to_json_line() for p in first]
+
+
+def test_a_changed_card_is_in_the_next_pack(own_db: Path) -> None:
+    cache = ProductCache()
+    pack = open_packs("afr", "draft", 1, 9, db=own_db, products=cache)[0]
+    card = next(i for i in pack.items if i.card_id and i.slot != "basic")
+    con = pdb.connect(own_db)
+    con.execute("UPDATE cards SET name = 'Renamed Card' WHERE id = ?", [card.card_id])
+    con.close()
+    again = open_packs("afr", "draft", 1, 9, db=own_db, products=cache)[0]
+    changed = [i for i in again.items if i.card_id == card.card_id]
+    assert changed and all(i.name == "Renamed Card" for i in changed)
+    assert cache.misses == 2  # compiled again from the changed data, not loaded
+    assert len(list((own_db.parent / "own.cache" / "products").glob("afr.draft.*"))) == 2
+
+
+def test_the_process_cache_follows_the_file_through_an_open_connection(own_db: Path) -> None:
+    con = pdb.connect(own_db, read_only=True)
+    before = open_packs("afr", "draft", 2, 3, db=con)
+    con.close()
+    rw = pdb.connect(own_db)
+    rw.execute("UPDATE cards SET name = name || ' (x)' WHERE set_code = 'afr'")
+    rw.close()
+    con = pdb.connect(own_db, read_only=True)
+    after = open_packs("afr", "draft", 2, 3, db=con)
+    con.close()
+    names = [(a.name, b.name) for a, b in zip(before[0].items, after[0].items) if a.card_id
+             and a.set == "afr"]
+    assert names and all(b == f"{a} (x)" for a, b in names)
+
+
+def test_unreadable_store_file_is_a_miss(own_db: Path) -> None:
+    open_packs("afr", "draft", 1, 1, db=own_db, products=ProductCache())
+    (kept,) = (own_db.parent / "own.cache" / "products").glob("afr.draft.*.lite.pickle")
+    kept.write_bytes(b"not a pickle")
+    cache = ProductCache()
+    open_packs("afr", "draft", 1, 1, db=own_db, products=cache)  # one pack: the lite form
+    assert (cache.loads, cache.misses) == (0, 1)
+    key = kept.name.split(".")[2]
+    assert ProductStore(kept.parent).load("afr", "draft", key, lite=True) is not None
+

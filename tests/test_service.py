@@ -68,6 +68,31 @@ def test_health_reports_schema_and_counts(client: TestClient, con) -> None:
     for table in ("sets", "cards", "products"):
         assert body["counts"][table] == con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     assert body["counts"]["cards"] > 1000
+    assert body["database"] == "real.duckdb" and "path" not in body and "last_runs" not in body
+
+
+def test_health_and_kept_products_answer_without_the_database(real_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(real_db, path)
+    app = create_app(path)
+
+    def unavailable():
+        raise AssertionError("the database was read")
+
+    with TestClient(app) as client:
+        first = client.get("/health")
+        packs = client.post("/packs", json={"set": "afr", "count": 2, "seed": 4}).text
+        body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+        dealt = client.post("/deal", json=body).text
+        database = app.state.database
+        database.cursor = database.products.connect = unavailable
+        again = client.get("/health")
+        assert again.status_code == 200 and again.text == first.text
+        assert str(tmp_path) not in again.text
+        assert client.post("/packs", json={"set": "afr", "count": 2, "seed": 4}).text == packs
+        assert client.post("/deal", json=body).text == dealt  # a given set: nothing to read
+        verdict = client.post("/validate", json=json.loads(dealt)).json()
+        assert verdict["valid"]  # the dealt cards are the kept product's: no look-up
 
 
 def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path, con) -> None:

@@ -1,0 +1,97 @@
+"""Packs whose items are built on first access, from a compiled product's prototypes.
+
+Shared by the numpy engine (``generator.engine``) and the plain-Python one
+(``generator.small``): ``cp`` is either's compiled product (``product``, ``templates``,
+``fragments`` and ``items(index, protos)``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from boosterkit.generator.model import Item, Pack
+
+_new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
+_POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
+
+
+def build_items(item_fields: Sequence[tuple[Any, ...]], index: int,
+                protos: Sequence[int]) -> list[Item]:
+    """The ``Item`` objects of pack ``index`` holding prototypes ``protos`` (ids into
+    ``item_fields``, the items' fields after ``uid``)."""
+    table, new, pre = item_fields, _new_item, f"p{index}"
+    if len(protos) >= len(_POSITIONS):
+        return [new(Item, (f"{pre}-{k}",) + table[p]) for k, p in enumerate(protos, 1)]
+    return [new(Item, (pre + _POSITIONS[k],) + table[p]) for k, p in enumerate(protos, 1)]
+
+
+class LazyPack(Pack):
+    """A ``Pack`` whose ``Item`` objects are built on first access (``to_dict`` needs none).
+
+    Building the items costs more than drawing the pack, so the engine keeps prototype ids
+    and materialises ``items`` only when asked; it is then a plain list.
+    """
+
+    __slots__ = ("_compiled", "_protos", "_built")
+
+    @property  # type: ignore[override]
+    def items(self) -> list[Item]:
+        built = self._built
+        if built is None:
+            built = self._built = self._compiled.items(self.index, self._protos)
+        return built
+
+    @items.setter
+    def items(self, value: list[Item]) -> None:
+        self._built = value
+
+    def _pristine(self) -> bool:
+        return self._built is None  # no items handed out (that could have been changed)
+
+    def to_dict(self) -> dict[str, Any]:
+        if not self._pristine():  # items were handed out and may have been changed
+            return Pack.to_dict(self)
+        t = self._compiled.templates
+        i = self.index
+        return {
+            "set": self.set, "product": self.product, "seed": self.seed, "index": i,
+            "variant": self.variant,
+            "items": [{"uid": f"p{i}-{k}", **t[p]} for k, p in enumerate(self._protos, 1)],
+        }  # fmt: skip
+
+    def to_json_line(self) -> str:
+        """``json.dumps(self.to_dict(), ensure_ascii=False)``, built from cached fragments."""
+        if not self._pristine():
+            return json.dumps(self.to_dict(), ensure_ascii=False)
+        f = self._compiled.fragments
+        i = self.index
+        uid = f'{{"uid": "p{i}-'
+        body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
+        head = json_head(self.set, self.product, self.seed)
+        return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
+
+
+@functools.lru_cache(maxsize=64)
+def json_head(set_code: str, product: str, seed: int) -> str:
+    """The start of a pack's JSON line, up to its index (the same for every pack of a run)."""
+    return json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[
+        :-1
+    ] + ', "index": '
+
+
+def new_pack(
+    cp: Any, seed: int, index: int, variant: int, protos: list[int]
+) -> LazyPack:
+    p = LazyPack.__new__(LazyPack)
+    p.set = cp.product.set_code
+    p.product = cp.product.code
+    p.seed = seed
+    p.index = index
+    p.variant = variant
+    p._compiled = cp
+    p._protos = protos
+    p._built = None
+    return p

@@ -1,0 +1,98 @@
+"""Opening packs: ``open_packs`` (a list) and ``iter_packs`` (streamed in batches).
+
+The compiled product comes from ``generator.cache`` (kept in memory and beside the
+database, rebuilt only when the data changed); the packs are drawn by the pure engine
+(``generator.engine``, numpy batches) without touching the database again, or, up to
+``small.SMALL`` packs, by its plain-Python twin (``generator.small``: the same packs,
+without importing numpy).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from boosterkit.errors import InputError
+from boosterkit.generator import cache, small
+from boosterkit.generator.cache import load_product
+from boosterkit.generator.model import Pack
+from boosterkit.generator.rng import check_seed
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import Compiled, DbArg, ProductCache
+
+BATCH = 8192  # packs drawn per numpy batch when streaming
+
+__all__ = ["BATCH", "drawn", "iter_packs", "load_product", "new_seed", "open_packs"]
+
+
+def new_seed() -> int:
+    """A fresh random seed (from ``secrets``), small enough to type back in."""
+    return secrets.randbits(32)
+
+
+def iter_packs(
+    set_code: str,
+    product: str | None = None,
+    count: int = 1,
+    seed: int | None = None,
+    db: DbArg = None,
+    *,
+    products: ProductCache | None = None,
+) -> Iterator[Pack]:
+    """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output).
+
+    ``products``: a ``generator.cache.ProductCache`` to take the compiled product from
+    (default: the process's own, which also keeps products beside a database file).
+    """
+    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    for start in range(1, count + 1, BATCH):
+        batch = drawn(compiled, seed, start, min(BATCH, count + 1 - start))
+        batch.reverse()
+        while batch:  # hand each pack over: a consumer that drops it frees its items now
+            yield batch.pop()
+
+
+def open_packs(
+    set_code: str,
+    product: str | None = None,
+    count: int = 1,
+    seed: int | None = None,
+    db: DbArg = None,
+    *,
+    products: ProductCache | None = None,
+) -> list[Pack]:
+    """Open ``count`` packs of ``set_code``'s ``product`` (a kind like ``set`` or a code).
+
+    ``product`` None means the set's draft booster (or its only product). Pack *i* (1-based)
+    depends only on (``seed``, *i*); ``seed`` None picks a random one, kept in ``Pack.seed``.
+    ``db``: a database path (opened read-only only when the product is not kept already),
+    an open DuckDB connection, or None for the configured database. Unknown set or
+    product: ``NotFoundError`` listing what exists. ``products``: see ``iter_packs``.
+    """
+    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    packs: list[Pack] = []
+    for start in range(1, count + 1, BATCH):
+        packs += drawn(compiled, seed, start, min(BATCH, count + 1 - start))
+    return packs
+
+
+def drawn(compiled: Compiled, seed: int, start: int, count: int) -> list[Pack]:
+    """Packs ``start .. start+count-1`` of a compiled product (full or lite), seed checked."""
+    if isinstance(compiled, small.LiteProduct):
+        return small.open_lite(compiled, seed, start, count)
+    from boosterkit.generator.engine import open_compiled
+
+    return open_compiled(compiled, seed, start, count)
+
+
+def _prepared(set_code: str, product: str | None, count: int, seed: int | None, db: DbArg,
+              products: ProductCache | None) -> tuple[Compiled, int]:
+    """The compiled product (lite for a few packs) and the checked (or new) seed, after
+    checking ``count``."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
+    seed = new_seed() if seed is None else check_seed(seed)
+    lite = count <= small.SMALL
+    return cache.compiled_product(set_code, product, db, products, lite=lite), seed

@@ -1,0 +1,34 @@
+"""The numpy batch versions of ``generator.rng`` (uint64 arithmetic wraps modulo 2^64, as in C).
+
+Kept apart so that drawing a few packs (``generator.small``) never imports numpy; the same
+names are reachable as ``generator.rng.uniform_np`` etc.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boosterkit.generator.rng import _M1, _M2, _TWO_M53, GOLDEN, MASK64, PACK_STRIDE, mix64
+
+_U30, _U27, _U31, _U11 = (np.uint64(s) for s in (30, 27, 31, 11))
+_NM1, _NM2 = np.uint64(_M1), np.uint64(_M2)
+_NGOLDEN, _NSTRIDE = np.uint64(GOLDEN), np.uint64(PACK_STRIDE)
+
+
+def mix64_np(z: np.ndarray) -> np.ndarray:
+    """``mix64`` on a uint64 array."""
+    z = (z ^ (z >> _U30)) * _NM1
+    z = (z ^ (z >> _U27)) * _NM2
+    return z ^ (z >> _U31)
+
+
+def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
+    """``pack_key(seed, i)`` for every ``i`` in ``indices`` (uint64)."""
+    base = np.uint64(mix64(seed))
+    return mix64_np(base + indices.astype(np.uint64) * _NSTRIDE)
+
+
+def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
+    """``uniform(key, counter)`` for every key (float64 in [0, 1))."""
+    z = mix64_np(keys + np.uint64(((counter + 1) * GOLDEN) & MASK64))
+    return (z >> _U11).astype(np.float64) * _TWO_M53

@@ -1,0 +1,155 @@
+"""``deal`` (in ``minigames.dealer``): open a minigame's packs and deal them into its setup.
+
+Checks run once, up front (game, players, seed); the packs come from the compiled product
+kept by ``generator.cache`` and are drawn by the generator's engine; the setup is built by
+the pure ``minigames.engine``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from boosterkit.errors import BoosterkitError, NotFoundError
+from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.minigames.catalog import Minigame, get_minigame
+from boosterkit.minigames.engine import Setup, check_players, run_steps
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import DbArg, ProductCache
+    from boosterkit.pipeline.db import Connection
+
+__all__ = ["basic_lands", "deal", "default_set", "summary"]
+
+
+def default_set(con: Connection, spec: Minigame) -> str:
+    """The first set the game was printed for (its parent set) whose cards are in the database."""
+    parents = [p["parent"] for p in spec.raw["printings"]]
+    for code in parents:
+        n = con.execute("SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'",
+                        [code]).fetchone()[0]
+        if n:
+            return code
+    raise NotFoundError(
+        f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
+        "database: choose a set (any set with booster data) or import one", field="set"
+    )
+
+
+def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
+    """One printing of each basic land of ``set_code`` (lowest collector number, non-full-art
+    first), for outside additions."""
+    rows = con.execute(
+        """SELECT name, id, set_code, collector_number FROM cards
+           WHERE set_code = ? AND kind = 'card' AND is_basic_land
+           QUALIFY row_number() OVER (PARTITION BY name ORDER BY coalesce(full_art, false),
+               TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER), collector_number) = 1""",
+        [set_code],
+    ).fetchall()
+    return {
+        r[0]: CardInfo(card_id=r[1], name=r[0], set=r[2], collector_number=r[3], rarity="common",
+                       kind="card", magic_back=True, type_line=f"Basic Land — {r[0]}")
+        for r in rows
+    }
+
+
+@contextmanager
+def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
+    """A function giving a connection to ``db``: ``db`` itself when it is one, else the file
+    opened read-only on the first call (and closed at the end): a kept product and a given
+    set need no database at all."""
+    if db is not None and not isinstance(db, (str, os.PathLike)):
+        yield lambda: db
+        return
+    opened: list[Connection] = []
+
+    def connection() -> Connection:
+        if not opened:
+            from boosterkit import config
+            from boosterkit.pipeline import db as dbmod
+
+            opened.append(dbmod.connect(config.db_path(db), read_only=True))
+        return opened[0]
+
+    try:
+        yield connection
+    finally:
+        for c in opened:
+            c.close()
+
+
+def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count: int,
+          seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
+    """The packs (seed checked), the product they were opened as, and a note when the game's
+    product is missing and the set's default product was used instead."""
+    from boosterkit.generator import cache, small
+    from boosterkit.generator.packs import drawn
+
+    lite = count <= small.SMALL
+    if product is not None:
+        cp = cache.compiled_product(set_code, product, con, products, lite=lite)
+        return drawn(cp, seed, 1, count), product, None
+    try:
+        cp = cache.compiled_product(set_code, spec.product, con, products, lite=lite)
+        return drawn(cp, seed, 1, count), spec.product, None
+    except NotFoundError:
+        cp = cache.compiled_product(set_code, None, con, products, lite=lite)
+        packs = drawn(cp, seed, 1, count)
+        code = packs[0].product if packs else None
+        note = (f"{set_code} has no {spec.product} booster data in the database; "
+                f"dealt {code} packs instead.")
+        return packs, code, note
+
+
+def deal(
+    con: DbArg,
+    game: str,
+    players: int,
+    set_code: str | None = None,
+    product: str | None = None,
+    seed: int | None = None,
+    strict_backs: bool = False,
+    products: ProductCache | None = None,
+) -> Setup:
+    """Open the game's packs for ``players`` and deal them into its setup.
+
+    ``con``: an open connection, or a database path (opened read-only only if needed), or
+    None for the configured database.
+    ``set_code`` None: a set the game was printed for that is in the database. ``product``
+    None: the game's product (Set Boosters), else the set's default product with a note.
+    ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
+    ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
+    ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
+    """
+    from boosterkit.generator.packs import new_seed
+    from boosterkit.generator.rng import check_seed
+
+    spec = get_minigame(game)
+    if spec.steps is None or spec.setup_status == "U":
+        raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
+                              "not guess it; see `boosterkit minigames`")
+    check_players(spec, players)
+    seed = new_seed() if seed is None else check_seed(seed)
+    with _reader(con) as connection:
+        given = set_code.strip().lower() if set_code and set_code.strip() else None
+        set_code = given or default_set(connection(), spec)
+        packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
+                                  products)
+        needs_basics = any(s["op"] == "add_external" for s in spec.steps)
+        basics = basic_lands(connection(), set_code) if needs_basics else None
+    setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
+                      strict_backs=strict_backs, basics=basics)
+    if note:
+        setup.notes.insert(0, note)
+    if spec.setup_status != "C":
+        setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "
+                              f"{spec.setup_status}); check it against the card.")
+    return setup
+
+
+def summary(setup: Setup) -> dict[str, Any]:
+    """A short description of a setup (zone sizes), for logs and listings."""
+    return {"minigame": setup.minigame, "players": setup.players, "seed": setup.seed,
+            "zones": {z.name: len(z.cards) for z in setup.zones}}

@@ -1,0 +1,163 @@
+"""Start-up and call path (issue 13): a command imports only what it uses, YAML is parsed once,
+checks run once, and a kept product opens packs without the database. No timings here:
+``bench/speed.py`` measures; these tests check what is imported and called."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+#: (pydantic is not listed: typer >= 0.2x coerces every option value with it.)
+HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn")
+
+#: Runs the CLI in-process with the given argv, then prints the heavy modules it imported.
+PROBE = """
+import json, sys
+from boosterkit.cli.app import app
+try:
+    app(sys.argv[1:], prog_name="boosterkit")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+heavy = %r
+print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def imported(*argv: str) -> tuple[list[str], str]:
+    """(heavy modules imported by ``boosterkit ARGV``, its stdout)."""
+    proc = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), *argv],
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stderr.strip().splitlines()[-1]), proc.stdout
+
+
+def test_help_and_the_catalogue_import_no_database_http_or_numpy() -> None:
+    for argv in (["--help"], ["minigames"], ["minigames", "--json"], ["open", "--help"],
+                 ["deal", "--help"], ["sync", "--help"]):
+        heavy, out = imported(*argv)
+        assert heavy == [], (argv, heavy)
+        assert out
+    assert "roll-for-initiative" in imported("minigames")[1]
+
+
+def test_sync_help_lists_the_bulk_types_of_the_pipeline() -> None:
+    from boosterkit.cli.sync import BULK_TYPES
+    from boosterkit.pipeline.sync import BULK_TYPES as PIPELINE_BULK_TYPES
+
+    assert BULK_TYPES == PIPELINE_BULK_TYPES
+    assert ", ".join(BULK_TYPES) in " ".join(imported("sync", "--help")[1].split())
+
+
+def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "kept.duckdb"
+    shutil.copy(real_db, db)
+    open_args = ["--db", str(db), "open", "afr", "-n", "2", "--seed", "7", "--format", "json"]
+    deal_args = ["--db", str(db), "deal", "roll-for-initiative", "--players", "4", "--set", "afr",
+                 "--seed", "3", "--format", "json"]
+    first_heavy, first = imported(*open_args)
+    assert "duckdb" in first_heavy  # compiled from the database, then kept beside it
+    assert list((tmp_path / "kept.cache" / "products").glob("afr.default.*.pickle"))
+    heavy, again = imported(*open_args)
+    assert "duckdb" not in heavy and again == first
+    dealt = imported(*deal_args)[1]
+    heavy, dealt_again = imported(*deal_args)
+    assert "duckdb" not in heavy and dealt_again == dealt
+    assert json.loads(dealt)["packs"][0]["set"] == "afr"
+
+
+def test_public_entry_points_live_in_their_own_modules() -> None:
+    from boosterkit.generator import iter_packs, load_product, new_seed, open_packs
+    from boosterkit.minigames import deal, list_minigames, validate_setup
+
+    assert open_packs.__module__ == iter_packs.__module__ == new_seed.__module__ \
+        == "boosterkit.generator.packs"
+    assert load_product.__module__ == "boosterkit.generator.cache"
+    assert callable(deal) and deal.__module__ == "boosterkit.minigames.dealer"
+    assert list_minigames.__module__ == "boosterkit.minigames.catalog"
+    assert validate_setup.__module__ == "boosterkit.minigames.validate"
+    with pytest.raises(AttributeError):
+        import boosterkit.generator as g
+
+        g.no_such_name  # noqa: B018
+
+
+def test_the_cache_module_does_not_import_the_entry_points() -> None:
+    code = ("import sys, boosterkit.generator.cache; "
+            "print('boosterkit.generator.packs' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_booster_yaml_is_parsed_once_per_file_version(tmp_path: Path) -> None:
+    from boosterkit.generator import extras as ex
+
+    assert ex.load_generic() is ex.load_generic()
+    assert ex.load_nonmagic() is ex.load_nonmagic()
+    copy = tmp_path / "nonmagic.yaml"
+    text = (ex.BOOSTERS_DIR / "nonmagic.yaml").read_text(encoding="utf-8")
+    copy.write_text(text, encoding="utf-8")
+    first = ex.load_nonmagic(copy)
+    assert ex.load_nonmagic(copy) is first
+    copy.write_text(text.replace("minigame_share: all_packs", "minigame_share: token_ad_slot"),
+                    encoding="utf-8")
+    assert ex.load_nonmagic(copy).minigame_share == "token_ad_slot"  # a new version is re-read
+
+
+def test_the_catalogue_uses_the_c_loader_when_available() -> None:
+    from boosterkit.minigames import catalog
+
+    assert catalog._LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
+    from boosterkit.generator import rng
+    from boosterkit.minigames import dealer
+    from boosterkit.minigames import engine as mengine
+
+    calls = {"players": 0, "seed": 0}
+
+    def counted(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(dealer, "check_players", counted("players", mengine.check_players))
+    monkeypatch.setattr(mengine, "check_players", counted("players", mengine.check_players))
+    monkeypatch.setattr(rng, "check_seed", counted("seed", rng.check_seed))
+    setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
+    assert calls == {"players": 1, "seed": 1}
+    assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
+
+
+def test_validating_dealt_packs_reads_their_cards_from_the_kept_product(real_db: Path) -> None:
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import deal, validate_setup
+    from boosterkit.pipeline import db as pdb
+
+    class Counting:  # a connection that records its queries
+        def __init__(self, con) -> None:
+            self.con, self.sql = con, []
+
+        def execute(self, sql, *args):
+            self.sql.append(sql)
+            return self.con.execute(sql, *args)
+
+    con = pdb.connect(real_db, read_only=True)
+    try:
+        products = ProductCache(db_path=real_db)
+        data = deal(con, "roll-for-initiative", 4, "afr", seed=5, products=products).to_dict()
+        counting = Counting(con)
+        verdict = validate_setup(counting, data, products=products)
+        assert verdict.valid and counting.sql == []  # no card look-up, no product read
+        data["packs"][0]["items"][0]["card_id"] = "00000000-0000-0000-0000-000000000000"
+        verdict = validate_setup(counting, data, products=products)
+        assert "card-unknown" in {v.rule for v in verdict.violations}
+        assert len(counting.sql) == 1  # the unknown id is looked up in the database
+    finally:
+        con.close()
