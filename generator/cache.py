@@ -53,8 +53,8 @@ if TYPE_CHECKING:
 FORMAT = 1  # bump when the pickled CompiledProduct changes shape
 _GENERATOR_DIR = Path(__file__).resolve().parent
 _BOOSTERS = os.fspath(DATA_DIR / "boosters")
-_SOURCES = ("cache.py", "engine.py", "extras.py", "lazy.py", "model.py", "products.py",
-            "rng.py", "small.py")
+#: Every module of the generator: any change to how products compile or draw is a new key.
+_SOURCES = tuple(sorted(p.name for p in _GENERATOR_DIR.glob("*.py")))
 
 __all__ = ["DEFAULT", "ProductCache", "ProductStore", "compiled_product", "file_stamp",
            "load_product", "product_key"]
