@@ -98,6 +98,10 @@ class ProductDef:
     variants: tuple[VariantDef, ...]
     sheets: dict[str, SheetDef]
     extras: tuple[ExtraSlot, ...] = ()
+    #: Other sets its sheets draw from, as the source data names them (MTGJSON
+    #: ``sourceSetCodes``): where an unresolved card's own set is unknown, these say which
+    #: sync brings it.
+    source_sets: tuple[str, ...] = ()
 
 
 #: ``Item`` fields after ``uid``, in order: what an item's prototype tuple holds.

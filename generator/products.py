@@ -299,6 +299,7 @@ def _known_absent(con: Connection, codes: list[str]) -> set[str]:
 
 def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> ProductDef:
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
+    sources: tuple[str, ...] = ()
     if entry["source"] == "generic":
         rule = next(r for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
                     if r.kind == kind)
@@ -307,6 +308,8 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
     else:
         sheets = _union_flags(con, code, _db_sheets(con, code))
         variants = _db_variants(con, code)
+        row = con.execute("SELECT source_sets FROM products WHERE code = ?", [code]).fetchone()
+        sources = tuple(s for s in (row[0] if row and row[0] else ()) if s != set_code)
     nonmagic = ex.load_nonmagic()
     rule = nonmagic.rule_for(kind, _as_date(info["released_at"]))
     patterns = [o.set_pattern.format(set=set_code) for s in (rule.slots if rule else ())
@@ -317,7 +320,7 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
     return ProductDef(
         code=code, set_code=set_code, name=entry["name"] or code, kind=kind, source=entry["source"],
         variants=tuple(VariantDef(i, w, slots) for i, (w, slots) in enumerate(variants, start=1)),
-        sheets=sheets, extras=extras,
+        sheets=sheets, extras=extras, source_sets=sources,
     )
 
 
@@ -375,17 +378,28 @@ def describe(product: ProductDef) -> dict[str, Any]:
         extras.append({"name": slot.name, "position": slot.position,
                        "unless_sheets": list(slot.unless_sheets), "options": opts})
     extra_missing = [o["set"] for e in extras for o in e["options"] if not o["resolved"] and o["set"]]
+    return {**_describe_variants(product, total), "sheets": sheets, "extras": extras,
+            **_unresolved(product, missing, extra_missing)}
+
+
+def _describe_variants(product: ProductDef, total: int) -> dict[str, Any]:
     return {
         "variants": [{"index": v.index, "weight": v.weight,
                       "percent": round(100 * v.weight / total, 4), "slots": dict(v.slots)}
-                     for v in product.variants],
-        "sheets": sheets,
-        "extras": extras,
-        "sheet_cards": sum(s["cards"] for s in sheets),
+                     for v in product.variants]}
+
+
+def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str]) -> dict[str, Any]:
+    """Unresolved counts and the syncs that fill them. A card whose set is unknown ("?": an
+    MTGJSON uuid not loaded) points to the product's source sets none of its cards come from."""
+    loaded = {c.set for s in product.sheets.values() for c in s.cards if c.resolved}
+    guessed = [s for s in product.source_sets if s not in loaded] if missing.get("?") else []
+    return {
+        "sheet_cards": sum(len(s.cards) for s in product.sheets.values()),
         "unresolved": sum(missing.values()),
         "unresolved_sets": dict(missing.most_common()),
         "missing_extra_sets": sorted(set(extra_missing)),
-        "fill": fill_hints(product.set_code, [*missing, *sorted(set(extra_missing))]),
+        "fill": fill_hints(product.set_code, [*missing, *guessed, *sorted(set(extra_missing))]),
     }
 
 

@@ -36,7 +36,7 @@ SUFFIX_KINDS = {
 
 _TABLES: dict[str, dict[str, str]] = {
     "products": {"code": "VARCHAR", "set_code": "VARCHAR", "name": "VARCHAR",
-                 "kind": "VARCHAR", "source": "VARCHAR"},
+                 "kind": "VARCHAR", "source": "VARCHAR", "source_sets": "VARCHAR[]"},
     "product_variants": {"product_code": "VARCHAR", "variant_index": "INTEGER", "weight": "BIGINT"},
     "variant_slots": {"product_code": "VARCHAR", "variant_index": "INTEGER",
                       "sheet_name": "VARCHAR", "count": "INTEGER"},

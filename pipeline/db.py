@@ -153,7 +153,11 @@ CREATE TABLE mtgjson_uuids (
 );
 """
 
-MIGRATIONS: list[str] = [_V1]
+#: Products remember the sets their sheets draw from (MTGJSON ``sourceSetCodes``), so a
+#: missing card of another set still names the sync that brings it.
+_V2 = "ALTER TABLE products ADD COLUMN source_sets VARCHAR[];"
+
+MIGRATIONS: list[str] = [_V1, _V2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -224,7 +224,7 @@ def booster_products(
     Sheet cards keep the MTGJSON uuid as ``ref``; set and number come from ``numbers`` when the
     uuid is a printing of this file, else stay unknown until ``mtgjson_uuids`` resolves them
     (the set is filled in when ``sourceSetCodes`` names exactly one other set). Each product
-    lists its ``source_sets`` (lower-case ``sourceSetCodes``), which are not stored.
+    lists its ``source_sets`` (lower-case ``sourceSetCodes``), kept in ``products.source_sets``.
     """
     set_code = str(data["code"]).lower()
     own = {set_code} | {sc for sc, _ in numbers.values()}

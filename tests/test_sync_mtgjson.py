@@ -21,6 +21,7 @@ from mtgjson_server import FakeMtgjson
 from scryfall_server import FakeScryfall
 
 from boosterkit.errors import FetchError, InputError
+from boosterkit.generator import products
 from boosterkit.pipeline import db, rebuild, sync
 from boosterkit.pipeline.mtgjson import import_mtgjson
 from boosterkit.pipeline.mtgjson_client import MtgjsonClient
@@ -86,6 +87,10 @@ def test_sync_mkm_real_play_booster_cross_set_sheets_then_rebuild(scryfall, mtgj
     weights = con.execute("SELECT weight FROM product_variants ORDER BY variant_index").fetchall()
     assert weights == [(7,), (1,)]  # The List / Special Guests in 1 pack of 8
     assert _sheet(con, "mkm-play-mtgjson", "theList") == (3, 0)
+    # the List's cards are MTGJSON uuids of sets not loaded: products names their sync
+    (listed,) = products.list_products(con, "mkm")
+    assert listed["unresolved_sets"] == {"?": 3}
+    assert "boosterkit sync plst" in listed["fill"] and "boosterkit sync spg" in listed["fill"]
     assert _sheet(con, "mkm-play-mtgjson", "common") == (8, 8)
     (run,) = con.execute("SELECT source, target, status, message, cache_files FROM sync_runs").fetchall()
     assert run[:3] == ("scryfall-set", "mkm", "ok") and run[3].startswith("MTGJSON has no file for ")
