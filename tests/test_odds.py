@@ -13,7 +13,12 @@ from helpers import run_cli as run
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator.engine import compile_product
 from boosterkit.generator.model import (
-    CardInfo, ExtraOption, ExtraSlot, ProductDef, SheetDef, VariantDef,
+    CardInfo,
+    ExtraOption,
+    ExtraSlot,
+    ProductDef,
+    SheetDef,
+    VariantDef,
 )  # fmt: skip
 from boosterkit.generator.odds import odds, per_unit, product_odds, sheet_odds
 
