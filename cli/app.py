@@ -19,6 +19,7 @@ from boosterkit.errors import BoosterkitError
 #: One registration line per command module (a new command group touches only its own file).
 COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve"]
 COMMAND_MODULES.append("odds")
+COMMAND_MODULES.append("pool")
 
 app = typer.Typer(
     name="boosterkit",

@@ -166,6 +166,7 @@ def create_app(db_path: str | Path, *, busy_timeout: float = 3.0, linger: float 
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.include_router(router)
+    app.include_router(__import__("boosterkit.service.pool_routes", fromlist=["router"]).router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     return app
