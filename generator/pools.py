@@ -15,8 +15,7 @@ from collections import Counter
 from typing import Any
 
 from boosterkit.errors import InputError
-from boosterkit.generator import DbArg, iter_packs, new_seed
-from boosterkit.generator import rng
+from boosterkit.generator import DbArg, iter_packs, new_seed, rng
 from boosterkit.generator.engine import check_seed
 
 MAX_PLAYERS = 64

@@ -13,7 +13,12 @@ from helpers import run_cli as run
 from boosterkit.errors import InputError
 from boosterkit.generator import open_packs
 from boosterkit.generator.pools import (
-    SECTIONS, TYPES, decklist, open_pools, pool_seed, render_pools,
+    SECTIONS,
+    TYPES,
+    decklist,
+    open_pools,
+    pool_seed,
+    render_pools,
 )  # fmt: skip
 from boosterkit.service.app import create_app
 
