@@ -55,8 +55,9 @@ def odds_text(data: dict[str, Any]) -> str:
     cards = [{"name": c["name"] or f"({c['kind']})", "set": c["set"],
               "number": c["collector_number"], "rarity": c["group"], "foil": c["foil"],
               **_cells(c, bool(sim))} for c in data["cards"]]
-    notes = ("method exact: computed exactly from the product's weights; approx: colour-"
-             "balanced sheets (see README, odds)")
+    notes = ("method exact: computed exactly from the product's weights; integral: colour-"
+             "balanced sheets, an exact formula integrated numerically (to ~1e-12); approx: "
+             "an approximation (see README, odds)")
     return "\n\n".join(["\n".join(head), render.table(groups), render.table(cards), notes])
 
 

@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import run_cli as run
 
@@ -20,7 +21,14 @@ from boosterkit.generator.model import (
     SheetDef,
     VariantDef,
 )  # fmt: skip
-from boosterkit.generator.odds import odds, per_unit, product_odds, sheet_odds
+from boosterkit.generator.odds import (
+    _successive,
+    odds,
+    per_unit,
+    product_odds,
+    race_inclusion,
+    sheet_odds,
+)  # fmt: skip
 
 
 def _card(name: str, rarity: str, kind: str = "card", set_code: str = "tst") -> CardInfo:
@@ -114,21 +122,67 @@ def test_class_programme_equals_enumeration() -> None:
     assert got.none[("rare", False)] == pytest.approx(none_rare, abs=1e-12)
 
 
+def test_balanced_sheet_equals_enumeration() -> None:
+    """Two colours seeded, then n - 2 draws by the corrected weights from the cards left:
+    every (seed pair, order of later draws) enumerated."""
+    def mono(name, colour, cost=1.0):
+        return CardInfo(f"id-{name}", name, "tst", name, "common", "card", True, "Creature",
+                        (colour,) if colour else (), cost)
+
+    cards = (mono("w1", "W"), mono("w2", "W"), mono("u1", "U"), mono("u2", "U"), mono("u3", "U"),
+             mono("x1", None), mono("x2", None))
+    weights = (1, 2, 1, 1, 3, 2, 1)
+    for n in (3, 4):
+        product = ProductDef("x", "tst", "x", "draft", "generic", (VariantDef(1, 1, (("s", n),)),),
+                             {"s": SheetDef("s", cards, weights, balance_colors=True)})
+        sheet = compile_product(product).sheets[0]
+        got = sheet_odds(sheet, n, [("common", False)] * len(cards))
+        cw = sheet.corrected[n][0].tolist()
+        seed_p = {}
+        for cum, local in sheet.balance:
+            w = [cum[0]] + [cum[k] - cum[k - 1] for k in range(1, len(cum))]
+            seed_p.update({int(j): wk / cum[-1] for j, wk in zip(local, w)})
+        (_, whites), (_, blues) = sheet.balance
+        want = [0.0] * len(cards)
+        for a in whites.tolist():
+            for b in blues.tolist():
+                rest = [j for j in range(len(cards)) if j not in (a, b)]
+                for order in itertools.permutations(rest, n - 2):
+                    p, left = seed_p[a] * seed_p[b], sum(cw[j] for j in rest)
+                    for j in order:
+                        p *= cw[j] / left
+                        left -= cw[j]
+                    for j in (a, b, *order):
+                        want[j] += p
+        assert got.method == "integral" and got.present.tolist() == pytest.approx(want, abs=1e-12)
+
+
+def test_race_integral_equals_the_exact_programme(real_db: Path) -> None:
+    from boosterkit.generator import load_product
+
+    cp = compile_product(load_product("afr", "draft", real_db))
+    sheet = next(s for s in cp.sheets if s.name == "common_with_showcase")
+    w, none = sheet.weights, [0.0] * len(sheet.weights)
+    dp = _successive(w, 10, [("common", False)] * len(w)).present
+    race = [race_inclusion(w, 10, [], np.array(none), i) for i in range(len(w))]
+    assert race == pytest.approx(dp.tolist(), abs=1e-12)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("product", ["draft", "set"])
 def test_exact_odds_match_100000_packs(real_db: Path, product: str) -> None:
     """z of each figure: |z| < 5 everywhere, and the mean z² near 1 (a chi-square over the
-    card rows divided by its degrees of freedom; ±0.3 is about 5 of its standard errors).
-    The colour-balanced commons (approx) must be as close: their approximation error is
-    within the sampling noise of 100,000 packs."""
+    card rows divided by its degrees of freedom; ±0.3 is about 5 of its standard errors),
+    for the exact rows and the colour-balanced commons (integral) alike."""
     data = odds("afr", product, db=real_db, simulate=100_000, seed=2024)
     assert data["simulation"] == {"packs": 100_000, "seed": 2024, "units": 100_000}
     for rows in (data["groups"], data["cards"]):
         zs = [r["z_chance"] for r in rows if 0 < r["chance"] < 1]
         assert zs and max(abs(z) for z in zs) < 5
-    for method in ("exact", "approx"):
+    assert {r["method"] for r in data["cards"] + data["groups"]} <= {"exact", "integral"}
+    for method in ("exact", "integral"):
         zs = [r["z_chance"] for r in data["cards"] if r["method"] == method and 0 < r["chance"] < 1]
-        if method == "approx" and product == "set":
+        if method == "integral" and product == "set":
             assert not zs  # AFR Set Boosters have no balanced sheet
             continue
         assert len(zs) > 100
@@ -152,7 +206,7 @@ def test_cli_table_csv_parquet(capsys, real_db: Path, tmp_path: Path) -> None:
     import polars as pl
 
     code, out, _ = run(capsys, "--db", str(real_db), "odds", "afr", "--simulate", "2000")
-    assert code == 0 and "observed: 2000 packs of seed 0" in out and "approx" in out
+    assert code == 0 and "observed: 2000 packs of seed 0" in out and "integral" in out
     code, out, _ = run(capsys, "--db", str(real_db), "odds", "afr", "-f", "csv")
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("set,product,per,level,group,foil,expected,chance")
