@@ -42,10 +42,47 @@ def _schema() -> dict[str, Any]:
     return types
 
 
+def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
+    """The frame of untouched engine packs of one compiled product, built from its item
+    prototypes (one row per distinct item, gathered by id) instead of item by item."""
+    import polars as pl
+
+    from boosterkit.generator.engine import LazyPack
+
+    cp = getattr(packs[0], "_compiled", None) if packs else None
+    if cp is None or not all(type(p) is LazyPack and p._compiled is cp and p._pristine()
+                             for p in packs):
+        return None
+    schema = _schema()
+    fields = CSV_COLUMNS[6:]
+    protos = pl.DataFrame([{c: t.get(c) for c in fields} for t in cp.templates],
+                          schema={c: schema[c] for c in fields})
+    lengths = np.fromiter((len(p._protos) for p in packs), dtype=np.int64, count=len(packs))
+    ids = np.fromiter((x for p in packs for x in p._protos), dtype=np.int64,
+                      count=int(lengths.sum()))
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    position = np.arange(len(ids), dtype=np.int64) - starts + 1
+    head = pl.DataFrame({
+        "pack": np.repeat([p.index for p in packs], lengths),
+        "variant": np.repeat([p.variant for p in packs], lengths),
+        "set_code": np.repeat([p.set for p in packs], lengths),
+        "product": np.repeat([p.product for p in packs], lengths),
+        "seed": np.repeat(np.array([p.seed for p in packs], dtype=np.uint64), lengths),
+        "position": position,
+    })  # fmt: skip
+    uid = pl.format("p{}-{}", pl.col("pack"), pl.col("position")).alias("uid")
+    frame = pl.concat([head.with_columns(uid).drop("position"), protos[ids]], how="horizontal")
+    return frame.cast({c: schema[c] for c in CSV_COLUMNS}).select(CSV_COLUMNS)
+
+
 def packs_frame(packs: Iterable[Pack]) -> pl.DataFrame:
     """One row per item of ``packs``, columns ``CSV_COLUMNS`` (the same as ``open -f csv``)."""
     import polars as pl
 
+    packs = list(packs)
+    fast = _fast_frame(packs)
+    if fast is not None:
+        return fast
     cols: dict[str, list[Any]] = {c: [] for c in CSV_COLUMNS}
     for pack in packs:
         d = pack.to_dict()

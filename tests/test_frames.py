@@ -51,3 +51,16 @@ def test_unwritable_output_is_one_line(capsys, real_db: Path, tmp_path: Path) ->
     code, _, err = run(capsys, "--db", str(real_db), "open", "afr", "-f", "parquet",
                        "-o", str(tmp_path / "no" / "dir.parquet"))  # fmt: skip
     assert code == 2 and err.startswith("boosterkit: error: -o ") and len(err.splitlines()) == 1
+
+
+def test_prototype_path_equals_item_by_item(real_db: Path) -> None:
+    """Untouched engine packs are gathered from the product's item prototypes; packs whose
+    items were read are converted item by item: both give the same frame."""
+    packs = open_packs("afr", "set", 120, 31, db=real_db)
+    fast = packs_frame(packs)
+    for p in packs:
+        assert p.items  # materialise: the item-by-item path from here on
+    slow = packs_frame(packs)
+    assert fast.equals(slow) and fast.schema == slow.schema and fast.height == 120 * 14
+    mixed = open_packs("afr", "draft", 2, 1, db=real_db) + packs[:1]
+    assert packs_frame(mixed).height == sum(len(p.items) for p in mixed)
