@@ -62,13 +62,14 @@ def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     for pack in packs:
         for it in pack["items"]:
             key = (it["name"], it["set"], it["collector_number"], it["foil"], it["kind"])
-            if it["kind"] == "card" and it["magic_back"]:
+            if it["kind"] == "card":  # double-faced cards too (no Magic back, still cards)
                 cards[key] += 1
                 info.setdefault(key, {
                     "name": it["name"], "set": it["set"], "collector_number": it["collector_number"],
                     "foil": it["foil"], "rarity": it["rarity"], "mana_value": it["mana_value"],
                     "colors": it["colors"], "type_line": it["type_line"],
-                    "section": _section(it), "type": _type(it), "card_id": it["card_id"],
+                    "layout": it["layout"], "section": _section(it), "type": _type(it),
+                    "card_id": it["card_id"],
                 })  # fmt: skip
             else:
                 others[key] += 1
@@ -178,14 +179,28 @@ def pool_html(data: dict[str, Any]) -> str:
             f"</head><body>{''.join(pages)}</body></html>\n")
 
 
+#: Layouts whose deck-list name is both halves (``Fire // Ice``); other two-part cards
+#: (double-faced, adventure, flip) are imported by their front name, as Arena exports them.
+BOTH_HALVES = ("split", "aftermath", "fuse")
+
+
+def deck_name(name: str, layout: str | None) -> str:
+    """The name deck-list importers expect for a printing."""
+    if " // " in name and layout not in BOTH_HALVES:
+        return name.split(" // ")[0]
+    return name
+
+
 def decklist(pool: dict[str, Any]) -> str:
     """Arena/MTGO/Moxfield/Cockatrice import text: the pool as the sideboard of an empty deck
     (as Arena and MTGO hand out a sealed pool before deck building). Foils merge with their
-    printing; cards not in the database are left out (they have no name to import)."""
+    printing; cards not in the database are left out (they have no name to import);
+    double-faced and adventure cards go by their front name (``deck_name``)."""
     counts: Counter = Counter()
     for e in pool["cards"]:
         if e["name"]:
-            counts[(e["name"], e["set"].upper(), e["collector_number"] or "")] += e["count"]
+            name = deck_name(e["name"], e.get("layout"))
+            counts[(name, e["set"].upper(), e["collector_number"] or "")] += e["count"]
     lines = [f"{n} {name} ({s}) {num}".rstrip() for (name, s, num), n in counts.items()]
     return "Deck\n\nSideboard\n" + "\n".join(lines) + "\n"
 

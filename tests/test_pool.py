@@ -15,6 +15,7 @@ from boosterkit.generator import open_packs
 from boosterkit.generator.pools import (
     SECTIONS,
     TYPES,
+    deck_name,
     decklist,
     open_pools,
     pool_seed,
@@ -37,9 +38,9 @@ def test_pool_i_depends_only_on_seed_and_i(real_db: Path) -> None:
 
 def test_pool_cards_are_counted_and_sorted(real_db: Path) -> None:
     pool = open_pools("afr", 1, 6, seed=3, db=real_db)["pools"][0]
-    magic = [i for p in pool["packs"] for i in p["items"] if i["kind"] == "card" and i["magic_back"]]
+    magic = [i for p in pool["packs"] for i in p["items"] if i["kind"] == "card"]
     assert sum(e["count"] for e in pool["cards"]) == len(magic) == 6 * 15
-    others = [i for p in pool["packs"] for i in p["items"] if not (i["kind"] == "card" and i["magic_back"])]
+    others = [i for p in pool["packs"] for i in p["items"] if i["kind"] != "card"]
     assert sum(o["count"] for o in pool["others"]) == len(others)
     keys = [(SECTIONS.index(e["section"]), TYPES.index(e["type"]) if e["type"] in TYPES else 9,
              e["mana_value"]) for e in pool["cards"]]
@@ -58,8 +59,26 @@ def test_decklist_imports_as_a_sideboard(real_db: Path) -> None:
     parsed = [DECK_LINE.match(x) for x in lines]
     assert lines and all(parsed)
     assert sum(int(m[1]) for m in parsed) == sum(e["count"] for e in pool["cards"] if e["name"])
-    names = {e["name"] for e in pool["cards"]}
+    names = {deck_name(e["name"], e["layout"]) for e in pool["cards"] if e["name"]}
     assert {m[2] for m in parsed} == names and {m[3] for m in parsed} == {"AFR"}
+
+
+def test_deck_names_follow_arena() -> None:
+    assert deck_name("Fire // Ice", "split") == "Fire // Ice"
+    assert deck_name("Valki, God of Lies // Tibalt, Cosmic Impostor", "modal_dfc") == "Valki, God of Lies"
+    assert deck_name("Bonecrusher Giant // Stomp", "adventure") == "Bonecrusher Giant"
+    assert deck_name("Lolth, Spider Queen", "normal") == "Lolth, Spider Queen"
+
+
+def test_double_faced_cards_import_by_front_name(real_db: Path) -> None:
+    """ZNR draft boosters carry a double-faced card in every pack."""
+    pool = open_pools("znr", 1, 6, seed=2, db=real_db)["pools"][0]
+    dfcs = [e for e in pool["cards"] if e["name"] and " // " in e["name"]]
+    assert dfcs and all(e["layout"] == "modal_dfc" for e in dfcs)
+    text = decklist(pool)
+    for e in dfcs:
+        front = e["name"].split(" // ")[0]
+        assert f" {front} (ZNR) {e['collector_number']}" in text and e["name"] not in text
 
 
 def test_cli_json_equals_library_and_files_per_player(capsys, real_db: Path, tmp_path: Path) -> None:
