@@ -9,6 +9,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
+from boosterkit.errors import BoosterkitError
 
 
 class OddsFormat(str, Enum):
@@ -91,8 +92,12 @@ def register(app: typer.Typer) -> None:
         """Exact odds of each card, rarity and foil per pack or box, from the compiled product."""
         from boosterkit.generator.odds import odds
 
-        data = odds(set_code, product, per.value, card, db=config.db_path(ctx.obj["db"]),
-                    box_size=box_size, simulate=simulate, seed=seed)
+        try:
+            data = odds(set_code, product, per.value, card, db=config.db_path(ctx.obj["db"]),
+                        box_size=box_size, simulate=simulate, seed=seed)
+        except BoosterkitError as exc:
+            raise render.flagged(exc, {"card": "--card", "box_size": "--box-size",
+                                       "simulate": "--simulate", "seed": "--seed"}) from exc
         fmt = OddsFormat.json if json_ else fmt
         if fmt in (OddsFormat.parquet, OddsFormat.arrow):
             from boosterkit.generator.frames import rows_frame, write_frame

@@ -142,7 +142,8 @@ def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[
 
     units = packs // unit
     if units < 1:
-        raise InputError(f"simulate: {packs} packs make no whole unit of {unit}", field="simulate")
+        raise InputError(f"simulate: {packs} packs make no whole box of {unit} packs",
+                         field="simulate")
     keys: dict[tuple, int] = {}
     groups: dict[tuple, int] = {}
     key_of = np.array([keys.setdefault(proto_key(p), len(keys)) for p in cp.protos])

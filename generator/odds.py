@@ -471,7 +471,7 @@ def box_sizes() -> dict[str, int]:
 def _box_size(kind: str, box_size: int | None) -> int | None:
     if box_size is not None:
         if isinstance(box_size, bool) or not isinstance(box_size, int) or box_size < 1:
-            raise InputError(f"box_size: need a whole number of packs (1 or more), got {box_size!r}",
+            raise InputError(f"box_size: {box_size!r} is not a whole number of packs (1 or more)",
                              field="box_size")
         return box_size
     return box_sizes().get(kind)
@@ -525,7 +525,7 @@ def odds(set_code: str, product: str | None = None, per: str = "pack", card: str
 
     per = check_per(per)
     if isinstance(simulate, bool) or not isinstance(simulate, int) or simulate < 0:
-        raise InputError(f"simulate: need a number of packs (0 or more), got {simulate!r}",
+        raise InputError(f"simulate: {simulate!r} is not a number of packs (0 or more)",
                          field="simulate")
     seed = check_seed(seed)
     pd = load_product(set_code, product, db)
