@@ -27,8 +27,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from boosterkit.generator.rng import SEED_MAX
-
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
@@ -98,6 +96,8 @@ class _Products:
 
 def seeds() -> SearchStrategy[int]:
     """Seeds as the generator takes them (0 to 2^64-1), shrinking toward 0."""
+    from boosterkit.generator.rng import SEED_MAX
+
     return _hypothesis().integers(min_value=0, max_value=SEED_MAX)
 
 
