@@ -452,13 +452,15 @@ def check_per(per: str) -> str:
 # --- the entry point ----------------------------------------------------------------------
 
 
-def box_sizes() -> dict[str, int]:
-    """Packs per box by product kind, from ``data/boosters/boxes.yaml``."""
+def box_sizes(path: Any = None) -> dict[str, int]:
+    """Packs per box by product kind, from ``data/boosters/boxes.yaml`` (or ``path``)."""
+    from pathlib import Path
+
     import yaml
 
     from boosterkit.data import DATA_DIR
 
-    path = DATA_DIR / "boosters" / "boxes.yaml"
+    path = Path(path or DATA_DIR / "boosters" / "boxes.yaml")
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, dict) or set(raw) != {"boxes"} or not isinstance(raw["boxes"], dict):
         raise InputError(f"{path}: expected exactly one key, boxes (kind: packs)")

@@ -219,6 +219,19 @@ def test_cli_table_csv_parquet(capsys, real_db: Path, tmp_path: Path) -> None:
         g["chance"] for g in lib["groups"]]
 
 
+def test_box_sizes_file(tmp_path: Path) -> None:
+    from boosterkit.generator.odds import box_sizes
+
+    assert box_sizes() == {"draft": 36, "set": 30, "collector": 12, "play": 36}
+    bad = tmp_path / "boxes.yaml"
+    bad.write_text("boxes: {draft: 36}\npacks: 3\n")
+    with pytest.raises(InputError, match="exactly one key"):
+        box_sizes(bad)
+    bad.write_text("boxes: {draft: many}\n")
+    with pytest.raises(InputError, match="boxes.draft"):
+        box_sizes(bad)
+
+
 def test_bad_input(capsys, real_db: Path) -> None:
     with pytest.raises(NotFoundError, match="card 'no such card'"):
         odds("afr", card="no such card", db=real_db)
