@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
     def cards(
         ctx: typer.Context,
         set_code: str | None = typer.Argument(
-            None, metavar="[SET]", help="Set code (case-insensitive); optional with --q."),
+            None, metavar="SET", help="Set code (case-insensitive); optional with --q."),
         rarity: str | None = typer.Option(None, "--rarity", help="common, uncommon, rare, mythic, special or bonus."),
         q: str | None = typer.Option(
             None, "--q", help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…"),
