@@ -243,3 +243,16 @@ def test_bad_input(capsys, real_db: Path) -> None:
     assert code == 2 and out == ""
     code, _, err = run(capsys, "--db", str(real_db), "odds", "zzz")
     assert code == 1 and err.startswith("boosterkit: error: set 'zzz'") and len(err.splitlines()) == 1
+
+
+def test_programme_too_large_falls_back_to_an_approximation(monkeypatch) -> None:
+    """Past ``DP_STATES_MAX`` a sheet's figures are Rosén's approximation, marked approx."""
+    import boosterkit.generator.odds as odds_mod
+
+    exact_cards, _ = product_odds(compile_product(SMALL))
+    monkeypatch.setattr(odds_mod, "DP_STATES_MAX", 1)
+    cards, groups = product_odds(compile_product(SMALL))
+    a, exact_a = _by(cards, name="A"), _by(exact_cards, name="A")
+    assert a["method"] == "approx" and _by(cards, name="F")["method"] == "exact"
+    assert a["chance"] == pytest.approx(exact_a["chance"], abs=0.03)
+    assert _by(groups, group="rare", foil=False)["method"] == "approx"
