@@ -20,7 +20,8 @@ from boosterkit import __version__
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
-COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee"]
+COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee", "odds",
+                   "pool"]
 
 class Guarded(TyperGroup):
     """The root command group: storage failures of any command become one-line errors."""

@@ -2,19 +2,74 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, echo_err, emit
+from boosterkit.cli.render import Format, cell, echo_err, emit, flagged
+from boosterkit.errors import BoosterkitError
+from boosterkit.pipeline import fields
 
 _FMT = typer.Option(Format.table, "--format", help="Output format.")
 _JSON = typer.Option(False, "--json", help="Same as --format json.")
+_LIMIT = typer.Option(None, "--limit", min=0, help="At most N rows.")
 
 
 def _fmt(fmt: Format, json_: bool) -> Format:
     return Format.json if json_ else fmt
+
+
+#: What ``sets`` and ``cards`` show in a table without ``--columns`` (``--json`` has all).
+SET_TABLE = ("code", "name", "set_type", "released_at", "parent_set_code", "cards")
+CARD_TABLE = ("set_code", "collector_number", "name", "mana_cost", "type_line", "rarity")
+_MIN_WIDTH = 8
+#: Short table headings (the data keeps its field names).
+_LABELS = {"set_code": "set", "collector_number": "number", "released_at": "released",
+           "parent_set_code": "parent", "set_type": "type", "mana_cost": "cost",
+           "type_line": "type", "mana_value": "mv"}
+
+
+def fit(rows: list[dict[str, Any]], columns: Sequence[str], width: int) -> list[dict[str, str]]:
+    """``rows`` as table cells cut (with "…") so a table of ``columns`` fits ``width``
+    characters: the widest column is narrowed first, none below 8 characters."""
+    cells = [{c: cell(r.get(c)) for c in columns} for r in rows]
+    widths = {c: max([len(c)] + [len(x[c]) for x in cells]) for c in columns}
+    while sum(widths.values()) + 2 * (len(columns) - 1) > width:
+        widest = max(columns, key=lambda c: widths[c])
+        if widths[widest] <= _MIN_WIDTH:
+            break
+        widths[widest] -= 1
+    for x in cells:
+        for c in columns:
+            if len(x[c]) > widths[c]:
+                x[c] = x[c][: widths[c] - 1] + "…"
+    return cells
+
+
+def _show(data: list[dict[str, Any]], fmt: Format, columns: str | None,
+          default: Sequence[str]) -> None:
+    """Print listing rows: a table of ``default`` columns (cut to the terminal when stdout is
+    one), or ``fmt`` of the rows as the library returned them."""
+    if fmt is not Format.table:
+        emit(data, fmt)
+        return
+    cols = list(data[0]) if columns and data else [c for c in default if not data or c in data[0]]
+    labels = [_LABELS.get(c, c) if labels_unique(cols) else c for c in cols]
+    rows = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
+    if sys.stdout.isatty():
+        rows = fit(rows, labels, shutil.get_terminal_size((100, 24)).columns)
+    emit(rows, fmt, columns=labels)
+
+
+def labels_unique(cols: Sequence[str]) -> bool:
+    """Whether the short headings of ``cols`` are all different (``set_type`` and
+    ``type_line`` both shorten to ``type``)."""
+    short = [_LABELS.get(c, c) for c in cols]
+    return len(set(short)) == len(short)
 
 
 def _info_text(info: dict[str, Any]) -> str:
@@ -38,6 +93,9 @@ def register(app: typer.Typer) -> None:
     def sets(
         ctx: typer.Context,
         set_type: str | None = typer.Option(None, "--type", help="Only this set type, e.g. expansion, token, minigame."),
+        columns: str | None = typer.Option(
+            None, "--columns", help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}."),
+        limit: int | None = _LIMIT,
         fmt: Format = _FMT,
         json_: bool = _JSON,
     ) -> None:
@@ -46,22 +104,33 @@ def register(app: typer.Typer) -> None:
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
-            emit(queries.list_sets(con, set_type), _fmt(fmt, json_), columns=queries.SET_FIELDS)
+            data = queries.list_sets(con, set_type, columns, limit)
+        _show(data, _fmt(fmt, json_), columns, SET_TABLE)
 
     @app.command()
     def cards(
         ctx: typer.Context,
-        set_code: str = typer.Argument(..., help="Set code (case-insensitive)."),
+        set_code: str | None = typer.Argument(
+            None, metavar="SET", help="Set code (case-insensitive); optional with --q."),
         rarity: str | None = typer.Option(None, "--rarity", help="common, uncommon, rare, mythic, special or bonus."),
+        q: str | None = typer.Option(
+            None, "--q", help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…"),
+        columns: str | None = typer.Option(
+            None, "--columns", help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}."),
+        limit: int | None = _LIMIT,
         fmt: Format = _FMT,
         json_: bool = _JSON,
     ) -> None:
-        """List the printings of a set in collector-number order."""
+        """List the printings of a set in collector-number order, or those a search finds."""
         from boosterkit.pipeline import db, queries
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
-            emit(queries.list_cards(con, set_code, rarity), _fmt(fmt, json_))
+            try:
+                data = queries.list_cards(con, set_code, rarity, q, columns, limit)
+            except BoosterkitError as exc:
+                raise flagged(exc, {"q": "--q", "columns": "--columns", "set": "SET"}) from exc
+        _show(data, _fmt(fmt, json_), columns, CARD_TABLE)
 
     db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True,
                          rich_markup_mode=None)

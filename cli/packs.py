@@ -17,6 +17,8 @@ class PackFormat(str, Enum):
     json = "json"
     jsonl = "jsonl"
     csv = "csv"
+    parquet = "parquet"
+    arrow = "arrow"
 
 
 def register(app: typer.Typer) -> None:
@@ -55,6 +57,15 @@ def register(app: typer.Typer) -> None:
         chosen = new_seed() if seed is None else seed
         packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
         first = next(packs)  # resolve the product (and fail) before creating the output file
+        if fmt in (PackFormat.parquet, PackFormat.arrow):  # binary, through polars
+            from boosterkit.generator.frames import packs_frame, write_frame
+
+            frame = packs_frame(itertools.chain([first], packs))
+            with render.binary_output(output, fmt.value) as out:
+                write_frame(frame, fmt.value, out)
+            if seed is None:
+                render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+            return
         with render.output(output) as out:
             if seed is None:
                 render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")

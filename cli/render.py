@@ -159,3 +159,29 @@ def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
     message = (f"{flag} {message.removeprefix(prefix)}" if message.startswith(prefix)
                else f"{message} ({flag})")
     return type(exc)(message, field=exc.field)
+
+
+@contextmanager
+def binary_output(path: str | None, what: str = "this format") -> Iterator[Any]:
+    """``-o FILE`` for binary formats (Parquet, Arrow): the file, or stdout when it is not a
+    terminal. A terminal or an unwritable path is an ``InputError``; a failed write leaves
+    no partial file."""
+    import os
+
+    if not path or path == "-":
+        if sys.stdout.isatty():
+            raise InputError(f"{what} is binary: give -o FILE (or redirect stdout)")
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    try:
+        out = open(path, "wb")
+    except OSError as exc:
+        raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
+    try:
+        with out:
+            yield out
+    except BaseException:
+        os.unlink(path)
+        raise

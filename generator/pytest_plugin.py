@@ -8,9 +8,12 @@ Installed with boosterkit, so any test suite can ask for realistic, seeded packs
 
 The database is ``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else boosterkit's default
 location. Without a database the tests that use these fixtures are skipped with the reason
-(``--boosterkit-require-db`` turns that into an error, e.g. in CI). Products are compiled
-once per database content and kept beside the database (``generator.cache``), so a test
-session loads them in milliseconds; ``boosterkit_products`` holds them for the session.
+(``--boosterkit-require-db`` turns that into an error, e.g. in CI); an explicit
+``--boosterkit-db`` path that does not exist is a usage error (a typo must not turn the
+suite into skips). The Hypothesis strategies of ``boosterkit.testing`` read the same
+database. Products are compiled once per database content and kept beside the database
+(``generator.cache``), so a test session loads them in milliseconds;
+``boosterkit_products`` holds them for the session.
 """
 
 from __future__ import annotations
@@ -43,6 +46,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="Fail, rather than skip, tests using booster fixtures when there is no database.",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    explicit = config.getoption("boosterkit_db", None)
+    if explicit and not Path(explicit).expanduser().exists():
+        raise pytest.UsageError(f"--boosterkit-db {explicit}: no such file (build one with "
+                                "`boosterkit sync` or `boosterkit import`, or fix the path)")
+    from boosterkit import testing
+
+    testing.configure(explicit, bool(config.getoption("boosterkit_require_db", False)))
 
 
 @pytest.fixture(scope="session")

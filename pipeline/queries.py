@@ -10,6 +10,7 @@ from typing import Any
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db
 from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, SET_FIELDS
 
 RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
@@ -20,13 +21,6 @@ SET_TYPES = (
     "treasure_chest", "commander", "planechase", "archenemy", "vanguard", "funny", "starter",
     "box", "promo", "token", "memorabilia", "minigame",
 )
-
-SET_FIELDS = ("code", "name", "set_type", "released_at", "card_count", "parent_set_code", "digital", "cards")
-CARD_FIELDS = (
-    "id", "set_code", "collector_number", "name", "rarity", "kind", "magic_back", "type_line",
-    "mana_cost", "colors", "in_booster", "lang", "layout",
-)
-
 
 def _rows(con: Connection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     cur = con.execute(sql, params or [])
@@ -46,11 +40,33 @@ def set_types(con: Connection) -> list[str]:
     return [r[0] for r in rows.fetchall()]
 
 
-def list_sets(con: Connection, set_type: str | None = None) -> list[dict[str, Any]]:
+def _columns(columns: Any, known: tuple[str, ...]) -> list[str]:
+    """``columns`` (a list or a comma-separated string) checked against ``known``."""
+    if isinstance(columns, str):
+        columns = [c.strip() for c in columns.split(",") if c.strip()]
+    wanted = [c.lower() for c in columns]
+    bad = [c for c in wanted if c not in known]
+    if bad or not wanted:
+        raise InputError(f"columns: {', '.join(bad) or 'none given'}: expected some of "
+                         f"{', '.join(known)}", field="columns")
+    return wanted
+
+
+def _limit(limit: int | None) -> str:
+    if limit is None:
+        return ""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InputError(f"limit: need a number of rows (0 or more), got {limit!r}", field="limit")
+    return f" LIMIT {int(limit)}"
+
+
+def list_sets(con: Connection, set_type: str | None = None, columns: Any = None,
+              limit: int | None = None) -> list[dict[str, Any]]:
     """Every known set (newest first), with how many printings of it are loaded.
 
     ``set_type``: only sets of that Scryfall type; a known type with no sets loaded gives an
     empty list, an unknown one an ``InputError`` listing the types in the database.
+    ``columns``: only these of ``SET_FIELDS``; ``limit``: at most that many sets.
     """
     where, params = "", []
     if set_type:
@@ -62,13 +78,14 @@ def list_sets(con: Connection, set_type: str | None = None) -> list[dict[str, An
             raise InputError(f"set type {set_type!r}: not a Scryfall set type; {have}",
                              field="type")
         where, params = "WHERE s.set_type = ?", [wanted]
-    cols = ", ".join(f"s.{c}" for c in SET_FIELDS if c != "cards")
+    wanted = _columns(columns, SET_FIELDS) if columns is not None else list(SET_FIELDS)
+    cols = ", ".join("coalesce(n.cards, 0) AS cards" if c == "cards" else f"s.{c}" for c in wanted)
     return _rows(
         con,
-        f"""SELECT {cols}, coalesce(n.cards, 0) AS cards FROM sets s
+        f"""SELECT {cols} FROM sets s
         LEFT JOIN (SELECT set_code, count(*) AS cards FROM cards GROUP BY set_code) n
             ON n.set_code = s.code
-        {where} ORDER BY s.released_at DESC NULLS LAST, s.code""",
+        {where} ORDER BY s.released_at DESC NULLS LAST, s.code{_limit(limit)}""",
         params,
     )
 
@@ -78,19 +95,40 @@ def _number_key() -> str:
     return "TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER) NULLS LAST, collector_number"
 
 
-def list_cards(con: Connection, set_code: str, rarity: str | None = None) -> list[dict[str, Any]]:
-    """The printings of a set in collector-number order; unknown set → NotFoundError."""
-    code = set_code.strip().lower()
-    known = con.execute(
-        "SELECT (SELECT count(*) FROM sets WHERE code = ?) + (SELECT count(*) FROM cards WHERE set_code = ?)",
-        [code, code],
-    ).fetchone()[0]
-    if not known:
-        # a command to copy is suggested only for a well-formed code, never for raw input
-        hint = f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
-        raise NotFoundError(f"set {set_code!r}: not in the database{hint}")
-    params: list[Any] = [code]
-    where = "set_code = ?"
+def list_cards(con: Connection, set_code: str | None, rarity: str | None = None,
+               query: str | None = None, columns: Any = None,
+               limit: int | None = None) -> list[dict[str, Any]]:
+    """The printings of a set in collector-number order; unknown set → NotFoundError.
+
+    ``query``: a Scryfall-style search (``pipeline.search``), within the set or, with
+    ``set_code`` None, over every set (then ordered by set, newest first). ``columns``: only
+    these of ``CARD_COLUMNS`` (default ``CARD_FIELDS``); ``limit``: at most that many rows.
+    """
+    from boosterkit.pipeline.search import to_sql
+
+    params: list[Any] = []
+    where = "true"
+    order = _number_key()
+    if set_code is not None:
+        code = set_code.strip().lower()
+        known = con.execute(
+            "SELECT (SELECT count(*) FROM sets WHERE code = ?) + (SELECT count(*) FROM cards WHERE set_code = ?)",
+            [code, code],
+        ).fetchone()[0]
+        if not known:
+            # a command to copy is suggested only for a well-formed code, never for raw input
+            hint = f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
+            raise NotFoundError(f"set {set_code!r}: not in the database{hint}")
+        params.append(code)
+        where = "set_code = ?"
+    elif not query:
+        raise InputError("cards: give a set code, a query, or both", field="set")
+    else:
+        order = f"released_at DESC NULLS LAST, set_code, {order}"
+    if query:
+        sql, qparams = to_sql(query)
+        where += f" AND {sql}"
+        params += qparams
     if rarity:
         r = rarity.strip().lower()
         if r not in RARITIES:
@@ -98,8 +136,10 @@ def list_cards(con: Connection, set_code: str, rarity: str | None = None) -> lis
                              field="rarity")
         where += " AND rarity = ?"
         params.append(r)
+    wanted = _columns(columns, CARD_COLUMNS) if columns is not None else list(CARD_FIELDS)
     return _rows(
-        con, f"SELECT {', '.join(CARD_FIELDS)} FROM cards WHERE {where} ORDER BY {_number_key()}", params
+        con, f"SELECT {', '.join(wanted)} FROM cards WHERE {where} ORDER BY {order}, id"
+             f"{_limit(limit)}", params
     )
 
 

@@ -29,7 +29,7 @@ from boosterkit.minigames import deal, list_minigames, render_sheet, validate_se
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import list_sets
-from boosterkit.service import referee_routes
+from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.deps import cursor, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
@@ -199,6 +199,7 @@ def create_app(
     app.add_middleware(HostAllowlist, hosts=list(allowed_hosts))  # added last: runs first
     app.include_router(router)
     app.include_router(referee_routes.router)
+    app.include_router(pool_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     return app

@@ -50,20 +50,32 @@ def test_database_from_the_environment(
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
-def test_no_database_skips_with_the_reason(pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_no_database_skips_with_the_reason(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch
+) -> None:
     missing = tmp_path / "missing.duckdb"
+    monkeypatch.setenv("BOOSTERKIT_DB", str(missing))
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("--boosterkit-db", str(missing), "-rs", "-p", "no:cacheprovider")
+    result = pytester.runpytest("-rs", "-p", "no:cacheprovider")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines([f"*no boosterkit database at {missing}*"])
 
 
-def test_no_database_fails_when_required(pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_explicit_missing_database_is_an_error(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    missing = tmp_path / "typo.duckdb"
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest(
-        "--boosterkit-db", str(tmp_path / "missing.duckdb"), "--boosterkit-require-db",
-        "-p", "no:cacheprovider",
-    )  # fmt: skip
+    result = pytester.runpytest("--boosterkit-db", str(missing), "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--boosterkit-db {missing}: no such file*"])
+    assert "skipped" not in result.stdout.str()
+
+
+def test_no_database_fails_when_required(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("BOOSTERKIT_DB", str(tmp_path / "missing.duckdb"))
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("--boosterkit-require-db", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*no boosterkit database at*"])
 

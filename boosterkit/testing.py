@@ -1,0 +1,146 @@
+"""Hypothesis strategies for test suites: real seeded packs and minigame setups.
+
+::
+
+    from hypothesis import given
+    from boosterkit.testing import pack, packs, setups
+
+    @given(pack("afr", "set"))
+    def test_set_booster_has_fourteen_objects(p):
+        assert len(p.items) == 14
+
+Each strategy draws a seed (``seeds()``: integers from 0 to 2^64-1, which Hypothesis
+shrinks toward 0) and yields what ``open_packs``/``deal`` give for it, so a failing example
+is reported as a small, reproducible seed. The database is the one the pytest plugin reads
+(``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else the default); ``db=`` overrides it.
+Without a database the test is skipped with the reason, as the plugin's fixtures are
+(``--boosterkit-require-db``: an error).
+
+Hypothesis is imported when a strategy is built, not with this module: it is a dependency
+of ``boosterkit[testing]`` (``pip install 'boosterkit[testing]'``), not of boosterkit.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+    from boosterkit.generator.model import Pack
+    from boosterkit.minigames import Setup
+
+__all__ = ["configure", "database", "pack", "packs", "seeds", "setups"]
+
+#: Set by the pytest plugin from its options (configuration, like ``BOOSTERKIT_DB``).
+_options: dict[str, Any] = {"db": None, "require_db": False}
+
+
+def configure(db: str | os.PathLike[str] | None = None, require_db: bool = False) -> None:
+    """Where the strategies read from when given no ``db=`` (the pytest plugin calls this)."""
+    _options.update(db=db, require_db=require_db)
+
+
+def database(db: str | os.PathLike[str] | None = None) -> Path:
+    """The database path the strategies use: ``db``, the plugin's, ``BOOSTERKIT_DB``, default."""
+    from boosterkit import config
+
+    return config.db_path(db or _options["db"])
+
+
+def _hypothesis() -> Any:
+    try:
+        from hypothesis import strategies
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError("boosterkit.testing needs Hypothesis: pip install 'boosterkit[testing]'"
+                          ) from exc
+    return strategies
+
+
+def _require(path: Path) -> Path:
+    if path.exists():
+        return path
+    message = (f"no boosterkit database at {path}: build one with `boosterkit sync` and pass "
+               "--boosterkit-db PATH or set BOOSTERKIT_DB")
+    try:
+        import pytest
+    except ImportError:  # pragma: no cover
+        raise FileNotFoundError(message) from None
+    if _options["require_db"]:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Products:
+    """The compiled products one strategy opens, resolved on its first example."""
+
+    def __init__(self, db: str | os.PathLike[str] | None) -> None:
+        self.db = db
+        self._cache: Any = None
+        self._lock = threading.Lock()
+
+    def cache(self) -> tuple[Path, Any]:
+        from boosterkit.generator.cache import ProductCache, file_stamp
+
+        path = _require(database(self.db))
+        with self._lock:
+            if self._cache is None:
+                self._cache = ProductCache()
+        self._cache.track(file_stamp(path))
+        return path, self._cache
+
+
+def seeds() -> SearchStrategy[int]:
+    """Seeds as the generator takes them (0 to 2^64-1), shrinking toward 0."""
+    from boosterkit.generator.rng import SEED_MAX
+
+    return _hypothesis().integers(min_value=0, max_value=SEED_MAX)
+
+
+def packs(set_code: str, product: str | None = None, count: int = 1, *,
+          db: str | os.PathLike[str] | None = None) -> SearchStrategy[list[Pack]]:
+    """Lists of ``count`` packs: ``open_packs(set_code, product, count, seed)`` for a drawn seed."""
+    from boosterkit.generator import open_packs
+
+    products = _Products(db)
+
+    def opened(seed: int) -> list[Pack]:
+        path, cache = products.cache()
+        return open_packs(set_code, product, count, seed, db=path, products=cache)
+
+    return seeds().map(opened)
+
+
+def pack(set_code: str, product: str | None = None, *,
+         db: str | os.PathLike[str] | None = None) -> SearchStrategy[Pack]:
+    """Single packs: pack 1 of a drawn seed (as the ``booster_pack`` fixture)."""
+    return packs(set_code, product, 1, db=db).map(lambda ps: ps[0])
+
+
+def setups(game: str, players: int | SearchStrategy[int], set_code: str | None = None,
+           product: str | None = None, *,
+           db: str | os.PathLike[str] | None = None) -> SearchStrategy[Setup]:
+    """Dealt setups of minigame ``game``: ``deal(game, players, set_code, product, seed)``.
+
+    ``players`` is a number or a strategy of numbers (``st.integers(2, 4)``)."""
+    st = _hypothesis()
+    products = _Products(db)
+    counts = players if isinstance(players, st.SearchStrategy) else st.just(players)
+
+    def dealt(args: tuple[int, int]) -> Setup:
+        from boosterkit.minigames import deal
+        from boosterkit.pipeline import db as dbmod
+
+        n, seed = args
+        path, cache = products.cache()
+        con = dbmod.connect(path, read_only=True)
+        try:
+            return deal(con, game, n, set_code, product, seed, products=cache)
+        finally:
+            con.close()
+
+    return st.tuples(counts, seeds()).map(dealt)

@@ -1,0 +1,114 @@
+"""``boosterkit odds SET``: each card's, rarity's and foil's odds per pack or per box."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import typer
+
+from boosterkit import config
+from boosterkit.cli import render
+from boosterkit.errors import BoosterkitError
+
+
+class OddsFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    parquet = "parquet"
+    arrow = "arrow"
+
+
+class Per(str, Enum):
+    pack = "pack"
+    box = "box"
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.3f}%" if p < 0.9995 or p == 1 else f"{100 * p:.4f}%"
+
+
+def _one_in(p: float) -> str:
+    return "-" if p <= 0 else ("1" if p >= 1 else f"1 in {1 / p:,.1f}")
+
+
+def _cells(r: dict[str, Any], sim: bool) -> dict[str, Any]:
+    out = {"expected": f"{r['expected']:.4f}", "chance": _pct(r["chance"]),
+           "odds": _one_in(r["chance"]), "method": r["method"]}
+    if sim:
+        z = r["z_chance"]
+        out.update({"observed": _pct(r["observed_chance"]),
+                    "z": "-" if z is None else f"{z:+.2f}"})
+    return out
+
+
+def odds_text(data: dict[str, Any]) -> str:
+    """The odds as two tables: groups (rarity/kind and foil), then cards."""
+    sim = data["simulation"]
+    unit = "pack" if data["per"] == "pack" else f"box of {data['box_size']} packs"
+    head = [f"{data['product']} ({data['name']}): odds per {unit}"]
+    if sim:
+        head.append(f"observed: {sim['packs']} packs of seed {sim['seed']} ({sim['units']} "
+                    f"{data['per']}s); z = deviation of the observed chance in standard errors")
+    groups = [{"group": g["group"], "foil": g["foil"], **_cells(g, bool(sim))}
+              for g in data["groups"]]
+    cards = [{"name": c["name"] or f"({c['kind']})", "set": c["set"],
+              "number": c["collector_number"], "rarity": c["group"], "foil": c["foil"],
+              **_cells(c, bool(sim))} for c in data["cards"]]
+    notes = ("method exact: computed exactly from the product's weights; integral: colour-"
+             "balanced sheets, an exact formula integrated numerically (to ~1e-12); approx: "
+             "an approximation (see README, odds)")
+    return "\n\n".join(["\n".join(head), render.table(groups), render.table(cards), notes])
+
+
+def odds_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Flat rows for csv/parquet/arrow: the group rows, then the card rows (``level``)."""
+    base = {"set": data["set"], "product": data["product"], "per": data["per"]}
+    return ([{**base, "level": "group", **g} for g in data["groups"]]
+            + [{**base, "level": "card", **c} for c in data["cards"]])
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``odds`` to ``app``."""
+
+    @app.command("odds")
+    def odds_cmd(
+        ctx: typer.Context,
+        set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
+        product: str | None = typer.Option(
+            None, "--product", "-p", help="Kind (draft, set, …) or code. Default: as `open`."),
+        per: Per = typer.Option(Per.pack, "--per", help="Figures per pack or per box."),
+        card: str | None = typer.Option(None, "--card", help="Only the cards of this name."),
+        box_size: int | None = typer.Option(
+            None, "--box-size", help="Packs per box (default: data/boosters/boxes.yaml)."),
+        simulate: int = typer.Option(
+            0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the simulated packs."),
+        fmt: OddsFormat = typer.Option(OddsFormat.table, "--format", "-f", help="Output format."),
+        json_: bool = typer.Option(False, "--json", help="Same as --format json."),
+        output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
+    ) -> None:
+        """Exact odds of each card, rarity and foil per pack or box, from the compiled product."""
+        from boosterkit.generator.odds import odds
+
+        try:
+            data = odds(set_code, product, per.value, card, db=config.db_path(ctx.obj["db"]),
+                        box_size=box_size, simulate=simulate, seed=seed)
+        except BoosterkitError as exc:
+            raise render.flagged(exc, {"card": "--card", "box_size": "--box-size",
+                                       "simulate": "--simulate", "seed": "--seed"}) from exc
+        fmt = OddsFormat.json if json_ else fmt
+        if fmt in (OddsFormat.parquet, OddsFormat.arrow):
+            from boosterkit.generator.frames import rows_frame, write_frame
+
+            frame = rows_frame(odds_rows(data))
+            with render.binary_output(output, fmt.value) as out:
+                write_frame(frame, fmt.value, out)
+            return
+        with render.output(output) as out:
+            if fmt is OddsFormat.table:
+                out.write(odds_text(data) + "\n")
+            else:
+                render.emit(data if fmt is OddsFormat.json else odds_rows(data), fmt.value,
+                            out=out)

@@ -1,0 +1,171 @@
+"""Packs as polars DataFrames: one row per item, Parquet and Arrow IPC files, simulated odds.
+
+For notebooks::
+
+    from boosterkit.generator.frames import open_frame
+    df = open_frame("afr", product="set", count=1000, seed=7)
+    df.group_by("rarity").len()
+
+Columns are ``generator.output.CSV_COLUMNS`` (``pack`` … ``gold_stamped``) with their
+natural types (``colors`` a list of strings, booleans as booleans). polars is imported here
+only, so the CLI's ``--help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from boosterkit.errors import InputError
+from boosterkit.generator.model import Pack
+from boosterkit.generator.output import CSV_COLUMNS
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from boosterkit.generator import DbArg
+    from boosterkit.generator.engine import CompiledProduct
+
+FRAME_FORMATS = ("parquet", "arrow")
+
+
+def _schema() -> dict[str, Any]:
+    import polars as pl
+
+    types: dict[str, Any] = {c: pl.Utf8 for c in CSV_COLUMNS}
+    types.update({"pack": pl.Int64, "variant": pl.Int64, "seed": pl.UInt64,
+                  "foil": pl.Boolean, "magic_back": pl.Boolean, "resolved": pl.Boolean,
+                  "gold_stamped": pl.Boolean, "mana_value": pl.Float64,
+                  "colors": pl.List(pl.Utf8)})
+    return types
+
+
+def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
+    """The frame of untouched engine packs of one compiled product, built from its item
+    prototypes (one row per distinct item, gathered by id) instead of item by item."""
+    import polars as pl
+
+    from boosterkit.generator.engine import LazyPack
+
+    cp = getattr(packs[0], "_compiled", None) if packs else None
+    if cp is None or not all(type(p) is LazyPack and p._compiled is cp and p._pristine()
+                             for p in packs):
+        return None
+    schema = _schema()
+    fields = CSV_COLUMNS[6:]
+    protos = pl.DataFrame([{c: t.get(c) for c in fields} for t in cp.templates],
+                          schema={c: schema[c] for c in fields})
+    lengths = np.fromiter((len(p._protos) for p in packs), dtype=np.int64, count=len(packs))
+    ids = np.fromiter((x for p in packs for x in p._protos), dtype=np.int64,
+                      count=int(lengths.sum()))
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    position = np.arange(len(ids), dtype=np.int64) - starts + 1
+    head = pl.DataFrame({
+        "pack": np.repeat([p.index for p in packs], lengths),
+        "variant": np.repeat([p.variant for p in packs], lengths),
+        "set_code": np.repeat([p.set for p in packs], lengths),
+        "product": np.repeat([p.product for p in packs], lengths),
+        "seed": np.repeat(np.array([p.seed for p in packs], dtype=np.uint64), lengths),
+        "position": position,
+    })  # fmt: skip
+    uid = pl.format("p{}-{}", pl.col("pack"), pl.col("position")).alias("uid")
+    frame = pl.concat([head.with_columns(uid).drop("position"), protos[ids]], how="horizontal")
+    return frame.cast({c: schema[c] for c in CSV_COLUMNS}).select(CSV_COLUMNS)
+
+
+def packs_frame(packs: Iterable[Pack]) -> pl.DataFrame:
+    """One row per item of ``packs``, columns ``CSV_COLUMNS`` (the same as ``open -f csv``)."""
+    import polars as pl
+
+    packs = list(packs)
+    fast = _fast_frame(packs)
+    if fast is not None:
+        return fast
+    cols: dict[str, list[Any]] = {c: [] for c in CSV_COLUMNS}
+    for pack in packs:
+        d = pack.to_dict()
+        head = (d["index"], d["variant"], d["set"], d["product"], d["seed"])
+        for item in d["items"]:
+            for c, v in zip(CSV_COLUMNS[:5], head):
+                cols[c].append(v)
+            for c in CSV_COLUMNS[5:]:
+                cols[c].append(item.get(c))
+    return pl.DataFrame(cols, schema=_schema())
+
+
+def open_frame(set_code: str, product: str | None = None, count: int = 1,
+               seed: int | None = None, db: DbArg = None) -> pl.DataFrame:
+    """``open_packs(...)`` as a DataFrame, one row per item."""
+    from boosterkit.generator import iter_packs
+
+    return packs_frame(iter_packs(set_code, product, count, seed, db))
+
+
+def write_frame(df: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
+    """Write ``df`` as ``parquet`` or ``arrow`` (Arrow IPC file) to a path or binary stream."""
+    if fmt == "parquet":
+        df.write_parquet(out)
+    elif fmt == "arrow":
+        df.write_ipc(out)
+    else:
+        raise InputError(f"format {fmt!r}: expected one of {', '.join(FRAME_FORMATS)}",
+                         field="format")
+
+
+def rows_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """A list of flat dicts (odds rows) as a DataFrame, columns in first-seen order."""
+    import polars as pl
+
+    cols: dict[str, None] = {}
+    for r in rows:
+        cols.update(dict.fromkeys(r))
+    return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows], infer_schema_length=None)
+
+
+# --- simulation -----------------------------------------------------------------------------
+
+
+def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[str, pl.DataFrame]:
+    """Open packs 1..``packs`` of ``seed`` and count, per card key and per group, over units
+    of ``unit`` consecutive packs (1 = per pack, a box size = per box): ``copies`` (sum),
+    ``copies_sq`` (sum of squared copies per unit) and ``units`` holding at least one.
+
+    Returns ``{"cards": frame keyed by "key", "groups": frame keyed by "group_id",
+    "units": number of whole units}``, plus the key and group lists that index them.
+    """
+    import polars as pl
+
+    from boosterkit.generator.engine import draw_batch
+    from boosterkit.generator.odds import proto_group, proto_key
+
+    units = packs // unit
+    if units < 1:
+        raise InputError(f"simulate: {packs} packs make no whole box of {unit} packs",
+                         field="simulate")
+    keys: dict[tuple, int] = {}
+    groups: dict[tuple, int] = {}
+    key_of = np.array([keys.setdefault(proto_key(p), len(keys)) for p in cp.protos])
+    group_of = np.array([groups.setdefault(proto_group(p), len(groups)) for p in cp.protos])
+    frames = []
+    step = 20_000
+    for start in range(1, units * unit + 1, step):
+        count = min(step, units * unit + 1 - start)
+        _, rows = draw_batch(cp, seed, start, count)
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        flat = np.fromiter((p for r in rows for p in r), dtype=np.int64, count=int(lengths.sum()))
+        pack_no = np.repeat(np.arange(start, start + count, dtype=np.int64), lengths)
+        frames.append(pl.DataFrame({"unit": (pack_no - 1) // unit, "key": key_of[flat],
+                                    "group_id": group_of[flat]}))
+    items = pl.concat(frames)
+
+    def count(by: str) -> pl.DataFrame:
+        per = items.group_by("unit", by).len("n")
+        return per.group_by(by).agg(
+            pl.col("n").sum().alias("copies"), (pl.col("n") ** 2).sum().alias("copies_sq"),
+            pl.len().alias("units"),
+        )
+
+    return {"cards": count("key"), "groups": count("group_id"), "units": units,
+            "keys": list(keys), "groups_index": list(groups)}

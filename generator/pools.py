@@ -1,0 +1,243 @@
+"""Sealed pools and draft pods: each player's K packs, sorted, printable, as deck lists.
+
+Pool *i* (1-based) is packs 1..K of the seed ``rng.pack_key(seed, i)``: it depends only on
+(seed, i), so pool 3 of an 8-player event is the same when 3 players are seated. A pool's
+cards are the Magic cards of its packs (tokens, art cards, ads are listed apart), grouped
+by colour (W, U, B, R, G, multicolour, colourless, lands) and, within a colour, by type
+(creature, planeswalker, instant, sorcery, enchantment, artifact, battle, other), then mana
+value and name.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from typing import Any
+
+from boosterkit.errors import InputError
+from boosterkit.generator import DbArg, iter_packs, new_seed, rng
+from boosterkit.generator.engine import check_seed
+
+MAX_PLAYERS = 64
+MAX_PACKS = 36
+FORMATS = ("text", "md", "html", "json", "decklist")
+COLOR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
+SECTIONS = ("White", "Blue", "Black", "Red", "Green", "Multicolour", "Colourless", "Lands",
+            "Unresolved")
+TYPES = ("Creature", "Planeswalker", "Instant", "Sorcery", "Enchantment", "Artifact", "Battle")
+
+
+def pool_seed(seed: int, player: int) -> int:
+    """The seed of player ``player``'s packs (1-based) in an event with ``seed``."""
+    return rng.pack_key(seed, player)
+
+
+def _section(item: dict[str, Any]) -> str:
+    if not item["resolved"]:
+        return "Unresolved"
+    if "Land" in (item["type_line"] or "").split("//")[0]:
+        return "Lands"
+    colors = item["colors"]
+    if len(colors) > 1:
+        return "Multicolour"
+    return COLOR_NAMES.get(colors[0], "Colourless") if colors else "Colourless"
+
+
+def _type(item: dict[str, Any]) -> str:
+    front = (item["type_line"] or "").split("//")[0]
+    return next((t for t in TYPES if t in front), "Other")
+
+
+def _sort_key(e: dict[str, Any]) -> tuple:
+    kind = TYPES.index(e["type"]) if e["type"] in TYPES else len(TYPES)
+    return (SECTIONS.index(e["section"]), kind, e["mana_value"] if e["mana_value"] is not None
+            else 99, e["name"] or "", e["set"], e["collector_number"] or "", e["foil"])
+
+
+def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the Magic cards of ``packs`` with counts, sorted; the other objects with counts)."""
+    cards: Counter = Counter()
+    others: Counter = Counter()
+    info: dict[tuple, dict[str, Any]] = {}
+    for pack in packs:
+        for it in pack["items"]:
+            key = (it["name"], it["set"], it["collector_number"], it["foil"], it["kind"])
+            if it["kind"] == "card":  # double-faced cards too (no Magic back, still cards)
+                cards[key] += 1
+                info.setdefault(key, {
+                    "name": it["name"], "set": it["set"], "collector_number": it["collector_number"],
+                    "foil": it["foil"], "rarity": it["rarity"], "mana_value": it["mana_value"],
+                    "colors": it["colors"], "type_line": it["type_line"],
+                    "layout": it["layout"], "section": _section(it), "type": _type(it),
+                    "card_id": it["card_id"],
+                })  # fmt: skip
+            else:
+                others[key] += 1
+    rows = sorted(({"count": n, **info[k]} for k, n in cards.items()), key=_sort_key)
+    other_rows = sorted(
+        ({"count": n, "kind": k[4], "name": k[0], "set": k[1], "collector_number": k[2]}
+         for k, n in others.items()),
+        key=lambda r: (r["kind"], r["name"] or "", r["set"], r["collector_number"] or ""))
+    return rows, other_rows
+
+
+def _check(players: int, packs: int) -> None:
+    for name, v, hi in (("players", players, MAX_PLAYERS), ("packs", packs, MAX_PACKS)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+            raise InputError(f"{name}: {v!r} is out of range (1 to {hi})", field=name)
+
+
+def open_pools(set_code: str, players: int, packs: int, product: str | None = None,
+               seed: int | None = None, db: DbArg = None, *, products: Any = None) -> dict[str, Any]:
+    """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product``.
+
+    Returns ``{"set", "product", "seed", "players", "packs_per_player", "pools": [{"player",
+    "seed", "packs": [Pack.to_dict()…], "cards": [sorted, with counts], "others": […]}]}``.
+    """
+    _check(players, packs)
+    seed = new_seed() if seed is None else check_seed(seed)
+    pools = []
+    product_code = None
+    for i in range(1, players + 1):
+        s = pool_seed(seed, i)
+        opened = [p.to_dict() for p in iter_packs(set_code, product, packs, s, db,
+                                                    products=products)]
+        product_code = opened[0]["product"]
+        cards, others = pool_cards(opened)
+        pools.append({"player": i, "seed": s, "packs": opened, "cards": cards, "others": others})
+    return {"set": pools[0]["packs"][0]["set"], "product": product_code, "seed": seed,
+            "players": players, "packs_per_player": packs, "pools": pools}
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def _label(e: dict[str, Any]) -> str:
+    name = e["name"] or f"(not in the database: {e['set']} {e['collector_number'] or '?'})"
+    return name + (" (foil)" if e["foil"] else "")
+
+
+def _grouped(cards: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for e in cards:
+        out.setdefault(e["section"], []).append(e)
+    return list(out.items())
+
+
+def _title(data: dict[str, Any], pool: dict[str, Any]) -> str:
+    return (f"Player {pool['player']} of {data['players']}: {data['packs_per_player']} × "
+            f"{data['product']} (event seed {data['seed']})")
+
+
+def _count_line(e: dict[str, Any]) -> str:
+    mv = "" if e["mana_value"] is None else f"  {e['mana_value']:g}"
+    rarity = (e["rarity"] or "-")[0].upper()
+    return f"{e['count']} {_label(e)}  [{rarity}] {e['type']}{mv}"
+
+
+def pool_text(data: dict[str, Any], pool: dict[str, Any]) -> str:
+    """One player's pool as plain text."""
+    lines = [_title(data, pool), f"{sum(e['count'] for e in pool['cards'])} cards"]
+    for section, cards in _grouped(pool["cards"]):
+        lines += ["", f"{section} ({sum(e['count'] for e in cards)})"]
+        lines += [f"  {_count_line(e)}" for e in cards]
+    if pool["others"]:
+        lines += ["", "Not Magic cards (tokens, art cards, ads…)"]
+        lines += [f"  {o['count']} {o['name'] or o['kind']} ({o['kind']})" for o in pool["others"]]
+    return "\n".join(lines)
+
+
+def pool_md(data: dict[str, Any], pool: dict[str, Any]) -> str:
+    """One player's pool as Markdown."""
+    lines = [f"# {_title(data, pool)}"]
+    for section, cards in _grouped(pool["cards"]):
+        lines += ["", f"## {section} ({sum(e['count'] for e in cards)})", ""]
+        lines += [f"- {_count_line(e)}".replace("[", "\\[") for e in cards]
+    return "\n".join(lines)
+
+
+_CSS = """body{font:11pt/1.3 system-ui,sans-serif;margin:1.5cm}
+.pool{page-break-after:always;break-after:page}.pool:last-child{page-break-after:auto}
+h1{font-size:14pt}h2{font-size:11pt;margin:.6em 0 .2em}ul{margin:0;padding-left:1.2em;columns:2}
+li{break-inside:avoid}small{color:#555}"""
+
+
+def pool_html(data: dict[str, Any]) -> str:
+    """Every pool on its own printed page, in one HTML document (no external assets)."""
+    e = html.escape
+    pages = []
+    for pool in data["pools"]:
+        body = [f"<h1>{e(_title(data, pool))}</h1>"]
+        for section, cards in _grouped(pool["cards"]):
+            items = "".join(
+                f"<li>{c['count']} {e(_label(c))} <small>{e((c['rarity'] or '-')[0].upper())} "
+                f"{e(c['type'])}</small></li>" for c in cards)
+            body.append(f"<h2>{e(section)} ({sum(c['count'] for c in cards)})</h2><ul>{items}</ul>")
+        pages.append(f'<section class="pool">{"".join(body)}</section>')
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>'
+            f"{e(str(data['product']))} pools — seed {data['seed']}</title><style>{_CSS}</style>"
+            f"</head><body>{''.join(pages)}</body></html>\n")
+
+
+#: Layouts whose deck-list name is both halves (``Fire // Ice``); other two-part cards
+#: (double-faced, adventure, flip) are imported by their front name, as Arena exports them.
+BOTH_HALVES = ("split", "aftermath", "fuse")
+
+
+def deck_name(name: str, layout: str | None) -> str:
+    """The name deck-list importers expect for a printing."""
+    if " // " in name and layout not in BOTH_HALVES:
+        return name.split(" // ")[0]
+    return name
+
+
+def decklist(pool: dict[str, Any]) -> str:
+    """Arena/MTGO/Moxfield/Cockatrice import text: the pool as the sideboard of an empty deck
+    (as Arena and MTGO hand out a sealed pool before deck building). Foils merge with their
+    printing; cards not in the database are left out (they have no name to import);
+    double-faced and adventure cards go by their front name (``deck_name``)."""
+    counts: Counter = Counter()
+    for e in pool["cards"]:
+        if e["name"]:
+            name = deck_name(e["name"], e.get("layout"))
+            counts[(name, e["set"].upper(), e["collector_number"] or "")] += e["count"]
+    lines = [f"{n} {name} ({s}) {num}".rstrip() for (name, s, num), n in counts.items()]
+    return "Deck\n\nSideboard\n" + "\n".join(lines) + "\n"
+
+
+def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str) -> str:
+    """One player's pool in ``fmt`` (one of ``FORMATS``; ``json``: the event without the
+    other pools)."""
+    if fmt == "json":
+        from boosterkit.serialize import to_json
+
+        return to_json({**data, "pools": [pool]}) + "\n"
+    if fmt == "html":
+        return pool_html({**data, "pools": [pool]})
+    if fmt == "decklist":
+        return decklist(pool)
+    if fmt == "md":
+        return pool_md(data, pool) + "\n"
+    if fmt == "text":
+        return pool_text(data, pool) + "\n"
+    raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
+
+
+def render_pools(data: dict[str, Any], fmt: str) -> str:
+    """Every pool in ``fmt`` as one document (``html``: a page per player)."""
+    if fmt == "html":
+        return pool_html(data)
+    if fmt == "json":
+        from boosterkit.serialize import to_json
+
+        return to_json(data) + "\n"
+    sep = {"text": "\n\f\n", "md": "\n---\n\n", "decklist": "\n"}.get(fmt, "\n")
+    parts = []
+    for pool in data["pools"]:
+        text = render_pool(data, pool, fmt)
+        parts.append(f"// Player {pool['player']}\n{text}" if fmt == "decklist" else text)
+    return sep.join(parts)
+
+
+def extension(fmt: str) -> str:
+    return {"text": "txt", "md": "md", "html": "html", "json": "json", "decklist": "txt"}[fmt]
