@@ -14,6 +14,12 @@ from boosterkit.cli import render
 from boosterkit.errors import BoosterkitError, InputError
 
 
+class Lang(str, Enum):
+    en = "en"
+    fr = "fr"
+    es = "es"
+
+
 class SheetFormat(str, Enum):
     text = "text"
     md = "md"
@@ -68,9 +74,12 @@ def deal_cmd(
         None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
     seed: int | None = typer.Option(
         None, "--seed", help="Seed. Default: a random one, printed on stderr."),
-    strict_backs: bool = typer.Option(
-        False, "--strict-backs", help="Also remove double-faced Magic cards."),
+    strict_backs: bool | None = typer.Option(
+        None, "--strict-backs/--no-strict-backs",
+        help="Also remove double-faced Magic cards (they have no Magic back). Default: on for "
+             "games whose cards lie face down, off elsewhere."),
     fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
+    lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
     output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
 ) -> None:
     """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
@@ -81,9 +90,11 @@ def deal_cmd(
     chosen = new_seed() if seed is None else seed
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
-        setup = deal(con, game, players, set_code, product, chosen, strict_backs)
+        setup = deal(con, game, players, set_code, product, chosen, strict_backs,
+                     lang=lang.value)
     except BoosterkitError as exc:
-        raise render.flagged(exc, {"players": "--players", "set": "--set"}) from exc
+        raise render.flagged(exc, {"players": "--players", "set": "--set",
+                                   "lang": "--lang"}) from exc
     finally:
         con.close()
     if seed is None:
@@ -99,6 +110,9 @@ def validate_cmd(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="A setup JSON file (from `deal --format json`)."),
     as_json: bool = typer.Option(False, "--json", help="JSON verdict."),
+    exact: bool = typer.Option(
+        False, "--exact", help="Also require a seeded setup to equal what `deal` gives for its "
+        "minigame, players, set, product, seed and strict_backs, zone by zone."),
 ) -> None:
     """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
     from boosterkit.minigames import validate_setup
@@ -107,7 +121,7 @@ def validate_cmd(
     data = read_setup_file(file)
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
-        result = validate_setup(con, data)
+        result = validate_setup(con, data, exact=exact)
     finally:
         con.close()
     if as_json:

@@ -12,7 +12,8 @@ from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame, list_minigames
 from boosterkit.minigames.engine import Setup, SetupError, Zone, build_setup, check_players
-from boosterkit.minigames.sheets import render_sheet
+from boosterkit.minigames.lookup import card_facts, rules_text
+from boosterkit.minigames.sheets import check_lang, render_sheet
 from boosterkit.minigames.validate import Validation, Violation, validate_setup
 from boosterkit.pipeline.db import Connection
 
@@ -82,8 +83,9 @@ def deal(
     set_code: str | None = None,
     product: str | None = None,
     seed: int | None = None,
-    strict_backs: bool = False,
+    strict_backs: bool | None = None,
     products: ProductCache | None = None,
+    lang: str = "en",
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
@@ -92,6 +94,8 @@ def deal(
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
     ``products``: a ``generator.cache.ProductCache`` for callers that deal repeatedly.
+    ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
+    ``lang``: the sheet's language (``en``, ``fr``, ``es``).
     """
     from boosterkit.generator import new_seed
     from boosterkit.generator.engine import check_seed
@@ -101,6 +105,9 @@ def deal(
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
                               "not guess it; see `boosterkit minigames`")
     check_players(spec, players)
+    lang = check_lang(lang)
+    if strict_backs is None:
+        strict_backs = spec.face_down
     set_code = set_code.strip().lower() if set_code and set_code.strip() else default_set(con, spec)
     seed = new_seed() if seed is None else check_seed(seed)
     packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
@@ -112,6 +119,11 @@ def deal(
     )
     if note:
         setup.notes.insert(0, note)
+    if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
+        setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
+    setup.lang = lang
+    setup.rules_text = rules_text(con, spec, lang)
+    setup.facts = card_facts(con, setup)
     if spec.setup_status != "C":
         setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "
                               f"{spec.setup_status}); check it against the card.")

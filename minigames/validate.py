@@ -55,7 +55,7 @@ class Validation:
 
 _TOP = {"minigame": str, "players": int, "packs": list, "zones": list}
 #: Optional keys: a setup dealt by hand may leave them out (seed 0, no rolls).
-_OPTIONAL = {"set": str, "seed": int, "rolls": dict, "strict_backs": bool}
+_OPTIONAL = {"set": str, "seed": int, "rolls": dict, "strict_backs": bool, "tiebreaks": dict}
 _ITEM_KEYS = ("uid",)
 
 
@@ -77,6 +77,10 @@ def check_shape(data: Any) -> None:
         if value is not None and (not isinstance(value, typ)
                                   or (isinstance(value, bool) and typ is not bool)):
             raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {value!r:.40}")
+    for p, rolls in (data.get("tiebreaks") or {}).items():
+        if not isinstance(rolls, list) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                  for v in rolls):
+            raise _malformed(f"setup.tiebreaks.{p}", "expected a list of integers")
     if data["players"] < 1:
         raise _malformed("setup.players", f"expected at least 1, got {data['players']}")
     seed = data.get("seed")
@@ -103,6 +107,8 @@ def check_shape(data: Any) -> None:
             raise _malformed(where, "name must be a string and cards a list")
         if not isinstance(zone["kind"], str):
             raise _malformed(f"{where}.kind", f"expected a string, got {zone['kind']!r:.40}")
+        if zone.get("visibility") is not None and not isinstance(zone["visibility"], str):
+            raise _malformed(f"{where}.visibility", "expected a string")
         if zone.get("owner") is not None and not isinstance(zone["owner"], str):
             raise _malformed(f"{where}.owner", f"expected a string or null, got {zone['owner']!r:.40}")
         for key in ("rows", "cols"):
@@ -116,8 +122,9 @@ def _check_items(items: list[Any], where: str) -> None:
     for j, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("uid"), str):
             raise _malformed(f"{where}[{j}]", "an item is an object with a string uid")
-        if item.get("card_id") is not None and not isinstance(item["card_id"], str):
-            raise _malformed(f"{where}[{j}].card_id", "expected a string or null")
+        for key in ("card_id", "tag", "name"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise _malformed(f"{where}[{j}].{key}", "expected a string or null")
 
 
 def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
@@ -158,6 +165,19 @@ def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> I
     )
 
 
+#: Item fields a pack item must share with the database's card of the same card_id.
+_DB_FIELDS = (("name", "name"), ("set", "set"), ("collector_number", "collector_number"),
+              ("kind", "kind"), ("magic_back", "magic_back"), ("type_line", "type_line"))
+#: Item fields a zone's card must share with the pack item of the same uid.
+_ITEM_FIELDS = ("card_id", "name", "set", "collector_number", "rarity", "foil", "kind",
+                "magic_back", "resolved", "type_line", "colors", "mana_value", "layout")
+
+
+def _db_value(row: dict[str, Any], col: str) -> Any:
+    value = row[col]
+    return bool(value) if col == "magic_back" else value
+
+
 def _label(item: Item | dict[str, Any]) -> str:
     uid = item.uid if isinstance(item, Item) else item.get("uid")
     name = item.name if isinstance(item, Item) else item.get("name")
@@ -170,7 +190,8 @@ class _Check:
     def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
         self.con, self.data, self.spec = con, data, spec
         self.out: list[Violation] = []
-        self.strict = bool(data.get("strict_backs", False))
+        strict = data.get("strict_backs")
+        self.strict = spec.face_down if strict is None else bool(strict)
 
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
@@ -183,7 +204,14 @@ class _Check:
             if it.get("card_id") and it["card_id"] not in db:
                 self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
                          "the database", card=it["uid"])
+        for it in (it for p in self.data["packs"] for it in p["items"]):
+            row = db.get(it.get("card_id") or "")
+            diff = [k for k, col in _DB_FIELDS if row and k in it and it[k] != _db_value(row, col)]
+            if diff:
+                self.add("card-data", f"card {_label(it)}: {', '.join(diff)} differ from the "
+                         f"database's card {it['card_id']} ({row['name']})", card=it["uid"])
         packs, by_uid, pack_of = [], {}, {}
+        self.listed: dict[str, dict[str, Any]] = {}
         for n, p in enumerate(self.data["packs"], 1):
             items = []
             for d in p["items"]:
@@ -192,6 +220,7 @@ class _Check:
                              "pack item", card=d["uid"])
                 item = _item(d, db, external=False)
                 by_uid[d["uid"]], pack_of[d["uid"]] = item, n
+                self.listed[d["uid"]] = d
                 items.append(item)
             packs.append(Pack(set=str(p.get("set", "")), product=str(p.get("product", "")),
                               seed=int(p.get("seed") or 0), index=n,
@@ -200,12 +229,14 @@ class _Check:
         return packs, by_uid, pack_of
 
 
-def validate_setup(con: Connection, data: Any, products: ProductCache | None = None) -> Validation:
+def validate_setup(con: Connection, data: Any, products: ProductCache | None = None,
+                   exact: bool = False) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     Malformed input raises ``InputError``; rule violations are returned, one per problem.
     ``products``: a ``generator.cache.ProductCache`` for callers that validate repeatedly
-    (re-opening seeded packs then skips compiling the product).
+    (re-opening seeded packs then skips compiling the product). ``exact``: a seeded setup
+    must also equal what ``deal`` gives for its arguments, zone by zone.
     """
     check_shape(data)
     try:
@@ -230,6 +261,10 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
         return Validation(c.out)
     _check_reopened(c, products)
     first = data.get("first_player")
+    if exact:
+        from boosterkit.minigames.exact import compare_exact
+
+        c.out += compare_exact(con, data, spec, products)
     try:
         expected = build_setup(spec, packs, players, data.get("seed") or 0,
                                set_code=data.get("set") or "",
@@ -239,27 +274,91 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
         c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
         return Validation(c.out)
     _compare_zones(c, expected, by_uid, pack_of)
+    _check_owner_rules(c, by_uid)
+    _check_tags(c, by_uid)
     _check_rolls(c, expected)
     return Validation(c.out)
 
 
+def _zone_items(c: _Check, name: str, by_uid: dict[str, Item]) -> list[Item]:
+    return [by_uid[d["uid"]] for z in c.data["zones"] if z["name"] == name for d in z["cards"]
+            if d["uid"] in by_uid]
+
+
+def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
+    """The catalogue's per-owner rules, e.g. Base Race: each grid holds exactly one basic land."""
+    from boosterkit.minigames.filters import describe, matches
+
+    for rule in c.spec.raw.get("owner_rules", []):
+        for p in (f"player-{i}" for i in range(1, c.data["players"] + 1)):
+            name = f"{p} {rule['zone']}"
+            n = sum(matches(i, rule["filter"], c.strict) for i in _zone_items(c, name, by_uid))
+            if n != rule["count"]:
+                c.add("owner-rule", f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
+                      f"{rule['text']} ({rule['count']})", zone=name)
+
+
+def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
+    """Tagged cards (Mimic Match's mimics): as many as the step puts back, of its filter."""
+    from boosterkit.minigames.filters import describe, matches
+
+    want = {s["tag"]: s for s in c.spec.steps or [] if s["op"] == "add_back"}
+    got: dict[str, list[str]] = {}
+    for z in c.data["zones"]:
+        for d in z["cards"]:
+            if d.get("tag") is not None:
+                got.setdefault(d["tag"], []).append(d["uid"])
+    for tag, uids in got.items():
+        step = want.get(tag)
+        if step is None:
+            c.add("tag", f"tag {tag!r}: {c.spec.name} tags no cards {tag!r}", card=uids[0])
+            continue
+        for uid in uids:
+            item = by_uid.get(uid)
+            if item is None or not matches(item, step["filter"], c.strict):
+                c.add("tag", f"card {uid}: tagged {tag!r} but not one of the "
+                      f"{describe(step['filter'])}", card=uid)
+    for tag, step in want.items():
+        if tag in got and len(got[tag]) != step["count"]:
+            c.add("tag", f"tag {tag!r}: {len(got[tag])} cards tagged; the rules put back "
+                  f"{step['count']}")
+
+
 def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
-    seed (opened by hand and typed in) are checked by card id only."""
+    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
+    index; an index outside 1..packs is a violation, as is a top-level seed that is not the
+    packs' seed. Packs without a seed (opened by hand and typed in) are checked by card id."""
     from boosterkit.generator import open_packs
 
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
+    count = len(c.data["packs"])
     for n, p in enumerate(c.data["packs"], 1):
         key = (p.get("set"), p.get("product"), p.get("seed"))
-        if not (isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], int)
-                and isinstance(p.get("index"), int) and 1 <= p["index"] <= 1000):
+        if key[2] is None:
             continue
-        groups.setdefault(key, []).append((n, p))
+        index = p.get("index")
+        if not (isinstance(key[0], str) and isinstance(key[1], str)):
+            c.add("pack-index", f"pack {n}: names seed {key[2]} but not its set and product, so "
+                  "it cannot be opened again")
+        elif not isinstance(index, int) or not 1 <= index <= count:
+            c.add("pack-index", f"pack {n}: index {index!r} is outside 1–{count} (the packs of "
+                  "a setup are packs 1… of one seeded run)")
+        else:
+            groups.setdefault(key, []).append((n, p))
+    seeds = {k[2] for k in groups}
+    top = c.data.get("seed")
+    if seeds and top not in seeds:
+        c.add("seed", f"seed: {top!r} at the top, but the packs were opened with seed "
+              f"{', '.join(map(str, sorted(seeds)))}")
     for (set_code, product, seed), listed in groups.items():
+        indexes = [p["index"] for _, p in listed]
+        for i in sorted({i for i in indexes if indexes.count(i) > 1}):
+            c.add("pack-index", f"packs: {set_code} {product} seed {seed} pack {i} is listed "
+                  f"{indexes.count(i)} times")
         try:
-            fresh = open_packs(set_code, product, max(p["index"] for _, p in listed), seed,
-                               db=c.con, products=products)
+            fresh = open_packs(set_code, product, max(indexes), seed, db=c.con,
+                               products=products)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")
@@ -353,9 +452,14 @@ def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dic
             return
         item = _item(d, c.db, external=True)
         externals[item.name or "?"] += 1
-    elif (d.get("card_id") or None) != (item.card_id or None):
-        c.add("card-mismatch", f"zone {name!r}: card {uid} is {d.get('card_id')} here but "
-              f"{item.card_id} in pack {pack_of[uid]}", zone=name, card=uid)
+    else:
+        listed = c.listed[uid]
+        diff = [k for k in _ITEM_FIELDS if k in d and k in listed and d[k] != listed[k]]
+        if (d.get("card_id") or None) != (listed.get("card_id") or None) and "card_id" not in diff:
+            diff.insert(0, "card_id")
+        if diff:
+            c.add("card-mismatch", f"zone {name!r}: card {uid} differs from the same uid in pack "
+                  f"{pack_of[uid]} in {', '.join(diff)}", zone=name, card=uid)
     reasons = [r.check(item, pack_of, c.strict) for r in exp.rules.get(name, [])]
     if reasons and all(reasons):
         c.add("card-not-allowed", f"zone {name!r}: card {_label(item)} {reasons[0]}",
@@ -380,29 +484,54 @@ def _check_rolls(c: _Check, exp: Setup) -> None:
         for p in rolls:
             if p not in players:
                 c.add("rolls", f"rolls: {p} is not a player of this setup")
-        values = [rolls[p] for p in players if isinstance(rolls.get(p), int)]
         if roll_step["ties"] == "reroll":
-            for v, n in sorted(Counter(values).items()):
-                if n > 1:
-                    tied = [p for p in players if rolls.get(p) == v]
-                    c.add("roll-tie", f"rolls: {' and '.join(tied)} tied at {v}; the rules "
-                          "re-roll ties")
+            _check_ties(c, players, rolls, c.data.get("tiebreaks") or {}, faces)
+        elif c.data.get("tiebreaks"):
+            c.add("roll-tie", f"tiebreaks: {c.spec.name} breaks no ties by rolling")
     _check_first(c, exp, players, rolls, first)
+
+
+def _check_ties(c: _Check, players: list[str], rolls: dict[str, Any],
+                tiebreaks: dict[str, list[int]], faces: int) -> None:
+    """The card: tied players roll again. So every group of players with the same roll (and
+    the same roll-offs so far) rolls again, only they do, until no two are tied."""
+    keyed = {p: [rolls[p], *tiebreaks.get(p, [])] for p in players
+             if isinstance(rolls.get(p), int)}
+    for p in tiebreaks:
+        if p not in keyed:
+            c.add("roll-tie", f"tiebreaks: {p} is not a player with a roll")
+    for p, rolled in tiebreaks.items():
+        bad = [v for v in rolled if not 1 <= v <= faces]
+        if bad:
+            c.add("roll-range", f"tiebreaks: {p} rolled {bad[0]}, outside 1–{faces}")
+    reported: set[frozenset[str]] = set()
+    for p, key in keyed.items():
+        for depth in range(1, len(key)):
+            if not any(q != p and keyed[q][:depth] == key[:depth] for q in keyed):
+                c.add("roll-tie", f"tiebreaks: {p} rolled again after {'/'.join(map(str, key[:depth]))}"
+                      " without a tie; only tied players roll again")
+                break
+        tied = [q for q, k in keyed.items() if q != p and k[:len(key)] == key]
+        if tied and frozenset([p, *tied]) not in reported:
+            reported.add(frozenset([p, *tied]))
+            c.add("roll-tie", f"rolls: {p} and {' and '.join(tied)} tied at "
+                  f"{'/'.join(map(str, key))}; the card has tied players roll again")
 
 
 def _check_first(c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any],
                  first: Any) -> None:
+    from boosterkit.minigames.engine import initiative_order
+
     rule = c.spec.raw["first_player"]["rule"]
     if rule in ("lowest_roll", "highest_roll"):
         valid = {p: v for p, v in rolls.items() if p in players and isinstance(v, int)}
         if valid:
-            pick = min if rule == "lowest_roll" else max
-            best = pick(valid.values())
-            who = [p for p, v in valid.items() if v == best]
-            if first not in who:
+            ties = {p: v for p, v in (c.data.get("tiebreaks") or {}).items() if p in valid}
+            who = initiative_order(valid, ties, rule == "highest_roll")[0]
+            if first != who:
                 word = "lowest" if rule == "lowest_roll" else "highest"
-                c.add("first-player", f"first_player: {first} starts, but the {word} roll is "
-                      f"{' / '.join(who)} ({best})")
+                c.add("first-player", f"first_player: {first} starts, but the {word} roll "
+                      f"(after roll-offs) is {who}'s")
     elif rule in ("random", "choice"):
         if first not in players:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")
