@@ -251,17 +251,22 @@ class _State:
             f"mtgjson` of its MTGJSON set file) would bring them"
         )
 
-    def lacking(self, what: str, need: int, have: int, pool: list[Item] | None = None,
-                pool_key: str | None = None) -> SetupError:
-        """"The packs lack cards" in words: how many of what the step needs, how many the
-        opened packs held after the removals so far, and what to do."""
+    def lacking(self, what: str, need: int, have: int, flt: Any = None,
+                pool: list[Item] | None = None, pool_key: str | None = None,
+                held: str | None = None) -> SetupError:
+        """"The packs lack cards" in words: what the step does, how many of which cards the
+        opened packs held after the removals so far, how many it needs, and what to do."""
         removed = self.pool_rules.get(pool_key, Rule()).removed
         after = (f" once the {' and the '.join(describe(f) for f in removed)} are taken out"
                  if removed else "")
         packs = len(self.packs)
-        held = (f"{pool_key}'s own pack holds" if pool_key else
-                f"the {packs} pack{'s' if packs != 1 else ''} opened hold")
-        return self.fail(f"{what} needs {need}, but {held} only {have}{after}", pool)
+        if held is not None:
+            after = ""
+        else:
+            held = (f"{pool_key}'s own pack holds" if pool_key else
+                    f"the {packs} pack{'s' if packs != 1 else ''} opened hold")
+        noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
+        return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
 
     def shared(self) -> list[Item]:
         if None not in self.pools:
@@ -276,14 +281,14 @@ class _State:
         return list(self.players)
 
     def pick(self, pool: list[Item], flt: Any, count: int, what: str,
-             key: str | None = None, need: int | None = None) -> list[Item]:
+             key: str | None = None, need: int | None = None,
+             held: str | None = None) -> list[Item]:
         """Take ``count`` random items matching ``flt`` out of ``pool`` (``need``: the total
         the step takes over all its calls, for the message)."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
         if len(cands) < count:
             total = need or count
-            raise self.lacking(f"{what} ({total} {describe(flt, total)})", total,
-                               len(cands) + total - count, pool, key)
+            raise self.lacking(what, total, len(cands) + total - count, flt, pool, key, held)
         chosen = []
         for _ in range(count):
             chosen.append(cands.pop(self.rng.below(len(cands))))
@@ -333,7 +338,8 @@ def _op_reserve(s: _State, step: dict[str, Any]) -> None:
     total = step["count"] * len(s.players)
     for k, p in enumerate(s.players):
         cards = s.pick(pool, step["filter"], step["count"],
-                       f"giving each of {len(s.players)} players {step['count']}",
+                       f"giving each of the {len(s.players)} players {step['count']} "
+                       f"{describe(step['filter'], step['count'])}",
                        need=total - k * step["count"])
         s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
     given = describe(step["filter"], step["count"])
@@ -345,7 +351,8 @@ def _op_add_back(s: _State, step: dict[str, Any]) -> None:
     if source is None:
         raise s.fail("add_back needs removed cards")
     cards = s.pick(source.cards, step["filter"], step["count"],
-                   f"putting back the {step['tag']}s")
+                   f"putting back {step['count']} as {step['tag']}s",
+                   held=f"the {source.name} cards hold")
     s.shared().extend(cards)
     for c in cards:
         s.tags[c.uid] = step["tag"]
@@ -396,9 +403,9 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         each, total, why = count, count * n, f"{count} card{'' if count == 1 else 's'} each"
     if total > len(cands) or total < n:
         need = max(total, n)
-        share = f"{each} each" if isinstance(each, int) and each else "at least 1 each"
-        raise s.lacking(f"dealing {share} to {n} players ({need} {describe(flt or 'magic', need)})",
-                        need, len(cands), pool)
+        share = (f"{each} card{'s' if each != 1 else ''}" if isinstance(each, int) and each
+                 else "at least 1 card")
+        raise s.lacking(f"dealing {share} to the {n} players", need, len(cands), flt, pool)
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
     dealt = cands[:total]
@@ -452,8 +459,8 @@ def _op_layout(s: _State, step: dict[str, Any]) -> None:
         size = {"grid": (step.get("rows") or 0) * (step.get("cols") or 0),
                 "row": step.get("count") or 0, "scatter": len(source)}[shape]
         if len(source) < size or size == 0:
-            raise s.lacking(f"the {shape} {name!r} ({size or 1} cards)", size or 1, len(source),
-                            source, key)
+            raise s.lacking(f"laying out the {name} ({shape} of {size or 1} cards)", size or 1,
+                            len(source), None, source, key)
         if step.get("arrangement") == "random":
             source[:size] = s.rng.shuffled(source[:size])
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
@@ -472,7 +479,8 @@ def _op_piles(s: _State, step: dict[str, Any]) -> None:
         pool = s.pools[key] if key in s.pools else s.shared()
         need = step["count"] * step["size"]
         if len(pool) < need:
-            raise s.lacking(f"{step['count']} piles of {step['size']}", need, len(pool), pool, key)
+            raise s.lacking(f"making {step['count']} piles of {step['size']}", need, len(pool),
+                            None, pool, key)
         for k in range(1, step["count"] + 1):
             name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
             zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
@@ -495,7 +503,7 @@ def _op_flip(s: _State, step: dict[str, Any]) -> None:
     pool = s.shared()
     if len(pool) < step["count"]:
         raise s.lacking(f"flipping {step['count']} to the {step['zone']}", step["count"],
-                        len(pool), pool)
+                        len(pool), None, pool)
     zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
     zone.cards.extend(pool[: step["count"]])
     del pool[: step["count"]]
@@ -659,7 +667,8 @@ def _step_words(step: dict[str, Any]) -> str:
     if what:
         return what
     if step["op"] == "place":
-        return f"the remaining cards go to the {step['zone']}"
+        return ("the remaining cards are not used" if step["zone"] == "unused"
+                else f"the remaining cards go to the {step['zone']}")
     return f"the {step['op'].replace('_', ' ')} step"
 
 
