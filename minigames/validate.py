@@ -412,6 +412,9 @@ def _compare_zone(c: _Check, z: dict[str, Any], w: Zone, exp: Setup, by_uid: dic
     if z.get("kind") != w.kind:
         c.add("zone-kind", f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
               zone=name)
+    if z.get("visibility") is not None and z["visibility"] != w.visibility:
+        c.add("zone-visibility", f"zone {name!r}: visibility {z['visibility']!r}, the rules "
+              f"make it {w.visibility!r}", zone=name)
     if z.get("owner") != w.owner:
         c.add("zone-owner", f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
               zone=name)
