@@ -232,3 +232,51 @@ def test_a_zone_of_one_card_says_card(con) -> None:
     assert "## set aside \\(1 card, face down\\)" in render_sheet(setup, "md")
     sheets = "".join(render_sheet(setup, f) for f in ("text", "md", "html"))
     assert not re.search(r"\b1 cards\b", sheets)  # zone headings and notes alike
+
+
+HOSTILE = ["<script>alert(1)</script>", "[x](javascript:alert(1))", "Evil\n## heading",
+           "Nul\x00by\x07te", "RTL \u202eevil\u202c", "=HYPERLINK(\"x\")", "`tick` *b* _i_ |pipe|"]
+
+
+@pytest.fixture(scope="module")
+def hostile_db(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """real_db with every AFR card renamed to a hostile name (markup, links, a newline that
+    would start a heading, NUL and control characters, an RTL override)."""
+    import shutil
+
+    path = tmp_path_factory.mktemp("hostile") / "hostile.duckdb"
+    shutil.copy(real_db, path)
+    rw = db.connect(path)
+    try:
+        rows = rw.execute("SELECT id FROM cards WHERE set_code = 'afr' ORDER BY id").fetchall()
+        rw.executemany("UPDATE cards SET name = ? WHERE id = ?",
+                       [[f"{HOSTILE[k % len(HOSTILE)]} {k}", r[0]] for k, r in enumerate(rows)])
+    finally:
+        rw.close()
+    return path
+
+
+@pytest.mark.parametrize("game", ["roll-for-initiative", "mimic-match", "base-race"])
+def test_hostile_card_names_cannot_inject_into_any_format(capsys, hostile_db: Path,
+                                                          game: str) -> None:
+    players = "3" if game != "base-race" else "2"
+    base = ["--db", str(hostile_db), "deal", game, "--players", players, "--set", "afr",
+            "--seed", "2"]
+    outs = {}
+    for fmt in ("text", "md", "html", "json"):
+        code, out, err = run(capsys, *base, "--format", fmt)
+        assert code == 0, err
+        outs[fmt] = out
+    names = [c["name"] for z in json.loads(outs["json"])["zones"] for c in z["cards"]
+             if c["name"]]
+    assert any("<script>" in n for n in names) and any("\n## heading" in n for n in names)
+    for fmt in ("text", "md", "html"):
+        out = outs[fmt]
+        assert not re.search("[\x00-\x08\x0b-\x1f\u202a-\u202e\u2066-\u2069]", out), fmt
+        assert not re.search(r"^\s*(\|\s*)?#+ heading", out, re.M), fmt  # no injected heading
+    assert "<script>" not in outs["html"] and "<script>" not in outs["md"]
+    assert not re.search(r"(?<!\\)\]\((?!\))", outs["md"])  # no live link
+    assert "`tick`" not in outs["md"] and "*b*" not in outs["md"] and "|pipe|" not in outs["md"]
+    if any(n.startswith("`tick`") for n in names):
+        assert "\\`tick\\` \\*b\\* \\_i\\_ \\|pipe\\|" in outs["md"]
+    assert "Evil ## heading" in outs["text"] and "Evil \\#\\# heading" in outs["md"]
