@@ -27,7 +27,14 @@ from boosterkit.pipeline.queries import db_info, list_sets
 from boosterkit.serialize import to_json
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.errors import BodyLimit, install_error_handlers
-from boosterkit.service.models import MAX_BODY_BYTES, MAX_PLAYERS, DealRequest, PacksRequest, Seed
+from boosterkit.service.models import (
+    MAX_BODY_BYTES,
+    MAX_PLAYERS,
+    DealRequest,
+    Lang,
+    PacksRequest,
+    Seed,
+)
 
 STATIC = Path(__file__).with_name("static")
 
@@ -93,6 +100,7 @@ def _deal(con: Connection, req: DealRequest, request: Request) -> Any:
         seed=req.seed,
         strict_backs=req.strict_backs,
         products=request.app.state.database.products,
+        lang=req.lang,
     )
 
 
@@ -121,7 +129,8 @@ def sheet(
     set_code: str | None = Query(None, alias="set", min_length=1, max_length=16),
     product: str | None = Query(None, min_length=1, max_length=80),
     seed: Seed | None = Query(None),
-    strict_backs: bool = Query(False),
+    strict_backs: bool | None = Query(None),
+    lang: Lang = Query("en"),
     *,
     request: Request,
     con: Connection = Depends(cursor),
@@ -129,7 +138,7 @@ def sheet(
     """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
     req = DealRequest(
         minigame=minigame, players=players, set=set_code, product=product, seed=seed,
-        strict_backs=strict_backs,
+        strict_backs=strict_backs, lang=lang,
     )
     return HTMLResponse(render_sheet(_deal(con, req, request), "html"))
 
