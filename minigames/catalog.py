@@ -203,6 +203,7 @@ def check_step(step: Any, where: str) -> None:
     args = {"op": True, "note": False, "status": False, **OPS[op]}
     if op in _ZONE_OPS:
         args["visibility"] = False
+        args["face_down"] = False
     if op == "layout":
         args["arrangement"] = False
     _keys(step, args, where)
@@ -218,6 +219,8 @@ def check_step(step: Any, where: str) -> None:
             _int(value, f"{where}.{arg}", minimum=1)
         if arg == "status" and value not in STATUSES:
             raise _fail(f"{where}.status", f"{value!r} is not C, I or U")
+        if arg == "face_down" and not isinstance(value, bool):
+            raise _fail(f"{where}.face_down", "expected true or false")
         if arg == "visibility" and value not in VISIBILITIES:
             raise _fail(f"{where}.visibility", f"{value!r} is not one of {', '.join(VISIBILITIES)}")
     if op == "split":

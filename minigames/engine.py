@@ -68,6 +68,7 @@ class Zone:
     rows: int | None = None
     cols: int | None = None
     visibility: str = "public"  # public | owner | hidden (see VISIBILITIES)
+    face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
     def to_dict(self) -> dict[str, Any]:
@@ -224,7 +225,8 @@ class _State:
     def zone(self, name: str, owner: str | None, kind: str, rule: Rule, why: str = "") -> Zone:
         if name not in self.zones:
             vis = self.step.get("visibility") or default_visibility(kind, owner)
-            self.zones[name] = Zone(name, owner, kind, visibility=vis)
+            down = bool(self.step.get("face_down", kind == "deck"))
+            self.zones[name] = Zone(name, owner, kind, visibility=vis, face_down=down)
             self.rules[name] = []
         if rule not in self.rules[name]:
             self.rules[name].append(rule)

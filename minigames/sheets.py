@@ -146,8 +146,10 @@ def _zone_title(setup: Setup, zone: Zone) -> str:
     parts = [_n_cards(len(zone.cards), lang)]
     if zone.kind == "grid":
         parts.append(f"{zone.cols} x {zone.rows}")
-    if zone.visibility == "hidden":
+    if zone.face_down:
         parts.append(label(lang, "face down"))
+    elif zone.visibility == "hidden":
+        parts.append(label(lang, "out of play"))
     return f"{zone.name} ({', '.join(parts)})"
 
 
@@ -164,9 +166,9 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
         return Section(title, "grid", [cells[i:i + cols] for i in range(0, len(cells), cols)],
                        face_down=hidden)
     if not reveal:
+        why = "why-down" if zone.face_down and hidden else f"why-{zone.visibility}"
         return Section(title, "list", [label(setup.lang, "not shown") + " "
-                                       + label(setup.lang, f"why-{zone.visibility}")],
-                       face_down=hidden)
+                                       + label(setup.lang, why)], face_down=hidden)
     return Section(title, "cards", [_card_line(setup, zone, c, facts) for c in zone.cards],
                    face_down=hidden)
 

@@ -228,8 +228,8 @@ def test_a_zone_of_one_card_says_card(con) -> None:
     setup = deal(con, "roll-for-initiative", 5, "afr", seed=2)
     aside = setup.zone("set aside")
     aside.cards[:] = aside.cards[:1]  # a rendering test: a zone of exactly one card
-    assert "set aside (1 card, face down)" in render_sheet(setup, "text")
-    assert "## set aside \\(1 card, face down\\)" in render_sheet(setup, "md")
+    assert "set aside (1 card, out of play)" in render_sheet(setup, "text")
+    assert "## set aside \\(1 card, out of play\\)" in render_sheet(setup, "md")
     sheets = "".join(render_sheet(setup, f) for f in ("text", "md", "html"))
     assert not re.search(r"\b1 cards\b", sheets)  # zone headings and notes alike
 
