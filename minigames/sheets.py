@@ -22,6 +22,7 @@ from boosterkit.minigames.engine import Setup, Zone, initiative_order
 from boosterkit.minigames.labels import LANGS, label
 
 FORMATS = ("text", "md", "html")
+_OUT = ("removed", "set_aside")  # out of play: no game facts printed
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S",
            "bonus": "B"}
 #: Control characters (C0, C1 but tab), bidirectional overrides/isolates and other invisible
@@ -219,7 +220,7 @@ def build_pages(setup: Setup) -> list[Page]:
                                       "para", setup.rules_text["text"].splitlines()))
     for zone in setup.zones:
         table.sections.append(_zone_section(setup, zone, reveal=zone.visibility == "public",
-                                            facts=False))
+                                            facts=True))
     if setup.rolls:
         table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
     table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
@@ -234,7 +235,7 @@ def build_pages(setup: Setup) -> list[Page]:
     organizer.sections.append(Section(label(lang, "Packs"), "list", [
         f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
         for pk in setup.packs]))
-    organizer.sections += [_zone_section(setup, z, reveal=True, facts=False)
+    organizer.sections += [_zone_section(setup, z, reveal=True, facts=z.kind not in _OUT)
                            for z in setup.zones]
     pages.append(organizer)
     return pages
