@@ -122,7 +122,7 @@ def deal(
     if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
         setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
     setup.lang = lang
-    setup.rules_text = rules_text(con, spec, lang)
+    setup.rules_text = rules_text(con, spec, lang, set_code)
     setup.facts = card_facts(con, setup)
     if spec.setup_status != "C":
         setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "

@@ -11,18 +11,21 @@ from boosterkit.minigames.engine import Setup
 from boosterkit.pipeline.db import Connection
 
 
-def rules_text(con: Connection, spec: Minigame, lang: str = "en") -> dict[str, str]:
+def rules_text(con: Connection, spec: Minigame, lang: str = "en",
+               set_code: str | None = None) -> dict[str, str]:
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
-    one of its printings (in ``lang`` if there is one, else English), else the catalogue's
-    setup notes, first-player rule and win condition."""
-    sets = [p["set"] for p in spec.raw["printings"]]
+    one of its printings (in ``lang`` if there is one, else English; the printing for
+    ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
+    printings = sorted(spec.raw["printings"], key=lambda p: p["parent"] != set_code)
+    sets = [p["set"] for p in printings]
     names = [n.split(" // ")[0] for n in spec.raw["scryfall_names"]] or [spec.name]
     rows = con.execute(
         """SELECT c.id, c.set_code, c.collector_number, c.oracle_text, c.lang FROM cards c
            WHERE c.kind = 'minigame' AND c.set_code IN (SELECT unnest(?::VARCHAR[]))
              AND split_part(c.name, ' // ', 1) IN (SELECT unnest(?::VARCHAR[]))
-           ORDER BY (c.lang = ?) DESC, (c.lang = 'en') DESC, c.set_code, c.collector_number""",
-        [sets, names, lang]).fetchall()
+           ORDER BY (c.lang = ?) DESC, (c.lang = 'en') DESC,
+                    list_position(?::VARCHAR[], c.set_code), c.collector_number""",
+        [sets, names, lang, sets]).fetchall()
     if rows:
         card_id, set_code, number, text, card_lang = rows[0]
         faces = [r[0] for r in con.execute(

@@ -165,13 +165,13 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
             else f"{k + 1}: {label(setup.lang, 'face down')}"
             for k, c in enumerate(zone.cards)]
         return Section(title, "grid", [cells[i:i + cols] for i in range(0, len(cells), cols)],
-                       face_down=hidden)
+                       face_down=zone.face_down)
     if not reveal:
         why = "why-down" if zone.face_down and hidden else f"why-{zone.visibility}"
         return Section(title, "list", [label(setup.lang, "not shown") + " "
-                                       + label(setup.lang, why)], face_down=hidden)
+                                       + label(setup.lang, why)], face_down=zone.face_down)
     return Section(title, "cards", [_card_line(setup, zone, c, facts) for c in zone.cards],
-                   face_down=hidden)
+                   face_down=zone.face_down)
 
 
 def _members(setup: Setup, owner: str | None) -> list[str]:
