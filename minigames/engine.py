@@ -166,8 +166,8 @@ def check_players(spec: Minigame, players: int) -> None:
                          field="players")
     limit = spec.raw["players"].get("limit")
     if limit is not None and players > limit["max"]:
-        raise InputError(f"players: {spec.name} serves at most {limit['max']} players: "
-                         f"{limit['why']}", field="players")
+        raise InputError(f"players: {players} is more than {spec.name} serves (at most "
+                         f"{limit['max']}): {limit['why']}", field="players")
 
 
 def external_basics(

@@ -52,8 +52,8 @@ def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> Non
     assert len(set(order.values())) == 24  # 24 players on a d20: ties broken by roll-offs
     assert setup.first_player == min(order, key=order.get)
     assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
-    with pytest.raises(InputError, match=r"^players: Roll for Initiative serves at most 24 "
-                                         r"players: the two boosters hold 24 Magic cards"):
+    with pytest.raises(InputError, match=r"^players: 25 is more than Roll for Initiative "
+                                         r"serves \(at most 24\): the two boosters hold 24"):
         deal(con, "roll-for-initiative", 25, "afr", seed=0)
 
 
