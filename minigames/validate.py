@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
-from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, build_setup, check_players
+from boosterkit.minigames.setupfile import check_shape
 from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
@@ -53,78 +53,8 @@ class Validation:
         return {"valid": self.valid, "violations": [v.to_dict() for v in self.violations]}
 
 
-_TOP = {"minigame": str, "players": int, "packs": list, "zones": list}
-#: Optional keys: a setup dealt by hand may leave them out (seed 0, no rolls).
-_OPTIONAL = {"set": str, "seed": int, "rolls": dict, "strict_backs": bool, "tiebreaks": dict}
-_ITEM_KEYS = ("uid",)
-
-
 def _malformed(where: str, msg: str) -> InputError:
     return InputError(f"{where}: {msg}")
-
-
-def check_shape(data: Any) -> None:
-    """``InputError`` (one line, with the JSON path) unless ``data`` has the setup's shape."""
-    if not isinstance(data, dict):
-        raise _malformed("setup", f"expected a JSON object, got {type(data).__name__}")
-    for key, typ in _TOP.items():
-        if key not in data:
-            raise _malformed(f"setup.{key}", "missing")
-        if not isinstance(data[key], typ) or isinstance(data[key], bool):
-            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {data[key]!r:.40}")
-    for key, typ in _OPTIONAL.items():
-        value = data.get(key)
-        if value is not None and (not isinstance(value, typ)
-                                  or (isinstance(value, bool) and typ is not bool)):
-            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {value!r:.40}")
-    for p, rolls in (data.get("tiebreaks") or {}).items():
-        if not isinstance(rolls, list) or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                  for v in rolls):
-            raise _malformed(f"setup.tiebreaks.{p}", "expected a list of integers")
-    if data["players"] < 1:
-        raise _malformed("setup.players", f"expected at least 1, got {data['players']}")
-    seed = data.get("seed")
-    if seed is not None and not 0 <= seed <= SEED_MAX:
-        raise _malformed("setup.seed", f"expected an integer from 0 to {SEED_MAX}, got {seed}")
-    for i, pack in enumerate(data["packs"]):
-        if not isinstance(pack, dict) or not isinstance(pack.get("items"), list):
-            raise _malformed(f"setup.packs[{i}]", "expected an object with an items list")
-        for key, typ in (("set", str), ("product", str), ("seed", int), ("index", int),
-                         ("variant", int)):
-            value = pack.get(key)
-            if value is not None and (not isinstance(value, typ) or isinstance(value, bool)):
-                raise _malformed(f"setup.packs[{i}].{key}", f"expected {typ.__name__}, "
-                                 f"got {value!r:.40}")
-        _check_items(pack["items"], f"setup.packs[{i}].items")
-    for i, zone in enumerate(data["zones"]):
-        where = f"setup.zones[{i}]"
-        if not isinstance(zone, dict):
-            raise _malformed(where, "expected an object")
-        for key in ("name", "kind", "cards"):
-            if key not in zone:
-                raise _malformed(f"{where}.{key}", "missing")
-        if not isinstance(zone["name"], str) or not isinstance(zone["cards"], list):
-            raise _malformed(where, "name must be a string and cards a list")
-        if not isinstance(zone["kind"], str):
-            raise _malformed(f"{where}.kind", f"expected a string, got {zone['kind']!r:.40}")
-        if zone.get("visibility") is not None and not isinstance(zone["visibility"], str):
-            raise _malformed(f"{where}.visibility", "expected a string")
-        if zone.get("owner") is not None and not isinstance(zone["owner"], str):
-            raise _malformed(f"{where}.owner", f"expected a string or null, got {zone['owner']!r:.40}")
-        for key in ("rows", "cols"):
-            value = zone.get(key)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-                raise _malformed(f"{where}.{key}", f"expected an integer, got {value!r:.40}")
-        _check_items(zone["cards"], f"{where}.cards")
-
-
-def _check_items(items: list[Any], where: str) -> None:
-    for j, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("uid"), str):
-            raise _malformed(f"{where}[{j}]", "an item is an object with a string uid")
-        for key in ("card_id", "tag", "name"):
-            if item.get(key) is not None and not isinstance(item[key], str):
-                raise _malformed(f"{where}[{j}].{key}", "expected a string or null")
 
 
 def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
