@@ -593,7 +593,8 @@ def initiative_order(rolls: dict[str, int], tiebreaks: dict[str, list[int]],
     """Players in turn order: by roll, ties by their roll-offs (lower first, or higher with
     ``highest_first``), then by player number."""
     sign = -1 if highest_first else 1
-    return sorted(rolls, key=lambda p: ([sign * rolls[p]] + [sign * v for v in tiebreaks.get(p, [])],
+    return sorted(rolls, key=lambda p: ([sign * rolls[p]]
+                                        + [sign * v for v in tiebreaks.get(p, [])],
                                         _player_no(p)))
 
 

@@ -288,7 +288,8 @@ def render_md(setup: Setup) -> str:
     out: list[str] = []
     for page in build_pages(setup):
         out += ["", "---", ""] if out else []
-        out += [f"# {md_escape(page.title)} — `{page.audience}`", "", f"> **{md_escape(page.banner)}**"]
+        out += [f"# {md_escape(page.title)} — `{page.audience}`", "",
+                f"> **{md_escape(page.banner)}**"]
         for sec in page.sections:
             out += ["", f"## {md_escape(sec.title)}", ""] if sec.title else [""]
             out += _md_body(sec)
@@ -297,7 +298,8 @@ def render_md(setup: Setup) -> str:
 
 def _md_card(c: dict[str, Any]) -> str:
     facts = f" — {md_escape('; '.join(c['facts']))}" if c["facts"] else ""
-    return f"`{md_escape(c['uid'])}` {md_escape(c['name'])} ({md_escape(' · '.join(c['marks']))}){facts}"
+    marks = md_escape(" · ".join(c["marks"]))
+    return f"`{md_escape(c['uid'])}` {md_escape(c['name'])} ({marks}){facts}"
 
 
 def _md_body(sec: Section) -> list[str]:

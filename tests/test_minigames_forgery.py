@@ -5,8 +5,8 @@ crash it nor pass as the original."""
 from __future__ import annotations
 
 import copy
-import os
 import json
+import os
 from pathlib import Path
 
 import pytest
