@@ -226,7 +226,8 @@ def build_pages(setup: Setup) -> list[Page]:
     table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
-        own = [z for z in setup.zones if p in _members(setup, z.owner)]
+        own = [z for z in setup.zones
+               if p in _members(setup, z.owner) and z.visibility != "hidden"]
         if own:
             pages.append(Page(p, f"{name} — {p}", label(lang, "banner-player").format(p=p),
                               [_zone_section(setup, z, reveal=True, facts=True) for z in own]))

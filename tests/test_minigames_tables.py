@@ -111,3 +111,26 @@ def test_escaping_helpers() -> None:
     assert md_escape("<script>") == "&lt;script\\>"
     assert md_escape("- item") == "\\- item" and md_escape("1. x") == "1\\. x"
     assert md_escape("# h") == "\\# h"
+
+
+def test_face_down_libraries_are_on_the_organizer_page_only(con) -> None:
+    """Mini-Master's libraries lie face down, in order: neither the table nor the players
+    see them (the issue found them, in order, on the shared page)."""
+    import re
+
+    setup = deal(con, "mini-master", 2, "afr", seed=2)
+    page = render_sheet(setup, "html")
+    sections = dict(re.findall(r'data-audience="([^"]+)">(.*?)</section>', page))
+    assert set(sections) == {"table", "organizer"}
+    for z in (setup.zone("player-1 library"), setup.zone("player-2 library")):
+        assert z.visibility == "hidden" and z.face_down
+        own = [c.uid for c in z.cards if not c.external]
+        assert not any(f'class="uid">{uid}<' in sections["table"] for uid in own)
+        assert all(f'class="uid">{uid}<' in sections["organizer"] for uid in own)
+
+
+def test_roll_for_initiative_sheet_stays_small_at_24_players(con) -> None:
+    """The issue's 20-player sheet was 273 MB (an unbounded re-roll history)."""
+    setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
+    sizes = {f: len(render_sheet(setup, f)) for f in ("text", "md", "html")}
+    assert max(sizes.values()) < 100_000, sizes
