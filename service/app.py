@@ -114,11 +114,12 @@ def deal_setup(req: DealRequest, request: Request, con: Connection = Depends(cur
 def validate(
     request: Request,
     setup: dict[str, Any] = Body(..., description="a setup JSON as /deal returns it"),
+    exact: bool = Query(False, description="also equal to /deal for its arguments"),
     con: Connection = Depends(cursor),
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
     return json_response(
-        validate_setup(con, setup, products=request.app.state.database.products)
+        validate_setup(con, setup, products=request.app.state.database.products, exact=exact)
     )
 
 

@@ -195,3 +195,24 @@ def _diff(a: object, b: object, path: str = "") -> list[str]:
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
     return [] if a == b else [f"{path}: {a!r:.60} -> {b!r:.60}"]
+
+
+def test_http_validate_names_the_same_forgeries(real_db: Path, setups) -> None:
+    """Over HTTP (``POST /validate``, ``?exact=true``) the verdicts are the library's."""
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    renamed = copy.deepcopy(setups["rfi"])
+    renamed["packs"][0]["index"] = 0
+    renamed["seed"] = 3
+    moved = copy.deepcopy(setups["base"])
+    grid = _zone(moved, "player-1 grid")["cards"]
+    grid[0], grid[1] = grid[1], grid[0]
+    with TestClient(create_app(real_db)) as client:
+        got = client.post("/validate", json=renamed).json()
+        assert not got["valid"]
+        assert {"pack-index", "seed"} <= {v["rule"] for v in got["violations"]}
+        assert client.post("/validate", json=moved).json()["valid"] is True
+        exact = client.post("/validate", params={"exact": "true"}, json=moved).json()
+        assert [v["rule"] for v in exact["violations"]] == ["exact-zone"]
