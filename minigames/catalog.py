@@ -68,7 +68,8 @@ _ENUMS: dict[tuple[str, str], tuple[Any, ...]] = {
 #: Ops that make zones: each may say who sees them (else ``engine.default_visibility``).
 _ZONE_OPS = ("reserve", "deal", "select", "layout", "piles", "split", "flip", "place")
 VISIBILITIES = ("public", "owner", "hidden")
-#: Facts a game is played by (shown on the player's own cards); see ``engine.FACTS``.
+#: Facts a game is played by (``reads``: printed on the player's own cards); a card the
+#: database lacks may not be dealt into play where any but rarity and foil is read.
 FACTS = ("colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name",
          "text", "rarity", "foil")
 LANGS = ("en", "fr", "es")

@@ -6,7 +6,9 @@ zone also gets the *rules* that admitted its cards (``Rule``), which is what val
 replays: the same steps over the same packs give the same zone names, kinds, shapes and
 sizes whatever the random choices were, so a setup dealt by hand can be checked.
 Shuffles, picks and dice come from ``Rng(seed, "minigame/<id>")``; the packs themselves are
-opened by the generator with the same seed.
+opened by the generator with the same seed. Each zone says who may see it (``visibility``)
+and whether its cards lie face down; cards the setup gives a role carry a tag (``mimic``).
+A Magic card the database does not hold is refused where the game reads it (``reads``).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class Zone:
     cards: list[Item] = field(default_factory=list)
     rows: int | None = None
     cols: int | None = None
-    visibility: str = "public"  # public | owner | hidden (see VISIBILITIES)
+    visibility: str = "public"  # public | owner | hidden (catalog.VISIBILITIES)
     face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
@@ -86,9 +88,8 @@ def _tagged(d: dict[str, Any], tag: str | None) -> dict[str, Any]:
     return d
 
 
-#: Who may see a zone's cards: everyone (face up), its owner only (a hand, an own grid), or
-#: nobody at the table (face down, set aside: the organizer lays them out).
-VISIBILITIES = ("public", "owner", "hidden")
+#: Who may see a zone's cards (``catalog.VISIBILITIES``): everyone (face up), its owner only
+#: (a hand, an own grid), or nobody at the table (face down, set aside: the organizer's page).
 _HIDDEN_KINDS = ("removed", "set_aside", "deck")
 
 
@@ -658,9 +659,6 @@ def build_setup(
     )
 
 
-#: Facts a game may read from its cards; any but rarity and foil need the card's data.
-FACTS = ("colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name",
-         "text", "rarity", "foil")
 #: Zones whose cards no game reads at setup (out of play).
 OUT_OF_PLAY = ("removed", "set_aside")
 
