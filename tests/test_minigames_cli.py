@@ -280,3 +280,13 @@ def test_hostile_card_names_cannot_inject_into_any_format(capsys, hostile_db: Pa
     if any(n.startswith("`tick`") for n in names):
         assert "\\`tick\\` \\*b\\* \\_i\\_ \\|pipe\\|" in outs["md"]
     assert "Evil ## heading" in outs["text"] and "Evil \\#\\# heading" in outs["md"]
+    # Parsed as CommonMark (markdown-it, as renderers do): no HTML, no link, no extra heading.
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").parse(outs["md"])
+    flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
+    assert not [t for t in flat if t.type in ("html_inline", "html_block", "link_open", "image")]
+    h1 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"
+          and t.tag == "h1"]
+    assert len(h1) == outs["html"].count('<section class="page"')
+    assert not any("heading" in tokens[i + 1].content for i, t in enumerate(tokens)
+                   if t.type == "heading_open")
