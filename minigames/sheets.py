@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,9 +267,12 @@ def _text_body(sec: Section) -> list[str]:
     if sec.kind == "kv":
         width = max(len(k) for k, _ in sec.body) + 1
         return [f"{clean(k) + ':':<{width}} {clean(v)}" for k, v in sec.body]
-    if sec.kind in ("para", "list"):
-        prefix = "  - " if sec.kind == "list" else "  "
-        return [prefix + clean(x) for x in sec.body] or ["  (-)"]
+    if sec.kind == "para":  # the rules text: wrapped to print
+        return [line for x in sec.body
+                for line in textwrap.wrap(clean(x), 96, initial_indent="  ",
+                                          subsequent_indent="  ") or [""]]
+    if sec.kind == "list":
+        return ["  - " + clean(x) for x in sec.body] or ["  (-)"]
     if sec.kind == "cards":
         return ["  " + clean(_plain_card(c)) for c in sec.body] or ["  (-)"]
     width = 24
