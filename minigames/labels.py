@@ -24,6 +24,10 @@ _EN = {
     "banner-player": "{p} ONLY: your own cards. Do not show them to the other players.",
     "banner-organizer": "ORGANIZER ONLY: keep this page away from the players. It names every "
                         "card, face-down ones included, to lay the setup out from the real packs.",
+    "source-card": "the card {card}",
+    "source-catalogue": "the boosterkit catalogue: the database holds none of this game's cards",
+    "text-in": "text in {lang}: the database holds none in this language",
+    "lang-en": "English", "lang-fr": "French", "lang-es": "Spanish",
 }
 
 _FR = {
@@ -45,6 +49,10 @@ _FR = {
     "banner-organizer": "ORGANISATEUR SEULEMENT : gardez cette page loin des joueurs. Elle "
                         "nomme chaque carte, y compris les cartes face cachée, pour préparer "
                         "la partie avec les vrais boosters.",
+    "source-card": "la carte {card}",
+    "source-catalogue": "le catalogue de boosterkit : la base ne contient aucune carte de ce jeu",
+    "text-in": "texte en {lang} : la base n'en a pas en français",
+    "lang-en": "anglais", "lang-fr": "français", "lang-es": "espagnol",
 }
 
 _ES = {
@@ -66,6 +74,10 @@ _ES = {
     "banner-organizer": "SOLO ORGANIZADOR: mantén esta página lejos de los jugadores. Nombra "
                         "todas las cartas, también las que están boca abajo, para preparar la "
                         "partida con los sobres reales.",
+    "source-card": "la carta {card}",
+    "source-catalogue": "el catálogo de boosterkit: la base de datos no tiene ninguna carta de este juego",
+    "text-in": "texto en {lang}: la base de datos no lo tiene en español",
+    "lang-en": "inglés", "lang-fr": "francés", "lang-es": "español",
 }
 
 _LABELS = {"en": _EN, "fr": _FR, "es": _ES}

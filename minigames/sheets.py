@@ -212,12 +212,25 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
     ]
 
 
+def _source(setup: Setup) -> str:
+    """Where the rules text comes from, in the sheet's language."""
+    source = (setup.rules_text or {}).get("source", "")
+    card = re.match(r"the card (\S+ #\S+)( \((\w+): the database holds no \w+ text\))?", source)
+    if not card:
+        return label(setup.lang, "source-catalogue")
+    words = label(setup.lang, "source-card").format(card=card.group(1))
+    if card.group(3):
+        name = label(setup.lang, f"lang-{card.group(3)}")
+        words += " — " + label(setup.lang, "text-in").format(lang=name)
+    return words
+
+
 def build_pages(setup: Setup) -> list[Page]:
     """The table's page, one page per player who owns cards, and the organizer's page."""
     lang, name = setup.lang, setup.spec.printed_name(setup.lang)
     table = Page("table", name, label(lang, "banner-table"), [Section("", "kv", _head(setup))])
     if setup.rules_text:
-        table.sections.append(Section(f"{label(lang, 'Rules')} ({setup.rules_text['source']})",
+        table.sections.append(Section(f"{label(lang, 'Rules')} ({_source(setup)})",
                                       "para", setup.rules_text["text"].splitlines()))
     for zone in setup.zones:
         table.sections.append(_zone_section(setup, zone, reveal=zone.visibility == "public",

@@ -134,3 +134,13 @@ def test_roll_for_initiative_sheet_stays_small_at_24_players(con) -> None:
     setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
     sizes = {f: len(render_sheet(setup, f)) for f in ("text", "md", "html")}
     assert max(sizes.values()) < 100_000, sizes
+
+
+def test_sheet_labels_follow_the_language(con) -> None:
+    es = render_sheet(deal(con, "roll-for-initiative", 2, "afr", seed=2, lang="es"), "text")
+    assert es.startswith("TIRADA DE INICIATIVA [table]\nMESA: todos pueden ver esta página.")
+    assert "Reglas (la carta MAFR #5 — texto en inglés" in es and "SOLO ORGANIZADOR" in es
+    fr = render_sheet(deal(con, "mini-master", 2, "afr", seed=2, lang="fr"), "html")
+    assert '<html lang="fr">' in fr and "Règles (le catalogue de boosterkit" in fr
+    with pytest.raises(InputError, match="lang: 'de' is not one of en, fr, es"):
+        deal(con, "mini-master", 2, "afr", seed=2, lang="de")
