@@ -75,7 +75,8 @@ _ES = {
                         "todas las cartas, también las que están boca abajo, para preparar la "
                         "partida con los sobres reales.",
     "source-card": "la carta {card}",
-    "source-catalogue": "el catálogo de boosterkit: la base de datos no tiene ninguna carta de este juego",
+    "source-catalogue": "el catálogo de boosterkit: la base de datos no tiene ninguna carta "
+                        "de este juego",
     "text-in": "texto en {lang}: la base de datos no lo tiene en español",
     "lang-en": "inglés", "lang-fr": "francés", "lang-es": "español",
 }

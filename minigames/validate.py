@@ -441,8 +441,9 @@ def _check_ties(c: _Check, players: list[str], rolls: dict[str, Any],
     for p, key in keyed.items():
         for depth in range(1, len(key)):
             if not any(q != p and keyed[q][:depth] == key[:depth] for q in keyed):
-                c.add("roll-tie", f"tiebreaks: {p} rolled again after {'/'.join(map(str, key[:depth]))}"
-                      " without a tie; only tied players roll again")
+                after = "/".join(map(str, key[:depth]))
+                c.add("roll-tie", f"tiebreaks: {p} rolled again after {after} without a tie; "
+                      "only tied players roll again")
                 break
         tied = [q for q, k in keyed.items() if q != p and k[:len(key)] == key]
         if tied and frozenset([p, *tied]) not in reported:
