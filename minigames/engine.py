@@ -462,8 +462,10 @@ def _op_layout(s: _State, step: dict[str, Any]) -> None:
         size = {"grid": (step.get("rows") or 0) * (step.get("cols") or 0),
                 "row": step.get("count") or 0, "scatter": len(source)}[shape]
         if len(source) < size or size == 0:
-            raise s.lacking(f"laying out the {name} ({shape} of {size or 1} cards)", size or 1,
-                            len(source), None, source, key)
+            what = (f"{step['cols']} x {step['rows']}, {size} cards" if shape == "grid"
+                    else f"{size or 1} cards")
+            raise s.lacking(f"laying out the {name} ({what})", size or 1, len(source), None,
+                            source, key)
         if step.get("arrangement") == "random":
             source[:size] = s.rng.shuffled(source[:size])
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")

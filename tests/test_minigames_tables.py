@@ -144,3 +144,24 @@ def test_sheet_labels_follow_the_language(con) -> None:
     assert '<html lang="fr">' in fr and "Règles (le catalogue de boosterkit" in fr
     with pytest.raises(InputError, match="lang: 'de' is not one of en, fr, es"):
         deal(con, "mini-master", 2, "afr", seed=2, lang="de")
+
+
+@pytest.mark.parametrize(("game", "players", "set_code", "seed", "message"), [
+    ("base-race", 2, "khm", 23,
+     "Base Race: dealing 11 cards to the 2 players: the 3 packs opened hold 20 cards once the "
+     "lands or cards without a Magic back are taken out, and 22 are needed; try another seed "
+     "(this was 23) or another set"),
+    ("booster-blitz", 2, "khm", 0,
+     "Booster Blitz: making 4 piles of 3: player-1's own pack holds 11 cards once the cards "
+     "without a Magic back are taken out, and 12 are needed; try another seed (this was 0) or "
+     "another set"),
+    ("foraging-squirrels", 4, "khm", 0,
+     "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 23 "
+     "cards once the cards without a Magic back are taken out, and 25 are needed; try another "
+     "seed (this was 0) or another set"),
+])
+def test_short_packs_say_what_they_lacked_and_what_to_do(con, game, players, set_code, seed,
+                                                         message) -> None:
+    with pytest.raises(SetupError) as err:
+        deal(con, game, players, set_code, seed=seed)
+    assert str(err.value) == message
