@@ -14,6 +14,12 @@ from boosterkit.cli import render
 from boosterkit.errors import BoosterkitError, InputError
 
 
+class Lang(str, Enum):
+    en = "en"
+    fr = "fr"
+    es = "es"
+
+
 class SheetFormat(str, Enum):
     text = "text"
     md = "md"
@@ -78,9 +84,12 @@ def deal_cmd(
         None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
     seed: int | None = typer.Option(
         None, "--seed", help="Seed. Default: a random one, printed on stderr."),
-    strict_backs: bool = typer.Option(
-        False, "--strict-backs", help="Also remove double-faced Magic cards."),
+    strict_backs: bool | None = typer.Option(
+        None, "--strict-backs/--no-strict-backs",
+        help="Also remove double-faced Magic cards (they have no Magic back). Default: on for "
+             "games whose cards lie face down, off elsewhere."),
     fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
+    lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
     output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
 ) -> None:
     """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
@@ -90,9 +99,10 @@ def deal_cmd(
     chosen = new_seed() if seed is None else seed
     try:  # the database is opened only if the kept product and the options do not suffice
         setup = deal(config.db_path(ctx.obj["db"]), game, players, set_code, product, chosen,
-                     strict_backs)
+                     strict_backs, lang=lang.value)
     except BoosterkitError as exc:
-        raise render.flagged(exc, {"players": "--players", "set": "--set"}) from exc
+        raise render.flagged(exc, {"players": "--players", "set": "--set",
+                                   "lang": "--lang"}) from exc
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
     with render.output(output) as out:
@@ -106,6 +116,9 @@ def validate_cmd(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="A setup JSON file (from `deal --format json`)."),
     as_json: bool = typer.Option(False, "--json", help="JSON verdict."),
+    exact: bool = typer.Option(
+        False, "--exact", help="Also require a seeded setup to equal what `deal` gives for its "
+        "minigame, players, set, product, seed and strict_backs, zone by zone."),
 ) -> None:
     """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
     from boosterkit.minigames import validate_setup
@@ -114,7 +127,7 @@ def validate_cmd(
     data = read_setup_file(file)
     con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
-        result = validate_setup(con, data)
+        result = validate_setup(con, data, exact=exact)
     except InputError as exc:  # the file is the "where" of a setup of the wrong shape
         raise InputError(f"{file}: {exc}", field=exc.field) from exc
     finally:

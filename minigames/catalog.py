@@ -65,12 +65,25 @@ _ENUMS: dict[tuple[str, str], tuple[Any, ...]] = {
     ("place", "per"): ("player", "shared", "others", "first"),
     ("place", "kind"): ZONE_KINDS,
     ("roll", "ties"): ("reroll", "keep"),
+    ("layout", "arrangement"): ("random",),
 }
+#: Ops that make zones: each may say who sees them (else ``engine.default_visibility``).
+_ZONE_OPS = ("reserve", "deal", "select", "layout", "piles", "split", "flip", "place")
+VISIBILITIES = ("public", "owner", "hidden")
+#: Facts a game is played by (``reads``: printed on the player's own cards); a card the
+#: database lacks may not be dealt into play where any but rarity and foil is read.
+FACTS = ("colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name",
+         "text", "rarity", "foil")
+LANGS = ("en", "fr", "es")
+#: Keys of ``reminders``: what a card of each colour does in the game.
+REMINDER_KEYS = ("W", "U", "B", "R", "G", "colorless", "multicolor", "face_down")
 
 _TOP: dict[str, bool] = {
     "id": True, "name": True, "scryfall_names": True, "printings": True, "players": True,
     "packs": True, "minutes": True, "components": True, "setup": True, "first_player": True,
     "win": True, "status": True, "roles": False, "summary": False, "notes": False,
+    "printed_names": False, "face_down": False, "reads": False, "reminders": False,
+    "owner_rules": False,
 }
 _FIRST_PLAYER_RULES = ("random", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none")
 _PRODUCTS = ("set", "draft", "play", "collector", "beyond")
@@ -109,6 +122,15 @@ class Minigame:
     def win(self) -> str:
         return self.raw["win"]["text"]
 
+    @property
+    def face_down(self) -> bool:
+        """Its cards lie face down: double-faced cards are removed by default."""
+        return bool(self.raw.get("face_down", False))
+
+    def printed_name(self, lang: str = "en") -> str:
+        """The name printed on the card in ``lang`` (English when not known)."""
+        return (self.raw.get("printed_names") or {}).get(lang, self.name)
+
     def pack_count(self, players: int) -> int:
         """Packs to open for ``players``: per player or total, plus extra packs at N players."""
         packs = self.raw["packs"]
@@ -133,6 +155,9 @@ class Minigame:
                           for p in self.raw["printings"]],
             "status": self.setup_status,
             "dealable": self.steps is not None and self.setup_status != "U",
+            "printed_names": {"en": self.name, **(self.raw.get("printed_names") or {})},
+            "players_limit": (self.raw["players"].get("limit") or {}).get("max"),
+            "face_down": self.face_down,
         }
 
 
@@ -179,6 +204,11 @@ def check_step(step: Any, where: str) -> None:
     if op not in OPS:
         raise _fail(f"{where}.op", f"unknown op {op!r} (known: {', '.join(OPS)})")
     args = {"op": True, "note": False, "status": False, **OPS[op]}
+    if op in _ZONE_OPS:
+        args["visibility"] = False
+        args["face_down"] = False
+    if op == "layout":
+        args["arrangement"] = False
     _keys(step, args, where)
     for arg, value in step.items():
         allowed = _ENUMS.get((op, arg))
@@ -192,6 +222,10 @@ def check_step(step: Any, where: str) -> None:
             _int(value, f"{where}.{arg}", minimum=1)
         if arg == "status" and value not in STATUSES:
             raise _fail(f"{where}.status", f"{value!r} is not C, I or U")
+        if arg == "face_down" and not isinstance(value, bool):
+            raise _fail(f"{where}.face_down", "expected true or false")
+        if arg == "visibility" and value not in VISIBILITIES:
+            raise _fail(f"{where}.visibility", f"{value!r} is not one of {', '.join(VISIBILITIES)}")
     if op == "split":
         if not isinstance(step["piles"], list) or not step["piles"]:
             raise _fail(f"{where}.piles", "expected a non-empty list")
@@ -207,7 +241,13 @@ def check_step(step: Any, where: str) -> None:
 def check_minigame(data: Any, where: str) -> None:
     """Check a whole catalogue entry; raise ``InputError`` naming the file and key."""
     _keys(data, _TOP, where)
-    _keys(data["players"], {"min": True, "max": True, "teams": False}, f"{where}.players")
+    _keys(data["players"], {"min": True, "max": True, "teams": False, "limit": False},
+          f"{where}.players")
+    if "limit" in data["players"]:
+        limit = _keys(data["players"]["limit"], {"max": True, "why": True},
+                      f"{where}.players.limit")
+        _int(limit["max"], f"{where}.players.limit.max", minimum=1)
+    _check_extras(data, where)
     _int(data["players"]["min"], f"{where}.players.min", minimum=1, nullable=True)
     _int(data["players"]["max"], f"{where}.players.max", minimum=1, nullable=True)
     _check_packs(data["packs"], f"{where}.packs")
@@ -236,8 +276,32 @@ def check_minigame(data: Any, where: str) -> None:
         check_step(step, f"{where}.setup.steps[{i}]")
 
 
+def _check_extras(data: dict[str, Any], where: str) -> None:
+    """The optional keys for sheets and checks: printed names, face_down, reads, reminders,
+    owner_rules."""
+    names = data.get("printed_names", {})
+    if not isinstance(names, dict) or any(k not in LANGS or not isinstance(v, str) or not v
+                                          for k, v in names.items()):
+        raise _fail(f"{where}.printed_names", f"a mapping of {', '.join(LANGS)} to names")
+    if not isinstance(data.get("face_down", False), bool):
+        raise _fail(f"{where}.face_down", "expected true or false")
+    reads = data.get("reads", [])
+    if not isinstance(reads, list) or any(r not in FACTS for r in reads):
+        raise _fail(f"{where}.reads", f"a list of facts among {', '.join(FACTS)}")
+    reminders = data.get("reminders", {})
+    if not isinstance(reminders, dict) or any(k not in REMINDER_KEYS or not isinstance(v, str)
+                                              for k, v in reminders.items()):
+        raise _fail(f"{where}.reminders", f"a mapping of {', '.join(REMINDER_KEYS)} to text")
+    for i, rule in enumerate(data.get("owner_rules", [])):
+        rule = _keys(rule, {"zone": True, "filter": True, "count": True, "text": True},
+                     f"{where}.owner_rules[{i}]")
+        check_filter(rule["filter"], f"{where}.owner_rules[{i}].filter")
+        _int(rule["count"], f"{where}.owner_rules[{i}].count")
+
+
 def _check_packs(packs: Any, where: str) -> None:
-    _keys(packs, {"per_player": False, "total": False, "extra": False, "product": False}, where)
+    _keys(packs, {"per_player": False, "total": False, "extra": False, "product": False,
+                  "note": False}, where)
     for key in ("per_player", "total"):
         if key in packs:
             _int(packs[key], f"{where}.{key}", minimum=1, nullable=True)
@@ -282,10 +346,23 @@ def get_minigame(game: str) -> Minigame:
     catalogue = load_catalogue()
     if key in catalogue:
         return catalogue[key]
+    wanted = _fold(game)
     for g in catalogue.values():
-        if g.name.lower() == game.strip().lower():
+        names = [g.name, *(g.raw.get("printed_names") or {}).values(), *g.raw["scryfall_names"]]
+        if wanted and any(_fold(n) == wanted or _fold(n.split(" // ")[0]) == wanted
+                          for n in names):
             return g
     raise NotFoundError(f"unknown minigame {game!r} (known: {', '.join(catalogue)})")
+
+
+def _fold(name: str) -> str:
+    """A name for matching: no accents, case, punctuation or spacing ("Lancez les dés pour
+    l'initiative !" = "lancez les des pour l initiative")."""
+    import unicodedata
+
+    flat = unicodedata.normalize("NFKD", name.casefold())
+    flat = "".join(ch if ch.isalnum() else " " for ch in flat if not unicodedata.combining(ch))
+    return " ".join(flat.replace("’", " ").split())
 
 
 def list_minigames() -> list[dict[str, Any]]:

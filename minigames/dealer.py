@@ -16,6 +16,8 @@ from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import Setup, check_players, run_steps
+from boosterkit.minigames.lookup import card_facts, rules_text
+from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import DbArg, ProductCache
@@ -110,8 +112,9 @@ def deal(
     set_code: str | None = None,
     product: str | None = None,
     seed: int | None = None,
-    strict_backs: bool = False,
+    strict_backs: bool | None = None,
     products: ProductCache | None = None,
+    lang: str = "en",
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
@@ -122,6 +125,8 @@ def deal(
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
     ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
+    ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
+    ``lang``: the sheet's language (``en``, ``fr``, ``es``).
     """
     from boosterkit.generator.packs import new_seed
     from boosterkit.generator.rng import check_seed
@@ -131,6 +136,9 @@ def deal(
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
                               "not guess it; see `boosterkit minigames`")
     check_players(spec, players)
+    lang = check_lang(lang)
+    if strict_backs is None:
+        strict_backs = spec.face_down
     seed = new_seed() if seed is None else check_seed(seed)
     with _reader(con) as connection:
         given = set_code.strip().lower() if set_code and set_code.strip() else None
@@ -139,10 +147,15 @@ def deal(
                                   products)
         needs_basics = any(s["op"] == "add_external" for s in spec.steps)
         basics = basic_lands(connection(), set_code) if needs_basics else None
-    setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
-                      strict_backs=strict_backs, basics=basics)
+        setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
+                          strict_backs=strict_backs, basics=basics)
+        setup.lang = lang
+        setup.rules_text = rules_text(connection(), spec, lang, set_code)
+        setup.facts = card_facts(connection(), setup)
     if note:
         setup.notes.insert(0, note)
+    if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
+        setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
     if spec.setup_status != "C":
         setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "
                               f"{spec.setup_status}); check it against the card.")

@@ -6,7 +6,9 @@ zone also gets the *rules* that admitted its cards (``Rule``), which is what val
 replays: the same steps over the same packs give the same zone names, kinds, shapes and
 sizes whatever the random choices were, so a setup dealt by hand can be checked.
 Shuffles, picks and dice come from ``Rng(seed, "minigame/<id>")``; the packs themselves are
-opened by the generator with the same seed.
+opened by the generator with the same seed. Each zone says who may see it (``visibility``)
+and whether its cards lie face down; cards the setup gives a role carry a tag (``mimic``).
+A Magic card the database does not hold is refused where the game reads it (``reads``).
 """
 
 from __future__ import annotations
@@ -66,13 +68,38 @@ class Zone:
     cards: list[Item] = field(default_factory=list)
     rows: int | None = None
     cols: int | None = None
+    visibility: str = "public"  # public | owner | hidden (catalog.VISIBILITIES)
+    face_down: bool = False  # the card has these cards lie face down (sheets say so)
+    tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"name": self.name, "owner": self.owner, "kind": self.kind}
+        d: dict[str, Any] = {"name": self.name, "owner": self.owner, "kind": self.kind,
+                             "visibility": self.visibility}
         if self.rows is not None:
             d["rows"], d["cols"] = self.rows, self.cols
-        d["cards"] = [c.to_dict() for c in self.cards]
+        d["cards"] = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
         return d
+
+
+def _tagged(d: dict[str, Any], tag: str | None) -> dict[str, Any]:
+    if tag:
+        d["tag"] = tag
+    return d
+
+
+#: Who may see a zone's cards (``catalog.VISIBILITIES``): everyone (face up), its owner only
+#: (a hand, an own grid), or nobody at the table (face down, set aside: the organizer's page).
+_HIDDEN_KINDS = ("removed", "set_aside", "deck")
+
+
+def default_visibility(kind: str, owner: str | None) -> str:
+    """A zone's visibility when its step does not say: hands and picks are their owner's,
+    decks and removed cards are face down, the rest lies face up."""
+    if kind in _HIDDEN_KINDS:
+        return "hidden"
+    if kind in ("hand", "selected", "grid", "pile") and owner:
+        return "owner"
+    return "public"
 
 
 @dataclass
@@ -93,6 +120,12 @@ class Setup:
     spec: Minigame = field(repr=False, compare=False)
     rules: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)
     expect: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    tiebreaks: dict[str, list[int]] = field(default_factory=dict)
+    #: What sheets print beside the setup (``minigames.lookup``): the game's rules text and
+    #: where it came from, per-card facts the packs do not carry, the sheet's language.
+    rules_text: dict[str, str] | None = field(default=None, compare=False)
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    lang: str = field(default="en", compare=False)
 
     def zone(self, name: str) -> Zone:
         return next(z for z in self.zones if z.name == name)
@@ -108,8 +141,10 @@ class Setup:
             "packs": [p.to_dict() for p in self.packs],
             "zones": [z.to_dict() for z in self.zones],
             "rolls": dict(self.rolls),
+            "tiebreaks": {p: list(v) for p, v in self.tiebreaks.items()},
             "first_player": self.first_player,
             "notes": list(self.notes),
+            **({"rules": dict(self.rules_text)} if self.rules_text else {}),
         }
 
 
@@ -129,6 +164,10 @@ def check_players(spec: Minigame, players: int) -> None:
         noun = "player" if span == "1" else "players"
         raise InputError(f"players: {players} is out of range for {spec.name} ({span} {noun})",
                          field="players")
+    limit = spec.raw["players"].get("limit")
+    if limit is not None and players > limit["max"]:
+        raise InputError(f"players: {players} is more than {spec.name} serves (at most "
+                         f"{limit['max']}): {limit['why']}", field="players")
 
 
 def external_basics(
@@ -168,6 +207,9 @@ class _State:
         self.rules: dict[str, list[Rule]] = {}
         self.expect: dict[str, str] = {}
         self.rolls: dict[str, int] = {}
+        self.tiebreaks: dict[str, list[int]] = {}
+        self.tags: dict[str, str] = {}
+        self.step: dict[str, Any] = {}
         self.notes: list[str] = []
         self.first = self._first_player(first)
 
@@ -182,7 +224,9 @@ class _State:
     # zones -------------------------------------------------------------------------------
     def zone(self, name: str, owner: str | None, kind: str, rule: Rule, why: str = "") -> Zone:
         if name not in self.zones:
-            self.zones[name] = Zone(name, owner, kind)
+            vis = self.step.get("visibility") or default_visibility(kind, owner)
+            down = bool(self.step.get("face_down", kind == "deck"))
+            self.zones[name] = Zone(name, owner, kind, visibility=vis, face_down=down)
             self.rules[name] = []
         if rule not in self.rules[name]:
             self.rules[name].append(rule)
@@ -199,7 +243,8 @@ class _State:
         own = [i for i in pool or () if i.kind == "card" and not i.resolved
                and i.set == self.set_code]
         if not own:
-            return SetupError(f"{self.spec.name}: {msg} (seed {self.rng.seed}; try another seed)")
+            return SetupError(f"{self.spec.name}: {msg}; try another seed (this was "
+                              f"{self.rng.seed}) or another set")
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
         from boosterkit.generator.products import fill_hints  # reads no database
 
@@ -209,6 +254,23 @@ class _State:
             f"(e.g. {examples}), so what they are is unknown: `{hint}` (or `boosterkit import "
             f"mtgjson` of its MTGJSON set file) would bring them"
         )
+
+    def lacking(self, what: str, need: int, have: int, flt: Any = None,
+                pool: list[Item] | None = None, pool_key: str | None = None,
+                held: str | None = None) -> SetupError:
+        """"The packs lack cards" in words: what the step does, how many of which cards the
+        opened packs held after the removals so far, how many it needs, and what to do."""
+        removed = self.pool_rules.get(pool_key, Rule()).removed
+        after = (f" once the {' and the '.join(describe(f) for f in removed)} are taken out"
+                 if removed else "")
+        packs = len(self.packs)
+        if held is not None:
+            after = ""
+        else:
+            held = (f"{pool_key}'s own pack holds" if pool_key else
+                    f"the {packs} pack{'s' if packs != 1 else ''} opened hold")
+        noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
+        return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
 
     def shared(self) -> list[Item]:
         if None not in self.pools:
@@ -222,12 +284,15 @@ class _State:
             return [self.first or self.players[0]]
         return list(self.players)
 
-    def pick(self, pool: list[Item], flt: Any, count: int, what: str) -> list[Item]:
-        """Take ``count`` random items matching ``flt`` out of ``pool``."""
+    def pick(self, pool: list[Item], flt: Any, count: int, what: str,
+             key: str | None = None, need: int | None = None,
+             held: str | None = None) -> list[Item]:
+        """Take ``count`` random items matching ``flt`` out of ``pool`` (``need``: the total
+        the step takes over all its calls, for the message)."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
         if len(cands) < count:
-            raise self.fail(f"{what} needs {count} {describe(flt, count)}, "
-                            f"the pool has {len(cands)}", pool)
+            total = need or count
+            raise self.lacking(what, total, len(cands) + total - count, flt, pool, key, held)
         chosen = []
         for _ in range(count):
             chosen.append(cands.pop(self.rng.below(len(cands))))
@@ -262,15 +327,24 @@ def _op_remove(s: _State, step: dict[str, Any]) -> None:
         zone.cards.extend(out)
         moved += len(out)
         s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
-    strict = " (strict backs: double-faced Magic cards too)" if s.strict and "nmb" in str(flt) else ""
+    strict = ""
+    if s.strict and "nmb" in str(flt):
+        why = ("this game's cards lie face down, where a double-faced card shows its other face; "
+               "--no-strict-backs keeps them" if s.spec.raw.get("face_down")
+               else "--strict-backs")
+        strict = f" (double-faced Magic cards too: {why})"
     s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step['reason']}.")
 
 
 def _op_reserve(s: _State, step: dict[str, Any]) -> None:
     pool = s.shared()
     rule = replace(s.pool_rules[None], need=step["filter"])
-    for p in s.players:
-        cards = s.pick(pool, step["filter"], step["count"], "reserve")
+    total = step["count"] * len(s.players)
+    for k, p in enumerate(s.players):
+        cards = s.pick(pool, step["filter"], step["count"],
+                       f"giving each of the {len(s.players)} players {step['count']} "
+                       f"{describe(step['filter'], step['count'])}",
+                       need=total - k * step["count"])
         s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
     given = describe(step["filter"], step["count"])
     s.notes.append(f"Each player was given {step['count']} {given} first.")
@@ -280,13 +354,17 @@ def _op_add_back(s: _State, step: dict[str, Any]) -> None:
     source = s.zones.get("removed") or s.zones.get("set aside")
     if source is None:
         raise s.fail("add_back needs removed cards")
-    cards = s.pick(source.cards, step["filter"], step["count"], f"add back ({step['tag']})")
+    cards = s.pick(source.cards, step["filter"], step["count"],
+                   f"putting back {step['count']} as {step['tag']}s",
+                   held=f"the {source.name} cards hold")
     s.shared().extend(cards)
+    for c in cards:
+        s.tags[c.uid] = step["tag"]
     s.pool_rules[None] = replace(s.pool_rules[None], readmit=s.pool_rules[None].readmit
                                  + (step["filter"],))
-    names = ", ".join(f"{c.name or c.kind.replace('_', ' ')} ({c.uid})" for c in cards)
     what = describe(step["filter"], step["count"])
-    s.notes.append(f"Put back {step['count']} {what} as {step['tag']}: {names}.")
+    s.notes.append(f"Put back {step['count']} {what} as {step['tag']} (tagged \"{step['tag']}\" "
+                   "in the JSON and marked on the organizer's page only).")
 
 
 def _op_add_external(s: _State, step: dict[str, Any]) -> None:
@@ -329,8 +407,9 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         each, total, why = count, count * n, f"{count} card{'' if count == 1 else 's'} each"
     if total > len(cands) or total < n:
         need = max(total, n)
-        raise s.fail(f"dealing needs {need} {describe(flt, need)}, the pool has {len(cands)}",
-                     pool)
+        share = (f"{each} card{'s' if each != 1 else ''}" if isinstance(each, int) and each
+                 else "at least 1 card")
+        raise s.lacking(f"dealing {share} to the {n} players", need, len(cands), flt, pool)
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
     dealt = cands[:total]
@@ -361,7 +440,7 @@ def _op_select(s: _State, step: dict[str, Any]) -> None:
     for owner in owners:
         key = owner if owner in s.pools else None
         pool = s.pools[key] if key in s.pools else s.shared()
-        cards = s.pick(pool, flt, count, step["zone"])
+        cards = s.pick(pool, flt, count, f"the {step['zone']}", key)
         name = f"{owner} {step['zone']}" if owner else step["zone"]
         rule = replace(s.pool_rules[key], need=flt)
         s.zone(name, owner, "selected", rule, f"{count} {describe(flt, count)}").cards.extend(cards)
@@ -375,16 +454,21 @@ def _op_layout(s: _State, step: dict[str, Any]) -> None:
     owners = list(s.players) if step["per"] == "player" else [None]
     for owner in owners:
         name = f"{owner} {step['zone']}" if owner else step["zone"]
+        key = owner if owner in s.pools else None
         if step.get("from") == "hand":
             hand = s.zones.pop(f"{owner} hand")
             source, rules = hand.cards, s.rules.pop(f"{owner} hand")
         else:
-            key = owner if owner in s.pools else None
             source, rules = s.pools[key] if key in s.pools else s.shared(), [s.pool_rules[key]]
         size = {"grid": (step.get("rows") or 0) * (step.get("cols") or 0),
                 "row": step.get("count") or 0, "scatter": len(source)}[shape]
         if len(source) < size or size == 0:
-            raise s.fail(f"the {shape} {name!r} needs {size or 1} cards, there are {len(source)}")
+            what = (f"{step['cols']} x {step['rows']}, {size} cards" if shape == "grid"
+                    else f"{size or 1} cards")
+            raise s.lacking(f"laying out the {name} ({what})", size or 1, len(source), None,
+                            source, key)
+        if step.get("arrangement") == "random":
+            source[:size] = s.rng.shuffled(source[:size])
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
         for r in rules[1:]:
             s.zone(name, owner, shape, r)
@@ -401,8 +485,8 @@ def _op_piles(s: _State, step: dict[str, Any]) -> None:
         pool = s.pools[key] if key in s.pools else s.shared()
         need = step["count"] * step["size"]
         if len(pool) < need:
-            raise s.fail(f"{step['count']} piles of {step['size']} need {need} cards, "
-                         f"the pool has {len(pool)}", pool)
+            raise s.lacking(f"making {step['count']} piles of {step['size']}", need, len(pool),
+                            None, pool, key)
         for k in range(1, step["count"] + 1):
             name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
             zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
@@ -424,7 +508,8 @@ def _op_split(s: _State, step: dict[str, Any]) -> None:
 def _op_flip(s: _State, step: dict[str, Any]) -> None:
     pool = s.shared()
     if len(pool) < step["count"]:
-        raise s.fail(f"flipping {step['count']} cards needs a bigger pool")
+        raise s.lacking(f"flipping {step['count']} to the {step['zone']}", step["count"],
+                        len(pool), None, pool)
     zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
     zone.cards.extend(pool[: step["count"]])
     del pool[: step["count"]]
@@ -450,21 +535,46 @@ def _op_place(s: _State, step: dict[str, Any]) -> None:
 
 
 def _op_roll(s: _State, step: dict[str, Any]) -> None:
+    """Everyone rolls; with ``ties: reroll`` each group of tied players rolls again among
+    themselves (a roll-off, repeated inside any group still tied), which orders them; the
+    first roll stays their starting initiative. Bounded: at most ``MAX_ROLLOFFS`` rounds."""
     faces = step["die"]
-    if step["ties"] == "reroll" and len(s.players) > faces:
-        raise InputError(f"{len(s.players)} players cannot all roll different numbers on a d{faces}")
-    rolls = {p: s.rng.roll(faces) for p in s.players}
-    history = [", ".join(f"{p} {v}" for p, v in rolls.items())]
-    while step["ties"] == "reroll":
-        values = list(rolls.values())
-        tied = [p for p, v in rolls.items() if values.count(v) > 1]
-        if not tied:
+    s.rolls = {p: s.rng.roll(faces) for p in s.players}
+    s.notes.append(f"d{faces} rolls: " + ", ".join(f"{p} {v}" for p, v in s.rolls.items()) + ".")
+    if step["ties"] != "reroll":
+        return
+    groups = [g for g in _groups(s.players, lambda p: s.rolls[p]) if len(g) > 1]
+    for _ in range(MAX_ROLLOFFS):
+        if not groups:
             break
-        for p in tied:
-            rolls[p] = s.rng.roll(faces)
-        history.append("tie, re-rolled: " + ", ".join(f"{p} {rolls[p]}" for p in tied))
-    s.rolls = rolls
-    s.notes.append(f"d{faces} rolls: " + "; ".join(history) + ".")
+        nxt = []
+        for group in groups:
+            for p in group:
+                s.tiebreaks.setdefault(p, []).append(s.rng.roll(faces))
+            nxt += [g for g in _groups(group, lambda p: s.tiebreaks[p][-1]) if len(g) > 1]
+        groups = nxt
+    if s.tiebreaks:
+        tied = sorted(_groups(list(s.tiebreaks), lambda p: s.rolls[p]), key=lambda g: s.rolls[g[0]])
+        shown = [f"{' = '.join(g)} at {s.rolls[g[0]]}: "
+                 + ", ".join(f"{p} {'/'.join(map(str, s.tiebreaks[p]))}" for p in g)
+                 for g in tied[:NOTE_GROUPS]]
+        more = f"; and {len(tied) - NOTE_GROUPS} more ties" if len(tied) > NOTE_GROUPS else ""
+        s.notes.append("Ties, rolled again by the tied players only (lower re-roll first): "
+                       + "; ".join(shown) + more + ".")
+
+
+#: Roll-off rounds before giving up on a tie (two players tie 50 times running with
+#: probability 20^-50); a tie left after that is ordered by player number.
+MAX_ROLLOFFS = 50
+#: Tied groups spelled out in the notes (the rest are counted).
+NOTE_GROUPS = 8
+
+
+def _groups(players: list[str], key: Any) -> list[list[str]]:
+    out: dict[Any, list[str]] = {}
+    for p in players:
+        out.setdefault(key(p), []).append(p)
+    return list(out.values())
 
 
 _OPS = {
@@ -478,9 +588,23 @@ _OPS = {
 def _first_after_rolls(s: _State) -> str | None:
     rule = s.spec.raw["first_player"]["rule"]
     if rule in ("lowest_roll", "highest_roll") and s.rolls:
-        pick = min if rule == "lowest_roll" else max
-        return pick(s.rolls, key=lambda p: (s.rolls[p], p))
+        return initiative_order(s.rolls, s.tiebreaks, rule == "highest_roll")[0]
     return s.first
+
+
+def initiative_order(rolls: dict[str, int], tiebreaks: dict[str, list[int]],
+                     highest_first: bool = False) -> list[str]:
+    """Players in turn order: by roll, ties by their roll-offs (lower first, or higher with
+    ``highest_first``), then by player number."""
+    sign = -1 if highest_first else 1
+    return sorted(rolls, key=lambda p: ([sign * rolls[p]]
+                                        + [sign * v for v in tiebreaks.get(p, [])],
+                                        _player_no(p)))
+
+
+def _player_no(p: str) -> int:
+    tail = p.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
 def build_setup(
@@ -527,13 +651,23 @@ def run_steps(
     of packs already (``deal``, ``validate_setup``)."""
     s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     for step in spec.steps:
+        s.step = step
         _OPS[step["op"]](s, step)
         if step.get("note"):
             where = f"{step['zone']}: " if "zone" in step else ""
             s.notes.append(f"{where}{step['note']}.")
+        if step.get("status") == "I":
+            s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
+        if step.get("arrangement") == "random":
+            s.notes.append(f"{step['zone'].capitalize()}: dealt in a random arrangement (seeded); "
+                           "the card lets each player arrange their own before play.")
+    s.step = {}
     for key, pool in s.pools.items():
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
+    _check_unknown(s)
+    for zone in s.zones.values():
+        zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
     if first_player:
         role = spec.raw["first_player"].get("role")
@@ -542,4 +676,47 @@ def run_steps(
         minigame=spec.id, players=players, set=set_code, product=product, seed=seed,
         strict_backs=strict_backs, packs=packs, zones=list(s.zones.values()), rolls=s.rolls,
         first_player=first_player, notes=s.notes, spec=spec, rules=s.rules, expect=s.expect,
+        tiebreaks=s.tiebreaks,
     )
+
+
+#: Zones whose cards no game reads at setup (out of play).
+OUT_OF_PLAY = ("removed", "set_aside")
+
+
+def _step_words(step: dict[str, Any]) -> str:
+    what = step.get("reason") or step.get("note")
+    if what:
+        return what
+    if step["op"] == "place":
+        return ("the remaining cards are not used" if step["zone"] == "unused"
+                else f"the remaining cards go to the {step['zone']}")
+    return f"the {step['op'].replace('_', ' ')} step"
+
+
+def _check_unknown(s: _State) -> None:
+    """A Magic card the database does not hold: fail where the game reads it (naming the
+    sync that brings it); elsewhere it stays, and a note says it is unknown."""
+    unknown = [(z, c) for z in s.zones.values() for c in z.cards
+               if c.kind == "card" and not c.resolved and not c.external]
+    if not unknown:
+        return
+    reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
+    played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
+    if played and reads:
+        from boosterkit.generator.products import fill_hints
+
+        sets = sorted({c.set for _, c in played})
+        hints = fill_hints(s.set_code, sets)
+        cards = ", ".join(f"{c.set.upper()} {c.collector_number or '?'}" for _, c in played[:3])
+        raise SetupError(
+            f"{s.spec.name}: {len(played)} dealt card{'s' if len(played) != 1 else ''} "
+            f"({cards}) {'are' if len(played) != 1 else 'is'} not in the database, and the game "
+            f"is played by {', '.join(r.replace('_', ' ') for r in reads)}: "
+            + " and ".join(f"`{h}`" for h in hints) + " would bring "
+            + ("them" if len(played) != 1 else "it")
+            + f"; or try another seed (this was {s.rng.seed})")
+    for z, c in unknown:
+        s.notes.append(f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
+                       "an unknown card: the database does not hold it "
+                       f"(`boosterkit sync {c.set}` would bring it).")

@@ -1,136 +1,339 @@
-"""Setup sheets: a dealt setup as plain text, Markdown or a print-ready HTML page.
+"""Setup sheets: a dealt setup as plain text, Markdown or a print-ready HTML document.
 
-Every format shows the game, players, seed, the packs, what was removed and why, each
-zone (grids drawn as grids), the rolls, who starts and the win condition. The HTML page has
-no external assets, prints on A4 and Letter, and puts each private hand on its own page.
+A sheet has audiences, one page each: the **table** (what everyone may see: public zones,
+face-down cards as positions only, dice, first player, the rules), **each player** who owns
+cards (their hand, grid, pile… with the facts the game is played by), and the **organizer**
+(everything, to lay out the face-down cards from the real packs; kept away from the players).
+HTML pages carry ``data-audience="table" | "player-N" | "organizer"``; text and Markdown
+sections say the same in their headings. Every piece of card or user text is escaped for its
+format (``clean`` then Markdown/HTML escaping), so a card name cannot inject markup or lines.
 """
 
 from __future__ import annotations
 
 import html
+import re
+import textwrap
+from dataclasses import dataclass, field
 from typing import Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator.model import Item
-from boosterkit.minigames.engine import Setup, Zone
+from boosterkit.minigames.engine import Setup, Zone, initiative_order
+from boosterkit.minigames.labels import LANGS, label
 
 FORMATS = ("text", "md", "html")
+_OUT = ("removed", "set_aside")  # out of play: no game facts printed
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S",
            "bonus": "B"}
-_PRIVATE = ("hand", "selected")
+#: Control characters (C0, C1 but tab), bidirectional overrides/isolates and other invisible
+#: format characters: never printed. Line breaks become spaces.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+                     "\u2060-\u206f\ufeff\ufff9-\ufffb]")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~>])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))")
 
 
-def _cards(n: int) -> str:
-    return f"{n} card" if n == 1 else f"{n} cards"
+def check_lang(lang: str) -> str:
+    """``lang`` if sheets can be printed in it, else ``InputError``."""
+    if lang not in LANGS:
+        raise InputError(f"lang: {lang!r} is not one of {', '.join(LANGS)}", field="lang")
+    return lang
 
 
-def _mark(item: Item) -> str:
-    """``R · WU · foil`` — rarity, colours and finish, plus what kind of object it is."""
-    parts = [item.rarity or "no rarity"]
-    if item.kind == "card":
-        parts.append("".join(item.colors) or "colourless")
-    else:
-        parts.append(item.kind.replace("_", " "))
-    if item.foil:
-        parts.append("foil")
-    if item.external:
-        parts.append("from outside the packs")
-    return " · ".join(parts)
+def clean(text: Any) -> str:
+    """One line of printable text: line breaks to spaces, control and bidi characters
+    dropped (they could hide or reorder what a sheet says)."""
+    return _UNSAFE.sub("", re.sub(r"[\r\n\t\v\f\x85]+", " ", str(text)))
 
 
-def _name(item: Item) -> str:
-    """The card name, or what the item is when it is not identified (an ad, an art card…)."""
-    return item.name or f"({item.kind.replace('_', ' ')}, {item.set.upper() or 'set unknown'})"
+def md_escape(text: Any) -> str:
+    """``clean`` and escaped for Markdown: no markup, link, heading or raw HTML survives."""
+    t = _MD_SPECIAL.sub(r"\\\1", clean(text).replace("&", "&amp;").replace("<", "&lt;"))
+    m = _MD_LINE_START.match(t)  # a list item, setext underline or ordered list at the start
+    if m and not m.group(2).isdigit():
+        return f"{m.group(1)}\\{t[m.end(1):]}"
+    if m:
+        end = m.end(2)
+        return f"{t[:end]}\\{t[end:]}"
+    return t
 
 
-def _card(item: Item) -> str:
-    return f"{item.uid:<7} {_name(item)}  [{_mark(item)}]"
+def html_escape(text: Any) -> str:
+    return html.escape(clean(text))
 
 
-def _head(setup: Setup) -> list[tuple[str, str]]:
-    spec = setup.spec
-    return [
-        ("Players", str(setup.players)),
-        ("Set", f"{setup.set.upper()} ({setup.product or 'default'} boosters)"),
-        ("Seed", str(setup.seed)),
-        ("Packs", f"{len(setup.packs)} opened"),
-        ("Time", f"{spec.raw['minutes']} minutes" if spec.raw["minutes"] else "unknown"),
-        ("To win", spec.win),
-    ]
+# --- the sheet model: pages of sections, rendered by each format ----------------------------
+
+@dataclass
+class Section:
+    """``kind``: kv (pairs), para (lines), list (lines), cards (card lines), grid (rows of
+    cells). Every string is plain text; renderers escape it."""
+
+    title: str
+    kind: str
+    body: Any
+    face_down: bool = False
 
 
-def _first(setup: Setup) -> str:
-    rule = setup.spec.raw["first_player"]["text"]
-    return f"{setup.first_player} — {rule}" if setup.first_player else rule
+@dataclass
+class Page:
+    audience: str  # table | player-N | organizer
+    title: str
+    banner: str
+    sections: list[Section] = field(default_factory=list)
 
 
-def _grid_cells(zone: Zone, width: int) -> list[list[str]]:
-    cols = zone.cols or 1
-    cells = [f"{c.uid} {_name(c)}"[:width] for c in zone.cards]
-    return [cells[i:i + cols] for i in range(0, len(cells), cols)]
+def _n_cards(n: int, lang: str) -> str:
+    return f"{n} {label(lang, 'card' if n == 1 else 'cards')}"
 
 
-def _text_grid(zone: Zone, width: int = 22) -> list[str]:
-    rows = _grid_cells(zone, width)
-    line = "+" + "+".join("-" * (width + 2) for _ in range(zone.cols or 1)) + "+"
-    out = [line]
-    for row in rows:
-        out.append("| " + " | ".join(c.ljust(width) for c in row) + " |")
-        out.append(line)
+def _name(item: Item, lang: str) -> str:
+    if item.kind == "card" and not item.resolved:
+        return f"{label(lang, 'unknown card')} ({item.set.upper()} {item.collector_number or '?'})"
+    return item.name or f"({item.kind.replace('_', ' ')}, {item.set.upper() or '?'})"
+
+
+def _facts(setup: Setup, item: Item) -> list[str]:
+    """The facts the game reads, for one card (catalogue ``reads``), plus colour reminders."""
+    lang, reads = setup.lang, setup.spec.raw.get("reads", [])
+    extra = setup.facts.get(item.card_id or "", {})
+    out: list[str] = []
+    if item.kind != "card" or not item.resolved:
+        return out
+    front = (item.type_line or "").split(" // ")[0]
+    if "colors" in reads:
+        out.append("".join(item.colors) or label(lang, "colourless"))
+        if len(item.colors) > 1:
+            out.append(label(lang, "multicolour"))
+    if "mana_value" in reads and item.mana_value is not None:
+        out.append(f"{label(lang, 'MV')} {item.mana_value:g}")
+    if "card_type" in reads and front:
+        out.append(front.split(" — ")[0])
+    if "toughness" in reads and extra.get("toughness") is not None:
+        out.append(f"{label(lang, 'toughness')} {extra['toughness']}")
+    if "loyalty" in reads and extra.get("loyalty") is not None:
+        out.append(f"{label(lang, 'loyalty')} {extra['loyalty']}")
+    if "legendary" in reads and "Legendary" in front.split():
+        out.append(label(lang, "legendary"))
+    reminders = setup.spec.raw.get("reminders", {})
+    if "colors" in reads and reminders:
+        key = ("multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors
+               else "colorless")
+        if key in reminders:
+            out.append(f"{label(lang, 'effect')}: {reminders[key]}")
     return out
 
 
-def render_text(setup: Setup) -> str:
-    """The plain-text sheet."""
-    title = f"{setup.spec.name.upper()} — setup sheet"
-    out = [title, "=" * len(title)]
-    out += [f"{k + ':':<9} {v}" for k, v in _head(setup)]
-    out += ["", "Packs"]
-    for p in setup.packs:
-        out.append(f"  pack {p.index}: {p.product}, variant {p.variant}, {len(p.items)} items")
+def _card_line(setup: Setup, zone: Zone, item: Item, with_facts: bool) -> dict[str, Any]:
+    lang = setup.lang
+    marks = [_RARITY.get(item.rarity or "", "-")]
+    if item.kind != "card":
+        marks.append(item.kind.replace("_", " "))
+    if item.foil:
+        marks.append(label(lang, "foil"))
+    if item.external:
+        marks.append(label(lang, "from outside the packs"))
+    if item.kind == "card" and not item.resolved:
+        marks.append(label(lang, "unknown card"))
+    tag = zone.tags.get(item.uid)
+    if tag:
+        marks.append(tag.upper())
+    return {"uid": item.uid, "name": _name(item, lang), "marks": marks,
+            "facts": _facts(setup, item) if with_facts else [], "colors": list(item.colors)}
+
+
+def _zone_title(setup: Setup, zone: Zone) -> str:
+    lang = setup.lang
+    parts = [_n_cards(len(zone.cards), lang)]
+    if zone.kind == "grid":
+        parts.append(f"{zone.cols} x {zone.rows}")
+    if zone.face_down:
+        parts.append(label(lang, "face down"))
+    elif zone.visibility == "hidden":
+        parts.append(label(lang, "out of play"))
+    return f"{zone.name} ({', '.join(parts)})"
+
+
+def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Section:
+    """A zone's cards (``reveal``), or positions only for face-down cards."""
+    title = _zone_title(setup, zone)
+    hidden = zone.visibility == "hidden"
+    if zone.kind == "grid":
+        cols = zone.cols or 1
+        cells: list[Any] = [
+            _card_line(setup, zone, c, facts) if reveal
+            else f"{k + 1}: {label(setup.lang, 'face down')}"
+            for k, c in enumerate(zone.cards)]
+        return Section(title, "grid", [cells[i:i + cols] for i in range(0, len(cells), cols)],
+                       face_down=zone.face_down)
+    if not reveal:
+        why = "why-down" if zone.face_down and hidden else f"why-{zone.visibility}"
+        return Section(title, "list", [label(setup.lang, "not shown") + " "
+                                       + label(setup.lang, why)], face_down=zone.face_down)
+    return Section(title, "cards", [_card_line(setup, zone, c, facts) for c in zone.cards],
+                   face_down=zone.face_down)
+
+
+def _members(setup: Setup, owner: str | None) -> list[str]:
+    """The players an owned zone belongs to (a team's zone: each of its players)."""
+    if owner is None:
+        return []
+    if owner.startswith("team-"):
+        teams = setup.spec.raw["players"].get("teams") or 2
+        t = int(owner.split("-")[1]) - 1
+        return [f"player-{k + 1}" for k in range(setup.players) if k % teams == t]
+    return [owner]
+
+
+def _rolls(setup: Setup) -> list[str]:
+    lang = setup.lang
+    lines = [f"{p}: {v}" + (f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
+                            if p in setup.tiebreaks else "")
+             for p, v in setup.rolls.items()]
+    order = initiative_order(setup.rolls, setup.tiebreaks,
+                             setup.spec.raw["first_player"]["rule"] == "highest_roll")
+    return lines + [f"{label(lang, 'order')}: {', '.join(order)}"]
+
+
+def _head(setup: Setup) -> list[tuple[str, str]]:
+    lang, spec = setup.lang, setup.spec
+    first = spec.raw["first_player"]["text"]
+    return [
+        (label(lang, "Players"), str(setup.players)),
+        (label(lang, "Set"), f"{setup.set.upper()} ({setup.product or 'default'})"),
+        (label(lang, "Seed"), str(setup.seed)),
+        (label(lang, "Packs"), f"{len(setup.packs)} {label(lang, 'opened')}"),
+        (label(lang, "Time"), f"{spec.raw['minutes']} {label(lang, 'minutes')}"
+         if spec.raw["minutes"] else "?"),
+        (label(lang, "To win"), spec.win),
+        (label(lang, "First player"),
+         f"{setup.first_player} — {first}" if setup.first_player else first),
+    ]
+
+
+def _source(setup: Setup) -> str:
+    """Where the rules text comes from, in the sheet's language."""
+    source = (setup.rules_text or {}).get("source", "")
+    card = re.match(r"the card (\S+ #\S+)( \((\w+): the database holds no \w+ text\))?", source)
+    if not card:
+        return label(setup.lang, "source-catalogue")
+    words = label(setup.lang, "source-card").format(card=card.group(1))
+    if card.group(3):
+        name = label(setup.lang, f"lang-{card.group(3)}")
+        words += " — " + label(setup.lang, "text-in").format(lang=name)
+    return words
+
+
+def build_pages(setup: Setup) -> list[Page]:
+    """The table's page, one page per player who owns cards, and the organizer's page."""
+    lang, name = setup.lang, setup.spec.printed_name(setup.lang)
+    table = Page("table", name, label(lang, "banner-table"), [Section("", "kv", _head(setup))])
+    if setup.rules_text:
+        table.sections.append(Section(f"{label(lang, 'Rules')} ({_source(setup)})",
+                                      "para", setup.rules_text["text"].splitlines()))
     for zone in setup.zones:
-        shape = f", {zone.cols} x {zone.rows} grid" if zone.kind == "grid" else ""
-        owner = f" (private to {zone.owner})" if zone.kind in _PRIVATE and zone.owner else ""
-        kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
-        out += ["", f"{zone.name} — {kind}{_cards(len(zone.cards))}{shape}{owner}"]
-        if zone.kind == "grid":
-            out += ["  " + line for line in _text_grid(zone)]
-        else:
-            out += ["  " + _card(c) for c in zone.cards] or ["  (empty)"]
+        table.sections.append(_zone_section(setup, zone, reveal=zone.visibility == "public",
+                                            facts=True))
     if setup.rolls:
-        out += ["", "Rolls: " + ", ".join(f"{p} {v}" for p, v in setup.rolls.items())]
-    out += ["", f"First player: {_first(setup)}", "", "Notes"]
-    out += [f"  - {n}" for n in setup.notes]
+        table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
+    table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
+    pages = [table]
+    for p in (f"player-{i}" for i in range(1, setup.players + 1)):
+        own = [z for z in setup.zones
+               if p in _members(setup, z.owner) and z.visibility != "hidden"]
+        if own:
+            pages.append(Page(p, f"{name} — {p}", label(lang, "banner-player").format(p=p),
+                              [_zone_section(setup, z, reveal=True, facts=True) for z in own]))
+    organizer = Page("organizer", f"{name} — {label(lang, 'organizer')}",
+                     label(lang, "banner-organizer"))
+    organizer.sections.append(Section(label(lang, "Packs"), "list", [
+        f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
+        for pk in setup.packs]))
+    organizer.sections += [_zone_section(setup, z, reveal=True, facts=z.kind not in _OUT)
+                           for z in setup.zones]
+    pages.append(organizer)
+    return pages
+
+
+# --- renderers --------------------------------------------------------------------------------
+
+def _plain_card(c: dict[str, Any]) -> str:
+    facts = f" — {'; '.join(c['facts'])}" if c["facts"] else ""
+    return f"{c['uid']:<7} {c['name']}  [{' · '.join(c['marks'])}]{facts}"
+
+
+def render_text(setup: Setup) -> str:
+    """The plain-text sheet: one section per audience, every string ``clean``."""
+    out: list[str] = []
+    for page in build_pages(setup):
+        head = f"{page.title.upper()} [{page.audience}]"
+        out += ["", "#" * 78, clean(head), clean(page.banner), "#" * 78] if out else [
+            clean(head), clean(page.banner), "=" * 78]
+        for sec in page.sections:
+            out += [""] + ([clean(sec.title), "-" * len(clean(sec.title))] if sec.title else [])
+            out += _text_body(sec)
     return "\n".join(out) + "\n"
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+def _text_body(sec: Section) -> list[str]:
+    if sec.kind == "kv":
+        width = max(len(k) for k, _ in sec.body) + 1
+        return [f"{clean(k) + ':':<{width}} {clean(v)}" for k, v in sec.body]
+    if sec.kind == "para":  # the rules text: wrapped to print
+        return [line for x in sec.body
+                for line in textwrap.wrap(clean(x), 96, initial_indent="  ",
+                                          subsequent_indent="  ") or [""]]
+    if sec.kind == "list":
+        return ["  - " + clean(x) for x in sec.body] or ["  (-)"]
+    if sec.kind == "cards":
+        return ["  " + clean(_plain_card(c)) for c in sec.body] or ["  (-)"]
+    width = 24
+    cells = [[clean(c if isinstance(c, str) else f"{c['uid']} {c['name']}")[:width] for c in row]
+             for row in sec.body]
+    cols = max((len(r) for r in cells), default=1)
+    line = "  +" + "+".join("-" * (width + 2) for _ in range(cols)) + "+"
+    out = [line]
+    for row in cells:
+        out += ["  | " + " | ".join(c.ljust(width) for c in row) + " |", line]
+    if any(not isinstance(c, str) for row in sec.body for c in row):
+        out += ["  " + clean(_plain_card(c)) for row in sec.body for c in row]
+    return out
 
 
 def render_md(setup: Setup) -> str:
-    """The Markdown sheet."""
-    out = [f"# {setup.spec.name} — setup sheet", ""]
-    out += [f"- **{k}:** {_md_escape(v)}" for k, v in _head(setup)]
-    out += ["", "## Packs", ""]
-    out += [f"- pack {p.index}: {p.product}, variant {p.variant}, {len(p.items)} items"
-            for p in setup.packs]
-    for zone in setup.zones:
-        kind = zone.kind.replace("_", " ")
-        out += ["", f"## {zone.name} ({kind}, {_cards(len(zone.cards))})", ""]
-        if zone.kind == "grid":
-            rows = _grid_cells(zone, 40)
-            out.append("| " + " | ".join(f"col {i}" for i in range(1, (zone.cols or 1) + 1)) + " |")
-            out.append("|" + "---|" * (zone.cols or 1))
-            out += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
-        else:
-            out += [f"- `{c.uid}` {_md_escape(_name(c))} — {_mark(c)}"
-                    for c in zone.cards] or ["_(empty)_"]
-    if setup.rolls:
-        out += ["", "## Rolls", ""] + [f"- {p}: **{v}**" for p, v in setup.rolls.items()]
-    out += ["", "## First player", "", _md_escape(_first(setup)), "", "## Notes", ""]
-    out += [f"- {_md_escape(n)}" for n in setup.notes]
+    """The Markdown sheet: every string escaped (``md_escape``)."""
+    out: list[str] = []
+    for page in build_pages(setup):
+        out += ["", "---", ""] if out else []
+        out += [f"# {md_escape(page.title)} — `{page.audience}`", "",
+                f"> **{md_escape(page.banner)}**"]
+        for sec in page.sections:
+            out += ["", f"## {md_escape(sec.title)}", ""] if sec.title else [""]
+            out += _md_body(sec)
     return "\n".join(out) + "\n"
+
+
+def _md_card(c: dict[str, Any]) -> str:
+    facts = f" — {md_escape('; '.join(c['facts']))}" if c["facts"] else ""
+    marks = md_escape(" · ".join(c["marks"]))
+    return f"`{md_escape(c['uid'])}` {md_escape(c['name'])} ({marks}){facts}"
+
+
+def _md_body(sec: Section) -> list[str]:
+    if sec.kind == "kv":
+        return [f"- **{md_escape(k)}:** {md_escape(v)}" for k, v in sec.body]
+    if sec.kind == "para":
+        return [md_escape(x) + "  " for x in sec.body if x.strip()]
+    if sec.kind == "list":
+        return [f"- {md_escape(x)}" for x in sec.body] or ["- \\-"]
+    if sec.kind == "cards":
+        return [f"- {_md_card(c)}" for c in sec.body] or ["- \\-"]
+    cols = max((len(r) for r in sec.body), default=1)
+    out = ["| " + " | ".join(str(i) for i in range(1, cols + 1)) + " |", "|" + "---|" * cols]
+    out += ["| " + " | ".join(md_escape(c) if isinstance(c, str) else _md_card(c) for c in row)
+            + " |" for row in sec.body]
+    return out
 
 
 _CSS = """
@@ -138,10 +341,13 @@ _CSS = """
 * { box-sizing: border-box; }
 body { font: 11pt/1.35 Georgia, 'Times New Roman', serif; color: #111; margin: 0 auto;
        max-width: 186mm; padding: 8mm 0; }
-h1 { font-size: 18pt; margin: 0 0 4mm; } h2 { font-size: 13pt; margin: 6mm 0 2mm; }
-dl { display: grid; grid-template-columns: 28mm 1fr; gap: 1mm 4mm; margin: 0; }
+section.page + section.page { break-before: page; page-break-before: always; }
+h1 { font-size: 18pt; margin: 0 0 2mm; } h2 { font-size: 13pt; margin: 5mm 0 2mm; }
+.banner { font: bold 10pt sans-serif; padding: 1.5mm 3mm; border: 1px solid #333; }
+section[data-audience="organizer"] .banner { background: #222; color: #fff; }
+dl { display: grid; grid-template-columns: 30mm 1fr; gap: 1mm 4mm; margin: 3mm 0 0; }
 dt { font-weight: bold; } dd { margin: 0; }
-ul.cards { list-style: none; padding: 0; margin: 0; columns: 2; }
+ul.cards { list-style: none; padding: 0; margin: 0; }
 ul.cards li { break-inside: avoid; padding: 0.6mm 0; }
 .uid { font-family: monospace; color: #555; font-size: 9pt; }
 .r { display: inline-block; width: 4.5mm; text-align: center; border-radius: 50%;
@@ -151,66 +357,62 @@ ul.cards li { break-inside: avoid; padding: 0.6mm 0; }
      border: 1px solid #333; border-radius: 2px; margin-left: 0.5mm; }
 .c-W { background: #f8f3d8; } .c-U { background: #b3d4ef; } .c-B { background: #aaa39d; }
 .c-R { background: #f1a98e; } .c-G { background: #a3d3b1; }
-.tag { font: 8pt sans-serif; color: #555; }
+.tag, .facts { font: 8pt sans-serif; color: #555; }
+.rules p { margin: 0 0 1mm; font-size: 9.5pt; }
 table.grid { border-collapse: collapse; width: 100%; table-layout: fixed; }
 table.grid td { border: 1px solid #333; height: 16mm; padding: 1mm; font-size: 9pt;
                 vertical-align: top; }
-section.private { break-before: page; page-break-before: always; }
-section.private h2::after { content: " — private"; font-weight: normal; color: #777; }
+h2.face-down::after { content: " \\25A0"; color: #777; }
 @media print { a { color: inherit; text-decoration: none; } }
 """
 
 
-def _html_card(item: Item) -> str:
-    e = html.escape
-    rarity = _RARITY.get(item.rarity or "", "-")
-    colors = "".join(f'<span class="c c-{e(c)}">{e(c)}</span>' for c in item.colors)
-    tags = [item.kind.replace("_", " ")] if item.kind != "card" else []
-    tags += ["foil"] if item.foil else []
-    tags += ["from outside the packs"] if item.external else []
+def _html_card(c: dict[str, Any] | str) -> str:
+    e = html_escape
+    if isinstance(c, str):
+        return f'<span class="tag">{e(c)}</span>'
+    rarity = c["marks"][0]
+    colors = "".join(f'<span class="c c-{e(x)}">{e(x)}</span>' for x in c["colors"])
+    tags = c["marks"][1:]
     tag = f' <span class="tag">({e(", ".join(tags))})</span>' if tags else ""
-    return (f'<span class="r r-{rarity}" title="{e(item.rarity or "")}">{rarity}</span> '
-            f'{e(_name(item))}{colors}{tag} <span class="uid">{e(item.uid)}</span>')
+    facts = f'<br><span class="facts">{e("; ".join(c["facts"]))}</span>' if c["facts"] else ""
+    return (f'<span class="r r-{e(rarity)}">{e(rarity)}</span> {e(c["name"])}{colors}{tag} '
+            f'<span class="uid">{e(c["uid"])}</span>{facts}')
 
 
-def _html_zone(zone: Zone) -> str:
-    e = html.escape
-    private = zone.kind in _PRIVATE and zone.owner is not None
-    kind = "" if zone.kind == zone.name.split()[-1] else f"{zone.kind.replace('_', ' ')}, "
-    head = f"<h2>{e(zone.name)} <small>({e(kind)}{_cards(len(zone.cards))})</small></h2>"
-    if zone.kind == "grid":
-        cols = zone.cols or 1
-        rows = [zone.cards[i:i + cols] for i in range(0, len(zone.cards), cols)]
-        body = '<table class="grid">' + "".join(
-            "<tr>" + "".join(f"<td>{_html_card(c)}</td>" for c in r) + "</tr>" for r in rows
-        ) + "</table>"
+def _html_section(sec: Section) -> str:
+    e = html_escape
+    cls = ' class="face-down"' if sec.face_down else ""
+    head = f"<h2{cls}>{e(sec.title)}</h2>" if sec.title else ""
+    if sec.kind == "kv":
+        body = "<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in sec.body) + "</dl>"
+    elif sec.kind == "para":
+        body = '<div class="rules">' + "".join(f"<p>{e(x)}</p>" for x in sec.body if x.strip())
+        body += "</div>"
+    elif sec.kind == "list":
+        body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
+    elif sec.kind == "cards":
+        body = '<ul class="cards">' + "".join(f"<li>{_html_card(c)}</li>" for c in sec.body)
+        body += "</ul>"
     else:
-        body = '<ul class="cards">' + "".join(f"<li>{_html_card(c)}</li>" for c in zone.cards)
-        body += "</ul>" if zone.cards else "<li><em>empty</em></li></ul>"
-    cls = ' class="private"' if private else ""
-    return f"<section{cls}>{head}{body}</section>"
+        body = '<table class="grid">' + "".join(
+            "<tr>" + "".join(f"<td>{_html_card(c)}</td>" for c in row) + "</tr>"
+            for row in sec.body) + "</table>"
+    return f"{head}{body}"
 
 
 def render_html(setup: Setup) -> str:
-    """A print-ready HTML page (no external assets)."""
-    e = html.escape
-    head = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in _head(setup))
-    packs = "".join(f"<li>pack {p.index}: {e(p.product)}, variant {p.variant}, "
-                    f"{len(p.items)} items</li>" for p in setup.packs)
-    public = [z for z in setup.zones if not (z.kind in _PRIVATE and z.owner)]
-    private = [z for z in setup.zones if z.kind in _PRIVATE and z.owner]
-    rolls = "".join(f"<li>{e(p)}: <b>{v}</b></li>" for p, v in setup.rolls.items())
-    notes = "".join(f"<li>{e(n)}</li>" for n in setup.notes)
-    body = (
-        f"<h1>{e(setup.spec.name)}</h1><dl>{head}</dl><h2>Packs</h2><ul>{packs}</ul>"
-        + "".join(_html_zone(z) for z in public)
-        + (f"<h2>Rolls</h2><ul>{rolls}</ul>" if rolls else "")
-        + f"<h2>First player</h2><p>{e(_first(setup))}</p><h2>Notes</h2><ul>{notes}</ul>"
-        + "".join(_html_zone(z) for z in private)
-    )
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{e(setup.spec.name)} — seed {setup.seed}</title><style>{_CSS}</style>"
-            f"</head><body>{body}</body></html>\n")
+    """A print-ready HTML document (no external assets), one ``<section class="page"
+    data-audience=…>`` per audience, each starting on a new printed page."""
+    e = html_escape
+    pages = "".join(
+        f'<section class="page" data-audience="{e(p.audience)}"><h1>{e(p.title)}</h1>'
+        f'<p class="banner">{e(p.banner)}</p>'
+        + "".join(_html_section(s) for s in p.sections) + "</section>"
+        for p in build_pages(setup))
+    title = f"{setup.spec.printed_name(setup.lang)} — seed {setup.seed}"
+    return (f'<!DOCTYPE html>\n<html lang="{e(setup.lang)}"><head><meta charset="utf-8">'
+            f"<title>{e(title)}</title><style>{_CSS}</style></head><body>{pages}</body></html>\n")
 
 
 def render_sheet(setup: Setup, fmt: str = "text") -> str:

@@ -2,7 +2,7 @@
 the database; flags in the file (kind, magic_back, external…) are never trusted.
 
 The packs' items are looked up by ``card_id``; the game's steps are replayed over those
-packs (``engine.build_setup``), which gives the zones the rules make, their kinds, shapes,
+packs (``engine.run_steps``), which gives the zones the rules make, their kinds, shapes,
 sizes and the rules for what each may hold. The file's zones are compared with that.
 """
 
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import Item, Pack
-from boosterkit.generator.rng import SEED_MAX
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
+from boosterkit.minigames.setupfile import check_shape
+from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import ProductCache
-    from boosterkit.pipeline.db import Connection
 
 
 @dataclass(frozen=True)
@@ -53,71 +53,8 @@ class Validation:
         return {"valid": self.valid, "violations": [v.to_dict() for v in self.violations]}
 
 
-_TOP = {"minigame": str, "players": int, "packs": list, "zones": list}
-#: Optional keys: a setup dealt by hand may leave them out (seed 0, no rolls).
-_OPTIONAL = {"set": str, "seed": int, "rolls": dict, "strict_backs": bool}
-_ITEM_KEYS = ("uid",)
-
-
 def _malformed(where: str, msg: str) -> InputError:
     return InputError(f"{where}: {msg}")
-
-
-def check_shape(data: Any) -> None:
-    """``InputError`` (one line, with the JSON path) unless ``data`` has the setup's shape."""
-    if not isinstance(data, dict):
-        raise _malformed("setup", f"expected a JSON object, got {type(data).__name__}")
-    for key, typ in _TOP.items():
-        if key not in data:
-            raise _malformed(f"setup.{key}", "missing")
-        if not isinstance(data[key], typ) or isinstance(data[key], bool):
-            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {data[key]!r:.40}")
-    for key, typ in _OPTIONAL.items():
-        value = data.get(key)
-        if value is not None and (not isinstance(value, typ)
-                                  or (isinstance(value, bool) and typ is not bool)):
-            raise _malformed(f"setup.{key}", f"expected {typ.__name__}, got {value!r:.40}")
-    if data["players"] < 1:
-        raise _malformed("setup.players", f"expected at least 1, got {data['players']}")
-    seed = data.get("seed")
-    if seed is not None and not 0 <= seed <= SEED_MAX:
-        raise _malformed("setup.seed", f"expected an integer from 0 to {SEED_MAX}, got {seed}")
-    for i, pack in enumerate(data["packs"]):
-        if not isinstance(pack, dict) or not isinstance(pack.get("items"), list):
-            raise _malformed(f"setup.packs[{i}]", "expected an object with an items list")
-        for key, typ in (("set", str), ("product", str), ("seed", int), ("index", int),
-                         ("variant", int)):
-            value = pack.get(key)
-            if value is not None and (not isinstance(value, typ) or isinstance(value, bool)):
-                raise _malformed(f"setup.packs[{i}].{key}", f"expected {typ.__name__}, "
-                                 f"got {value!r:.40}")
-        _check_items(pack["items"], f"setup.packs[{i}].items")
-    for i, zone in enumerate(data["zones"]):
-        where = f"setup.zones[{i}]"
-        if not isinstance(zone, dict):
-            raise _malformed(where, "expected an object")
-        for key in ("name", "kind", "cards"):
-            if key not in zone:
-                raise _malformed(f"{where}.{key}", "missing")
-        if not isinstance(zone["name"], str) or not isinstance(zone["cards"], list):
-            raise _malformed(where, "name must be a string and cards a list")
-        if not isinstance(zone["kind"], str):
-            raise _malformed(f"{where}.kind", f"expected a string, got {zone['kind']!r:.40}")
-        if zone.get("owner") is not None and not isinstance(zone["owner"], str):
-            raise _malformed(f"{where}.owner", f"expected a string or null, got {zone['owner']!r:.40}")
-        for key in ("rows", "cols"):
-            value = zone.get(key)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-                raise _malformed(f"{where}.{key}", f"expected an integer, got {value!r:.40}")
-        _check_items(zone["cards"], f"{where}.cards")
-
-
-def _check_items(items: list[Any], where: str) -> None:
-    for j, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("uid"), str):
-            raise _malformed(f"{where}[{j}]", "an item is an object with a string uid")
-        if item.get("card_id") is not None and not isinstance(item["card_id"], str):
-            raise _malformed(f"{where}[{j}].card_id", "expected a string or null")
 
 
 def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
@@ -158,6 +95,19 @@ def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> I
     )
 
 
+#: Item fields a pack item must share with the database's card of the same card_id.
+_DB_FIELDS = (("name", "name"), ("set", "set"), ("collector_number", "collector_number"),
+              ("kind", "kind"), ("magic_back", "magic_back"), ("type_line", "type_line"))
+#: Item fields a zone's card must share with the pack item of the same uid.
+_ITEM_FIELDS = ("card_id", "name", "set", "collector_number", "rarity", "foil", "kind",
+                "magic_back", "resolved", "type_line", "colors", "mana_value", "layout")
+
+
+def _db_value(row: dict[str, Any], col: str) -> Any:
+    value = row[col]
+    return bool(value) if col == "magic_back" else value
+
+
 def _label(item: Item | dict[str, Any]) -> str:
     uid = item.uid if isinstance(item, Item) else item.get("uid")
     name = item.name if isinstance(item, Item) else item.get("name")
@@ -167,39 +117,31 @@ def _label(item: Item | dict[str, Any]) -> str:
 class _Check:
     """State of one validation run."""
 
-    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame,
-                 products: ProductCache | None = None):
-        self.con, self.data, self.spec, self.products = con, data, spec, products
+    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
+        self.con, self.data, self.spec = con, data, spec
         self.out: list[Violation] = []
-        self.strict = bool(data.get("strict_backs", False))
-        self._compiled: dict[tuple[str, str, bool], Any] = {}
-
-    def compiled(self, set_code: str, product: str, lite: bool) -> Any:
-        """The kept compiled product (``generator.cache``), asked for once per validation."""
-        from boosterkit.generator import cache
-
-        key = (set_code, product, lite)
-        if key not in self._compiled:
-            self._compiled[key] = cache.compiled_product(set_code, product, self.con,
-                                                         self.products, lite=lite)
-        return self._compiled[key]
+        strict = data.get("strict_backs")
+        self.strict = spec.face_down if strict is None else bool(strict)
 
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
     def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
-        """The listed packs as Items whose attributes come from the database: the kept
-        products' rows, else one query."""
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
-        ids = {it["card_id"] for it in raw if it.get("card_id")}
-        db = _product_rows(self, ids)
-        db.update(_lookup(self.con, ids - db.keys()))
+        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")})
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
                 self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
                          "the database", card=it["uid"])
+        for it in (it for p in self.data["packs"] for it in p["items"]):
+            row = db.get(it.get("card_id") or "")
+            diff = [k for k, col in _DB_FIELDS if row and k in it and it[k] != _db_value(row, col)]
+            if diff:
+                self.add("card-data", f"card {_label(it)}: {', '.join(diff)} differ from the "
+                         f"database's card {it['card_id']} ({row['name']})", card=it["uid"])
         packs, by_uid, pack_of = [], {}, {}
+        self.listed: dict[str, dict[str, Any]] = {}
         for n, p in enumerate(self.data["packs"], 1):
             items = []
             for d in p["items"]:
@@ -208,6 +150,7 @@ class _Check:
                              "pack item", card=d["uid"])
                 item = _item(d, db, external=False)
                 by_uid[d["uid"]], pack_of[d["uid"]] = item, n
+                self.listed[d["uid"]] = d
                 items.append(item)
             packs.append(Pack(set=str(p.get("set", "")), product=str(p.get("product", "")),
                               seed=int(p.get("seed") or 0), index=n,
@@ -216,12 +159,14 @@ class _Check:
         return packs, by_uid, pack_of
 
 
-def validate_setup(con: Connection, data: Any, products: ProductCache | None = None) -> Validation:
+def validate_setup(con: Connection, data: Any, products: ProductCache | None = None,
+                   exact: bool = False) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     Malformed input raises ``InputError``; rule violations are returned, one per problem.
     ``products``: a ``generator.cache.ProductCache`` for callers that validate repeatedly
-    (re-opening seeded packs then skips compiling the product).
+    (re-opening seeded packs then skips compiling the product). ``exact``: a seeded setup
+    must also equal what ``deal`` gives for its arguments, zone by zone.
     """
     check_shape(data)
     try:
@@ -231,7 +176,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     if spec.steps is None or spec.setup_status == "U":
         raise _malformed("setup.minigame", f"the setup of {spec.name} is unknown (status U), so "
                          "boosterkit cannot check it")
-    c = _Check(con, data, spec, products)
+    c = _Check(con, data, spec)
     players = data["players"]
     try:
         check_players(spec, players)
@@ -244,70 +189,106 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
               f"uses {need}")
         return Validation(c.out)
-    _check_reopened(c)
+    _check_reopened(c, products)
     first = data.get("first_player")
+    if exact:
+        from boosterkit.minigames.exact import compare_exact
+
+        c.out += compare_exact(con, data, spec, products)
     try:
-        expected = run_steps(spec, packs, players, data.get("seed") or 0,
-                               set_code=data.get("set") or "",
-                               product=data.get("product"), strict_backs=c.strict,
-                               first=first if isinstance(first, str) else None)
+        expected = run_steps(spec, packs, players, data.get("seed") or 0,  # checked above
+                             set_code=data.get("set") or "",
+                             product=data.get("product"), strict_backs=c.strict,
+                             first=first if isinstance(first, str) else None)
     except BoosterkitError as exc:
         c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
         return Validation(c.out)
     _compare_zones(c, expected, by_uid, pack_of)
+    _check_owner_rules(c, by_uid)
+    _check_tags(c, by_uid)
     _check_rolls(c, expected)
     return Validation(c.out)
 
 
-def _groups(c: _Check) -> dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]]:
-    """The listed packs that name their set, product and seed, by (set, product, seed)."""
+def _zone_items(c: _Check, name: str, by_uid: dict[str, Item]) -> list[Item]:
+    return [by_uid[d["uid"]] for z in c.data["zones"] if z["name"] == name for d in z["cards"]
+            if d["uid"] in by_uid]
+
+
+def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
+    """The catalogue's per-owner rules, e.g. Base Race: each grid holds exactly one basic land."""
+    from boosterkit.minigames.filters import describe, matches
+
+    for rule in c.spec.raw.get("owner_rules", []):
+        for p in (f"player-{i}" for i in range(1, c.data["players"] + 1)):
+            name = f"{p} {rule['zone']}"
+            n = sum(matches(i, rule["filter"], c.strict) for i in _zone_items(c, name, by_uid))
+            if n != rule["count"]:
+                c.add("owner-rule", f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
+                      f"{rule['text']} ({rule['count']})", zone=name)
+
+
+def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
+    """Tagged cards (Mimic Match's mimics): as many as the step puts back, of its filter."""
+    from boosterkit.minigames.filters import describe, matches
+
+    want = {s["tag"]: s for s in c.spec.steps or [] if s["op"] == "add_back"}
+    got: dict[str, list[str]] = {}
+    for z in c.data["zones"]:
+        for d in z["cards"]:
+            if d.get("tag") is not None:
+                got.setdefault(d["tag"], []).append(d["uid"])
+    for tag, uids in got.items():
+        step = want.get(tag)
+        if step is None:
+            c.add("tag", f"tag {tag!r}: {c.spec.name} tags no cards {tag!r}", card=uids[0])
+            continue
+        for uid in uids:
+            item = by_uid.get(uid)
+            if item is None or not matches(item, step["filter"], c.strict):
+                c.add("tag", f"card {uid}: tagged {tag!r} but not one of the "
+                      f"{describe(step['filter'])}", card=uid)
+    for tag, step in want.items():
+        if tag in got and len(got[tag]) != step["count"]:
+            c.add("tag", f"tag {tag!r}: {len(got[tag])} cards tagged; the rules put back "
+                  f"{step['count']}")
+
+
+def _check_reopened(c: _Check, products: ProductCache | None) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
+    index; an index outside 1..packs is a violation, as is a top-level seed that is not the
+    packs' seed. Packs without a seed (opened by hand and typed in) are checked by card id."""
+    from boosterkit.generator import open_packs
+
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
+    count = len(c.data["packs"])
     for n, p in enumerate(c.data["packs"], 1):
         key = (p.get("set"), p.get("product"), p.get("seed"))
-        if not (isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], int)
-                and isinstance(p.get("index"), int) and 1 <= p["index"] <= 1000):
+        if key[2] is None:
             continue
-        groups.setdefault(key, []).append((n, p))
-    return groups
-
-
-def _product_rows(c: _Check, ids: set[str]) -> dict[str, dict[str, Any]]:
-    """Database rows of the cards ``ids`` found in the products the packs name, as the kept
-    compiled products hold them (built from the database's current content): the cards of
-    re-opened packs need no query. Products that cannot be opened give none (reported later)."""
-    rows: dict[str, dict[str, Any]] = {}
-    for set_code, product in dict.fromkeys((s, p) for s, p, _ in _groups(c)):
+        index = p.get("index")
+        if not (isinstance(key[0], str) and isinstance(key[1], str)):
+            c.add("pack-index", f"pack {n}: names seed {key[2]} but not its set and product, so "
+                  "it cannot be opened again")
+        elif not isinstance(index, int) or not 1 <= index <= count:
+            c.add("pack-index", f"pack {n}: index {index!r} is outside 1–{count} (the packs of "
+                  "a setup are packs 1… of one seeded run)")
+        else:
+            groups.setdefault(key, []).append((n, p))
+    seeds = {k[2] for k in groups}
+    top = c.data.get("seed")
+    if seeds and top not in seeds:
+        c.add("seed", f"seed: {top!r} at the top, but the packs were opened with seed "
+              f"{', '.join(map(str, sorted(seeds)))}")
+    for (set_code, product, seed), listed in groups.items():
+        indexes = [p["index"] for _, p in listed]
+        for i in sorted({i for i in indexes if indexes.count(i) > 1}):
+            c.add("pack-index", f"packs: {set_code} {product} seed {seed} pack {i} is listed "
+                  f"{indexes.count(i)} times")
         try:
-            compiled = c.compiled(set_code, product, True)
-        except BoosterkitError:
-            continue
-        for card_id in ids - rows.keys():
-            at = compiled.by_card.get(card_id)
-            if at is None:
-                continue
-            (_, name, set_, number, rarity, _, _, kind, back, _, type_line, colors, mana_value,
-             layout, _, _) = compiled.item_fields[at]  # fmt: skip
-            rows[card_id] = {
-                "id": card_id, "name": name, "set": set_, "collector_number": number,
-                "rarity": rarity, "kind": kind, "magic_back": back, "type_line": type_line,
-                "colors": list(colors), "mana_value": mana_value, "layout": layout,
-            }  # fmt: skip
-    return rows
-
-
-def _check_reopened(c: _Check) -> None:
-    """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust). Packs without a
-    seed (opened by hand and typed in) are checked by card id only."""
-    from boosterkit.generator import small
-    from boosterkit.generator.packs import drawn
-    from boosterkit.generator.rng import check_seed
-
-    for (set_code, product, seed), listed in _groups(c).items():
-        try:
-            count = max(p["index"] for _, p in listed)
-            compiled = c.compiled(set_code, product, count <= small.SMALL)
-            fresh = drawn(compiled, check_seed(seed), 1, count)
+            fresh = open_packs(set_code, product, max(indexes), seed, db=c.con,
+                               products=products)
         except BoosterkitError as exc:
             c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
                   f"again from the database: {exc}")
@@ -361,6 +342,9 @@ def _compare_zone(c: _Check, z: dict[str, Any], w: Zone, exp: Setup, by_uid: dic
     if z.get("kind") != w.kind:
         c.add("zone-kind", f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
               zone=name)
+    if z.get("visibility") is not None and z["visibility"] != w.visibility:
+        c.add("zone-visibility", f"zone {name!r}: visibility {z['visibility']!r}, the rules "
+              f"make it {w.visibility!r}", zone=name)
     if z.get("owner") != w.owner:
         c.add("zone-owner", f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
               zone=name)
@@ -401,9 +385,14 @@ def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dic
             return
         item = _item(d, c.db, external=True)
         externals[item.name or "?"] += 1
-    elif (d.get("card_id") or None) != (item.card_id or None):
-        c.add("card-mismatch", f"zone {name!r}: card {uid} is {d.get('card_id')} here but "
-              f"{item.card_id} in pack {pack_of[uid]}", zone=name, card=uid)
+    else:
+        listed = c.listed[uid]
+        diff = [k for k in _ITEM_FIELDS if k in d and k in listed and d[k] != listed[k]]
+        if (d.get("card_id") or None) != (listed.get("card_id") or None) and "card_id" not in diff:
+            diff.insert(0, "card_id")
+        if diff:
+            c.add("card-mismatch", f"zone {name!r}: card {uid} differs from the same uid in pack "
+                  f"{pack_of[uid]} in {', '.join(diff)}", zone=name, card=uid)
     reasons = [r.check(item, pack_of, c.strict) for r in exp.rules.get(name, [])]
     if reasons and all(reasons):
         c.add("card-not-allowed", f"zone {name!r}: card {_label(item)} {reasons[0]}",
@@ -428,29 +417,55 @@ def _check_rolls(c: _Check, exp: Setup) -> None:
         for p in rolls:
             if p not in players:
                 c.add("rolls", f"rolls: {p} is not a player of this setup")
-        values = [rolls[p] for p in players if isinstance(rolls.get(p), int)]
         if roll_step["ties"] == "reroll":
-            for v, n in sorted(Counter(values).items()):
-                if n > 1:
-                    tied = [p for p in players if rolls.get(p) == v]
-                    c.add("roll-tie", f"rolls: {' and '.join(tied)} tied at {v}; the rules "
-                          "re-roll ties")
+            _check_ties(c, players, rolls, c.data.get("tiebreaks") or {}, faces)
+        elif c.data.get("tiebreaks"):
+            c.add("roll-tie", f"tiebreaks: {c.spec.name} breaks no ties by rolling")
     _check_first(c, exp, players, rolls, first)
+
+
+def _check_ties(c: _Check, players: list[str], rolls: dict[str, Any],
+                tiebreaks: dict[str, list[int]], faces: int) -> None:
+    """The card: tied players roll again. So every group of players with the same roll (and
+    the same roll-offs so far) rolls again, only they do, until no two are tied."""
+    keyed = {p: [rolls[p], *tiebreaks.get(p, [])] for p in players
+             if isinstance(rolls.get(p), int)}
+    for p in tiebreaks:
+        if p not in keyed:
+            c.add("roll-tie", f"tiebreaks: {p} is not a player with a roll")
+    for p, rolled in tiebreaks.items():
+        bad = [v for v in rolled if not 1 <= v <= faces]
+        if bad:
+            c.add("roll-range", f"tiebreaks: {p} rolled {bad[0]}, outside 1–{faces}")
+    reported: set[frozenset[str]] = set()
+    for p, key in keyed.items():
+        for depth in range(1, len(key)):
+            if not any(q != p and keyed[q][:depth] == key[:depth] for q in keyed):
+                after = "/".join(map(str, key[:depth]))
+                c.add("roll-tie", f"tiebreaks: {p} rolled again after {after} without a tie; "
+                      "only tied players roll again")
+                break
+        tied = [q for q, k in keyed.items() if q != p and k[:len(key)] == key]
+        if tied and frozenset([p, *tied]) not in reported:
+            reported.add(frozenset([p, *tied]))
+            c.add("roll-tie", f"rolls: {p} and {' and '.join(tied)} tied at "
+                  f"{'/'.join(map(str, key))}; the card has tied players roll again")
 
 
 def _check_first(c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any],
                  first: Any) -> None:
+    from boosterkit.minigames.engine import initiative_order
+
     rule = c.spec.raw["first_player"]["rule"]
     if rule in ("lowest_roll", "highest_roll"):
         valid = {p: v for p, v in rolls.items() if p in players and isinstance(v, int)}
         if valid:
-            pick = min if rule == "lowest_roll" else max
-            best = pick(valid.values())
-            who = [p for p, v in valid.items() if v == best]
-            if first not in who:
+            ties = {p: v for p, v in (c.data.get("tiebreaks") or {}).items() if p in valid}
+            who = initiative_order(valid, ties, rule == "highest_roll")[0]
+            if first != who:
                 word = "lowest" if rule == "lowest_roll" else "highest"
-                c.add("first-player", f"first_player: {first} starts, but the {word} roll is "
-                      f"{' / '.join(who)} ({best})")
+                c.add("first-player", f"first_player: {first} starts, but the {word} roll "
+                      f"(after roll-offs) is {who}'s")
     elif rule in ("random", "choice"):
         if first not in players:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")

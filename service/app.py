@@ -38,6 +38,7 @@ from boosterkit.service.models import (
     MAX_BODY_BYTES,
     MAX_PLAYERS,
     DealRequest,
+    Lang,
     PacksRequest,
     QueryInt,
     QuerySeed,
@@ -114,6 +115,7 @@ def _deal(req: DealRequest, request: Request) -> Any:
             seed=req.seed,
             strict_backs=req.strict_backs,
             products=database.products,
+            lang=req.lang,
         )
 
 
@@ -128,13 +130,14 @@ def deal_setup(req: DealRequest, request: Request) -> Response:
 def validate(
     request: Request,
     setup: dict[str, Any] = Body(..., description="a setup JSON as /deal returns it"),
+    exact: bool = Query(False, description="also equal to /deal for its arguments"),
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
     packs = setup.get("packs")
     database = request.app.state.database
     with request.app.state.budget.take(len(packs) if isinstance(packs, list) else 1):
         with database.lazy_cursor() as con:
-            result = validate_setup(con, setup, products=database.products)
+            result = validate_setup(con, setup, products=database.products, exact=exact)
     return json_response(result)
 
 
@@ -145,14 +148,15 @@ def sheet(
     set_code: str | None = Query(None, alias="set", min_length=1, max_length=16),
     product: str | None = Query(None, min_length=1, max_length=80),
     seed: QuerySeed | None = Query(None),
-    strict_backs: bool = Query(False),
+    strict_backs: bool | None = Query(None),
+    lang: Lang = Query("en"),
     *,
     request: Request,
 ) -> HTMLResponse:
     """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
     req = DealRequest(
         minigame=minigame, players=players, set=set_code, product=product, seed=seed,
-        strict_backs=strict_backs,
+        strict_backs=strict_backs, lang=lang,
     )
     with request.app.state.budget.take(_deal_packs(req)):
         return HTMLResponse(render_sheet(_deal(req, request), "html"))

@@ -7,7 +7,7 @@ Types are strict: a count, a seed or a player number is a JSON integer (``true``
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
@@ -50,6 +50,10 @@ class PacksRequest(BaseModel):
     seed: Seed | None = None
 
 
+#: Languages of a sheet's labels (``deal --lang``).
+Lang = Literal["en", "fr", "es"]
+
+
 class DealRequest(BaseModel):
     """``POST /deal``: the arguments of ``boosterkit deal``."""
 
@@ -60,4 +64,6 @@ class DealRequest(BaseModel):
     set: SetCode | None = None
     product: Name | None = None
     seed: Seed | None = None
-    strict_backs: bool = False
+    #: None: the game's default (double-faced cards removed where cards lie face down).
+    strict_backs: bool | None = None
+    lang: Lang = "en"

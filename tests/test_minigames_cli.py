@@ -3,6 +3,7 @@ sheets (text snapshots; set BOOSTERKIT_UPDATE_SNAPSHOTS=1 to rewrite them)."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -118,7 +119,7 @@ def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
           "/nonexistent-dir/sheet.txt"], 2, "-o /nonexistent-dir/sheet.txt: cannot write"),
     ]
     for args, want, message in cases:
-        code, out, err = run(capsys, *base, *args, "--seed", "1")
+        code, out, err = run(capsys, *base, *args, "--seed", "2")
         assert code == want and out == "", (args, err)
         assert len(err.splitlines()) == 1 and message in err, err
 
@@ -142,34 +143,150 @@ def test_text_sheet_snapshots(capsys, con, real_db: Path) -> None:
     mimic = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "text")
     _snapshot("mimic-match-afr-3p-seed7.txt", mimic)
     grid = [line for line in mimic.splitlines() if line.startswith("  |")]
-    assert len(grid) == 4 and all(line.count("|") == 5 for line in grid)
+    # the table's face-down grid (positions) and the organizer's (names)
+    assert len(grid) == 8 and all(line.count("|") == 5 for line in grid)
 
 
-def test_markdown_and_html_sheets(con) -> None:
+def test_markdown_and_html_sheets_have_one_page_per_audience(con) -> None:
     setup = deal(con, "roll-for-initiative", 5, "afr", seed=2)
     md = render_sheet(setup, "md")
-    assert md.startswith("# Roll for Initiative — setup sheet")
-    for p, v in setup.rolls.items():
-        assert f"- {p}: **{v}**" in md
+    assert md.startswith("# Roll for Initiative — `table`")
+    assert md.count("\n# ") == 1 + 5 + 1 - 1  # table, five players, organizer
     page = render_sheet(setup, "html")
     assert page.startswith("<!DOCTYPE html>") and "@page" in page
-    assert page.count('<section class="private">') == 5  # one page per private hand
+    audiences = re.findall(r'<section class="page" data-audience="([^"]+)">', page)
+    assert audiences == ["table", *[f"player-{i}" for i in range(1, 6)], "organizer"]
     assert "break-before: page" in page
     assert not re.search(r"(src|href)=|url\(|@import", page)  # no external assets
     assert not re.search(r"https?://", page)  # no URL at all
     card = setup.zone("player-1 hand").cards[0]
     assert f'class="r r-{card.rarity[0].upper()}"' in page
-    grid_page = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "html")
-    assert grid_page.count("<tr>") == 4 and grid_page.count("<td>") == 16
+    # The table's page names no card of any hand; each player's page only their own.
+    sections = dict(re.findall(r'data-audience="([^"]+)">(.*?)</section>', page))
+    hands = {z.owner: {c.name for c in z.cards} for z in setup.zones if z.kind == "hand"}
+    every = set().union(*hands.values())
+    assert not any(f"> {n}<" in sections["table"] or f"</span> {n}" in sections["table"]
+                   for n in every)
+    for p, names in hands.items():
+        others = every - names
+        assert all(html.escape(n) in sections[p] for n in names)
+        assert not any(f"</span> {html.escape(n)}" in sections[p] for n in others)
+    assert all(html.escape(n) in sections["organizer"] for n in every)
+
+
+def test_face_down_grids_are_positions_only_on_the_table(con) -> None:
+    setup = deal(con, "mimic-match", 3, "afr", seed=7)
+    page = render_sheet(setup, "html")
+    sections = dict(re.findall(r'data-audience="([^"]+)">(.*?)</section>', page))
+    assert set(sections) == {"table", "organizer"}  # nobody owns cards in Mimic Match
+    grid = setup.zone("grid")
+    assert sections["table"].count("face down</span>") == 16
+    assert not any(html.escape(c.name) in sections["table"] for c in grid.cards)
+    assert sections["organizer"].count("MIMIC") == 2 == sum(len(z.tags) for z in setup.zones)
+    assert all(html.escape(c.name) in sections["organizer"] for c in grid.cards)
+    text = render_sheet(setup, "text")
+    assert "grid (16 cards, 4 x 4, face down)" in text
+
+
+def test_base_race_grids_go_to_their_owners(con) -> None:
+    setup = deal(con, "base-race", 2, "znr", seed=2)
+    md = render_sheet(setup, "md")
+    table, p1, p2, organizer = md.split("\n---\n")
+    for n, page in ((1, p1), (2, p2)):
+        grid = setup.zone(f"player-{n} grid")
+        other = setup.zone(f"player-{3 - n} grid")
+        assert page.startswith(f"\n# Base Race — player-{n} — `player-{n}`")
+        assert all(md_names(c.name) in page for c in grid.cards)
+        assert not any(md_names(c.name) in page for c in other.cards
+                       if c.name not in {x.name for x in grid.cards})
+        # the facts Base Race is played by
+        creature = next((c for c in grid.cards if "Creature" in (c.type_line or "")), None)
+        if creature is not None:
+            assert "toughness" in page
+    assert "random arrangement" in table
+
+
+def md_names(name: str) -> str:
+    from boosterkit.minigames.sheets import md_escape
+
+    return md_escape(name)
+
+
+def test_sheet_labels_in_french_and_spanish(capsys, real_db: Path) -> None:
+    base = ["--db", str(real_db), "deal", "Lancez les dés pour l'initiative !", "--players",
+            "3", "--set", "afr", "--seed", "2"]
+    code, out, _ = run(capsys, *base, "--lang", "fr")
+    assert code == 0 and out.startswith("LANCEZ LES DÉS POUR L'INITIATIVE ! [table]")
+    assert "Joueurs:" in out and "ORGANISATEUR SEULEMENT" in out
+    code, out, _ = run(capsys, *base[:3], "Tirada de iniciativa", *base[4:], "--lang", "es")
+    assert code == 0 and "Jugadores:" in out and "SOLO ORGANIZADOR" in out
+    code, _, err = run(capsys, *base, "--lang", "de")
+    assert code == 2 and "--lang" in err
 
 
 def test_a_zone_of_one_card_says_card(con) -> None:
-    setup = deal(con, "roll-for-initiative", 3, "afr", seed=1, strict_backs=True)
-    removed = setup.zone("removed")
-    assert len(removed.cards) == 1  # the art card: seed 1 has no token or ad to remove
-    assert "removed — 1 card\n" in render_sheet(setup, "text")
-    assert "## removed (removed, 1 card)" in render_sheet(setup, "md")
-    assert "<small>(1 card)</small>" in render_sheet(setup, "html")
+    setup = deal(con, "roll-for-initiative", 5, "afr", seed=2)
+    aside = setup.zone("set aside")
+    aside.cards[:] = aside.cards[:1]  # a rendering test: a zone of exactly one card
+    assert "set aside (1 card, out of play)" in render_sheet(setup, "text")
+    assert "## set aside \\(1 card, out of play\\)" in render_sheet(setup, "md")
     sheets = "".join(render_sheet(setup, f) for f in ("text", "md", "html"))
     assert not re.search(r"\b1 cards\b", sheets)  # zone headings and notes alike
-    assert "Removed 1 card without a Magic back" in setup.to_dict()["notes"][0]
+
+
+HOSTILE = ["<script>alert(1)</script>", "[x](javascript:alert(1))", "Evil\n## heading",
+           "Nul\x00by\x07te", "RTL \u202eevil\u202c", "=HYPERLINK(\"x\")", "`tick` *b* _i_ |pipe|"]
+
+
+@pytest.fixture(scope="module")
+def hostile_db(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """real_db with every AFR card renamed to a hostile name (markup, links, a newline that
+    would start a heading, NUL and control characters, an RTL override)."""
+    import shutil
+
+    path = tmp_path_factory.mktemp("hostile") / "hostile.duckdb"
+    shutil.copy(real_db, path)
+    rw = db.connect(path)
+    try:
+        rows = rw.execute("SELECT id FROM cards WHERE set_code = 'afr' ORDER BY id").fetchall()
+        rw.executemany("UPDATE cards SET name = ? WHERE id = ?",
+                       [[f"{HOSTILE[k % len(HOSTILE)]} {k}", r[0]] for k, r in enumerate(rows)])
+    finally:
+        rw.close()
+    return path
+
+
+@pytest.mark.parametrize("game", ["roll-for-initiative", "mimic-match", "base-race"])
+def test_hostile_card_names_cannot_inject_into_any_format(capsys, hostile_db: Path,
+                                                          game: str) -> None:
+    players = "3" if game != "base-race" else "2"
+    base = ["--db", str(hostile_db), "deal", game, "--players", players, "--set", "afr",
+            "--seed", "2"]
+    outs = {}
+    for fmt in ("text", "md", "html", "json"):
+        code, out, err = run(capsys, *base, "--format", fmt)
+        assert code == 0, err
+        outs[fmt] = out
+    names = [c["name"] for z in json.loads(outs["json"])["zones"] for c in z["cards"]
+             if c["name"]]
+    assert any("<script>" in n for n in names) and any("\n## heading" in n for n in names)
+    for fmt in ("text", "md", "html"):
+        out = outs[fmt]
+        assert not re.search("[\x00-\x08\x0b-\x1f\u202a-\u202e\u2066-\u2069]", out), fmt
+        assert not re.search(r"^\s*(\|\s*)?#+ heading", out, re.M), fmt  # no injected heading
+    assert "<script>" not in outs["html"] and "<script>" not in outs["md"]
+    assert not re.search(r"(?<!\\)\]\((?!\))", outs["md"])  # no live link
+    assert "`tick`" not in outs["md"] and "*b*" not in outs["md"] and "|pipe|" not in outs["md"]
+    if any(n.startswith("`tick`") for n in names):
+        assert "\\`tick\\` \\*b\\* \\_i\\_ \\|pipe\\|" in outs["md"]
+    assert "Evil ## heading" in outs["text"] and "Evil \\#\\# heading" in outs["md"]
+    # Parsed as CommonMark (markdown-it, as renderers do): no HTML, no link, no extra heading.
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").parse(outs["md"])
+    flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
+    assert not [t for t in flat if t.type in ("html_inline", "html_block", "link_open", "image")]
+    h1 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"
+          and t.tag == "h1"]
+    assert len(h1) == outs["html"].count('<section class="page"')
+    assert not any("heading" in tokens[i + 1].content for i, t in enumerate(tokens)
+                   if t.type == "heading_open")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def _deal_somewhere(con, game: str, players: int):
     """The first (set, seed) whose packs can make the setup; every failure must be a clear
     SetupError (e.g. a pack without a double-faced card for Monster of the Week)."""
     errors = []
-    for seed in (1, 2, 3, 4):
+    for seed in range(12):  # The List cards are not in real_db: some seeds cannot be dealt
         for set_code in SETS:
             try:
                 return deal(con, game, players, set_code=set_code, seed=seed)
@@ -83,14 +84,18 @@ def test_roll_for_initiative_packs_hands_and_rolls(con) -> None:
     assert all(not is_nmb(c) for z in hands for c in z.cards)
     rolls = five.rolls
     assert sorted(rolls) == [h.owner for h in hands]
-    assert len(set(rolls.values())) == 5 and all(1 <= v <= 20 for v in rolls.values())
-    assert five.first_player == min(rolls, key=rolls.get)
+    assert all(1 <= v <= 20 for v in rolls.values())
+    # Ties are broken by roll-offs of the tied players only; the lowest goes first.
+    keys = {p: (rolls[p], *five.tiebreaks.get(p, ())) for p in rolls}
+    assert len(set(keys.values())) == 5
+    assert all(list(rolls.values()).count(rolls[p]) > 1 for p in five.tiebreaks)
+    assert five.first_player == min(keys, key=keys.get)
 
 
 def test_same_inputs_same_setup_and_the_seed_matters(con) -> None:
-    a = deal(con, "mimic-match", 3, "khm", seed=99).to_dict()
-    b = deal(con, "mimic-match", 3, "khm", seed=99).to_dict()
-    c = deal(con, "mimic-match", 3, "khm", seed=100).to_dict()
+    a = deal(con, "mimic-match", 3, "khm", seed=2).to_dict()
+    b = deal(con, "mimic-match", 3, "khm", seed=2).to_dict()
+    c = deal(con, "mimic-match", 3, "khm", seed=3).to_dict()
     assert a == b
     assert a["zones"] != c["zones"]
 
@@ -102,18 +107,41 @@ def test_mimic_match_grid_and_the_two_mimics(con) -> None:
     in_play = grid.cards + setup.zone("deck").cards
     lands = [c for c in in_play if "Land" in (c.type_line or "").split(" // ")[0]]
     assert len(lands) == 2
-    assert all(not is_nmb(c) for c in in_play)
-    assert any("as mimic" in n and lands[0].uid in n for n in setup.notes)
+    # face down: no double-faced card (it has no Magic back) by default in this game
+    assert all(not is_nmb(c, strict=True) for c in in_play) and setup.strict_backs
+    # The mimics are tagged in the JSON; the grid and deck are hidden; no note names them.
+    data = setup.to_dict()
+    tagged = [c["uid"] for z in data["zones"] for c in z["cards"] if c.get("tag") == "mimic"]
+    assert sorted(tagged) == sorted(c.uid for c in lands)
+    assert {z["name"]: z["visibility"] for z in data["zones"]}["grid"] == "hidden"
+    assert setup.zone("deck").visibility == "hidden"
+    assert not any(c.name in n for c in lands for n in setup.notes)
 
 
 def test_base_race_grids_hold_one_basic_land_each(con) -> None:
-    setup = deal(con, "base-race", 2, "znr", seed=8)
+    setup = deal(con, "base-race", 2, "znr", seed=2)
     for p in ("player-1", "player-2"):
         grid = setup.zone(f"{p} grid")
         assert (grid.rows, grid.cols, len(grid.cards)) == (3, 4, 12)
+        assert (grid.owner, grid.visibility) == (p, "owner")
         # a card is a land by its front face: a modal DFC "Sorcery // Land" is a sorcery
         lands = [c for c in grid.cards if "Land" in (c.type_line or "").split(" // ")[0]]
         assert len(lands) == 1 and "Basic" in lands[0].type_line
+
+
+def test_base_race_basic_land_lies_in_every_cell_equally_often(con) -> None:
+    """The player arranges the grid; dealt at random, the basic land's cell is uniform over
+    the 12 cells: 1 200 seeds on the same packs, chi-square df 11, p = 0.001 bound 31.26."""
+    from boosterkit.minigames.catalog import get_minigame
+    from boosterkit.minigames.engine import build_setup
+
+    spec, packs = get_minigame("base-race"), open_packs("znr", "set", 3, 2, db=con)
+    cells = Counter()
+    for s in range(1200):
+        grid = build_setup(spec, packs, 2, s, set_code="znr", product="set",
+                           strict_backs=True).zone("player-1 grid")
+        cells[next(k for k, c in enumerate(grid.cards) if "Basic" in (c.type_line or ""))] += 1
+    assert _chi2(cells, list(range(12)), 1200) < 31.26
 
 
 def test_foraging_squirrels_puts_one_art_card_back_into_the_5x5_grid(con) -> None:
@@ -122,8 +150,7 @@ def test_foraging_squirrels_puts_one_art_card_back_into_the_5x5_grid(con) -> Non
     assert (grid.rows, grid.cols, len(grid.cards)) == (5, 5, 25)
     art = [c for c in grid.cards if c.kind == "art_card"]
     assert len(art) == 1 and all(not is_nmb(c) for c in grid.cards if c is not art[0])
-    # an art card has no name: the note says what it is, never "None"
-    assert f"as squirrel: art card ({art[0].uid})." in " ".join(setup.notes)
+    assert grid.tags == {art[0].uid: "squirrel"} and grid.visibility == "public"
 
 
 def test_one_player_games_say_player(con) -> None:
@@ -132,7 +159,7 @@ def test_one_player_games_say_player(con) -> None:
 
 
 def test_mini_master_adds_15_outside_basic_lands_per_player(con) -> None:
-    setup = deal(con, "mini-master", 2, "afr", seed=4)
+    setup = deal(con, "mini-master", 2, "afr", seed=2)
     for n, p in enumerate(("player-1", "player-2"), 1):
         library = setup.zone(f"{p} library")
         outside = [c for c in library.cards if c.external]
@@ -153,7 +180,10 @@ def test_mini_master_adds_15_outside_basic_lands_per_player(con) -> None:
 def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
     """KHM has modal double-faced gods: they stay by default, --strict-backs removes them."""
     for seed in range(1, 60):
-        setup = deal(con, "strictly-better", 3, "khm", seed=seed)
+        try:
+            setup = deal(con, "strictly-better", 3, "khm", seed=seed)
+        except SetupError:  # a card from The List, not in real_db
+            continue
         dfc = [c for z in setup.zones if z.kind == "hand" for c in z.cards
                if c.kind == "card" and not c.magic_back]
         if dfc:
@@ -169,14 +199,20 @@ def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
 
 def test_set_code_is_normalised_like_everywhere_else(con) -> None:
     """" AFR " names the same set as "afr": the same packs and the same outside basic lands."""
-    loose = deal(con, "mini-master", 2, " AFR ", seed=4)
+    loose = deal(con, "mini-master", 2, " AFR ", seed=2)
     assert loose.set == "afr"
-    assert loose.to_dict() == deal(con, "mini-master", 2, "afr", seed=4).to_dict()
+    assert loose.to_dict() == deal(con, "mini-master", 2, "afr", seed=2).to_dict()
 
 
 def test_default_set_is_one_the_game_was_printed_for(con) -> None:
-    assert deal(con, "roll-for-initiative", 2, seed=1).set == "afr"
-    assert deal(con, "winchester-draft", 2, seed=1).set == "stx"
+    from boosterkit.minigames import default_set
+    from boosterkit.minigames.catalog import get_minigame
+
+    assert deal(con, "roll-for-initiative", 2, seed=2).set == "afr"
+    assert default_set(con, get_minigame("winchester-draft")) == "stx"
+    # every STX Set Booster holds a Mystical Archive card (STA), not in real_db: say so
+    with pytest.raises(SetupError, match=r"not in the database.*`boosterkit sync sta`"):
+        deal(con, "winchester-draft", 2, seed=1)
     with pytest.raises(NotFoundError, match="printed for vow.*choose a set"):
         deal(con, "monster-of-the-week", 1, seed=1)
 
@@ -198,7 +234,8 @@ def test_missing_basic_lands_name_the_sync_not_another_seed(real_db: Path, tmp_p
             with pytest.raises(SetupError) as err:
                 deal(rw, "base-race", 2, "one", seed=seed)
             message = str(err.value)
-            assert message.startswith("Base Race: reserve needs 1 basic land, the pool has 0; ")
+            assert re.match(r"Base Race: giving each of the 2 players 1 basic land: the 3 packs "
+                            r"opened hold [01] basic lands?, and 2 are needed; ", message)
             assert "cards in the packs are not in the database (e.g. one " in message
             assert "`boosterkit sync one`" in message and "another seed" not in message
     finally:
@@ -281,14 +318,14 @@ def test_deals_are_fair_across_seeds(con) -> None:
     from boosterkit.minigames.engine import build_setup
 
     mimic = get_minigame("mimic-match")
-    packs = open_packs("afr", "set", 4, 31, db=con)
+    packs = open_packs("afr", "set", 4, 2, db=con)
     firsts = Counter(build_setup(mimic, packs, 4, s, set_code="afr", product="set").first_player
                      for s in range(2000))
     players = [f"player-{i}" for i in range(1, 5)]
     assert _chi2(firsts, players, 2000) < 16.27
 
     rfi = get_minigame("roll-for-initiative")
-    one = open_packs("afr", "set", 1, 31, db=con)
+    one = open_packs("afr", "set", 1, 2, db=con)
     card = next(i for i in one[0].items if not is_nmb(i)).uid
     where = Counter()
     for s in range(2000):

@@ -29,7 +29,7 @@ def page():
 
 
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
-def test_each_private_hand_prints_on_its_own_page(page, real_db: Path, paper: str) -> None:
+def test_each_audience_prints_on_its_own_pages(page, real_db: Path, paper: str) -> None:
     pypdf = pytest.importorskip("pypdf")
     con = db.connect(real_db, read_only=True)
     try:
@@ -39,12 +39,23 @@ def test_each_private_hand_prints_on_its_own_page(page, real_db: Path, paper: st
     page.set_content(render_sheet(setup, "html"))
     pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
     texts = [" ".join(p.extract_text().split()) for p in pdf.pages]
-    assert len(texts) == 1 + 5  # the table's sheet, then one page per player
-    assert texts[0].startswith("Roll for Initiative") and "player-" in texts[0]
-    for n, text in enumerate(texts[1:], 1):
-        hand = setup.zone(f"player-{n} hand")
-        assert text.startswith(f"player-{n} hand")
-        assert all(c.name in text for c in hand.cards)
-        others = [c.name for z in setup.zones if z.kind == "hand" and z is not hand
-                  for c in z.cards if c.name not in {x.name for x in hand.cards}]
+    # Each audience starts a new page: group the pages by the heading that opens them.
+    groups: list[list[str]] = []
+    for text in texts:
+        if text.startswith("Roll for Initiative"):
+            groups.append([text])
+        else:
+            groups[-1].append(text)
+    heads = [g[0].split(" ", 5)[:5] for g in groups]
+    assert len(groups) == 1 + 5 + 1, heads  # table, five players, organizer
+    assert "TABLE" in groups[0][0] and "ORGANIZER ONLY" in groups[-1][0]
+    hands = {n: {c.name for c in setup.zone(f"player-{n} hand").cards} for n in range(1, 6)}
+    for n, group in enumerate(groups[1:6], 1):
+        text = " ".join(group)
+        assert text.startswith(f"Roll for Initiative — player-{n}")
+        assert all(name in text for name in hands[n])
+        others = set().union(*(h for k, h in hands.items() if k != n)) - hands[n]
         assert not any(name in text for name in others)  # nobody else's cards on the page
+    table = " ".join(groups[0])
+    assert not any(name in table for h in hands.values() for name in h
+                   if name not in setup.rules_text["text"])

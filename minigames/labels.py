@@ -1,0 +1,89 @@
+"""The setup sheets' own words in English, French and Spanish (``deal --lang``).
+
+Card names and card text are printed as the database holds them; only these labels change.
+A label missing in a language falls back to English.
+"""
+
+from __future__ import annotations
+
+LANGS = ("en", "fr", "es")
+
+_EN = {
+    "card": "card", "cards": "cards", "Players": "Players", "Set": "Set", "Seed": "Seed",
+    "Packs": "Packs", "opened": "opened", "Time": "Time", "minutes": "minutes",
+    "To win": "To win", "First player": "First player", "Rules": "Rules", "Rolls": "Rolls",
+    "Notes": "Notes", "face down": "face down", "not shown": "Not shown here:",
+    "why-owner": "on its owner's page.", "why-hidden": "on the organizer's page.",
+    "why-down": "face down; the organizer lays it out.", "out of play": "out of play",
+    "why-public": "", "colourless": "colourless", "multicolour": "multicolour", "MV": "MV",
+    "toughness": "toughness", "loyalty": "loyalty", "legendary": "legendary",
+    "effect": "effect", "foil": "foil", "from outside the packs": "from outside the packs",
+    "unknown card": "unknown card", "roll-off": "roll-off", "order": "initiative order",
+    "organizer": "organizer",
+    "banner-table": "TABLE: everyone may see this page.",
+    "banner-player": "{p} ONLY: your own cards. Do not show them to the other players.",
+    "banner-organizer": "ORGANIZER ONLY: keep this page away from the players. It names every "
+                        "card, face-down ones included, to lay the setup out from the real packs.",
+    "source-card": "the card {card}",
+    "source-catalogue": "the boosterkit catalogue: the database holds none of this game's cards",
+    "text-in": "text in {lang}: the database holds none in this language",
+    "lang-en": "English", "lang-fr": "French", "lang-es": "Spanish",
+}
+
+_FR = {
+    "card": "carte", "cards": "cartes", "Players": "Joueurs", "Set": "Extension",
+    "Seed": "Graine", "Packs": "Boosters", "opened": "ouverts", "Time": "Durée",
+    "minutes": "minutes", "To win": "Pour gagner", "First player": "Premier joueur",
+    "Rules": "Règles", "Rolls": "Jets de dés", "Notes": "Notes", "face down": "face cachée",
+    "not shown": "Non montré ici :", "why-owner": "sur la page de son propriétaire.",
+    "why-hidden": "sur la page de l'organisateur.",
+    "why-down": "face cachée ; l'organisateur la met en place.", "out of play": "hors jeu",
+    "why-public": "",
+    "colourless": "incolore", "multicolour": "multicolore", "MV": "VM",
+    "toughness": "endurance", "loyalty": "loyauté", "legendary": "légendaire",
+    "effect": "effet", "foil": "premium", "from outside the packs": "hors des boosters",
+    "unknown card": "carte inconnue", "roll-off": "départage", "order": "ordre d'initiative",
+    "organizer": "organisateur",
+    "banner-table": "TABLE : tout le monde peut voir cette page.",
+    "banner-player": "{p} SEULEMENT : vos propres cartes. Ne les montrez pas aux autres joueurs.",
+    "banner-organizer": "ORGANISATEUR SEULEMENT : gardez cette page loin des joueurs. Elle "
+                        "nomme chaque carte, y compris les cartes face cachée, pour préparer "
+                        "la partie avec les vrais boosters.",
+    "source-card": "la carte {card}",
+    "source-catalogue": "le catalogue de boosterkit : la base ne contient aucune carte de ce jeu",
+    "text-in": "texte en {lang} : la base n'en a pas en français",
+    "lang-en": "anglais", "lang-fr": "français", "lang-es": "espagnol",
+}
+
+_ES = {
+    "card": "carta", "cards": "cartas", "Players": "Jugadores", "Set": "Colección",
+    "Seed": "Semilla", "Packs": "Sobres", "opened": "abiertos", "Time": "Duración",
+    "minutes": "minutos", "To win": "Para ganar", "First player": "Jugador inicial",
+    "Rules": "Reglas", "Rolls": "Tiradas", "Notes": "Notas", "face down": "boca abajo",
+    "not shown": "No se muestra aquí:", "why-owner": "en la página de su dueño.",
+    "why-hidden": "en la página del organizador.",
+    "why-down": "boca abajo; el organizador la prepara.", "out of play": "fuera de juego",
+    "why-public": "",
+    "colourless": "incoloro", "multicolour": "multicolor", "MV": "VM",
+    "toughness": "resistencia", "loyalty": "lealtad", "legendary": "legendario",
+    "effect": "efecto", "foil": "foil", "from outside the packs": "de fuera de los sobres",
+    "unknown card": "carta desconocida", "roll-off": "desempate",
+    "order": "orden de iniciativa", "organizer": "organizador",
+    "banner-table": "MESA: todos pueden ver esta página.",
+    "banner-player": "SOLO {p}: tus propias cartas. No se las enseñes a los demás jugadores.",
+    "banner-organizer": "SOLO ORGANIZADOR: mantén esta página lejos de los jugadores. Nombra "
+                        "todas las cartas, también las que están boca abajo, para preparar la "
+                        "partida con los sobres reales.",
+    "source-card": "la carta {card}",
+    "source-catalogue": "el catálogo de boosterkit: la base de datos no tiene ninguna carta "
+                        "de este juego",
+    "text-in": "texto en {lang}: la base de datos no lo tiene en español",
+    "lang-en": "inglés", "lang-fr": "francés", "lang-es": "español",
+}
+
+_LABELS = {"en": _EN, "fr": _FR, "es": _ES}
+
+
+def label(lang: str, key: str) -> str:
+    """The sheet label ``key`` in ``lang`` (English when that language lacks it)."""
+    return _LABELS.get(lang, _EN).get(key) or _EN.get(key, key)

@@ -1,0 +1,167 @@
+"""What a table needs (issue 10): unknown cards, player counts, inferred steps, rules text,
+face-down defaults, printed names in other languages, escaping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import schema_checked_deal as deal
+
+from boosterkit.errors import InputError
+from boosterkit.minigames import SetupError, render_sheet, validate_setup
+from boosterkit.minigames.catalog import get_minigame
+from boosterkit.minigames.filters import is_nmb
+from boosterkit.minigames.sheets import clean, md_escape
+from boosterkit.pipeline import db
+
+
+@pytest.fixture(scope="module")
+def con(real_db: Path):
+    c = db.connect(real_db, read_only=True)
+    yield c
+    c.close()
+
+
+def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:
+    """Seed 32 at 7 players sets aside a card from The List (not in real_db): nobody reads
+    it, so it is dealt with a note and an "unknown card" mark, never as a blank card."""
+    setup = deal(con, "roll-for-initiative", 7, "afr", seed=32)
+    unknown = [c for c in setup.zone("set aside").cards if not c.resolved and c.kind == "card"]
+    assert len(unknown) == 1 and unknown[0].set == "plist"
+    assert any(f"{unknown[0].uid} (PLIST {unknown[0].collector_number}) in the set aside is an "
+               "unknown card" in n and "`boosterkit sync plist`" in n for n in setup.notes)
+    organizer = render_sheet(setup, "text").split("[organizer]")[1]
+    assert f"unknown card (PLIST {unknown[0].collector_number})" in organizer
+    assert validate_setup(con, setup.to_dict(), exact=True).valid
+
+
+def test_an_unknown_card_in_play_fails_naming_the_sync(con) -> None:
+    with pytest.raises(SetupError) as err:
+        deal(con, "mimic-match", 2, "afr", seed=1)
+    message = str(err.value)
+    assert "\n" not in message and "is not in the database" in message
+    assert "played by colors, mana value" in message and "`boosterkit sync plist`" in message
+
+
+def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> None:
+    setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
+    hands = [z for z in setup.zones if z.kind == "hand"]
+    assert len(hands) == 24 and {len(z.cards) for z in hands} == {1}
+    order = {p: (v, *setup.tiebreaks.get(p, ())) for p, v in setup.rolls.items()}
+    assert len(set(order.values())) == 24  # 24 players on a d20: ties broken by roll-offs
+    assert setup.first_player == min(order, key=order.get)
+    assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
+    with pytest.raises(InputError, match=r"^players: 25 is more than Roll for Initiative "
+                                         r"serves \(at most 24\): the two boosters hold 24"):
+        deal(con, "roll-for-initiative", 25, "afr", seed=0)
+
+
+def test_inferred_steps_and_products_are_noted(con) -> None:
+    mm = deal(con, "magic-and-minions", 4, "afr", seed=0)
+    assert any(n.startswith("Inferred, not printed on the card: Draft Boosters") for n in mm.notes)
+    wd = deal(con, "winchester-draft", 2, "mh2", seed=0)
+    assert "Inferred, not printed on the card: basic lands, ads, tokens (and other cards " \
+           "without Magic backs) are taken out." in wd.notes
+
+
+def test_rules_text_comes_from_the_card_else_the_catalogue(con) -> None:
+    rfi = deal(con, "roll-for-initiative", 2, "afr", seed=2)
+    assert rfi.rules_text["source"] == "the card MAFR #5"
+    assert "In case of a tie, the tied players roll again." in rfi.rules_text["text"]
+    assert "*Red Card*" in rfi.rules_text["text"]  # the back of the card too
+    mini = deal(con, "mini-master", 2, "afr", seed=2)  # MCLB / MDMU are not in real_db
+    assert mini.rules_text["source"].startswith("the boosterkit catalogue")
+    assert "To win: Win a game of Magic" in mini.rules_text["text"]
+    assert mini.to_dict()["rules"] == mini.rules_text
+
+
+def test_face_down_games_drop_double_faced_cards_by_default(con) -> None:
+    """ZNR has modal double-faced cards: Base Race removes them unless --no-strict-backs."""
+    for seed in (0, 2, 3, 5, 6, 7):
+        keep = deal(con, "base-race", 2, "znr", seed=seed, strict_backs=False)
+        dfc = [c for z in keep.zones if z.kind == "grid" for c in z.cards if is_nmb(c, True)]
+        if dfc:
+            break
+    else:
+        pytest.fail("no ZNR seed put a double-faced card in a Base Race grid")
+    default = deal(con, "base-race", 2, "znr", seed=seed)
+    assert default.strict_backs and not keep.strict_backs
+    removed = {c.uid for c in default.zone("removed").cards}
+    assert {c.uid for c in dfc} <= removed
+    assert any("double-faced Magic cards too: this game's cards lie face down" in n
+               for n in default.notes)
+    assert validate_setup(con, default.to_dict(), exact=True).valid
+    # the file without strict_backs means the game's default
+    data = default.to_dict()
+    del data["strict_backs"]
+    assert validate_setup(con, data).valid
+
+
+def test_printed_names_in_other_languages_find_the_game() -> None:
+    for name in ("Lancez les dés pour l'initiative !", "lancez les des pour l'initiative",
+                 "Tirada de iniciativa", "TIRADA DE INICIATIVA", "Roll for Initiative"):
+        assert get_minigame(name).id == "roll-for-initiative"
+    assert get_minigame("careful study (minigame)").id == "careful-study"
+
+
+def test_escaping_helpers() -> None:
+    assert clean("a\nb\r\nc\x00d\u202ee\x1bf") == "a b cdef"
+    assert md_escape("[x](javascript:alert(1))") == "\\[x\\]\\(javascript:alert\\(1\\)\\)"
+    assert md_escape("<script>") == "&lt;script\\>"
+    assert md_escape("- item") == "\\- item" and md_escape("1. x") == "1\\. x"
+    assert md_escape("# h") == "\\# h"
+
+
+def test_face_down_libraries_are_on_the_organizer_page_only(con) -> None:
+    """Mini-Master's libraries lie face down, in order: neither the table nor the players
+    see them (the issue found them, in order, on the shared page)."""
+    import re
+
+    setup = deal(con, "mini-master", 2, "afr", seed=2)
+    page = render_sheet(setup, "html")
+    sections = dict(re.findall(r'data-audience="([^"]+)">(.*?)</section>', page))
+    assert set(sections) == {"table", "organizer"}
+    for z in (setup.zone("player-1 library"), setup.zone("player-2 library")):
+        assert z.visibility == "hidden" and z.face_down
+        own = [c.uid for c in z.cards if not c.external]
+        assert not any(f'class="uid">{uid}<' in sections["table"] for uid in own)
+        assert all(f'class="uid">{uid}<' in sections["organizer"] for uid in own)
+
+
+def test_roll_for_initiative_sheet_stays_small_at_24_players(con) -> None:
+    """The issue's 20-player sheet was 273 MB (an unbounded re-roll history)."""
+    setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
+    sizes = {f: len(render_sheet(setup, f)) for f in ("text", "md", "html")}
+    assert max(sizes.values()) < 100_000, sizes
+
+
+def test_sheet_labels_follow_the_language(con) -> None:
+    es = render_sheet(deal(con, "roll-for-initiative", 2, "afr", seed=2, lang="es"), "text")
+    assert es.startswith("TIRADA DE INICIATIVA [table]\nMESA: todos pueden ver esta página.")
+    assert "Reglas (la carta MAFR #5 — texto en inglés" in es and "SOLO ORGANIZADOR" in es
+    fr = render_sheet(deal(con, "mini-master", 2, "afr", seed=2, lang="fr"), "html")
+    assert '<html lang="fr">' in fr and "Règles (le catalogue de boosterkit" in fr
+    with pytest.raises(InputError, match="lang: 'de' is not one of en, fr, es"):
+        deal(con, "mini-master", 2, "afr", seed=2, lang="de")
+
+
+@pytest.mark.parametrize(("game", "players", "set_code", "seed", "message"), [
+    ("base-race", 2, "khm", 23,
+     "Base Race: dealing 11 cards to the 2 players: the 3 packs opened hold 20 cards once the "
+     "lands or cards without a Magic back are taken out, and 22 are needed; try another seed "
+     "(this was 23) or another set"),
+    ("booster-blitz", 2, "khm", 0,
+     "Booster Blitz: making 4 piles of 3: player-1's own pack holds 11 cards once the cards "
+     "without a Magic back are taken out, and 12 are needed; try another seed (this was 0) or "
+     "another set"),
+    ("foraging-squirrels", 4, "khm", 0,
+     "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 23 "
+     "cards once the cards without a Magic back are taken out, and 25 are needed; try another "
+     "seed (this was 0) or another set"),
+])
+def test_short_packs_say_what_they_lacked_and_what_to_do(con, game, players, set_code, seed,
+                                                         message) -> None:
+    with pytest.raises(SetupError) as err:
+        deal(con, game, players, set_code, seed=seed)
+    assert str(err.value) == message
