@@ -25,7 +25,7 @@ from boosterkit.generator.output import CSV_COLUMNS
 if TYPE_CHECKING:
     import polars as pl
 
-    from boosterkit.generator import DbArg
+    from boosterkit.generator.cache import DbArg
     from boosterkit.generator.engine import CompiledProduct
 
 FRAME_FORMATS = ("parquet", "arrow")

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
-from boosterkit.generator import DbArg, iter_packs, new_seed, rng
-from boosterkit.generator.engine import check_seed
+from boosterkit.generator import rng
+from boosterkit.generator.packs import iter_packs, new_seed
+from boosterkit.generator.rng import check_seed
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import DbArg
 
 MAX_PLAYERS = 64
 MAX_PACKS = 36
