@@ -20,21 +20,24 @@ from boosterkit import __version__
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
-COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee", "odds",
-                   "pool"]
+COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve",
+                   "referee", "odds", "pool"]
+
 
 class Guarded(TyperGroup):
     """The root command group: storage failures of any command become one-line errors."""
 
     def invoke(self, ctx: typer.Context) -> object:
-        from boosterkit import config
-        from boosterkit.pipeline.db import guarded
-
         try:
             return super().invoke(ctx)
         except BoosterkitError:
             raise
-        except Exception:
+        except Exception as exc:
+            if "duckdb" not in sys.modules and not isinstance(exc, OSError):
+                raise  # not a storage failure (click's own exits too): --help loads no DuckDB
+            from boosterkit import config
+            from boosterkit.pipeline.db import guarded
+
             with guarded(config.db_path((ctx.obj or {}).get("db"))):
                 raise
 
