@@ -126,13 +126,15 @@ def setups(game: str, players: int | SearchStrategy[int], set_code: str | None =
            db: str | os.PathLike[str] | None = None) -> SearchStrategy[Setup]:
     """Dealt setups of minigame ``game``: ``deal(game, players, set_code, product, seed)``.
 
-    ``players`` is a number or a strategy of numbers (``st.integers(2, 4)``)."""
+    ``players`` is a number or a strategy of numbers (``st.integers(2, 4)``). Seeds whose
+    packs cannot make the setup (a ``SetupError``: too few cards, or a card the database does
+    not hold where the game reads it) are not drawn."""
     st = _hypothesis()
     products = _Products(db)
     counts = players if isinstance(players, st.SearchStrategy) else st.just(players)
 
-    def dealt(args: tuple[int, int]) -> Setup:
-        from boosterkit.minigames import deal
+    def dealt(args: tuple[int, int]) -> Setup | None:
+        from boosterkit.minigames import SetupError, deal
         from boosterkit.pipeline import db as dbmod
 
         n, seed = args
@@ -140,7 +142,9 @@ def setups(game: str, players: int | SearchStrategy[int], set_code: str | None =
         con = dbmod.connect(path, read_only=True)
         try:
             return deal(con, game, n, set_code, product, seed, products=cache)
+        except SetupError:
+            return None
         finally:
             con.close()
 
-    return st.tuples(counts, seeds()).map(dealt)
+    return st.tuples(counts, seeds()).map(dealt).filter(lambda s: s is not None)
