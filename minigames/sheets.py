@@ -468,7 +468,7 @@ def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) 
     """The setup sheet in ``fmt``: ``text``, ``md`` or ``html`` (``images``: HTML only, see
     ``render_html``)."""
     if images is not None and fmt != "html":
-        raise InputError(f"--images: card images go on HTML sheets (--format html), not {fmt}",
+        raise InputError(f"images: only HTML sheets carry card images (the format is {fmt})",
                          field="images")
     if fmt == "html":
         return render_html(setup, images)
