@@ -228,6 +228,7 @@ function init() {
   $("minigame").addEventListener("change", describeMinigame);
   $("set").addEventListener("change", offerSets);
   $("deal-form").addEventListener("change", saveForm);
+  $("deal-form").addEventListener("input", saveForm);
   $("deal-form").addEventListener("submit", dealSheet);
   $("print").addEventListener("click", () => window.print());
   loadChoices()
