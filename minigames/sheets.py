@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,8 @@ from boosterkit.minigames.engine import Setup, Zone, initiative_order
 from boosterkit.minigames.labels import LANGS, label
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from boosterkit.pipeline.queries import CardArt
 
     Images = Mapping[str, CardArt]
@@ -457,11 +458,12 @@ def render_html(setup: Setup, images: Images | None = None) -> str:
 
 
 def sheet_images(db: Any, setup: Setup) -> dict[str, CardArt]:
-    """card id → ``CardArt`` for the cards of ``setup``'s packs that have a Scryfall image
-    (``db``: a connection, a database path or None for the configured one)."""
+    """card id → ``CardArt`` for the dealt cards of ``setup`` (outside additions such as Base
+    Race's basic lands included) that have a Scryfall image (``db``: a connection, a
+    database path or None for the configured one)."""
     from boosterkit.pipeline.queries import card_art
 
-    return card_art(db, (it.card_id for pk in setup.packs for it in pk.items))
+    return card_art(db, (it.card_id for z in setup.zones for it in z.cards))
 
 
 def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) -> str:
