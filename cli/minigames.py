@@ -99,6 +99,7 @@ def deal_cmd(
     from boosterkit.generator import new_seed
     from boosterkit.minigames import deal, render_sheet
     from boosterkit.minigames.sheets import sheet_images
+    from boosterkit.pipeline.queries import NO_IMAGES
 
     if images and fmt is not SheetFormat.html:
         raise InputError(f"--images: only HTML sheets carry card images (--format html, not "
@@ -114,6 +115,8 @@ def deal_cmd(
                                    "lang": "--lang"}) from exc
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+    if images and not art:
+        render.echo_err(NO_IMAGES)
     with render.output(output) as out:
         if fmt is SheetFormat.json:
             render.emit(setup.to_dict(), render.Format.json, out=out)

@@ -62,6 +62,7 @@ def register(app: typer.Typer) -> None:
             render_pool,
             render_pools,
         )
+        from boosterkit.pipeline.queries import NO_IMAGES
 
         fmt = PoolFormat.json if json_ else fmt
         if images and fmt is not PoolFormat.html:
@@ -76,6 +77,8 @@ def register(app: typer.Typer) -> None:
         if seed is None:
             render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
         art = pool_images(config.db_path(ctx.obj["db"]), data) if images else None
+        if images and not art:
+            render.echo_err(NO_IMAGES)
         if output:
             _write_dir(output, {f"pool-{p['player']}.{extension(fmt.value)}":
                                 render_pool(data, p, fmt.value, art) for p in data["pools"]})

@@ -191,6 +191,12 @@ def safe_image_url(url: str | None) -> str | None:
     return url
 
 
+#: What ``--images`` says (on stderr) when none of the cards has an image.
+NO_IMAGES = ("--images: none of these cards has a Scryfall image in the database (MTGJSON "
+             "imports have none; a database from before images were kept gets them with "
+             "`boosterkit db rebuild` or `boosterkit sync SET`)")
+
+
 def card_art(con: Any, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
     none: they are left out, and a sheet prints them without an image).

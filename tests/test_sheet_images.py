@@ -200,3 +200,14 @@ def test_http_sheet_and_pool_images_equal_the_cli(capsys, images_db: Path) -> No
         assert r.status_code == 422 and "only HTML pools carry card images" in r.json()["error"]
         icon = client.get("/favicon.ico")
         assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+def test_cli_says_when_no_card_has_an_image(capsys, real_db: Path) -> None:
+    """MTGJSON-only data: the sheet is the one without --images, and stderr says why."""
+    base = ["--db", str(real_db), "deal", "roll-for-initiative", "-n", "4", "--set", "afr",
+            "--seed", "2", "-f", "html"]
+    code, out, err = run(capsys, *base, "--images")
+    _, plain, plain_err = run(capsys, *base)
+    assert code == 0 and out == plain and "<img" not in out
+    assert "none of these cards has a Scryfall image" in err and "db rebuild" in err
+    assert "Scryfall image" not in plain_err
