@@ -79,7 +79,7 @@ def test_health_and_kept_products_answer_without_the_database(real_db: Path, tmp
     def unavailable():
         raise AssertionError("the database was read")
 
-    with TestClient(app, base_url=LOCAL) as client:
+    with TestClient(app) as client:
         first = client.get("/health")
         packs = client.post("/packs", json={"set": "afr", "count": 2, "seed": 4}).text
         body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
