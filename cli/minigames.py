@@ -91,25 +91,37 @@ def deal_cmd(
     fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
     lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
     output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
+    images: bool = typer.Option(
+        False, "--images", help="HTML sheets: each card shown with its Scryfall image (from "
+        "the database) and artist credit. Cards without one print as before."),
 ) -> None:
     """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
     from boosterkit.generator import new_seed
     from boosterkit.minigames import deal, render_sheet
+    from boosterkit.minigames.sheets import sheet_images
+    from boosterkit.pipeline.queries import NO_IMAGES
 
+    if images and fmt is not SheetFormat.html:
+        raise InputError(f"--images: only HTML sheets carry card images (--format html, not "
+                         f"{fmt.value})")
     chosen = new_seed() if seed is None else seed
     try:  # the database is opened only if the kept product and the options do not suffice
         setup = deal(config.db_path(ctx.obj["db"]), game, players, set_code, product, chosen,
                      strict_backs, lang=lang.value)
+        art = sheet_images(config.db_path(ctx.obj["db"]), setup) if images else None
+        sheet = None if fmt is SheetFormat.json else render_sheet(setup, fmt.value, art)
     except BoosterkitError as exc:
         raise render.flagged(exc, {"players": "--players", "set": "--set",
                                    "lang": "--lang"}) from exc
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+    if images and not art:
+        render.echo_err(NO_IMAGES)
     with render.output(output) as out:
         if fmt is SheetFormat.json:
             render.emit(setup.to_dict(), render.Format.json, out=out)
         else:
-            out.write(render_sheet(setup, fmt.value))
+            out.write(sheet)
 
 
 def validate_cmd(

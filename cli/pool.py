@@ -49,12 +49,25 @@ def register(app: typer.Typer) -> None:
         json_: bool = typer.Option(False, "--json", help="Same as --format json."),
         output: str | None = typer.Option(
             None, "-o", "--output", metavar="DIR", help="Write one file per player into DIR."),
+        images: bool = typer.Option(
+            False, "--images", help="HTML: each card with its Scryfall image (from the "
+            "database) and artist credit."),
     ) -> None:
         """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
         from boosterkit.generator import new_seed
-        from boosterkit.generator.pools import extension, open_pools, render_pool, render_pools
+        from boosterkit.generator.pools import (
+            extension,
+            open_pools,
+            pool_images,
+            render_pool,
+            render_pools,
+        )
+        from boosterkit.pipeline.queries import NO_IMAGES
 
         fmt = PoolFormat.json if json_ else fmt
+        if images and fmt is not PoolFormat.html:
+            raise InputError(f"--images: only HTML pools carry card images (--format html, "
+                             f"not {fmt.value})")
         chosen = new_seed() if seed is None else seed
         try:
             data = open_pools(set_code, players, packs, product, chosen,
@@ -63,8 +76,11 @@ def register(app: typer.Typer) -> None:
             raise render.flagged(exc, {"players": "--players", "packs": "--packs"}) from exc
         if seed is None:
             render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
+        art = pool_images(config.db_path(ctx.obj["db"]), data) if images else None
+        if images and not art:
+            render.echo_err(NO_IMAGES)
         if output:
             _write_dir(output, {f"pool-{p['player']}.{extension(fmt.value)}":
-                                render_pool(data, p, fmt.value) for p in data["pools"]})
+                                render_pool(data, p, fmt.value, art) for p in data["pools"]})
             return
-        typer.echo(render_pools(data, fmt.value), nl=False)
+        typer.echo(render_pools(data, fmt.value, art), nl=False)

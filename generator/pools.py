@@ -20,7 +20,10 @@ from boosterkit.generator.packs import iter_packs, new_seed
 from boosterkit.generator.rng import check_seed
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from boosterkit.generator.cache import DbArg
+    from boosterkit.pipeline.queries import CardArt
 
 MAX_PLAYERS = 64
 MAX_PACKS = 36
@@ -166,21 +169,53 @@ h1{font-size:14pt}h2{font-size:11pt;margin:.6em 0 .2em}ul{margin:0;padding-left:
 li{break-inside:avoid}small{color:#555}"""
 
 
-def pool_html(data: dict[str, Any]) -> str:
-    """Every pool on its own printed page, in one HTML document (no external assets)."""
+_IMAGES_CSS = """
+li.art{display:flex;gap:2mm;align-items:flex-start;padding:.5mm 0}
+li.art figure{margin:0;flex:none;width:17mm;font:6pt/1.1 sans-serif;color:#555}
+li.art img{display:block;width:17mm;height:23.7mm;border-radius:.8mm;background:#eee}
+p.image-credits{font:7pt sans-serif;color:#555}"""
+_CREDITS = ("Card images from Scryfall (scryfall.com), each credited to its artist. "
+            "Card images and artwork © Wizards of the Coast.")
+
+
+def _html_item(c: dict[str, Any], images: Mapping[str, CardArt] | None) -> str:
+    e = html.escape
+    line = (f"{c['count']} {e(_label(c))} <small>{e((c['rarity'] or '-')[0].upper())} "
+            f"{e(c['type'])}</small>")
+    art = images.get(c["card_id"]) if images and c.get("card_id") else None
+    if not art:
+        return f"<li>{line}</li>"
+    credit = f"<figcaption>Illus. {e(art.artist)}</figcaption>" if art.artist else ""
+    return (f'<li class="art"><figure><img src="{e(art.image, quote=True)}" alt="" '
+            f'loading="lazy" width="146" height="204">{credit}</figure><span>{line}</span></li>')
+
+
+def pool_html(data: dict[str, Any], images: Mapping[str, CardArt] | None = None) -> str:
+    """Every pool on its own printed page, in one HTML document (no external assets, except
+    with ``images``, card id → ``CardArt`` (``pool_images``): each card's Scryfall image and
+    artist credit)."""
     e = html.escape
     pages = []
     for pool in data["pools"]:
         body = [f"<h1>{e(_title(data, pool))}</h1>"]
         for section, cards in _grouped(pool["cards"]):
-            items = "".join(
-                f"<li>{c['count']} {e(_label(c))} <small>{e((c['rarity'] or '-')[0].upper())} "
-                f"{e(c['type'])}</small></li>" for c in cards)
+            items = "".join(_html_item(c, images) for c in cards)
             body.append(f"<h2>{e(section)} ({sum(c['count'] for c in cards)})</h2><ul>{items}</ul>")
+        if any("<img " in b for b in body):
+            body.append(f'<p class="image-credits">{e(_CREDITS)}</p>')
         pages.append(f'<section class="pool">{"".join(body)}</section>')
+    css = _CSS + (_IMAGES_CSS if any("<img " in p for p in pages) else "")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>'
-            f"{e(str(data['product']))} pools — seed {data['seed']}</title><style>{_CSS}</style>"
+            f"{e(str(data['product']))} pools — seed {data['seed']}</title><style>{css}</style>"
             f"</head><body>{''.join(pages)}</body></html>\n")
+
+
+def pool_images(db: Any, data: dict[str, Any]) -> dict[str, CardArt]:
+    """card id → ``CardArt`` for the pools' cards that have a Scryfall image (``db``: a
+    connection, a database path or None for the configured one)."""
+    from boosterkit.pipeline.queries import card_art
+
+    return card_art(db, (c["card_id"] for pool in data["pools"] for c in pool["cards"]))
 
 
 #: Layouts whose deck-list name is both halves (``Fire // Ice``); other two-part cards
@@ -209,15 +244,16 @@ def decklist(pool: dict[str, Any]) -> str:
     return "Deck\n\nSideboard\n" + "\n".join(lines) + "\n"
 
 
-def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str) -> str:
+def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str,
+                images: Mapping[str, CardArt] | None = None) -> str:
     """One player's pool in ``fmt`` (one of ``FORMATS``; ``json``: the event without the
-    other pools)."""
+    other pools; ``images``: HTML only)."""
     if fmt == "json":
         from boosterkit.serialize import to_json
 
         return to_json({**data, "pools": [pool]}) + "\n"
     if fmt == "html":
-        return pool_html({**data, "pools": [pool]})
+        return pool_html({**data, "pools": [pool]}, images)
     if fmt == "decklist":
         return decklist(pool)
     if fmt == "md":
@@ -227,10 +263,12 @@ def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str) -> str:
     raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
 
 
-def render_pools(data: dict[str, Any], fmt: str) -> str:
-    """Every pool in ``fmt`` as one document (``html``: a page per player)."""
+def render_pools(data: dict[str, Any], fmt: str,
+                 images: Mapping[str, CardArt] | None = None) -> str:
+    """Every pool in ``fmt`` as one document (``html``: a page per player, with ``images``
+    if given)."""
     if fmt == "html":
-        return pool_html(data)
+        return pool_html(data, images)
     if fmt == "json":
         from boosterkit.serialize import to_json
 

@@ -153,6 +153,8 @@ class Minigame:
             "minutes": self.raw["minutes"],
             "printings": [f"{p['set']}#{p['number']}" if p.get("number") else p["set"]
                           for p in self.raw["printings"]],
+            # the booster sets it was printed for: the sets a deal uses by default
+            "sets": list(dict.fromkeys(p["parent"] for p in self.raw["printings"])),
             "status": self.setup_status,
             "dealable": self.steps is not None and self.setup_status != "U",
             "printed_names": {"en": self.name, **(self.raw.get("printed_names") or {})},

@@ -28,6 +28,9 @@ _EN = {
     "source-catalogue": "the boosterkit catalogue: the database holds none of this game's cards",
     "text-in": "text in {lang}: the database holds none in this language",
     "lang-en": "English", "lang-fr": "French", "lang-es": "Spanish",
+    "illus": "Illus.",
+    "image-credits": "Card images from Scryfall (scryfall.com), each credited to its artist. "
+                     "Card images and artwork © Wizards of the Coast.",
 }
 
 _FR = {
@@ -53,6 +56,9 @@ _FR = {
     "source-catalogue": "le catalogue de boosterkit : la base ne contient aucune carte de ce jeu",
     "text-in": "texte en {lang} : la base n'en a pas en français",
     "lang-en": "anglais", "lang-fr": "français", "lang-es": "espagnol",
+    "illus": "Illus.",
+    "image-credits": "Images des cartes : Scryfall (scryfall.com), chacune créditée à son "
+                     "artiste. Images et illustrations © Wizards of the Coast.",
 }
 
 _ES = {
@@ -79,6 +85,9 @@ _ES = {
                         "de este juego",
     "text-in": "texto en {lang}: la base de datos no lo tiene en español",
     "lang-en": "inglés", "lang-fr": "francés", "lang-es": "español",
+    "illus": "Ilus.",
+    "image-credits": "Imágenes de las cartas de Scryfall (scryfall.com), cada una con el "
+                     "nombre de su artista. Imágenes e ilustraciones © Wizards of the Coast.",
 }
 
 _LABELS = {"en": _EN, "fr": _FR, "es": _ES}

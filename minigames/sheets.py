@@ -15,12 +15,19 @@ import html
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator.model import Item
 from boosterkit.minigames.engine import Setup, Zone, initiative_order
 from boosterkit.minigames.labels import LANGS, label
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from boosterkit.pipeline.queries import CardArt
+
+    Images = Mapping[str, CardArt]
 
 FORMATS = ("text", "md", "html")
 _OUT = ("removed", "set_aside")  # out of play: no game facts printed
@@ -140,7 +147,8 @@ def _card_line(setup: Setup, zone: Zone, item: Item, with_facts: bool) -> dict[s
     if tag:
         marks.append(tag.upper())
     return {"uid": item.uid, "name": _name(item, lang), "marks": marks,
-            "facts": _facts(setup, item) if with_facts else [], "colors": list(item.colors)}
+            "facts": _facts(setup, item) if with_facts else [], "colors": list(item.colors),
+            "card_id": item.card_id if item.resolved else None}
 
 
 def _zone_title(setup: Setup, zone: Zone) -> str:
@@ -367,10 +375,35 @@ h2.face-down::after { content: " \\25A0"; color: #777; }
 """
 
 
-def _html_card(c: dict[str, Any] | str) -> str:
+_IMAGES_CSS = """
+.has-art { display: flex; gap: 2mm; align-items: flex-start; }
+.art { flex: none; width: 17mm; font: 6pt/1.1 sans-serif; color: #555; }
+.art img { display: block; width: 17mm; height: 23.7mm; border-radius: 0.8mm;
+           background: #eee; }
+ul.cards li.has-art { padding: 1mm 0; }
+p.image-credits { font: 7pt sans-serif; color: #555; margin-top: 4mm; }
+"""
+
+
+def _html_art(art: CardArt, lang: str) -> str:
+    """A card's image, small, with its artist's credit (Scryfall's image guidelines). The
+    image is decorative (``alt=""``): the card's name stands beside it, and offline the
+    sheet reads as it does without images."""
+    e = html_escape
+    credit = (f'<span class="credit">{e(label(lang, "illus"))} {e(art.artist)}</span>'
+              if art.artist else "")
+    return (f'<span class="art"><img src="{html.escape(art.image, quote=True)}" alt="" '
+            f'loading="lazy" width="146" height="204">{credit}</span>')
+
+
+def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str = "en") -> str:
     e = html_escape
     if isinstance(c, str):
         return f'<span class="tag">{e(c)}</span>'
+    art = images.get(c["card_id"]) if images and c.get("card_id") else None
+    if art:
+        return (f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c)}</div>'
+                "</div>")
     rarity = c["marks"][0]
     colors = "".join(f'<span class="c c-{e(x)}">{e(x)}</span>' for x in c["colors"])
     tags = c["marks"][1:]
@@ -380,7 +413,7 @@ def _html_card(c: dict[str, Any] | str) -> str:
             f'<span class="uid">{e(c["uid"])}</span>{facts}')
 
 
-def _html_section(sec: Section) -> str:
+def _html_section(sec: Section, images: Images | None = None, lang: str = "en") -> str:
     e = html_escape
     cls = ' class="face-down"' if sec.face_down else ""
     head = f"<h2{cls}>{e(sec.title)}</h2>" if sec.title else ""
@@ -392,32 +425,56 @@ def _html_section(sec: Section) -> str:
     elif sec.kind == "list":
         body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
     elif sec.kind == "cards":
-        body = '<ul class="cards">' + "".join(f"<li>{_html_card(c)}</li>" for c in sec.body)
+        body = '<ul class="cards">' + "".join(f"<li>{_html_card(c, images, lang)}</li>"
+                                              for c in sec.body)
         body += "</ul>"
     else:
         body = '<table class="grid">' + "".join(
-            "<tr>" + "".join(f"<td>{_html_card(c)}</td>" for c in row) + "</tr>"
+            "<tr>" + "".join(f"<td>{_html_card(c, images, lang)}</td>" for c in row) + "</tr>"
             for row in sec.body) + "</table>"
     return f"{head}{body}"
 
 
-def render_html(setup: Setup) -> str:
-    """A print-ready HTML document (no external assets), one ``<section class="page"
-    data-audience=…>`` per audience, each starting on a new printed page."""
+def _html_page(p: Page, images: Images | None, lang: str) -> str:
     e = html_escape
-    pages = "".join(
-        f'<section class="page" data-audience="{e(p.audience)}"><h1>{e(p.title)}</h1>'
-        f'<p class="banner">{e(p.banner)}</p>'
-        + "".join(_html_section(s) for s in p.sections) + "</section>"
-        for p in build_pages(setup))
+    body = "".join(_html_section(s, images, lang) for s in p.sections)
+    if "<img " in body:
+        body += f'<p class="image-credits">{e(label(lang, "image-credits"))}</p>'
+    return (f'<section class="page" data-audience="{e(p.audience)}"><h1>{e(p.title)}</h1>'
+            f'<p class="banner">{e(p.banner)}</p>{body}</section>')
+
+
+def render_html(setup: Setup, images: Images | None = None) -> str:
+    """A print-ready HTML document, one ``<section class="page" data-audience=…>`` per
+    audience, each starting on a new printed page. No external assets, except with
+    ``images`` (card id → ``CardArt``, see ``sheet_images``): each card shown has its Scryfall
+    image and artist credit (a face-down card is not shown, so neither is its image)."""
+    e = html_escape
+    pages = "".join(_html_page(p, images, setup.lang) for p in build_pages(setup))
+    css = _CSS + (_IMAGES_CSS if "<img " in pages else "")
     title = f"{setup.spec.printed_name(setup.lang)} — seed {setup.seed}"
     return (f'<!DOCTYPE html>\n<html lang="{e(setup.lang)}"><head><meta charset="utf-8">'
-            f"<title>{e(title)}</title><style>{_CSS}</style></head><body>{pages}</body></html>\n")
+            f"<title>{e(title)}</title><style>{css}</style></head><body>{pages}</body></html>\n")
 
 
-def render_sheet(setup: Setup, fmt: str = "text") -> str:
-    """The setup sheet in ``fmt``: ``text``, ``md`` or ``html``."""
-    renderers: dict[str, Any] = {"text": render_text, "md": render_md, "html": render_html}
+def sheet_images(db: Any, setup: Setup) -> dict[str, CardArt]:
+    """card id → ``CardArt`` for the dealt cards of ``setup`` (outside additions such as Base
+    Race's basic lands included) that have a Scryfall image (``db``: a connection, a
+    database path or None for the configured one)."""
+    from boosterkit.pipeline.queries import card_art
+
+    return card_art(db, (it.card_id for z in setup.zones for it in z.cards))
+
+
+def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) -> str:
+    """The setup sheet in ``fmt``: ``text``, ``md`` or ``html`` (``images``: HTML only, see
+    ``render_html``)."""
+    if images is not None and fmt != "html":
+        raise InputError(f"images: only HTML sheets carry card images (the format is {fmt})",
+                         field="images")
+    if fmt == "html":
+        return render_html(setup, images)
+    renderers: dict[str, Any] = {"text": render_text, "md": render_md}
     if fmt not in renderers:
         raise InputError(f"--format {fmt}: sheets are {', '.join(FORMATS)} (or json)")
     return renderers[fmt](setup)

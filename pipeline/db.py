@@ -157,7 +157,13 @@ CREATE TABLE mtgjson_uuids (
 #: missing card of another set still names the sync that brings it.
 _V2 = "ALTER TABLE products ADD COLUMN source_sets VARCHAR[];"
 
-MIGRATIONS: list[str] = [_V1, _V2]
+#: Scryfall's card images (``image_uris``: the front face's for double-faced cards) and the
+#: artist credit, for sheets printed with ``--images`` (MTGJSON gives the artist only).
+IMAGE_URIS = ("STRUCT(small VARCHAR, normal VARCHAR, large VARCHAR, png VARCHAR, "
+              "art_crop VARCHAR, border_crop VARCHAR)")
+_V3 = f"ALTER TABLE cards ADD COLUMN image_uris {IMAGE_URIS}; ALTER TABLE cards ADD COLUMN artist VARCHAR;"
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

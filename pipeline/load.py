@@ -13,7 +13,7 @@ name reaches a sheet, a CSV file or a terminal.
 
 from __future__ import annotations
 
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import IMAGE_URIS, Connection
 
 #: name → DuckDB type of every raw column a source provides (the ``cards`` columns that are
 #: not derived). Sources may leave any of them NULL except id, name, set_code, collector_number.
@@ -42,6 +42,8 @@ RAW_COLUMNS: dict[str, str] = {
     "full_art": "BOOLEAN",
     "released_at": "DATE",
     "source": "VARCHAR",
+    "image_uris": IMAGE_URIS,
+    "artist": "VARCHAR",
 }
 
 FACE_COLUMNS: dict[str, str] = {

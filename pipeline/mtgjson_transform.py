@@ -144,6 +144,7 @@ def merge_printing(
         "full_art": bool(front.get("isFullArt", False)),
         "released_at": front.get("originalReleaseDate") or released_at,
         "source": "mtgjson",
+        "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
     }
     faces = []
     if multi:

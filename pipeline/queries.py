@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db
@@ -161,3 +164,59 @@ def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
         "cards_by_kind": kinds,
         "last_runs": runs,
     }
+
+
+@dataclass(frozen=True)
+class CardArt:
+    """A printing's Scryfall image (``image_uris.small``) and its artist, for sheets."""
+
+    image: str
+    artist: str | None
+
+
+#: Hosts card images may come from (Scryfall's image servers, old and new): an image URL
+#: elsewhere (a tampered file) is never put on a sheet, where it would be fetched on view.
+IMAGE_HOSTS = ("scryfall.io", "scryfall.com")
+
+
+def safe_image_url(url: str | None) -> str | None:
+    """``url`` if it is an https URL on Scryfall's image hosts, without spaces or quotes."""
+    if not url or re.search(r"[\s\"'<>\\]", url):
+        return None
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme != "https" or not any(host == h or host.endswith("." + h)
+                                          for h in IMAGE_HOSTS):
+        return None
+    return url
+
+
+#: What ``--images`` says (on stderr) when none of the cards has an image.
+NO_IMAGES = ("--images: none of these cards has a Scryfall image in the database (MTGJSON "
+             "imports have none; a database from before images were kept gets them with "
+             "`boosterkit db rebuild` or `boosterkit sync SET`)")
+
+
+def card_art(con: Any, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
+    """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
+    none: they are left out, and a sheet prints them without an image).
+
+    ``con``: an open connection (anything with ``execute``), or a database path (opened
+    read-only) or None for the configured database.
+    """
+    ids = sorted({i for i in card_ids if i})
+    if not ids:
+        return {}
+    if not hasattr(con, "execute"):
+        from boosterkit import config
+
+        own = db.connect(config.db_path(con), read_only=True)
+        try:
+            return card_art(own, ids)
+        finally:
+            own.close()
+    rows = con.execute(
+        "SELECT id, image_uris.small, artist FROM cards WHERE id IN (SELECT unnest(?)) "
+        "AND image_uris.small IS NOT NULL", [ids]).fetchall()
+    return {cid: CardArt(url, artist) for cid, small, artist in rows
+            if (url := safe_image_url(small))}

@@ -27,6 +27,7 @@ from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.catalog import get_minigame
+from boosterkit.minigames.sheets import sheet_images
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import list_sets
 from boosterkit.service import pool_routes, referee_routes
@@ -150,22 +151,34 @@ def sheet(
     seed: QuerySeed | None = Query(None),
     strict_backs: bool | None = Query(None),
     lang: Lang = Query("en"),
+    images: bool = Query(False, description="each card shown with its Scryfall image"),
     *,
     request: Request,
 ) -> HTMLResponse:
-    """The printable HTML setup sheet, as ``boosterkit deal --format html``."""
+    """The printable HTML setup sheet, as ``boosterkit deal --format html [--images]``."""
     req = DealRequest(
         minigame=minigame, players=players, set=set_code, product=product, seed=seed,
         strict_backs=strict_backs, lang=lang,
     )
     with request.app.state.budget.take(_deal_packs(req)):
-        return HTMLResponse(render_sheet(_deal(req, request), "html"))
+        setup = _deal(req, request)
+        art = None
+        if images:
+            with request.app.state.database.lazy_cursor() as con:
+                art = sheet_images(con, setup)
+        return HTMLResponse(render_sheet(setup, "html", art))
 
 
 @router.get("/", include_in_schema=False)
 def page() -> FileResponse:
     """The organizer page."""
     return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    """The page's icon (an SVG), also for browsers that ask for ``/favicon.ico`` by habit."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
 def create_app(

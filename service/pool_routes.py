@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from boosterkit.generator.pools import MAX_PACKS, open_pools, render_pools
+from boosterkit.generator.pools import MAX_PACKS, open_pools, pool_images, render_pools
 from boosterkit.pipeline.db import Connection
 from boosterkit.service.deps import cursor, json_response
 from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
@@ -30,11 +30,15 @@ class PoolRequest(BaseModel):
     product: Name | None = None
     seed: Seed | None = None
     format: Literal["json", "html", "text", "md", "decklist"] = "json"
+    #: HTML only: each card with its Scryfall image and artist credit (``pool --images``).
+    images: bool = False
 
     @model_validator(mode="after")
     def _size(self) -> PoolRequest:
         if self.players * self.packs > MAX_POOL_PACKS:
             raise ValueError(f"players × packs must be at most {MAX_POOL_PACKS} packs per request")
+        if self.images and self.format != "html":
+            raise ValueError("images: only HTML pools carry card images (format html)")
         return self
 
 
@@ -47,7 +51,7 @@ def pool(req: PoolRequest, request: Request, con: Connection = Depends(cursor)) 
                           products=request.app.state.database.products)
     if req.format == "json":
         return json_response(data)
-    body = render_pools(data, req.format)
+    body = render_pools(data, req.format, pool_images(con, data) if req.images else None)
     if req.format == "html":
         return HTMLResponse(body)
     return PlainTextResponse(body)

@@ -85,3 +85,23 @@ def _no_real_mtgjson():
             os.environ.pop("MTGJSON_API_URL", None)
         else:
             os.environ["MTGJSON_API_URL"] = old
+
+
+@pytest.fixture(scope="session")
+def images_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """AFR from MTGJSON (artists, no images) and ONE from Scryfall's unique-cards dump (with
+    ``image_uris`` and ``artist``; no collation data, so ONE's packs are the generic ones,
+    which draw only cards the dump holds). Read-only, like ``real_db``."""
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.mtgjson import import_mtgjson
+    from boosterkit.pipeline.sync import sync_file
+
+    where = tmp_path_factory.mktemp("images_db")
+    path = where / "images.duckdb"
+    con = db.connect(path)
+    try:
+        import_mtgjson(con, [shared_path("mtgjson", f"{c}.json") for c in ("AFR", "MAFR")])
+        sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=where / "cache")
+    finally:
+        con.close()
+    return path

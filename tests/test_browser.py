@@ -1,8 +1,12 @@
 """The organizer page in a real headless Chromium, against a real ``boosterkit serve``.
 
 Loads ``/``, fills the form, deals, checks the sheet on the page against ``POST /deal`` for
-the same arguments, prints to PDF and checks the pages: one per player section, no form or
-buttons, the dealt card names in the text.
+the same arguments, prints to PDF and checks the pages: the table's, one per player, the
+organizer's, no form or buttons, the dealt card names in the text. Then what an organizer
+meets: an error clears the previous sheet, a game whose own set is not loaded offers the
+loaded ones, the form survives a reload, no request 404s (favicon), and card images
+(``images=true``) are on the sheet with their artist credit, never fetched (the browser's
+network is limited to the local server).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -36,6 +41,19 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(real_db: Path):
     """``boosterkit --db real_db serve`` on a free port of 127.0.0.1; its base URL."""
+    with _serve(real_db) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def images_server(images_db: Path):
+    """``boosterkit serve`` over ``images_db`` (ONE from Scryfall, with image URLs)."""
+    with _serve(images_db) as url:
+        yield url
+
+
+@contextmanager
+def _serve(real_db: Path):
     port = _free_port()
     cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "serve", "--port", str(port)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -108,15 +126,163 @@ def test_deal_and_print_from_the_page(server: str, browser, tmp_path: Path) -> N
     pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
     pages = [" ".join(p.extract_text().split()) for p in pdf.pages]
     assert not any("New seed" in p or "Minigame" in p for p in pages)  # no form, no buttons
-    # The shared part first, then one page per player holding exactly that player's hand.
-    assert len(pages) == 1 + DEAL["players"], [p[:60] for p in pages]
-    assert "Roll for Initiative" in pages[0] and " hand " not in pages[0]
-    hands = {z["owner"]: z["cards"] for z in setup["zones"] if z["owner"]}
+    # The table's page first, then one per player holding exactly that player's hand, then
+    # the organizer's: each audience starts a new printed page (grouped by their heading).
+    groups: list[str] = []
+    for text in pages:
+        if text.startswith("Roll for Initiative"):
+            groups.append(text)
+        else:
+            groups[-1] += " " + text
+    assert len(groups) == 1 + DEAL["players"] + 1, [g[:60] for g in groups]
+    assert "TABLE" in groups[0] and "ORGANIZER ONLY" in groups[-1]
+    hands = {z["owner"]: {c["name"] for c in z["cards"]} for z in setup["zones"] if z["owner"]}
+    assert not any(n in groups[0] for h in hands.values() for n in h)  # no hand on the table
     for k in range(1, DEAL["players"] + 1):
-        text = pages[k]
-        assert text.startswith(f"player-{k} hand"), text[:60]
-        assert all(f"player-{j} hand" not in text for j in range(1, DEAL["players"] + 1) if j != k)
-        assert all(c["name"] in text for c in hands[f"player-{k}"]), (k, text)
+        text = groups[k]
+        assert text.startswith(f"Roll for Initiative — player-{k}"), text[:60]
+        assert all(n in text for n in hands[f"player-{k}"]), (k, text)
+        others = set().union(*(h for o, h in hands.items() if o != f"player-{k}"))
+        assert not any(n in text for n in others - hands[f"player-{k}"])
+    page.close()
+
+
+def _watch(page) -> list[str]:
+    """The page's failed requests (HTTP errors, 404s included) as they happen."""
+    failures: list[str] = []
+    page.on("response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 400
+            else None)
+    return failures
+
+
+def _sheet_shown(page) -> bool:
+    return page.evaluate("(() => { const h = document.getElementById('sheet');"
+                         " return !h.hidden && (h.shadowRoot?.childNodes.length ?? 0) > 0; })()")
+
+
+def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, browser) -> None:
+    page = browser.new_page()
+    failures = _watch(page)
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "3")
+    page.fill("#seed", "5")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('sheet').shadowRoot?.textContent.length > 0")
+    assert _sheet_shown(page) and page.is_enabled("#print")
+    assert page.is_hidden("#set-offer")  # the set is chosen: nothing to offer
+
+    # Day vs. Night was printed for MID only, which real_db does not hold.
+    page.select_option("#set", "")
+    page.select_option("#minigame", "day-vs-night")
+    offer = page.inner_text("#set-offer-text")
+    assert page.is_visible("#set-offer") and "printed for MID, which is not loaded" in offer
+    for code in ("AFR", "KHM", "ZNR", "STX", "MH2"):
+        assert code in offer and page.locator(f"#set-offer button[data-set={code.lower()}]").count() == 1
+    page.fill("#seed", "6")
+    page.click("#deal")
+    page.wait_for_selector("#status.error")
+    assert "mid" in page.inner_text("#status") and "choose a set" in page.inner_text("#status")
+    # The previous game's sheet is gone: Print cannot print it under the red message.
+    assert not _sheet_shown(page) and page.is_disabled("#print")
+    assert page.is_visible("#set-offer")
+
+    page.click("#set-offer button[data-set=khm]")
+    assert page.input_value("#set") == "khm" and page.is_hidden("#set-offer")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    assert _sheet_shown(page) and page.is_enabled("#print")
+    assert "Day Vs. Night" in page.locator("#sheet .sheet-body").inner_text()
+    assert len(failures) == 1 and "/sheet?minigame=day-vs-night&" in failures[0], failures
+    page.close()
+
+
+def test_the_form_survives_a_reload_and_nothing_404s(server: str, browser) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    failures = _watch(page)
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "znr")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "5")
+    page.fill("#seed", "4242")
+    page.check("#images")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    values = [page.input_value(f"#{f}") for f in ("set", "minigame", "players", "seed")]
+    assert values == ["znr", "roll-for-initiative", "5", "4242"] and page.is_checked("#images")
+
+    page.uncheck("#images")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    url = page.url  # the dealt game is in the address: a bookmark or another browser deals it
+    assert "seed=4242" in url and "set=znr" in url
+    fresh = browser.new_context().new_page()  # no localStorage: the query alone
+    fresh.goto(url)
+    fresh.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert fresh.input_value("#seed") == "4242" and fresh.input_value("#set") == "znr"
+    assert fresh.input_value("#players") == "5" and not fresh.is_checked("#images")
+    fresh.context.close()
+
+    assert page.evaluate("document.querySelector('link[rel=icon]').href").endswith("favicon.svg")
+    assert httpx.get(f"{server}/favicon.ico").status_code == 200  # asked for by habit
+    assert failures == [], failures  # no favicon (nor any other) 404
+    context.close()
+
+
+def test_card_images_markup_without_fetching_them(images_server: str, images_db: Path,
+                                                   browser) -> None:
+    from boosterkit.pipeline import db
+
+    page = browser.new_page()
+    blocked: list[str] = []
+
+    def local_only(route) -> None:
+        if route.request.url.startswith(images_server):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", local_only)
+    page.goto(f"{images_server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "one")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "3")
+    page.fill("#seed", "7")
+    page.check("#images")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    found = page.evaluate("""(() => [...document.getElementById('sheet').shadowRoot
+        .querySelectorAll('section.page')].map((s) => [s.dataset.audience,
+        [...s.querySelectorAll('.has-art')].map((a) => [a.querySelector('img').getAttribute('src'),
+            a.querySelector('.credit')?.textContent, a.querySelector('.uid').textContent])]))()""")
+    setup = httpx.post(f"{images_server}/deal", timeout=30, json={
+        "minigame": "roll-for-initiative", "players": 3, "set": "one", "seed": 7}).json()
+    owner = {c["uid"]: z["owner"] for z in setup["zones"] for c in z["cards"]}
+    card_of = {c["uid"]: c["card_id"] for z in setup["zones"] for c in z["cards"]}
+    con = db.connect(images_db, read_only=True)
+    try:
+        art = dict(con.execute("SELECT id, [image_uris.small, artist] FROM cards "
+                               "WHERE image_uris IS NOT NULL").fetchall())
+    finally:
+        con.close()
+    pages = dict(found)
+    assert pages["table"] == []  # the hands are not on the table's page, nor their images
+    for audience, shown in pages.items():
+        for src, credit, uid in shown:
+            assert [src, credit.removeprefix("Illus. ")] == art[card_of[uid]]
+            assert audience == "organizer" or owner[uid] == audience
+    assert all(pages[f"player-{k}"] for k in (1, 2, 3)) and pages["organizer"]
+    text = page.locator("#sheet .sheet-body").inner_text()
+    assert "Card images from Scryfall" in text and "Illus. " in text
+    # No image was fetched: every request off the local server was the sheet's images, refused.
+    srcs = {src for shown in pages.values() for src, _, _ in shown}
+    assert blocked and set(blocked) <= srcs
     page.close()
 
 

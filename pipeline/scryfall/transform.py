@@ -13,14 +13,18 @@ from collections.abc import Mapping
 
 from boosterkit.pipeline.load import FACE_COLUMNS, RAW_COLUMNS
 
-#: Face fields Scryfall names and types as ``pipeline.load.FACE_COLUMNS`` does.
-_FACE_FIELDS = {k: v for k, v in FACE_COLUMNS.items() if k not in ("card_id", "face_index")}
-_FACE_STRUCT = "STRUCT(" + ", ".join(f"{k} {v}" for k, v in _FACE_FIELDS.items()) + ")"
-
 
 def _as_raw(*names: str) -> dict[str, str]:
     """Card fields Scryfall names and types as ``pipeline.load.RAW_COLUMNS`` does."""
     return {n: RAW_COLUMNS[n] for n in names}
+
+
+#: Face fields Scryfall names and types as ``pipeline.load.FACE_COLUMNS`` does.
+_FACE_FIELDS = {k: v for k, v in FACE_COLUMNS.items() if k not in ("card_id", "face_index")}
+#: Faces as read from the JSON: the ``card_faces`` columns, and the face's images and artist
+#: (a double-faced card has them on its faces only).
+_FACE_STRUCT = "STRUCT(" + ", ".join(
+    f"{k} {v}" for k, v in {**_FACE_FIELDS, **_as_raw("image_uris", "artist")}.items()) + ")"
 
 
 #: The fields of a Scryfall card object that boosterkit reads, with their DuckDB types.
@@ -38,6 +42,7 @@ CARD_JSON_COLUMNS: dict[str, str] = {
     "booster": "BOOLEAN",
     **_as_raw("finishes", "promo_types", "frame_effects", "full_art", "released_at"),
     "card_faces": f"{_FACE_STRUCT}[]",
+    **_as_raw("image_uris", "artist"),
 }
 
 # Multi-faced cards (transform, modal_dfc…) keep mana cost, colours, power… on their faces;
@@ -73,6 +78,8 @@ CARD_SELECT: dict[str, str] = {
     "full_art": "c.full_art",
     "released_at": "c.released_at",
     "source": "'scryfall'",
+    "image_uris": f"coalesce(c.image_uris, {_F}.image_uris)",
+    "artist": f"coalesce(c.artist, {_F}.artist)",
 }
 
 #: SELECT list over ``c`` (the card) and ``f`` (one face, ``i`` its 0-based index).
