@@ -14,16 +14,16 @@ import sys
 from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
 
 from boosterkit import __version__
+from boosterkit.cli.options import DB_HELP, HelpGroup
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
 COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve", "referee", "odds",
                    "pool"]
 
-class Guarded(TyperGroup):
+class Guarded(HelpGroup):
     """The root command group: storage failures of any command become one-line errors."""
 
     def invoke(self, ctx: typer.Context) -> object:
@@ -59,9 +59,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    db: Path | None = typer.Option(
-        None, "--db", help="Database file (default: $BOOSTERKIT_DB, else the user data dir)."
-    ),
+    db: Path | None = typer.Option(None, "--db", metavar="FILE", help=DB_HELP),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
