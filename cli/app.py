@@ -27,14 +27,16 @@ class Guarded(HelpGroup):
     """The root command group: storage failures of any command become one-line errors."""
 
     def invoke(self, ctx: typer.Context) -> object:
-        from boosterkit import config
-        from boosterkit.pipeline.db import guarded
-
         try:
             return super().invoke(ctx)
         except BoosterkitError:
             raise
-        except Exception:
+        except Exception as exc:
+            if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
+                raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)
+            from boosterkit import config
+            from boosterkit.pipeline.db import guarded
+
             with guarded(config.db_path((ctx.obj or {}).get("db"))):
                 raise
 
