@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
     def mtgjson_cmd(
         ctx: typer.Context,
         files: list[Path] = typer.Argument(
-            ..., metavar="FILE...", help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."),
+            ..., metavar="FILE", help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."),
         sets: list[str] = typer.Option(
             None, "--set", metavar="SET", help="Only these set codes (AllPrintings); repeatable."),
         fmt: TextFormat = _FMT,

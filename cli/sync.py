@@ -64,7 +64,7 @@ def register(app: typer.Typer) -> None:
     def sync(
         ctx: typer.Context,
         sets: list[str] = typer.Argument(
-            None, metavar="[SET]...", help="Set codes (case-insensitive), e.g. afr khm."),
+            None, metavar="SET", help="Set codes (case-insensitive), e.g. afr khm."),
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
         bulk: str | None = typer.Option(
             None, "--bulk", metavar="TYPE", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
