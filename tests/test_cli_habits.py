@@ -66,7 +66,7 @@ def _open(path: Path) -> Any:
 def _odds(path: Path) -> Any:
     from boosterkit.generator.odds import odds
 
-    return odds("stx", None, "pack", "Lightning Bolt", db=path)
+    return odds("afr", None, "pack", "Tiamat", db=path)
 
 
 def _pool(path: Path) -> Any:
@@ -101,7 +101,7 @@ DATA_COMMANDS = {
     "db info": (["db", "info"], _info),
     "products": (["products", "afr"], _products),
     "open": (["open", "afr", "-p", "set", "-n", "2", "--seed", "5"], _open),
-    "odds": (["odds", "stx", "--card", "Lightning Bolt"], _odds),
+    "odds": (["odds", "afr", "--card", "Tiamat"], _odds),
     "pool": (["pool", "znr", "-n", "2", "--packs", "1", "--seed", "3"], _pool),
     "minigames": (["minigames"], _minigames),
     "deal": (["deal", "booster-blitz", "-n", "2", "--set", "znr", "--seed", "4"], _deal),
@@ -127,19 +127,34 @@ def test_output_file_holds_stdout_and_one_line_says_so(capsys, real_db: Path, tm
     code, shown, _ = run(capsys, *args, "--db", str(real_db))
     assert code == 0
     target = tmp_path / "out.txt"
+    if name == "pool":  # -o DIR: one file per player, named in one line
+        code, out, err = run(capsys, *args, "--db", str(real_db), "-o", str(target))
+        files = sorted(target.iterdir())
+        assert code == 0 and out == "" and [f.name for f in files] == ["pool-1.txt", "pool-2.txt"]
+        assert err == f"wrote 2 files to {target}: pool-1.txt, pool-2.txt\n"
+        assert all(f.read_text(encoding="utf-8").strip() in shown for f in files)
+        return
     code, out, err = run(capsys, *args, "--db", str(real_db), "-o", str(target))
     assert code == 0 and out == ""
     assert target.read_text(encoding="utf-8") == shown
     assert err == f"wrote {target} ({target.stat().st_size:,} bytes)\n"
 
 
-@pytest.mark.parametrize("name", [n for n in DATA_COMMANDS if n != "db info"])
+#: The commands whose data are rows (the others are one record: a sheet, a pool, statistics).
+CSV_COMMANDS = ["sets", "cards", "products", "open", "odds", "minigames"]
+
+
+def test_csv_is_offered_by_the_commands_whose_data_are_rows(capsys) -> None:
+    for name, (args, _) in DATA_COMMANDS.items():
+        _, help_text, _ = run(capsys, *args[:2] if name == "db info" else args[:1], "--help")
+        offered = re.search(r"--format <([a-z|]+)>", help_text).group(1).split("|")
+        assert ("csv" in offered) == (name in CSV_COMMANDS), name
+        assert "json" in offered and ("text" in offered or "table" in offered), name
+
+
+@pytest.mark.parametrize("name", CSV_COMMANDS)
 def test_csv_where_offered_is_the_rows_of_the_data(capsys, real_db: Path, name: str) -> None:
     args, library = DATA_COMMANDS[name]
-    code, help_text, _ = run(capsys, *args[:1], "--help")
-    offered = re.search(r"--format <([a-z|]+)>", help_text).group(1).split("|")
-    if "csv" not in offered:
-        pytest.skip(f"{name}: no csv (its data is not rows)")
     code, out, err = run(capsys, "--db", str(real_db), *args, "-f", "csv")
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
@@ -241,14 +256,15 @@ def test_play_formats_and_db_after(capsys, real_db: Path, tmp_path: Path) -> Non
     from boosterkit.minigames.referee.runner import read_moves, replay
 
     logs = tmp_path / "logs"
-    code, _, err = run(capsys, "simulate", "mimic-match", "-n", "2", "--seed", "3", "--games", "1",
-                       "--log", str(logs), "--db", str(real_db))
+    code, _, err = run(capsys, "simulate", "base-race", "-n", "2", "--set", "znr", "--seed", "2",
+                       "--games", "1", "--log", str(logs), "--db", str(real_db))
     assert code == 0, err
     setup_file, moves_file = sorted(logs.glob("*.setup.json"))[0], sorted(logs.glob("*.jsonl"))[0]
     args = ["play", str(setup_file), str(moves_file), "--db", str(real_db)]
     _, as_json, _ = run(capsys, *args, "--json")
     _, as_format, _ = run(capsys, *args, "-f", "json")
-    lib = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()))
+    with _con(real_db) as con:  # Base Race reads toughness from the database
+        lib = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
     assert as_json == as_format == to_json(lib.to_dict()) + "\n"
     _, text, _ = run(capsys, *args)
     assert text == lib.text().rstrip("\n") + "\n"
