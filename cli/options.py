@@ -17,7 +17,9 @@ from typer.core import TyperGroup
 
 E = TypeVar("E", bound=Enum)
 
-DB_HELP = "Database file (default: $BOOSTERKIT_DB, else the user data dir); before or after the command."
+DB_HELP = (
+    "Database file (default: $BOOSTERKIT_DB, else the user data dir); before or after the command."
+)
 
 
 class HelpGroup(TyperGroup):
@@ -43,8 +45,13 @@ DB: Any = typer.Option(None, "--db", metavar="FILE", callback=_set_db, help=DB_H
 JSON: Any = typer.Option(False, "--json", help="Same as --format json.")
 
 #: ``-o FILE``: write the output there instead of stdout; one line on stderr says so.
-OUTPUT: Any = typer.Option(None, "-o", "--output", metavar="FILE",
-                           help="Write to FILE instead of stdout (one line on stderr says so).")
+OUTPUT: Any = typer.Option(
+    None,
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write to FILE instead of stdout (one line on stderr says so).",
+)
 
 
 def fmt_option(default: Enum) -> Any:

@@ -53,8 +53,11 @@ def _products(path: Path) -> Any:
     from boosterkit.generator.products import list_products
 
     with _con(path) as con:
-        return list_products(con, "afr", product_of=lambda code: compiled_product(
-            "afr", code, path, lite=True).product)
+        return list_products(
+            con,
+            "afr",
+            product_of=lambda code: compiled_product("afr", code, path, lite=True).product,
+        )
 
 
 def _open(path: Path) -> Any:
@@ -105,8 +108,21 @@ DATA_COMMANDS = {
     "pool": (["pool", "znr", "-n", "2", "--packs", "1", "--seed", "3"], _pool),
     "minigames": (["minigames"], _minigames),
     "deal": (["deal", "booster-blitz", "-n", "2", "--set", "znr", "--seed", "4"], _deal),
-    "simulate": (["simulate", "roll-for-initiative", "-n", "2", "--set", "afr", "--seed", "6",
-                  "--games", "2"], _simulate),
+    "simulate": (
+        [
+            "simulate",
+            "roll-for-initiative",
+            "-n",
+            "2",
+            "--set",
+            "afr",
+            "--seed",
+            "6",
+            "--games",
+            "2",
+        ],
+        _simulate,
+    ),
 }
 
 
@@ -121,8 +137,9 @@ def test_format_json_equals_json_flag_equals_the_library(capsys, real_db: Path, 
 
 
 @pytest.mark.parametrize("name", list(DATA_COMMANDS))
-def test_output_file_holds_stdout_and_one_line_says_so(capsys, real_db: Path, tmp_path: Path,
-                                                      name: str) -> None:
+def test_output_file_holds_stdout_and_one_line_says_so(
+    capsys, real_db: Path, tmp_path: Path, name: str
+) -> None:
     args, _ = DATA_COMMANDS[name]
     code, shown, _ = run(capsys, *args, "--db", str(real_db))
     assert code == 0
@@ -236,12 +253,14 @@ def test_summaries_of_imports_as_json_or_to_a_file(capsys, tmp_path) -> None:
     first = json.loads(out)
     assert code == 0 and first["sets"] == ["mafr"] and err.startswith("imported 1 sets (mafr)")
     target = tmp_path / "summary.json"
-    code, out, err = run(capsys, "import", "mtgjson", str(mafr), "--db", str(path), "--json",
-                         "-o", str(target))
+    code, out, err = run(
+        capsys, "import", "mtgjson", str(mafr), "--db", str(path), "--json", "-o", str(target)
+    )
     again = json.loads(target.read_text())
     assert code == 0 and out == "" and err == f"wrote {target} ({target.stat().st_size:,} bytes)\n"
     assert {k: v for k, v in again.items() if k != "seconds"} == {
-        k: v for k, v in first.items() if k != "seconds"}
+        k: v for k, v in first.items() if k != "seconds"
+    }
     code, out, err = run(capsys, "db", "rebuild", "--db", str(path), "-f", "json")
     assert code == 0 and json.loads(out)["runs"] == 2 and err.startswith("rebuilt from 2 runs")
 
@@ -256,8 +275,23 @@ def test_play_formats_and_db_after(capsys, real_db: Path, tmp_path: Path) -> Non
     from boosterkit.minigames.referee.runner import read_moves, replay
 
     logs = tmp_path / "logs"
-    code, _, err = run(capsys, "simulate", "base-race", "-n", "2", "--set", "znr", "--seed", "2",
-                       "--games", "1", "--log", str(logs), "--db", str(real_db))
+    code, _, err = run(
+        capsys,
+        "simulate",
+        "base-race",
+        "-n",
+        "2",
+        "--set",
+        "znr",
+        "--seed",
+        "2",
+        "--games",
+        "1",
+        "--log",
+        str(logs),
+        "--db",
+        str(real_db),
+    )
     assert code == 0, err
     setup_file, moves_file = sorted(logs.glob("*.setup.json"))[0], sorted(logs.glob("*.jsonl"))[0]
     args = ["play", str(setup_file), str(moves_file), "--db", str(real_db)]
