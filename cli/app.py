@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
 
 from boosterkit import __version__
+from boosterkit.cli.options import DB_HELP, HelpGroup
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
@@ -24,7 +24,7 @@ COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames"
                    "referee", "odds", "pool"]
 
 
-class Guarded(TyperGroup):
+class Guarded(HelpGroup):
     """The root command group: storage failures of any command become one-line errors."""
 
     def invoke(self, ctx: typer.Context) -> object:
@@ -33,8 +33,8 @@ class Guarded(TyperGroup):
         except BoosterkitError:
             raise
         except Exception as exc:
-            if "duckdb" not in sys.modules and not isinstance(exc, OSError):
-                raise  # not a storage failure (click's own exits too): --help loads no DuckDB
+            if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
+                raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)
             from boosterkit import config
             from boosterkit.pipeline.db import guarded
 
@@ -62,9 +62,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    db: Path | None = typer.Option(
-        None, "--db", help="Database file (default: $BOOSTERKIT_DB, else the user data dir)."
-    ),
+    db: Path | None = typer.Option(None, "--db", metavar="FILE", help=DB_HELP),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),

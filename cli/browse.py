@@ -5,22 +5,19 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, cell, echo_err, emit, flagged
+from boosterkit.cli.options import DB, JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
+from boosterkit.cli.render import Format, cell, emit, flagged, output, summary
 from boosterkit.errors import BoosterkitError
 from boosterkit.pipeline import fields
 
-_FMT = typer.Option(Format.table, "--format", help="Output format.")
-_JSON = typer.Option(False, "--json", help="Same as --format json.")
-_LIMIT = typer.Option(None, "--limit", min=0, help="At most N rows.")
-
-
-def _fmt(fmt: Format, json_: bool) -> Format:
-    return Format.json if json_ else fmt
+_FMT = fmt_option(Format.table)
+_LIMIT = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows.")
 
 
 #: What ``sets`` and ``cards`` show in a table without ``--columns`` (``--json`` has all).
@@ -51,18 +48,21 @@ def fit(rows: list[dict[str, Any]], columns: Sequence[str], width: int) -> list[
 
 
 def _show(data: list[dict[str, Any]], fmt: Format, columns: str | None,
-          default: Sequence[str]) -> None:
-    """Print listing rows: a table of ``default`` columns (cut to the terminal when stdout is
-    one), or ``fmt`` of the rows as the library returned them."""
-    if fmt is not Format.table:
-        emit(data, fmt)
-        return
-    cols = list(data[0]) if columns and data else [c for c in default if not data or c in data[0]]
-    labels = [_LABELS.get(c, c) if labels_unique(cols) else c for c in cols]
-    rows = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
-    if sys.stdout.isatty():
-        rows = fit(rows, labels, shutil.get_terminal_size((100, 24)).columns)
-    emit(rows, fmt, columns=labels)
+          default: Sequence[str], path: str | None) -> None:
+    """Print listing rows to stdout or ``-o`` ``path``: a table (``table``/``text``) of
+    ``default`` columns (cut to the terminal when stdout is one), or ``fmt`` of the rows as
+    the library returned them."""
+    with output(path) as out:
+        if fmt not in (Format.table, Format.text):
+            emit(data, fmt, out=out)
+            return
+        cols = (list(data[0]) if columns and data
+                else [c for c in default if not data or c in data[0]])
+        labels = [_LABELS.get(c, c) if labels_unique(cols) else c for c in cols]
+        rows = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
+        if out is sys.stdout and sys.stdout.isatty():
+            rows = fit(rows, labels, shutil.get_terminal_size((100, 24)).columns)
+        emit(rows, Format.table, columns=labels, out=out)
 
 
 def labels_unique(cols: Sequence[str]) -> bool:
@@ -92,12 +92,16 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def sets(
         ctx: typer.Context,
-        set_type: str | None = typer.Option(None, "--type", help="Only this set type, e.g. expansion, token, minigame."),
+        set_type: str | None = typer.Option(
+            None, "--type", metavar="TYPE", help="Only this set type, e.g. expansion, token, minigame."),
         columns: str | None = typer.Option(
-            None, "--columns", help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}."),
+            None, "--columns", metavar="COLUMNS",
+            help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}."),
         limit: int | None = _LIMIT,
         fmt: Format = _FMT,
-        json_: bool = _JSON,
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """List the known sets (newest first) with how many printings are loaded."""
         from boosterkit.pipeline import db, queries
@@ -105,21 +109,27 @@ def register(app: typer.Typer) -> None:
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
             data = queries.list_sets(con, set_type, columns, limit)
-        _show(data, _fmt(fmt, json_), columns, SET_TABLE)
+        _show(data, pick_format(fmt, json_), columns, SET_TABLE, out)
 
     @app.command()
     def cards(
         ctx: typer.Context,
         set_code: str | None = typer.Argument(
             None, metavar="SET", help="Set code (case-insensitive); optional with --q."),
-        rarity: str | None = typer.Option(None, "--rarity", help="common, uncommon, rare, mythic, special or bonus."),
+        rarity: str | None = typer.Option(
+            None, "--rarity", metavar="RARITY",
+            help="common, uncommon, rare, mythic, special or bonus."),
         q: str | None = typer.Option(
-            None, "--q", help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…"),
+            None, "--q", metavar="QUERY",
+            help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…"),
         columns: str | None = typer.Option(
-            None, "--columns", help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}."),
+            None, "--columns", metavar="COLUMNS",
+            help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}."),
         limit: int | None = _LIMIT,
         fmt: Format = _FMT,
-        json_: bool = _JSON,
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """List the printings of a set in collector-number order, or those a search finds."""
         from boosterkit.pipeline import db, queries
@@ -130,33 +140,34 @@ def register(app: typer.Typer) -> None:
                 data = queries.list_cards(con, set_code, rarity, q, columns, limit)
             except BoosterkitError as exc:
                 raise flagged(exc, {"q": "--q", "columns": "--columns", "set": "SET"}) from exc
-        _show(data, _fmt(fmt, json_), columns, CARD_TABLE)
+        _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
 
-    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.", no_args_is_help=True,
-                         rich_markup_mode=None)
+    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.",
+                         no_args_is_help=True, cls=HelpGroup, rich_markup_mode=None)
     app.add_typer(db_app, name="db")
 
     @db_app.command("info")
-    def info(ctx: typer.Context,
-             fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
-             json_: bool = _JSON) -> None:
+    def info(ctx: typer.Context, fmt: TextFormat = fmt_option(TextFormat.text),
+             json_: bool = JSON, out: str | None = OUTPUT, db_file: Path | None = DB) -> None:
         """Path, schema version, row counts and the last sync runs."""
         from boosterkit.pipeline import db, queries
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
-            emit(queries.db_info(con, path), _fmt(fmt, json_), text=_info_text)
+            data = queries.db_info(con, path)
+        with output(out) as f:
+            emit(data, pick_format(fmt, json_).value, text=_info_text, out=f)
 
     @db_app.command("rebuild")
-    def rebuild_cmd(ctx: typer.Context, json_: bool = typer.Option(
-            False, "--json", help="Print the summary as JSON.")) -> None:
+    def rebuild_cmd(ctx: typer.Context, fmt: TextFormat = fmt_option(TextFormat.text),
+                    json_: bool = JSON, out: str | None = OUTPUT, db_file: Path | None = DB) -> None:
         """Re-derive every table from the cached files of past syncs and imports (no network)."""
         from boosterkit.pipeline import db, rebuild
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             result = rebuild.rebuild(con, config.cache_dir(path))
-        echo_err(f"rebuilt from {result['runs']} runs ({result['files']} files): "
-                 f"{result['sets']} sets, {result['cards']} cards in {result['seconds']:.1f} s")
-        if json_:
-            emit(result, Format.json)
+        summary(result, pick_format(fmt, json_).value, out, lambda r: (
+            f"rebuilt from {r['runs']} runs ({r['files']} files): "
+            f"{r['sets']} sets, {r['cards']} cards in {r['seconds']:.1f} s"))
+

@@ -8,10 +8,11 @@ from typing import Any
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, echo_err, emit, flagged
+from boosterkit.cli.options import DB, JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
+from boosterkit.cli.render import flagged, summary
 from boosterkit.errors import BoosterkitError
 
-_JSON = typer.Option(False, "--json", help="Also print the summary as JSON on stdout.")
+_FMT = fmt_option(TextFormat.text)
 
 
 def _unresolved(s: dict[str, Any]) -> str:
@@ -38,14 +39,19 @@ def collation_line(s: dict[str, Any]) -> str:
 def register(app: typer.Typer) -> None:
     """Add the ``import`` group to ``app``."""
     group = typer.Typer(name="import", help="Import MTGJSON files and booster collation data.",
-                        no_args_is_help=True, rich_markup_mode=None)
+                        no_args_is_help=True, rich_markup_mode=None, cls=HelpGroup)
 
     @group.command("mtgjson")
     def mtgjson_cmd(
         ctx: typer.Context,
-        files: list[Path] = typer.Argument(..., help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."),
-        sets: list[str] = typer.Option(None, "--set", help="Only these set codes (AllPrintings); repeatable."),
-        json_: bool = _JSON,
+        files: list[Path] = typer.Argument(
+            ..., metavar="FILE", help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."),
+        sets: list[str] = typer.Option(
+            None, "--set", metavar="SET", help="Only these set codes (AllPrintings); repeatable."),
+        fmt: TextFormat = _FMT,
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """Import cards, tokens, minigame cards and booster products from MTGJSON files."""
         from boosterkit.pipeline import db
@@ -54,18 +60,20 @@ def register(app: typer.Typer) -> None:
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             try:
-                summary = import_mtgjson(con, files, cache=config.cache_dir(path), sets=sets or None)
+                result = import_mtgjson(con, files, cache=config.cache_dir(path), sets=sets or None)
             except BoosterkitError as exc:
                 raise flagged(exc, {"sets": "--set"}) from exc
-        echo_err(mtgjson_line(summary))
-        if json_:
-            emit(summary, Format.json)
+        summary(result, pick_format(fmt, json_).value, out, mtgjson_line)
 
     @group.command("collation")
     def collation_cmd(
         ctx: typer.Context,
-        file: Path = typer.Argument(..., help="A taw/magic-sealed-data export (sealed_basic_data.json)."),
-        json_: bool = _JSON,
+        file: Path = typer.Argument(
+            ..., metavar="FILE", help="A taw/magic-sealed-data export (sealed_basic_data.json)."),
+        fmt: TextFormat = _FMT,
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """Import booster products (variants, sheets, weights) from magic-sealed-data."""
         from boosterkit.pipeline import db
@@ -73,9 +81,7 @@ def register(app: typer.Typer) -> None:
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
-            summary = import_collation(con, file, cache=config.cache_dir(path))
-        echo_err(collation_line(summary))
-        if json_:
-            emit(summary, Format.json)
+            result = import_collation(con, file, cache=config.cache_dir(path))
+        summary(result, pick_format(fmt, json_).value, out, collation_line)
 
     app.add_typer(group, name="import")

@@ -11,6 +11,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
+from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
 from boosterkit.errors import BoosterkitError, InputError
 
 
@@ -64,33 +65,41 @@ def read_setup_file(path: Path) -> Any:
 
 
 def minigames_cmd(
-    as_json: bool = typer.Option(False, "--json", help="JSON (the library's list)."),
-    fmt: render.Format = typer.Option(render.Format.table, "--format", "-f"),
+    fmt: render.Format = fmt_option(render.Format.table),
+    as_json: bool = JSON,
+    output: str | None = OUTPUT,
+    db_file: Path | None = DB,  # reads no database; accepted like on every command
 ) -> None:
     """The 27 minigames: id, name, players, packs and how sure the setup is (C/I/U)."""
     from boosterkit.minigames import list_minigames
 
     games = list_minigames()
-    render.emit(games, render.Format.json if as_json else fmt, rows=_rows)
+    with render.output(output) as out:
+        render.emit(games, pick_format(fmt, as_json), rows=_rows, out=out)
 
 
 def deal_cmd(
     ctx: typer.Context,
-    game: str = typer.Argument(..., help="Minigame id or name, e.g. roll-for-initiative."),
-    players: int = typer.Option(..., "--players", "-n", help="Number of players."),
+    game: str = typer.Argument(
+        ..., metavar="GAME", help="Minigame id or name, e.g. roll-for-initiative."),
+    players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
     set_code: str | None = typer.Option(
-        None, "--set", help="Set code. Default: a set the game was printed for, if loaded."),
+        None, "--set", metavar="SET",
+        help="Set code. Default: a set the game was printed for, if loaded."),
     product: str | None = typer.Option(
-        None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
+        None, "--product", "-p", metavar="PRODUCT",
+        help="Product kind or code. Default: the game's (set)."),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed. Default: a random one, printed on stderr."),
+        None, "--seed", metavar="SEED", help="Seed. Default: a random one, printed on stderr."),
     strict_backs: bool | None = typer.Option(
         None, "--strict-backs/--no-strict-backs",
         help="Also remove double-faced Magic cards (they have no Magic back). Default: on for "
              "games whose cards lie face down, off elsewhere."),
-    fmt: SheetFormat = typer.Option(SheetFormat.text, "--format", "-f"),
+    fmt: SheetFormat = fmt_option(SheetFormat.text),
+    as_json: bool = JSON,
     lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
-    output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
+    output: str | None = OUTPUT,
+    db_file: Path | None = DB,
     images: bool = typer.Option(
         False, "--images", help="HTML sheets: each card shown with its Scryfall image (from "
         "the database) and artist credit. Cards without one print as before."),
@@ -101,6 +110,7 @@ def deal_cmd(
     from boosterkit.minigames.sheets import sheet_images
     from boosterkit.pipeline.queries import NO_IMAGES
 
+    fmt = pick_format(fmt, as_json)
     if images and fmt is not SheetFormat.html:
         raise InputError(f"--images: only HTML sheets carry card images (--format html, not "
                          f"{fmt.value})")
@@ -126,11 +136,15 @@ def deal_cmd(
 
 def validate_cmd(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="A setup JSON file (from `deal --format json`)."),
-    as_json: bool = typer.Option(False, "--json", help="JSON verdict."),
+    file: Path = typer.Argument(
+        ..., metavar="FILE", help="A setup JSON file (from `deal --format json`)."),
     exact: bool = typer.Option(
         False, "--exact", help="Also require a seeded setup to equal what `deal` gives for its "
         "minigame, players, set, product, seed and strict_backs, zone by zone."),
+    fmt: TextFormat = fmt_option(TextFormat.text),
+    as_json: bool = JSON,
+    output: str | None = OUTPUT,
+    db_file: Path | None = DB,
 ) -> None:
     """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
     from boosterkit.minigames import validate_setup
@@ -144,17 +158,19 @@ def validate_cmd(
         raise InputError(f"{file}: {exc}", field=exc.field) from exc
     finally:
         con.close()
-    if as_json:
-        render.emit(result.to_dict(), render.Format.json)
-    elif result.valid:
-        noun = "player" if data["players"] == 1 else "players"
-        typer.echo(f"{file}: valid {data['minigame']} setup for {data['players']} {noun}")
-    else:
-        typer.echo(f"{file}: {len(result.violations)} rule violation(s)")
-        for v in result.violations:
-            typer.echo(f"  [{v.rule}] {v.message}")
+    with render.output(output) as out:
+        render.emit(result.to_dict(), pick_format(fmt, as_json).value, out=out,
+                    text=lambda _: _verdict(file, data, result))
     if not result.valid:
         raise typer.Exit(1)
+
+
+def _verdict(file: Path, data: dict[str, Any], result: Any) -> str:
+    if result.valid:
+        noun = "player" if data["players"] == 1 else "players"
+        return f"{file}: valid {data['minigame']} setup for {data['players']} {noun}"
+    return "\n".join([f"{file}: {len(result.violations)} rule violation(s)"]
+                     + [f"  [{v.rule}] {v.message}" for v in result.violations])
 
 
 def register(app: typer.Typer) -> None:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from boosterkit import config
 from boosterkit.cli import render
+from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
 from boosterkit.errors import BoosterkitError
 
 
 class OddsFormat(str, Enum):
     table = "table"
+    text = "text"  # the same two tables: every command's human form answers to -f text
     json = "json"
+    jsonl = "jsonl"
     csv = "csv"
     parquet = "parquet"
     arrow = "arrow"
@@ -77,17 +81,20 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
         product: str | None = typer.Option(
-            None, "--product", "-p", help="Kind (draft, set, …) or code. Default: as `open`."),
+            None, "--product", "-p", metavar="PRODUCT",
+            help="Kind (draft, set, …) or code. Default: as `open`."),
         per: Per = typer.Option(Per.pack, "--per", help="Figures per pack or per box."),
-        card: str | None = typer.Option(None, "--card", help="Only the cards of this name."),
+        card: str | None = typer.Option(
+            None, "--card", metavar="NAME", help="Only the cards of this name."),
         box_size: int | None = typer.Option(
-            None, "--box-size", help="Packs per box (default: data/boosters/boxes.yaml)."),
+            None, "--box-size", metavar="N", help="Packs per box (default: data/boosters/boxes.yaml)."),
         simulate: int = typer.Option(
             0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the simulated packs."),
-        fmt: OddsFormat = typer.Option(OddsFormat.table, "--format", "-f", help="Output format."),
-        json_: bool = typer.Option(False, "--json", help="Same as --format json."),
-        output: str | None = typer.Option(None, "-o", "--output", help="Write to FILE."),
+        seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the simulated packs."),
+        fmt: OddsFormat = fmt_option(OddsFormat.table),
+        json_: bool = JSON,
+        output: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """Exact odds of each card, rarity and foil per pack or box, from the compiled product."""
         from boosterkit.generator.odds import odds
@@ -98,7 +105,7 @@ def register(app: typer.Typer) -> None:
         except BoosterkitError as exc:
             raise render.flagged(exc, {"card": "--card", "box_size": "--box-size",
                                        "simulate": "--simulate", "seed": "--seed"}) from exc
-        fmt = OddsFormat.json if json_ else fmt
+        fmt = pick_format(fmt, json_)
         if fmt in (OddsFormat.parquet, OddsFormat.arrow):
             from boosterkit.generator.frames import rows_frame, write_frame
 
@@ -107,7 +114,7 @@ def register(app: typer.Typer) -> None:
                 write_frame(frame, fmt.value, out)
             return
         with render.output(output) as out:
-            if fmt is OddsFormat.table:
+            if fmt in (OddsFormat.table, OddsFormat.text):
                 out.write(odds_text(data) + "\n")
             else:
                 render.emit(data if fmt is OddsFormat.json else odds_rows(data), fmt.value,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 from enum import Enum
+from pathlib import Path
 
 import typer
 
 from boosterkit import config
 from boosterkit.cli import render
+from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
 from boosterkit.errors import InputError
 
 
@@ -32,21 +34,22 @@ def register(app: typer.Typer) -> None:
             None,
             "--product",
             "-p",
+            metavar="PRODUCT",
             help="Kind (draft, set, collector, …) or code (afr-set). Default: draft, or the set's only product.",
         ),
-        count: int = typer.Option(1, "-n", "--count", help="How many packs (1 or more)."),
+        count: int = typer.Option(1, "-n", "--count", metavar="N", help="How many packs (1 or more)."),
         seed: int | None = typer.Option(
-            None, "--seed", help="Seed (0 to 2^64-1). Default: a random one, printed on stderr."
-        ),
-        fmt: PackFormat = typer.Option(PackFormat.text, "--format", "-f", help="Output format."),
-        output: str | None = typer.Option(
-            None, "-o", "--output", help="Write to FILE instead of stdout."
-        ),
+            None, "--seed", metavar="SEED",
+            help="Seed (0 to 2^64-1). Default: a random one, printed on stderr."),
+        fmt: PackFormat = fmt_option(PackFormat.text),
+        json_: bool = JSON,
+        output: str | None = OUTPUT,
         csv_raw: bool = typer.Option(
             False, "--csv-raw",
             help="CSV cells exactly as the data has them: no ' before cells starting with "
                  "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
         ),
+        db_file: Path | None = DB,
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
@@ -54,6 +57,7 @@ def register(app: typer.Typer) -> None:
 
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
+        fmt = pick_format(fmt, json_)
         chosen = new_seed() if seed is None else seed
         packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
         first = next(packs)  # resolve the product (and fail) before creating the output file

@@ -9,6 +9,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
+from boosterkit.cli.options import DB, JSON, fmt_option, pick_format
 from boosterkit.errors import BoosterkitError, InputError
 
 
@@ -39,16 +40,21 @@ def register(app: typer.Typer) -> None:
     def pool_cmd(
         ctx: typer.Context,
         set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
-        players: int = typer.Option(..., "--players", help="Number of players (1 to 64)."),
-        packs: int = typer.Option(6, "--packs", help="Packs per player (1 to 36): 6 sealed, 3 draft."),
+        players: int = typer.Option(
+            ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."),
+        packs: int = typer.Option(
+            6, "--packs", metavar="N", help="Packs per player (1 to 36): 6 sealed, 3 draft."),
         product: str | None = typer.Option(
-            None, "--product", "-p", help="Kind (draft, play, …) or code. Default: as `open`."),
+            None, "--product", "-p", metavar="PRODUCT",
+            help="Kind (draft, play, …) or code. Default: as `open`."),
         seed: int | None = typer.Option(
-            None, "--seed", help="Event seed. Default: a random one, printed on stderr."),
-        fmt: PoolFormat = typer.Option(PoolFormat.text, "--format", "-f", help="Output format."),
-        json_: bool = typer.Option(False, "--json", help="Same as --format json."),
+            None, "--seed", metavar="SEED", help="Event seed. Default: a random one, printed on stderr."),
+        fmt: PoolFormat = fmt_option(PoolFormat.text),
+        json_: bool = JSON,
         output: str | None = typer.Option(
-            None, "-o", "--output", metavar="DIR", help="Write one file per player into DIR."),
+            None, "-o", "--output", metavar="DIR",
+            help="Write one file per player into DIR (one line on stderr says so)."),
+        db_file: Path | None = DB,
         images: bool = typer.Option(
             False, "--images", help="HTML: each card with its Scryfall image (from the "
             "database) and artist credit."),
@@ -64,7 +70,7 @@ def register(app: typer.Typer) -> None:
         )
         from boosterkit.pipeline.queries import NO_IMAGES
 
-        fmt = PoolFormat.json if json_ else fmt
+        fmt = pick_format(fmt, json_)
         if images and fmt is not PoolFormat.html:
             raise InputError(f"--images: only HTML pools carry card images (--format html, "
                              f"not {fmt.value})")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, emit
+from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
+from boosterkit.cli.render import Format, emit, output
 
 ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
 _SHOW_VARIANTS = 4
@@ -58,8 +60,10 @@ def register(app: typer.Typer) -> None:
     def products(
         ctx: typer.Context,
         set_code: str = typer.Argument(..., metavar="SET", help="Set code (case-insensitive), e.g. afr."),
-        fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
-        json_: bool = typer.Option(False, "--json", help="Same as --format json."),
+        fmt: Format = fmt_option(Format.text),
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
         from boosterkit.generator.cache import compiled_product
@@ -71,5 +75,6 @@ def register(app: typer.Typer) -> None:
             data = list_products(con, set_code, product_of=lambda code: compiled_product(
                 set_code, code, path, lite=True).product)
             none = "" if data else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
-        emit(data, Format.json if json_ else fmt, rows=_rows, columns=ROW_FIELDS,
-             text=lambda d: "\n\n".join(product_text(p) for p in d) or none)
+        with output(out) as f:
+            emit(data, pick_format(fmt, json_), rows=_rows, columns=ROW_FIELDS, out=f,
+                 text=lambda d: "\n\n".join(product_text(p) for p in d) or none)

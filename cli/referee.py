@@ -11,6 +11,7 @@ import typer
 from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.minigames import read_setup_file
+from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
 from boosterkit.errors import BoosterkitError, InputError
 
 
@@ -27,9 +28,14 @@ def _connect(ctx: typer.Context):  # noqa: ANN202 - a duckdb connection
 
 def play_cmd(
     ctx: typer.Context,
-    setup_file: Path = typer.Argument(..., help="A setup JSON (from `deal --format json`)."),
-    moves_file: Path = typer.Argument(..., help="The moves, one JSON object a line."),
-    as_json: bool = typer.Option(False, "--json", help="JSON: the library's replay."),
+    setup_file: Path = typer.Argument(
+        ..., metavar="SETUP", help="A setup JSON file (from `deal --format json`)."),
+    moves_file: Path = typer.Argument(
+        ..., metavar="MOVES", help="The moves file, one JSON object a line."),
+    fmt: TextFormat = fmt_option(TextFormat.text),
+    as_json: bool = JSON,
+    output: str | None = OUTPUT,
+    db_file: Path | None = DB,
 ) -> None:
     """Replay a game: the state after each move and the result. Exit 0 for a complete legal
     game, 1 at the first illegal move (or a game not over), 2 for bad input."""
@@ -47,28 +53,35 @@ def play_cmd(
     finally:
         if con is not None:
             con.close()
-    if as_json:
-        render.emit(rep.to_dict(), render.Format.json)
-    else:
-        typer.echo(rep.text(), nl=False)
+    with render.output(output) as out:
+        render.emit(rep.to_dict(), pick_format(fmt, as_json).value, out=out,
+                    text=lambda _: rep.text())
     if not rep.complete:
         raise typer.Exit(1)
 
 
 def simulate_cmd(
     ctx: typer.Context,
-    game: str = typer.Argument(..., help="roll-for-initiative, base-race or mimic-match."),
-    players: int = typer.Option(..., "--players", "-n", help="Number of players."),
+    game: str = typer.Argument(
+        ..., metavar="GAME", help="roll-for-initiative, base-race or mimic-match."),
+    players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
     set_code: str | None = typer.Option(
-        None, "--set", help="Set code. Default: a set the game was printed for, if loaded."),
+        None, "--set", metavar="SET",
+        help="Set code. Default: a set the game was printed for, if loaded."),
     product: str | None = typer.Option(
-        None, "--product", "-p", help="Product kind or code. Default: the game's (set)."),
-    seed: int = typer.Option(..., "--seed", help="Seed of the run; setup i uses (seed, i)."),
-    games: int = typer.Option(..., "--games", "-k", help="How many games to deal and play."),
+        None, "--product", "-p", metavar="PRODUCT",
+        help="Product kind or code. Default: the game's (set)."),
+    seed: int = typer.Option(
+        ..., "--seed", metavar="SEED", help="Seed of the run; setup i uses (seed, i)."),
+    games: int = typer.Option(
+        ..., "--games", "-k", metavar="N", help="How many games to deal and play."),
     policy: Policy = typer.Option(Policy.random, "--policy", help="How the players choose."),
     log: Path | None = typer.Option(
-        None, "--log", help="Write each setup and its moves to this folder."),
-    as_json: bool = typer.Option(False, "--json", help="JSON: the library's statistics."),
+        None, "--log", metavar="DIR", help="Write each setup and its moves to this folder."),
+    fmt: TextFormat = fmt_option(TextFormat.text),
+    as_json: bool = JSON,
+    output: str | None = OUTPUT,
+    db_file: Path | None = DB,
 ) -> None:
     """Deal GAMES setups and play each to the end: wins per seat, turns, how games ended."""
     from boosterkit.generator.engine import check_seed
@@ -83,7 +96,8 @@ def simulate_cmd(
                                    "log": "--log", "game": "GAME"}) from exc
     finally:
         con.close()
-    render.emit(stats, render.Format.json if as_json else render.Format.text, text=stats_text)
+    with render.output(output) as out:
+        render.emit(stats, pick_format(fmt, as_json).value, text=stats_text, out=out)
 
 
 def register(app: typer.Typer) -> None:

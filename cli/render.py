@@ -21,8 +21,8 @@ from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.serialize import CsvWriter, cell, to_json
 
 __all__ = [
-    "Format", "cell", "echo_err", "emit", "flagged", "output", "table", "to_json",
-    "write_csv",
+    "Format", "cell", "echo_err", "emit", "flagged", "output", "summary", "table", "to_json",
+    "write_csv", "wrote",
 ]
 
 
@@ -115,6 +115,19 @@ def _emit(data: Any, fmt: Format, text: Callable[[Any], str] | None,
             out.write(table(flat, columns) + "\n")
 
 
+def summary(data: dict[str, Any], fmt: str, path: str | None,
+            line: Callable[[dict[str, Any]], str]) -> None:
+    """The result of a command that changes the database (sync, import, rebuild): ``text`` is
+    its summary ``line`` on stderr (or in ``-o FILE``); ``json`` is the library's return value
+    on stdout (the line still on stderr) or in ``-o FILE``."""
+    if not path:
+        echo_err(line(data))
+        if fmt == "text":
+            return
+    with output(path) as out:
+        emit(data, fmt, text=line, out=out)
+
+
 def echo_err(message: str) -> None:
     """A line for humans on stderr (progress, summaries, chosen seeds)."""
     typer.echo(message, err=True)
@@ -143,6 +156,14 @@ def output(path: str | None) -> Iterator[TextIO]:
         if Path(path).is_file():  # nothing half-written stays behind (never a device)
             Path(path).unlink()
         raise
+    wrote(path)
+
+
+def wrote(path: str | Path, what: str | None = None) -> None:
+    """The one stderr line of ``-o``: what was written where (``wrote out.json (1,234 bytes)``)."""
+    p = Path(path)
+    size = f"{p.stat().st_size:,} bytes" if p.is_file() else "done"
+    echo_err(f"wrote {p} ({what or size})")
 
 
 def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
@@ -185,3 +206,4 @@ def binary_output(path: str | None, what: str = "this format") -> Iterator[Any]:
     except BaseException:
         os.unlink(path)
         raise
+    wrote(path)

@@ -10,7 +10,8 @@ from typing import Any
 import typer
 
 from boosterkit import config
-from boosterkit.cli.render import Format, echo_err, emit
+from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
+from boosterkit.cli.render import summary
 from boosterkit.errors import InputError
 
 #: ``pipeline.sync.BULK_TYPES``, for the help text without importing the HTTP client
@@ -62,13 +63,19 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def sync(
         ctx: typer.Context,
-        sets: list[str] = typer.Argument(None, help="Set codes (case-insensitive), e.g. afr khm."),
+        sets: list[str] = typer.Argument(
+            None, metavar="SET", help="Set codes (case-insensitive), e.g. afr khm."),
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
-        bulk: str | None = typer.Option(None, "--bulk", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
-        file: Path | None = typer.Option(None, "--file", help="A local Scryfall JSON file (.json or .json.gz)."),
+        bulk: str | None = typer.Option(
+            None, "--bulk", metavar="TYPE", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
+        file: Path | None = typer.Option(
+            None, "--file", metavar="FILE", help="A local Scryfall JSON file (.json or .json.gz)."),
         no_mtgjson: bool = typer.Option(
             False, "--no-mtgjson", help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL)."),
-        json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        fmt: TextFormat = fmt_option(TextFormat.text),
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
     ) -> None:
         """Load Scryfall data (sets with all their printings, the set list, a bulk file or a local
         file); set codes also load MTGJSON's file of each set: its real booster products."""
@@ -87,18 +94,16 @@ def register(app: typer.Typer) -> None:
         con = db.connect(path)
         try:
             if file is not None:
-                summary = syncmod.sync_file(con, file, cache=cache)
+                result = syncmod.sync_file(con, file, cache=cache)
             elif bulk is not None:
-                summary = syncmod.sync_bulk(con, bulk, cache=cache, client=client, progress=_progress())
+                result = syncmod.sync_bulk(con, bulk, cache=cache, client=client, progress=_progress())
             elif set_list:
-                summary = syncmod.sync_set_list(con, cache=cache, client=client)
+                result = syncmod.sync_set_list(con, cache=cache, client=client)
             else:
-                summary = syncmod.sync_sets(con, sets, cache=cache, client=client, progress=_progress(),
+                result = syncmod.sync_sets(con, sets, cache=cache, client=client, progress=_progress(),
                                             use_mtgjson=not no_mtgjson)
         finally:
             con.close()
             if sys.stderr.isatty():
                 sys.stderr.write("\r\033[K")
-        echo_err(_summary_line(summary))
-        if json_:
-            emit(summary, Format.json)
+        summary(result, pick_format(fmt, json_).value, out, _summary_line)

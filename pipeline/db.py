@@ -248,6 +248,11 @@ def guarded(path: str | Path) -> Iterator[None]:
         raise error from exc
 
 
+#: How to make a database: from Scryfall, or offline from MTGJSON / magic-sealed-data files.
+NO_DATABASE_HINT = ("load cards first: `boosterkit sync SET` from Scryfall, or offline "
+                    "`boosterkit import mtgjson FILE...` and `boosterkit import collation FILE`")
+
+
 def connect(path: str | Path, *, read_only: bool = False) -> Connection:
     """Open (and on first use create) the database at ``path``, migrated to SCHEMA_VERSION.
 
@@ -258,7 +263,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
     if str(path) != ":memory:":
         p = Path(path)
         if read_only and not p.exists():
-            raise DatabaseError(f"{p}: no database here yet (run `boosterkit sync` first)")
+            raise DatabaseError(f"{p}: no database here yet ({NO_DATABASE_HINT})")
         with guarded(p):
             p.parent.mkdir(parents=True, exist_ok=True)
     try:

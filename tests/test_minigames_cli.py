@@ -51,7 +51,9 @@ def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, real
     target = tmp_path / "setup.json"
     code, out, err = run(capsys, "--db", str(real_db), "deal", "booster-blitz", "--players", "2",
                          "--set", "znr", "--format", "json", "-o", str(target))
-    seed = int(re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)\n", err).group(1))
+    seed_line, wrote = err.splitlines()  # the chosen seed, then what -o wrote
+    seed = int(re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)", seed_line).group(1))
+    assert wrote == f"wrote {target} ({target.stat().st_size:,} bytes)"
     assert code == 0 and out == ""
     data = json.loads(target.read_text())
     assert data["seed"] == seed == data["packs"][0]["seed"]
