@@ -25,7 +25,6 @@ from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
-from boosterkit.pipeline import mtgjson as mtgjsonmod
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.runs import recorded
 
@@ -152,6 +151,7 @@ def sync_sets(
     the summary's ``mtgjson.missing`` (unless another set's file brought it, as MKM.json
     brings TMKM's tokens), not an error. Any other failure loads nothing.
     """
+    from boosterkit.pipeline import mtgjson as mtgjsonmod
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
 
     t0 = time.perf_counter()
@@ -222,6 +222,8 @@ def replay_sets(con: Connection, files: list[Path], target: str | None) -> None:
     ingest.replay(con, [f for f in files if not f.name.startswith(MTGJSON_PREFIX)], target)
     mtgjson_files = [f for f in files if f.name.startswith(MTGJSON_PREFIX)]
     if mtgjson_files:
+        from boosterkit.pipeline import mtgjson as mtgjsonmod
+
         mtgjsonmod.load_files(con, mtgjson_files)
 
 
