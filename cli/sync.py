@@ -81,7 +81,6 @@ def register(app: typer.Typer) -> None:
         file); set codes also load MTGJSON's file of each set: its real booster products."""
         from boosterkit.pipeline import db
         from boosterkit.pipeline import sync as syncmod
-        from boosterkit.pipeline.scryfall.client import ScryfallClient
 
         modes = sum([bool(sets), set_list, bulk is not None, file is not None])
         if modes != 1:
@@ -90,6 +89,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)")
         path = config.db_path(ctx.obj["db"])
         cache = config.cache_dir(path)
+        if file is None:  # the HTTP client (requests, scrython) only for syncs that fetch
+            from boosterkit.pipeline.scryfall.client import ScryfallClient
         client = None if file is not None else ScryfallClient(on_wait=_on_wait())
         con = db.connect(path)
         try:

@@ -19,18 +19,19 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
-from boosterkit.pipeline import mtgjson as mtgjsonmod
 from boosterkit.pipeline.db import Connection
-from boosterkit.pipeline.mtgjson_client import MtgjsonClient
 from boosterkit.pipeline.runs import recorded
-from boosterkit.pipeline.scryfall.client import ScryfallAPIError, ScryfallClient
-from boosterkit.pipeline.scryfall.models import BulkData, card_set, child_sets
+
+if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
+    from boosterkit.pipeline.mtgjson_client import MtgjsonClient
+    from boosterkit.pipeline.scryfall.client import ScryfallClient
+    from boosterkit.pipeline.scryfall.models import BulkData
 
 #: progress(what, done, total): ``what`` names the set or file, ``total`` may be None.
 Progress = Callable[[str, int, "int | None"], None]
@@ -42,6 +43,12 @@ SEARCH_PARAMS = {"unique": "prints", "include_extras": "true", "include_variatio
 #: Cached MTGJSON files of a set sync are ``<folder>/mtgjson-CODE.json.gz`` (how replay tells them).
 MTGJSON_PREFIX = "mtgjson-"
 _CODE = re.compile(r"^[a-z0-9]{2,8}$")
+
+
+def _scryfall_client() -> ScryfallClient:
+    from boosterkit.pipeline.scryfall.client import ScryfallClient
+
+    return ScryfallClient()
 
 
 def _stamp() -> str:
@@ -86,6 +93,9 @@ def _fetch_sets(
     client: ScryfallClient, cache: Path, folder: str, codes: list[str], progress: Progress | None
 ) -> tuple[list[str], list[str]]:
     """Fetch the set list, the sets and every page of their printings into the cache."""
+    from boosterkit.pipeline.scryfall.client import ScryfallAPIError
+    from boosterkit.pipeline.scryfall.models import card_set, child_sets
+
     rels, all_sets = _fetch_set_list(client, cache, folder)
     wrapped = [card_set(s) for s in all_sets if s.get("object") == "set" and s.get("code")]
     card_sets: list[str] = []
@@ -141,9 +151,12 @@ def sync_sets(
     the summary's ``mtgjson.missing`` (unless another set's file brought it, as MKM.json
     brings TMKM's tokens), not an error. Any other failure loads nothing.
     """
+    from boosterkit.pipeline import mtgjson as mtgjsonmod
+    from boosterkit.pipeline.mtgjson_client import MtgjsonClient
+
     t0 = time.perf_counter()
     codes = normalize_codes(codes)
-    client = client or ScryfallClient()
+    client = client or _scryfall_client()
     if use_mtgjson:
         mtgjson = mtgjson or MtgjsonClient(sleep=client.sleep, clock=client.clock, on_wait=client.on_wait)
     client.bound_all(config.sync_deadline(), "sync deadline", *([mtgjson] if use_mtgjson else []))
@@ -209,13 +222,15 @@ def replay_sets(con: Connection, files: list[Path], target: str | None) -> None:
     ingest.replay(con, [f for f in files if not f.name.startswith(MTGJSON_PREFIX)], target)
     mtgjson_files = [f for f in files if f.name.startswith(MTGJSON_PREFIX)]
     if mtgjson_files:
+        from boosterkit.pipeline import mtgjson as mtgjsonmod
+
         mtgjsonmod.load_files(con, mtgjson_files)
 
 
 def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None = None) -> dict[str, Any]:
     """Refresh the ``sets`` table from ``/sets``."""
     t0 = time.perf_counter()
-    client = client or ScryfallClient()
+    client = client or _scryfall_client()
     rels, _ = _fetch_set_list(client, cache, f"scryfall/{_stamp()}")
     with recorded(con, "scryfall-sets", None) as run:
         counts = ingest.load_files(con, [cache / r for r in rels])
@@ -224,6 +239,8 @@ def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None
 
 
 def _bulk_entry(client: ScryfallClient, bulk_type: str) -> BulkData:
+    from boosterkit.pipeline.scryfall.models import BulkData
+
     entries = [BulkData.from_json(d) for page in client.pages("/bulk-data") for d in page.get("data") or []]
     for entry in entries:
         if entry.type == bulk_type:
@@ -240,7 +257,7 @@ def sync_bulk(
     t0 = time.perf_counter()
     if bulk_type not in BULK_TYPES:
         raise InputError(f"bulk type {bulk_type!r}: expected one of {', '.join(BULK_TYPES)} (files of cards)")
-    client = client or ScryfallClient()
+    client = client or _scryfall_client()
     entry = _bulk_entry(client, bulk_type)
     key = f"bulk:{bulk_type}"
     row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

@@ -279,3 +279,25 @@ def test_cli_file_summary_line(tmp_path: Path, api: FakeScryfall) -> None:
     r = _run(["sync", "--file", str(shared_path("cards", "one.unique-cards.json"))], tmp_path / "t.duckdb", api)
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("synced 1 set, 271 cards in ") and r.stderr.endswith(" s\n")
+
+
+#: Runs ``boosterkit ARGV`` in-process, then prints which HTTP modules it imported.
+_HTTP_PROBE = """
+import json, sys
+from boosterkit.cli.app import app
+try:
+    app(sys.argv[1:], prog_name="boosterkit")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(m for m in ("requests", "urllib3", "scrython") if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def test_sync_file_imports_no_http_client(tmp_path: Path) -> None:
+    """A local file needs no network code (issue 13: its start-up is part of the ingest time)."""
+    src = shared_path("cards", "one.unique-cards.json")
+    r = subprocess.run([sys.executable, "-c", _HTTP_PROBE, "--db", str(tmp_path / "t.duckdb"),
+                        "sync", "--file", str(src)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("synced 1 set, 271 cards in ")
+    assert json.loads(r.stderr.strip().splitlines()[-1]) == []
