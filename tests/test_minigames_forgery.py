@@ -209,7 +209,7 @@ def test_http_validate_names_the_same_forgeries(real_db: Path, setups) -> None:
     moved = copy.deepcopy(setups["base"])
     grid = _zone(moved, "player-1 grid")["cards"]
     grid[0], grid[1] = grid[1], grid[0]
-    with TestClient(create_app(real_db)) as client:
+    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as client:
         got = client.post("/validate", json=renamed).json()
         assert not got["valid"]
         assert {"pack-index", "seed"} <= {v["rule"] for v in got["violations"]}

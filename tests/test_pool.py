@@ -109,7 +109,7 @@ def test_cli_bad_input(capsys, real_db: Path, args, words) -> None:
 
 
 def test_http_pool_equals_cli(capsys, real_db: Path) -> None:
-    with TestClient(create_app(real_db)) as client:
+    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as client:
         body = {"set": "afr", "players": 2, "packs": 3, "seed": 12}
         r = client.post("/pool", json=body)
         _, out, _ = run(capsys, "--db", str(real_db), "pool", "afr", "--players", "2",
