@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -44,34 +43,6 @@ def _hold_write_lock(path: Path, seconds: float | None) -> subprocess.Popen:
     return proc
 
 
-def test_reads_and_releases_the_file(schema_db: Path) -> None:
-    database = ReadOnlyDatabase(schema_db, linger=0)
-    with database.cursor() as cur:
-        assert cur.execute("SELECT name FROM sets").fetchall() == [("Adventures in the Forgotten Realms",)]
-    # Closed after the request: a writer (a sync) can open the file now.
-    con = pdb.connect(schema_db)
-    con.close()
-
-
-def test_the_file_is_held_for_the_linger_then_released(schema_db: Path) -> None:
-    database = ReadOnlyDatabase(schema_db, linger=0.5)
-    with database.cursor() as cur:
-        cur.execute("SELECT 1").fetchall()
-    with pytest.raises(pdb.DatabaseError, match="lock"):
-        _open_in_another_process(schema_db)
-    time.sleep(0.9)
-    _open_in_another_process(schema_db)  # idle for longer than the linger: released
-    assert database._con is None
-
-
-def _open_in_another_process(path: Path) -> None:
-    """Open ``path`` read-write from another process, as a sync would."""
-    code = f"from boosterkit.pipeline import db; db.connect({str(path)!r}).close()"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode:
-        raise pdb.DatabaseError(done.stderr.strip().splitlines()[-1])
-
-
 class _Clock:
     """Stands in for the ``time`` module of ``service.database``: sleeps advance a fake clock."""
 
@@ -85,6 +56,46 @@ class _Clock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+def test_reads_and_releases_the_file(schema_db: Path) -> None:
+    database = ReadOnlyDatabase(schema_db, linger=0)
+    with database.cursor() as cur:
+        assert cur.execute("SELECT name FROM sets").fetchall() == [("Adventures in the Forgotten Realms",)]
+    # Closed after the request: a writer (a sync) can open the file now.
+    con = pdb.connect(schema_db)
+    con.close()
+
+
+def test_the_file_is_held_for_the_linger_then_released(schema_db: Path, monkeypatch) -> None:
+    from boosterkit.service import database as service_database
+
+    clock = _Clock()
+    monkeypatch.setattr(service_database, "time", clock)
+    database = ReadOnlyDatabase(schema_db, linger=60)
+    with database.cursor() as cur:
+        cur.execute("SELECT 1").fetchall()
+    closer = database._closer
+    assert closer is not None and closer.interval == 60  # the close is scheduled for the linger
+    closer.cancel()  # run by hand below, on the fake clock, not by the wall clock
+    with pytest.raises(pdb.DatabaseError, match="lock"):
+        _open_in_another_process(schema_db)  # still held within the linger
+    clock.now += 59
+    database._close_if_idle()  # early (idle 59 s): kept, and the rest scheduled
+    assert database._con is not None and database._closer is not None
+    database._closer.cancel()
+    clock.now += 1
+    database._close_if_idle()  # idle for the whole linger: closed
+    assert database._con is None
+    _open_in_another_process(schema_db)  # released: a writer can open it
+
+
+def _open_in_another_process(path: Path) -> None:
+    """Open ``path`` read-write from another process, as a sync would."""
+    code = f"from boosterkit.pipeline import db; db.connect({str(path)!r}).close()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise pdb.DatabaseError(done.stderr.strip().splitlines()[-1])
 
 
 def test_a_writer_in_another_process_gives_busy_then_recovers(
