@@ -429,4 +429,13 @@ def test_one_set_booster_minigame_and_land(tmp_path: Path) -> None:
     assert_shares(land, {False: 17, True: 3}, "one land")  # 15 % foil
     connected = Counter(sum(1 for _ in row) for row in o.items(["uncommon"]))
     assert_shares(connected, {1: 35, 2: 40, 3: 12.5, 4: 7, 5: 3.5, 6: 2}, "one connected C/U")
+    rm = lambda x: "rm" if o.f["rarity"][x] in ("rare", "mythic") else o.f["rarity"][x]  # noqa: E731
+    assert_shares(o.count(["wildcard"], rm), {"common": 70, "uncommon": 17.5, "rm": 12.5}, "one wildcards")
+    assert all(len(r) == 3 for r in o.items(["wildcard"]))
+    assert_shares(o.count(["foil"], rm), {"common": 12, "uncommon": 5, "rm": 3}, "one foil rarity")
+    assert o.count(["foil"], lambda x: o.f["foil"][x]) == {True: N}
+    rares = sum(1 for c in o.product.sheets["rare_mythic"].cards if c.rarity == "rare")
+    mythics = len(o.product.sheets["rare_mythic"].cards) - rares
+    assert_shares(o.count(["rare_mythic"], lambda x: o.f["rarity"][x]), {"rare": 2 * rares, "mythic": mythics},
+                  "one R/M 2:1 per card")
     con.close()
