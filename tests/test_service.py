@@ -355,18 +355,19 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
     shutil.copy(real_db, path)
     code = textwrap.dedent(
         f"""
-        import time
+        import sys
         from boosterkit.pipeline import db
         con = db.connect({str(path)!r})
         con.execute("BEGIN TRANSACTION")
         con.execute("DELETE FROM sync_runs")
         print("locked", flush=True)
-        time.sleep(2.5)
+        sys.stdin.readline()  # held until the test has seen the 503s
         con.execute("ROLLBACK")
         con.close()
         """
     )
-    writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
     with TestClient(create_app(path, busy_timeout=0.3), base_url=LOCAL) as client:
         try:
             assert writer.stdout.readline().strip() == "locked"
@@ -376,7 +377,7 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
             assert_error(client.get("/health"), 503, "busy")
             assert client.get("/").status_code == 200  # the page itself needs no database
         finally:
-            writer.wait(timeout=20)
+            writer.communicate("done\n", timeout=20)
         assert client.post("/packs", json={"set": "afr", "seed": 1}).status_code == 200
 
 
