@@ -91,26 +91,6 @@ def test_health_and_kept_products_answer_without_the_database(real_db: Path, tmp
         # (a deal also reads the game's rules text and the dealt cards' facts for its sheet)
 
 
-def test_deal_of_a_kept_product_compiles_nothing(real_db: Path, tmp_path: Path) -> None:
-    """A deal of a kept product (set given) does not compile it again; it reads only what the
-    sheet prints beside the packs (rules text, card facts), so the answer is unchanged."""
-    path = tmp_path / "copy.duckdb"
-    shutil.copy(real_db, path)
-    app = create_app(path)
-
-    def unavailable():
-        raise AssertionError("the product was compiled again")
-
-    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=True) as client:
-        body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
-        dealt = client.post("/deal", json=body)
-        assert dealt.status_code == 200
-        app.state.database.products.connect = unavailable
-        assert client.post("/deal", json=body).text == dealt.text
-        verdict = client.post("/validate", json=json.loads(dealt.text)).json()
-        assert verdict["valid"]
-
-
 def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path, con) -> None:
     response = client.get("/sets")
     assert response.text == cli(real_db, "sets", "--format", "json")
@@ -454,3 +434,23 @@ def test_odd_input_never_gives_a_500(client: TestClient, method: str, url: str, 
     response = client.request(method, url, json=body)
     assert 400 <= response.status_code < 500, (response.status_code, response.text[:200])
     assert response.json()["error"]
+
+
+def test_deal_of_a_kept_product_compiles_nothing(real_db: Path, tmp_path: Path) -> None:
+    """A deal of a kept product (set given) does not compile it again; it reads only what the
+    sheet prints beside the packs (rules text, card facts), so the answer is unchanged."""
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(real_db, path)
+    app = create_app(path)
+
+    def unavailable():
+        raise AssertionError("the product was compiled again")
+
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=True) as client:
+        body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+        dealt = client.post("/deal", json=body)
+        assert dealt.status_code == 200
+        app.state.database.products.connect = unavailable
+        assert client.post("/deal", json=body).text == dealt.text
+        verdict = client.post("/validate", json=json.loads(dealt.text)).json()
+        assert verdict["valid"]
