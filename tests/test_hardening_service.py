@@ -267,3 +267,19 @@ def test_play_and_simulate_bounds_are_the_documented_ones(client: TestClient) ->
     assert_error(client.post("/simulate", json={**body, "games": MAX_SIM_GAMES + 1}), 422, "games")
     ok = client.post("/simulate", json={**body, "games": 1})
     assert ok.status_code == 200, ok.text
+
+
+def test_every_error_answer_is_written_the_same_way(client: TestClient) -> None:
+    """One error contract, one form: the answers written below the routes (a Host refused, a
+    body too large) are byte for byte what the routes' own error answers would be."""
+    from fastapi.responses import JSONResponse
+
+    from boosterkit.service.errors import error_body
+
+    for response in (client.get("/health", headers={"host": "evil.example"}),
+                     client.post("/packs", content=b"x" * (5 * 1024 * 1024), headers=JSON),
+                     client.post("/packs", json={"set": "afr", "count": True})):
+        body = response.json()
+        extra = {k: v for k, v in body.items() if k not in ("error", "status")}
+        expected = JSONResponse(error_body(body["status"], body["error"], **extra)).body
+        assert response.content == expected, response.content[:120]
