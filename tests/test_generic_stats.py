@@ -438,4 +438,7 @@ def test_one_set_booster_minigame_and_land(tmp_path: Path) -> None:
     mythics = len(o.product.sheets["rare_mythic"].cards) - rares
     assert_shares(o.count(["rare_mythic"], lambda x: o.f["rarity"][x]), {"rare": 2 * rares, "mythic": mythics},
                   "one R/M 2:1 per card")
+    art = o.count(["art_card"], lambda x: o.f["gold_stamped"][x])
+    assert sum(art.values()) == N  # an art card first in every Set Booster
+    assert_shares(art, {True: 5, False: 95}, "one gold-stamped art cards")  # 5 % gold-stamped
     con.close()
