@@ -15,11 +15,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-__all__ = ["FORMULA_START", "CsvWriter", "cell", "csv_cell", "to_json"]
+__all__ = ["FORMULA_START", "CsvWriter", "cell", "csv_cell", "md_inline", "to_json"]
 
 #: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~>])")
 
 
 def _default(o: Any) -> Any:
@@ -57,6 +58,13 @@ def csv_cell(v: Any, *, raw: bool = False) -> str:
     if raw or not text.startswith(FORMULA_START) or _NUMBER.fullmatch(text):
         return text
     return "'" + text
+
+
+def md_inline(text: Any) -> str:
+    """Text placed inside a Markdown line (not at its start), escaped: on one line, no raw HTML
+    (``&`` and ``<`` as entities), no link, emphasis, code, heading or table markup."""
+    flat = re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", str(text))
+    return _MD_SPECIAL.sub(r"\\\1", flat.replace("&", "&amp;").replace("<", "&lt;"))
 
 
 class CsvWriter:

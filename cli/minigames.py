@@ -43,18 +43,24 @@ def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 MAX_SETUP_BYTES = 16 * 1024 * 1024
 
 
-def read_setup_file(path: Path) -> Any:
-    """The parsed JSON of a setup file; ``InputError`` (one line) if unreadable, larger than
-    ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends) or not JSON."""
+def read_text_file(path: Path, what: str = "a setup file (a 100-player deal is about 1.5 MB): "
+                   "not a setup") -> str:
+    """A setup or moves file as text; ``InputError`` (one line) if unreadable or larger than
+    ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends)."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_SETUP_BYTES + 1)
         if len(data) > MAX_SETUP_BYTES:
-            raise InputError(f"{path}: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for "
-                             "a setup file (a 100-player deal is about 1.5 MB): not a setup")
-        text = data.decode("utf-8")
+            raise InputError(f"{path}: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for {what}")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def read_setup_file(path: Path) -> Any:
+    """The parsed JSON of a setup file; ``InputError`` (one line) if unreadable, larger than
+    ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends) or not JSON."""
+    text = read_text_file(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -10,9 +10,9 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.minigames import read_setup_file
+from boosterkit.cli.minigames import read_setup_file, read_text_file
 from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
-from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.errors import BoosterkitError
 
 
 class Policy(str, Enum):
@@ -42,10 +42,7 @@ def play_cmd(
     from boosterkit.minigames.referee.runner import read_moves, replay
 
     setup = read_setup_file(setup_file)
-    try:
-        text = moves_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{moves_file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    text = read_text_file(moves_file, "a moves file (a game of 5,000 moves is about 0.5 MB)")
     moves = read_moves(text, str(moves_file))
     con = _connect(ctx) if isinstance(setup, dict) and setup.get("minigame") == "base-race" else None
     try:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
 from boosterkit.generator.packs import iter_packs, new_seed
 from boosterkit.generator.rng import check_seed
+from boosterkit.serialize import md_inline
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -136,10 +138,10 @@ def _title(data: dict[str, Any], pool: dict[str, Any]) -> str:
             f"{data['product']} (event seed {data['seed']})")
 
 
-def _count_line(e: dict[str, Any]) -> str:
+def _count_line(e: dict[str, Any], escape: Callable[[Any], str] = str) -> str:
     mv = "" if e["mana_value"] is None else f"  {e['mana_value']:g}"
-    rarity = (e["rarity"] or "-")[0].upper()
-    return f"{e['count']} {_label(e)}  [{rarity}] {e['type']}{mv}"
+    rarity = escape(f"[{(e['rarity'] or '-')[0].upper()}]")
+    return f"{e['count']} {escape(_label(e))}  {rarity} {escape(e['type'])}{mv}"
 
 
 def pool_text(data: dict[str, Any], pool: dict[str, Any]) -> str:
@@ -159,7 +161,7 @@ def pool_md(data: dict[str, Any], pool: dict[str, Any]) -> str:
     lines = [f"# {_title(data, pool)}"]
     for section, cards in _grouped(pool["cards"]):
         lines += ["", f"## {section} ({sum(e['count'] for e in cards)})", ""]
-        lines += [f"- {_count_line(e)}".replace("[", "\\[") for e in cards]
+        lines += [f"- {_count_line(e, md_inline)}" for e in cards]
     return "\n".join(lines)
 
 

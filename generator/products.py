@@ -125,7 +125,10 @@ def no_products_reason(con: Connection, set_code: str) -> str:
                 "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
                 "generic product can be built; import its collation data (`boosterkit import "
                 "mtgjson`) or sync it again once Scryfall marks its booster cards")
-    if not magic and n:
+    if not n:  # only a plain set code is ever quoted as a command
+        fix = f"run `boosterkit sync {set_code}`" if re.fullmatch(r"[a-z0-9]+", set_code) else "sync it"
+        return f"no cards of it are loaded yet; {fix}"
+    if not magic:
         return ("its cards are not booster cards (token, art series and minigame sets open as "
                 "part of their parent set's packs)")
     return ("no collation data imported for it, and its booster cards lack commons, uncommons "

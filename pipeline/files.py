@@ -7,6 +7,8 @@ by the Scryfall ingest, the MTGJSON and sealed-data imports and the cache.
 from __future__ import annotations
 
 import gzip
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,12 +23,14 @@ GZIP_MAGIC = b"\x1f\x8b"
 def open_input(path: Path) -> Iterator[IO[bytes]]:
     """``path`` opened for binary reading, decompressed when it is gzip (whatever its name).
 
-    A missing or unreadable file (a directory, no permission) is an ``InputError`` naming
-    it. Errors while reading (a truncated gzip stream) are left to the caller, who knows
+    A missing or unreadable file (a directory, a device, no permission) is an ``InputError``
+    naming it. Errors while reading (a truncated gzip stream) are left to the caller, who knows
     what the content should have been. ``isinstance(f, gzip.GzipFile)`` tells which it was.
     """
     try:
         with open(path, "rb") as f:
+            if stat.S_ISCHR(os.fstat(f.fileno()).st_mode):  # /dev/zero would be read forever
+                raise InputError(f"{path}: a device, not a file")
             gz = f.read(2) == GZIP_MAGIC
         f = gzip.open(path, "rb") if gz else open(path, "rb")
     except FileNotFoundError:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import email.utils
 import math
+import re
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
@@ -41,6 +42,7 @@ MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
 MAX_RETRY_AFTER = 120.0
 MAX_REDIRECTS = 5
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: An API answer read into memory (a page, a set object); files are streamed to disk instead.
 MAX_ANSWER_BYTES = 64 << 20
 _CHUNK = 1 << 20
@@ -112,8 +114,8 @@ class HttpClient:
 
     def url(self, path_or_url: str) -> str:
         """An absolute URL: given URLs are kept as is, paths are joined to the base URL."""
-        if path_or_url.startswith(("http://", "https://")):
-            return path_or_url
+        if path_or_url.startswith(f"{self.base_url}/") or _SCHEME.match(path_or_url):
+            return path_or_url  # (a base URL that is not http(s) fails once, named as given)
         return f"{self.base_url}/{path_or_url.lstrip('/')}"
 
     def check_url(self, url: str, via: str = "link") -> None:

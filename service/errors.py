@@ -221,7 +221,8 @@ class BodyLimit:
     @staticmethod
     async def _send(send: Send, status: int, message: str,
                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        body = json.dumps(error_body(status, message)).encode()
+        body = json.dumps(error_body(status, message), ensure_ascii=False,
+                          separators=(",", ":")).encode()  # as JSONResponse writes the others
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             *(headers or [])]})

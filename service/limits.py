@@ -94,7 +94,8 @@ class HostAllowlist:
         shown = repr(header[:100]) if header is not None else "(none)"
         message = (f"Host {shown} is not a name this service answers to; start it with "
                    "`boosterkit serve --allow-host NAME` to add one")
-        body = json.dumps({"error": message, "status": 400}).encode()
+        body = json.dumps({"error": message, "status": 400}, ensure_ascii=False,
+                          separators=(",", ":")).encode()  # as JSONResponse writes the others
         await send({"type": "http.response.start", "status": 400, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

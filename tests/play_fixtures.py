@@ -187,6 +187,24 @@ def tdm() -> list[dict]:
     return out + guests(104, 15, TDM)
 
 
+#: Later sets (PB §2.11); the dates of MSH and HOB are made up (any date from EOE on).
+SPM, TLA, ECL, MSH, HOB = "2025-09-26", "2025-11-21", "2026-01-23", "2026-06-26", "2026-09-25"
+
+
+def later(code: str, released: str) -> list[dict]:
+    """SPM, TLA, MSH, HOB as their overrides read them: 71 C + 10 common duals, 100 U, 60 R,
+    20 M, 15 basics."""
+    out = main_set(code, released, commons=71) + run(code, 252, 10, "common", released, **LAND)
+    return out + basics(code, 272, 15, released)
+
+
+def ecl() -> list[dict]:
+    """81 C, 100 U, 60 R, 20 M, 10 basics + 5 full-art basics; 20 SPG released with it
+    (160–179) and one of another date (never drawn)."""
+    out = main_set("ecl", ECL) + basics("ecl", 262, 10, ECL) + basics("ecl", 272, 5, ECL, full_art=True)
+    return out + guests(160, 20, ECL) + guests(180, 1, "2025-12-05")
+
+
 def write(path: Path, cards: list[dict]) -> Path:
     path.write_text(json.dumps(cards))
     return path

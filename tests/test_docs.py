@@ -37,3 +37,48 @@ def test_command_documented_in_readme(command: str) -> None:
     # an example line `boosterkit [--db X] <command> …` anywhere in the README
     pattern = r"boosterkit(?: --db \S+)? " + re.escape(command) + r"(?:\s|$|`)"
     assert re.search(pattern, README), f"README.md has no example of `boosterkit {command}`"
+
+
+def _section(title: str) -> str:
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end > 0 else None]
+
+
+def test_limits_table_states_the_bounds_the_code_sets() -> None:
+    """Every figure of the "Limits and failure behaviour" table (and of the fetch limits it
+    points to) is the constant the code enforces: change one, and this test names the row."""
+    from boosterkit import config
+    from boosterkit.cli.minigames import MAX_SETUP_BYTES
+    from boosterkit.pipeline import http
+    from boosterkit.pipeline.scryfall.client import MAX_PAGES
+    from boosterkit.service import limits, models, pool_routes, referee_routes
+
+    limits_md = _section("Limits and failure behaviour")
+    fetch_md = README[README.index("**Fetch limits**"):README.index("### import mtgjson")]
+    mib = 1024 * 1024
+    expected = {
+        limits_md: [
+            f"Setup file (`validate FILE`) | {MAX_SETUP_BYTES // mib} MiB",
+            f"{models.MAX_BODY_BYTES // mib} MiB each; {limits.MAX_BODY_BYTES_IN_FLIGHT // mib} MiB in flight",
+            f"`count` ≤ {models.MAX_PACKS}, `players` ≤ {models.MAX_PLAYERS}",
+            f"`/pool` players × packs ≤ {pool_routes.MAX_POOL_PACKS}",
+            f"`games` ≤ {referee_routes.MAX_SIM_GAMES}",
+            f"≤ {referee_routes.MAX_MOVES:,} moves",
+            f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
+            f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
+        ],
+        fetch_md: [
+            f"| {config.DEFAULT_FETCH_DEADLINE:g} s, `BOOSTERKIT_FETCH_DEADLINE`",
+            f"| {config.DEFAULT_SYNC_DEADLINE:g} s, `BOOSTERKIT_SYNC_DEADLINE`",
+            f"| {config.DEFAULT_DOWNLOAD_DEADLINE:g} s, `BOOSTERKIT_DOWNLOAD_DEADLINE`",
+            f"capped at {http.MAX_RETRY_AFTER:g} s; absent or unparsable (`inf`, `nan`, garbage) → "
+            f"{http.DEFAULT_RETRY_AFTER:g} s",
+            f"at most {http.MAX_REDIRECTS} redirects",
+            f"or after {MAX_PAGES} pages",
+            f"| {http.MAX_ANSWER_BYTES >> 20} MB (files are streamed to disk)",
+        ],
+    }
+    for text, rows in expected.items():
+        for row in rows:
+            assert row in text, f"README limits: {row!r} not stated"

@@ -136,6 +136,23 @@ def test_pages_past_total_cards_stop(loaded, up) -> None:
     assert sum(r.path == "/cards/search" for r in api.requests) == 3
 
 
+def test_pages_stop_at_the_page_cap(loaded, up, monkeypatch) -> None:
+    """New pages forever, and a total_cards that never runs out: the page cap ends it."""
+    from boosterkit.pipeline.scryfall import client as client_mod
+
+    api, mj = up
+    monkeypatch.setattr(client_mod, "MAX_PAGES", 4)
+
+    def search(query):
+        page = int(query.get("page", ["1"])[0])
+        return 200, {"object": "list", "total_cards": 10**9, "has_more": True,
+                     "data": [api.cards["spg"][0]], "next_page": _page_url(api, query, page + 1)}
+
+    api._search = search
+    _fails(loaded, up, FakeTime(), r"more than 4 pages; stopped")
+    assert sum(r.path == "/cards/search" for r in api.requests) == 4  # never more than the cap
+
+
 def test_next_page_to_another_host_is_refused_by_name(loaded, up) -> None:
     api, mj = up
     _paged(api, lambda page, q: EVIL)

@@ -44,7 +44,8 @@ def test_overrides_replace_named_groups_and_sheets():
     assert mkm.sheets["rare_mythic"].groups[0].select.exclude_types == ("Land",)
     # every override is for a Play Booster set, each names its set once
     sets = [s for o in g.overrides for s in o.sets]
-    assert len(sets) == len(set(sets)) and {"mkm", "otj", "dsk", "fdn", "dft", "tdm", "eoe", "fin"} == set(sets)
+    assert len(sets) == len(set(sets)) and set(sets) == {
+        "mkm", "otj", "dsk", "fdn", "dft", "tdm", "eoe", "fin", "spm", "tla", "ecl", "msh", "hob"}
 
 
 @pytest.mark.parametrize("old, new, message", [

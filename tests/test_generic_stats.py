@@ -80,7 +80,8 @@ def play_db(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("play")
     cards = (pf.mkm() + pf.otj() + pf.blb() + pf.dsk() + pf.fdn() + pf.dft() + pf.eoe() + pf.fin()
-             + pf.tdm())
+             + pf.tdm() + pf.later("spm", pf.SPM) + pf.later("tla", pf.TLA) + pf.ecl()
+             + pf.later("msh", pf.MSH) + pf.later("hob", pf.HOB))
     con = db.connect(d / "play.duckdb")
     sync_file(con, pf.write(d / "cards.json", cards), cache=d / "cache")
     yield con
@@ -334,6 +335,58 @@ def test_fin_through_the_ages_and_slots(play) -> None:
                                                 ("common", "fun"): 2.6, ("uncommon", "fun"): 5.7, "rm": 16.7}, "fin wild")
 
 
+#: PB §2.11 by rarity (the generic.yaml comments add each treatment to its rarity):
+#: (R/M slot, non-foil wildcard or None for the template's, foil wildcard, land slot).
+LATER = {
+    "spm": ({"rare": 88.0, "mythic": 11.7}, None, {"common": 65.8, "uncommon": 24.1, "rare": 7.8, "mythic": 1.1},
+            {"common_dual": 40, "foil_common_dual": 10, "basic": 40, "foil_basic": 10}),
+    "tla": ({"rare": 85.4, "mythic": 12.6}, {"common": 4.2, "uncommon": 74.1, "rare": 16.7, "mythic": 2.6},
+            {"common": 53.9, "uncommon": 36.7, "rare": 6.7, "mythic": 1.2},
+            {"common_dual": 40, "foil_common_dual": 10, "basic": 40, "foil_basic": 10}),
+    "ecl": ({"rare": 82.8, "mythic": 14.8}, {"common": 18, "uncommon": 60, "rare": 20, "mythic": 2},
+            {"common": 60.4, "uncommon": 30.8, "rare": 7.5, "mythic": 1.1},
+            {"basic": 40, "foil_basic": 10, "full_art_basic": 40, "foil_full_art_basic": 10}),
+    "msh": ({"rare": 81.4, "mythic": 18.1}, {"common": 12.4, "uncommon": 64, "rare": 16.8, "mythic": 2.1},
+            {"common": 59.9, "uncommon": 29.6, "rare": 5.9, "mythic": 1.2},
+            {"common_dual": 40, "foil_common_dual": 10, "basic": 40, "foil_basic": 10}),
+    "hob": ({"rare": 87.0, "mythic": 11.1}, None, {"common": 59.8, "uncommon": 29.3, "rare": 7.1, "mythic": 1},
+            {"common_dual": 40, "foil_common_dual": 10, "basic": 40, "foil_basic": 10}),
+}
+
+
+@pytest.mark.parametrize("code", sorted(LATER))
+def test_later_sets_published_rates_by_rarity(play, code: str) -> None:
+    """SPM, TLA, ECL, MSH, HOB (PB §2.11): the published slot rates, summed by rarity."""
+    rare_slot, wild, foil, land = LATER[code]
+    o = play(code, 910 + sorted(LATER).index(code))
+    assert o.product.name.endswith(f"(generic, {code.upper()}'s published rates by rarity)")
+    rarity = lambda x: o.f["rarity"][x]  # noqa: E731
+    assert_shares(o.count(["rare_mythic"], rarity), rare_slot, f"{code} R/M")
+    rm = lambda x: "rm" if rarity(x) in ("rare", "mythic") else rarity(x)  # noqa: E731
+    template_wild = {"common": 18.5, "uncommon": 60.7, "rm": 20.8}
+    if wild is None:  # contested figures (PB §4): the template's estimate
+        assert_shares(o.count(["wildcard"], rm), template_wild, f"{code} wildcard")
+    else:
+        assert_shares(o.count(["wildcard"], rarity), wild, f"{code} wildcard")
+    assert_shares(o.count(["foil"], rarity), foil, f"{code} foil wildcard")
+    assert o.count(["foil"], lambda x: o.f["foil"][x]) == {True: N}
+    slots = o.count(list(land), lambda x: o.f["slot"][x])
+    assert_shares(slots, land, f"{code} land")
+    assert all(o.f["foil"][x] == s.startswith("foil") for s in land for row in o.items([s]) for x in row)
+    duals = o.count(["common_dual", "foil_common_dual"], lambda x: "Land" in o.f["type_line"][x])
+    assert set(duals) <= {True}
+    assert not any("Land" in (o.f["type_line"][x] or "") for row in o.items(["common"]) for x in row) or code == "ecl"
+    guests = sum(1 for r in o.items(["special_guest"]) if r)
+    if code == "ecl":  # 20 Special Guests in 1 of 55
+        assert_shares(Counter(spg=guests, common=N - guests), {"spg": 1, "common": 54}, "ecl spg")
+        assert set(o.count(["special_guest"], o.number)) == set(range(160, 180))
+        assert o.count(["full_art_basic", "foil_full_art_basic"], lambda x: o.number(x) >= 272) == {
+            True: slots["full_art_basic"] + slots["foil_full_art_basic"]}
+    else:
+        assert guests == 0
+    assert all(len(r) == 15 and sum(o.f["magic_back"][x] for x in r) == 14 for r in o.rows)
+
+
 @pytest.fixture(scope="module")
 def woe_db(tmp_path_factory):
     from boosterkit.pipeline.sync import sync_file
@@ -376,4 +429,16 @@ def test_one_set_booster_minigame_and_land(tmp_path: Path) -> None:
     assert_shares(land, {False: 17, True: 3}, "one land")  # 15 % foil
     connected = Counter(sum(1 for _ in row) for row in o.items(["uncommon"]))
     assert_shares(connected, {1: 35, 2: 40, 3: 12.5, 4: 7, 5: 3.5, 6: 2}, "one connected C/U")
+    rm = lambda x: "rm" if o.f["rarity"][x] in ("rare", "mythic") else o.f["rarity"][x]  # noqa: E731
+    assert_shares(o.count(["wildcard"], rm), {"common": 70, "uncommon": 17.5, "rm": 12.5}, "one wildcards")
+    assert all(len(r) == 3 for r in o.items(["wildcard"]))
+    assert_shares(o.count(["foil"], rm), {"common": 12, "uncommon": 5, "rm": 3}, "one foil rarity")
+    assert o.count(["foil"], lambda x: o.f["foil"][x]) == {True: N}
+    rares = sum(1 for c in o.product.sheets["rare_mythic"].cards if c.rarity == "rare")
+    mythics = len(o.product.sheets["rare_mythic"].cards) - rares
+    assert_shares(o.count(["rare_mythic"], lambda x: o.f["rarity"][x]), {"rare": 2 * rares, "mythic": mythics},
+                  "one R/M 2:1 per card")
+    art = o.count(["art_card"], lambda x: o.f["gold_stamped"][x])
+    assert sum(art.values()) == N  # an art card first in every Set Booster
+    assert_shares(art, {True: 5, False: 95}, "one gold-stamped art cards")  # 5 % gold-stamped
     con.close()

@@ -198,3 +198,21 @@ def test_organizer_page_and_api(hostile_db: Path) -> None:
     for response in (sheet, packs, sets):
         assert_clean(response.text, response.request.url.path)
     assert "M" * 1_000_000 in packs.text
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "html", "decklist"])
+def test_pool_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
+    """Sealed pools print card names too: Markdown escapes them as the sheets do (no raw
+    HTML, no link), HTML escapes them, text and deck lists keep them as plain text."""
+    code, out, err = run_cli(capsys, "--db", str(hostile_db), "pool", "one", "--players", "2",
+                             "--packs", "6", "--seed", "7", "--format", fmt)
+    assert code == 0, err
+    assert_clean(out.replace("\f", ""), f"pool --format {fmt}")  # a form feed between players
+    if fmt in ("md", "html"):
+        assert "<script>" not in out and "<img src=x" not in out
+    if fmt == "md":
+        assert "&lt;script" in out
+        assert "](javascript:" not in out and "[click]" not in out
+        assert not any(line.lstrip().startswith(("## Injected", "| table")) for line in out.splitlines())
+    if fmt in ("text", "decklist"):
+        assert "<script>alert(1)</script>" in out  # plain text: the name exactly

@@ -233,3 +233,14 @@ def test_validate_reads_a_bounded_amount(real_db: Path) -> None:
 
     code, _, err = run_cli("--db", str(real_db), "validate", "/dev/zero")
     assert code == 2 and f"larger than {MAX_SETUP_BYTES // 2**20} MiB" in err
+
+
+def test_play_reads_a_bounded_moves_file(real_db: Path, tmp_path: Path) -> None:
+    """The moves file of ``play`` is bounded like a setup file: ``/dev/zero`` ends, in one line."""
+    from boosterkit.cli.minigames import MAX_SETUP_BYTES
+
+    setup = tmp_path / "setup.json"
+    setup.write_text("{}")  # read before the moves; what it holds is checked after them
+    code, _, err = run_cli("--db", str(real_db), "play", str(setup), "/dev/zero")
+    assert code == 2 and err.count("\n") == 1
+    assert f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err

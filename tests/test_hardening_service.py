@@ -252,3 +252,34 @@ def test_a_bug_is_a_one_line_500_without_traceback(real_db: Path, monkeypatch) -
     with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as client:
         body = assert_error(client.get("/sets"), 500, "bug", "ZeroDivisionError")
     assert "division by zero" not in body["error"]
+
+
+def test_play_and_simulate_bounds_are_the_documented_ones(client: TestClient) -> None:
+    """README limits: `/play` at most 5,000 moves, `/simulate` at most 200 games (422 past them)."""
+    from boosterkit.service.referee_routes import MAX_MOVES, MAX_SIM_GAMES
+
+    move = {"player": "player-1"}
+    over = client.post("/play", json={"setup": {}, "moves": [move] * (MAX_MOVES + 1)})
+    assert_error(over, 422, "moves")
+    at = client.post("/play", json={"setup": {}, "moves": [move] * MAX_MOVES})
+    assert "5000" not in at.text and "5,000" not in at.text  # the count is allowed: other checks answer
+    body = {"minigame": "mimic-match", "players": 2, "set": "afr", "seed": 1}
+    assert_error(client.post("/simulate", json={**body, "games": MAX_SIM_GAMES + 1}), 422, "games")
+    ok = client.post("/simulate", json={**body, "games": 1})
+    assert ok.status_code == 200, ok.text
+
+
+def test_every_error_answer_is_written_the_same_way(client: TestClient) -> None:
+    """One error contract, one form: the answers written below the routes (a Host refused, a
+    body too large) are byte for byte what the routes' own error answers would be."""
+    from fastapi.responses import JSONResponse
+
+    from boosterkit.service.errors import error_body
+
+    for response in (client.get("/health", headers={"host": "evil.example"}),
+                     client.post("/packs", content=b"x" * (5 * 1024 * 1024), headers=JSON),
+                     client.post("/packs", json={"set": "afr", "count": True})):
+        body = response.json()
+        extra = {k: v for k, v in body.items() if k not in ("error", "status")}
+        expected = JSONResponse(error_body(body["status"], body["error"], **extra)).body
+        assert response.content == expected, response.content[:120]

@@ -283,6 +283,25 @@ def test_cli_set_without_products_says_so(tmp_path):
     assert json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout) == []
 
 
+def test_a_known_set_without_cards_names_the_sync(tmp_path):
+    """A set from the set list (``sync --sets``) with no cards loaded yet: `products` and
+    `open` say so and name the command that loads it, not a shortage of commons."""
+    from boosterkit.pipeline.sync import sync_file
+
+    path = tmp_path / "sets.duckdb"
+    with db.connect(path) as con:
+        sync_file(con, shared_path("sets", "sets.json"), cache=tmp_path / "cache")
+    run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path)]
+    text = subprocess.run([*run, "products", "WOE"], capture_output=True, text=True, check=True).stdout
+    assert text.strip() == ("woe: no products: no cards of it are loaded yet; "
+                            "run `boosterkit sync woe`")
+    opened = subprocess.run([*run, "open", "woe"], capture_output=True, text=True)
+    assert opened.returncode != 0 and opened.stdout == ""
+    assert opened.stderr.strip().splitlines() == [
+        "boosterkit: error: set 'woe' has no booster products: no cards of it are loaded yet; "
+        "run `boosterkit sync woe`"]
+
+
 def test_cli_unknown_set(real_db):
     proc = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "nope"],

@@ -332,18 +332,19 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
     shutil.copy(real_db, path)
     code = textwrap.dedent(
         f"""
-        import time
+        import sys
         from boosterkit.pipeline import db
         con = db.connect({str(path)!r})
         con.execute("BEGIN TRANSACTION")
         con.execute("DELETE FROM sync_runs")
         print("locked", flush=True)
-        time.sleep(2.5)
+        sys.stdin.readline()  # held until the test has seen the 503s
         con.execute("ROLLBACK")
         con.close()
         """
     )
-    writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
     with TestClient(create_app(path, busy_timeout=0.3), base_url=LOCAL) as client:
         try:
             assert writer.stdout.readline().strip() == "locked"
@@ -353,7 +354,7 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
             assert_error(client.get("/health"), 503, "busy")
             assert client.get("/").status_code == 200  # the page itself needs no database
         finally:
-            writer.wait(timeout=20)
+            writer.communicate("done\n", timeout=20)
         assert client.post("/packs", json={"set": "afr", "seed": 1}).status_code == 200
 
 
@@ -433,3 +434,23 @@ def test_odd_input_never_gives_a_500(client: TestClient, method: str, url: str, 
     response = client.request(method, url, json=body)
     assert 400 <= response.status_code < 500, (response.status_code, response.text[:200])
     assert response.json()["error"]
+
+
+def test_deal_of_a_kept_product_compiles_nothing(real_db: Path, tmp_path: Path) -> None:
+    """A deal of a kept product (set given) does not compile it again; it reads only what the
+    sheet prints beside the packs (rules text, card facts), so the answer is unchanged."""
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(real_db, path)
+    app = create_app(path)
+
+    def unavailable():
+        raise AssertionError("the product was compiled again")
+
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=True) as client:
+        body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+        dealt = client.post("/deal", json=body)
+        assert dealt.status_code == 200
+        app.state.database.products.connect = unavailable
+        assert client.post("/deal", json=body).text == dealt.text
+        verdict = client.post("/validate", json=json.loads(dealt.text)).json()
+        assert verdict["valid"]

@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,9 @@ def schema_db(db_file: Path) -> Path:
     return db_file
 
 
-def _hold_write_lock(path: Path, seconds: float) -> subprocess.Popen:
-    """Another process that opens ``path`` read-write, as a sync does, and holds it."""
+def _hold_write_lock(path: Path, seconds: float | None) -> subprocess.Popen:
+    """Another process that opens ``path`` read-write, as a sync does, and holds it
+    ``seconds`` (None: until a line arrives on its stdin)."""
     code = textwrap.dedent(
         f"""
         import sys, time
@@ -33,14 +33,29 @@ def _hold_write_lock(path: Path, seconds: float) -> subprocess.Popen:
         con.execute("BEGIN TRANSACTION")
         con.execute("INSERT INTO sets (code, name) VALUES ('khm', 'Kaldheim')")
         print("locked", flush=True)
-        time.sleep({seconds})
+        time.sleep({seconds}) if {seconds!r} is not None else sys.stdin.readline()
         con.execute("COMMIT")
         con.close()
         """
     )
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "locked"
     return proc
+
+
+class _Clock:
+    """Stands in for the ``time`` module of ``service.database``: sleeps advance a fake clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
 
 
 def test_reads_and_releases_the_file(schema_db: Path) -> None:
@@ -52,15 +67,27 @@ def test_reads_and_releases_the_file(schema_db: Path) -> None:
     con.close()
 
 
-def test_the_file_is_held_for_the_linger_then_released(schema_db: Path) -> None:
-    database = ReadOnlyDatabase(schema_db, linger=0.5)
+def test_the_file_is_held_for_the_linger_then_released(schema_db: Path, monkeypatch) -> None:
+    from boosterkit.service import database as service_database
+
+    clock = _Clock()
+    monkeypatch.setattr(service_database, "time", clock)
+    database = ReadOnlyDatabase(schema_db, linger=60)
     with database.cursor() as cur:
         cur.execute("SELECT 1").fetchall()
+    closer = database._closer
+    assert closer is not None and closer.interval == 60  # the close is scheduled for the linger
+    closer.cancel()  # run by hand below, on the fake clock, not by the wall clock
     with pytest.raises(pdb.DatabaseError, match="lock"):
-        _open_in_another_process(schema_db)
-    time.sleep(0.9)
-    _open_in_another_process(schema_db)  # idle for longer than the linger: released
+        _open_in_another_process(schema_db)  # still held within the linger
+    clock.now += 59
+    database._close_if_idle()  # early (idle 59 s): kept, and the rest scheduled
+    assert database._con is not None and database._closer is not None
+    database._closer.cancel()
+    clock.now += 1
+    database._close_if_idle()  # idle for the whole linger: closed
     assert database._con is None
+    _open_in_another_process(schema_db)  # released: a writer can open it
 
 
 def _open_in_another_process(path: Path) -> None:
@@ -71,17 +98,35 @@ def _open_in_another_process(path: Path) -> None:
         raise pdb.DatabaseError(done.stderr.strip().splitlines()[-1])
 
 
-def test_a_writer_in_another_process_gives_busy_then_recovers(schema_db: Path) -> None:
-    proc = _hold_write_lock(schema_db, seconds=1.5)
+def test_a_writer_in_another_process_gives_busy_then_recovers(
+    schema_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boosterkit.service import database as service_database
+
+    clock = _Clock()
+    monkeypatch.setattr(service_database, "time", clock)
+    attempts: list[int] = []
+    real_connect = service_database.pdb.connect
+
+    def counting_connect(*args, **kwargs):
+        attempts.append(1)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(service_database.pdb, "connect", counting_connect)
+    proc = _hold_write_lock(schema_db, seconds=None)
     try:
-        database = ReadOnlyDatabase(schema_db, busy_timeout=0.3)
-        started = time.monotonic()
+        database = ReadOnlyDatabase(schema_db, busy_timeout=0.3, poll=0.05)
         with pytest.raises(DatabaseBusy, match="busy: another process"):
             with database.cursor():
                 pass
-        assert 0.25 <= time.monotonic() - started < 1.4
+        # The schedule, not the wall clock: it polled every 0.05 s until the 0.3 s were up,
+        # then gave up (one open attempt per poll, and one at the deadline).
+        assert clock.sleeps and set(clock.sleeps) == {0.05}
+        assert sum(clock.sleeps) == pytest.approx(0.3, abs=0.051)
+        assert len(attempts) == len(clock.sleeps) + 1
     finally:
-        proc.wait(timeout=10)
+        proc.communicate("commit\n", timeout=10)
+    monkeypatch.undo()
     with ReadOnlyDatabase(schema_db).cursor() as cur:
         assert cur.execute("SELECT count(*) FROM sets").fetchone()[0] == 2  # the sync's row
 

@@ -220,3 +220,16 @@ def test_mtgjson_url_from_environment(monkeypatch) -> None:
     assert MtgjsonClient().set_url("con") == "http://127.0.0.1:9/v5/CON_.json.gz"  # Windows-safe name
     monkeypatch.delenv("MTGJSON_API_URL")
     assert MtgjsonClient().set_url("afr") == "https://mtgjson.com/api/v5/AFR.json.gz"
+
+
+@pytest.mark.parametrize("base", ["ftp://mirror.example/v5", "mtgjson.com/api/v5"])
+def test_unusable_mtgjson_url_names_the_file_url_once(monkeypatch, base: str) -> None:
+    from boosterkit.errors import FetchError
+
+    monkeypatch.setenv("MTGJSON_API_URL", base)
+    client = MtgjsonClient(sleep=lambda s: None)
+    with pytest.raises(FetchError) as info:
+        client.set_file("mkm", Path("/nonexistent/MKM.json.gz"))
+    msg = str(info.value)
+    assert msg.startswith(f"GET {base}/MKM.json.gz: not a usable URL") and f"{base}/{base}" not in msg, msg
+    assert msg.endswith("check MTGJSON_API_URL") and "\n" not in msg
