@@ -153,6 +153,27 @@ def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
                                                if z["kind"] == "hand")
 
 
+
+def test_base_race_board_is_the_dealt_random_arrangement(con) -> None:
+    """``deal`` arranges each grid at random (MZNR #1: "each player arranges them face down in
+    a 4x3 grid"); the referee puts grid cell k of player-1 on a1..d3 and of player-2 on d6..a4,
+    wherever the land was dealt."""
+    from boosterkit.minigames import deal
+
+    land_cells = set()
+    for seed in (2, 3, 5, 6):
+        setup = deal(con, "base-race", 2, "znr", seed=seed).to_dict()
+        s = new_game(setup, con)
+        for seat, p in enumerate(("player-1", "player-2")):
+            grid = next(z for z in setup["zones"] if z["name"] == f"{p} grid")["cards"]
+            for k, card in enumerate(grid):
+                r, c = divmod(k, 4)
+                square = br.square(r * 4 + c if seat == 0 else (5 - r) * 4 + 3 - c)
+                assert s.board[br.index_of(square)] == card["uid"] and s.owner[card["uid"]] == seat
+                if "Land" in card["type_line"]:
+                    land_cells.add((p, k))
+    assert len(land_cells) > 2  # not always the first cell: the board follows the deal
+
 # --- the CLI -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
