@@ -61,6 +61,20 @@ def test_rfi_lowest_starting_initiative_goes_first_then_clockwise() -> None:
     assert s.to_move == 0  # clockwise: player-3 → player-1
 
 
+
+def test_rfi_tied_lowest_rolls_are_ordered_by_the_setups_roll_offs() -> None:
+    # "In case of a tie, the tied players roll again. The player with the lowest starting
+    # initiative goes first." The setup keeps the first rolls and the roll-offs in tiebreaks.
+    hands = [[item(f"p1-{k}", colors="W")] for k in range(1, 5)]
+    setup = {**rfi_setup(hands, [12, 4, 4, 4]),
+             "tiebreaks": {"player-2": [11], "player-3": [9, 2], "player-4": [9, 15]}}
+    s = new_game(setup)
+    assert s.table.players[s.to_move] == "player-3" and s.dice == (12, 4, 4, 4)
+    assert new_game({**setup, "first_player": "player-4"}).to_move == 3  # the setup says
+    for bad in ({"first_player": "player-9"}, {"tiebreaks": {"player-2": ["9"]}}):
+        with pytest.raises(InputError):
+            new_game({**setup, **bad})
+
 def test_rfi_white_and_black_count_at_the_end_in_front_of_the_target() -> None:
     # "White Card: At the end of the game, increase a player's roll by 2."
     # "Black Card: At the end of the game, decrease a player's roll by 2."

@@ -75,8 +75,10 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
         if not isinstance(value, int) or not 1 <= value <= 20:
             raise InputError(f"setup: rolls needs a d20 result (1-20) for {p}, got {value!r}")
         dice.append(value)
-    # "The player with the lowest starting initiative goes first."
-    first = table.first_player or min(table.players, key=lambda p: (table.rolls[p], p))
+    # "The player with the lowest starting initiative goes first." / "In case of a tie, the
+    # tied players roll again": the setup's roll-offs order them, lower first (as ``deal``).
+    first = table.first_player or min(table.players, key=lambda p: (
+        table.rolls[p], table.tiebreaks.get(p, ()), table.players.index(p)))
     state = State(table=table, hands=tuple(hands), dice=tuple(dice),
                   mods=tuple(() for _ in hands), to_move=table.players.index(first))
     return state if any(hands) else _finish(state)
