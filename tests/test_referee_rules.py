@@ -482,3 +482,17 @@ def test_mimic_match_needs_two_mimics() -> None:
     tagged[15] = item("p3-2", colors="B", tag="mimic")
     tagged[14]["tag"] = "mimic"
     assert new_game(mm_setup(tagged, [])).mimics == {"p3-1", "p3-2"}
+
+
+def test_a_move_of_another_games_log_is_bad_input_before_any_rule() -> None:
+    """A move with a field its game does not know is malformed (``play`` exit 2), even when it
+    is not that player's turn: the shape is checked before the rules."""
+    rfi_state = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")]],
+                                   [3, 9]))  # player-1 to move
+    mm_state = new_game(mm_setup(mm_grid(), []))  # player-1 to move
+    for state, move in ((rfi_state, {"player": "player-2", "card": "p1-2", "to": "a1"}),
+                        (rfi_state, {"player": "player-2", "cells": [1, 2], "take": False}),
+                        (mm_state, {"player": "player-2", "card": "p1-1", "to": "b4"}),
+                        (mm_state, {"player": "player-2", "card": "p1-1", "face_down": True})):
+        with pytest.raises(InputError, match="unknown field"):
+            apply(state, move)

@@ -271,9 +271,8 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
 
 def apply_logged(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     """``apply`` and the move as it is logged: every die it rolled written in."""
-    if not isinstance(move, Mapping):
-        raise InputError(f"move: expected a JSON object, got {move!r}")
-    if state.phase == "over":
+    only(move, ("player", "card", "face_down", "effects", "reroll", "die", "roll_off", "dice"))
+    if state.phase == "over":  # (the shape is checked first: another game's log is bad input)
         raise RuleViolation("game-over", "the game is over; no more moves")
     if state.phase == "roll-off":
         if "roll_off" not in move:
