@@ -120,6 +120,21 @@ def test_mimic_tags_are_checked(con, setups) -> None:
     data = copy.deepcopy(setups["mimic"])
     _zone(data, "grid")["cards"][0]["tag"] = "mimic"  # a nonland "mimic"
     assert "tag" in _rules(con, data)
+    data = copy.deepcopy(setups["mimic"])  # no mimic tagged: the organizer's page marks none
+    for c in tagged:
+        c.pop("tag", None)
+    for c in (c for z in data["zones"] for c in z["cards"]):
+        c.pop("tag", None)
+    assert _rules(con, data) == {"tag"}
+
+
+def test_a_zone_without_its_visibility_is_a_violation(con, setups) -> None:
+    # the sheets show a zone by its visibility: a face-down grid without one is not trusted
+    data = copy.deepcopy(setups["mimic"])
+    del _zone(data, "grid")["visibility"]
+    verdict = validate_setup(con, data)
+    assert [(v.rule, v.message) for v in verdict.violations] == [
+        ("zone-visibility", "zone 'grid': visibility None, the rules make it 'hidden'")]
 
 
 def test_exact_lists_each_difference_from_deal(con, setups) -> None:
