@@ -310,3 +310,37 @@ def test_post_play_and_simulate_errors(client, logs) -> None:
     r = client.post("/simulate", json={"minigame": "mimic-match", "players": 2, "games": 1,
                                        "policy": "smart"})
     assert r.status_code == 422
+
+
+class _Counting:
+    """A connection that counts the statements reading cards' rules text."""
+
+    def __init__(self, con: Any) -> None:
+        self.con, self.text_reads = con, 0
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        self.text_reads += "oracle_text" in sql
+        return self.con.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.con, name)
+
+
+def test_simulate_reads_the_rules_text_and_card_facts_once(con) -> None:
+    """``simulate`` deals with one ``lookups`` memo: the same setups as ``deal`` alone, but the
+    game's rules text and each card's facts are read from the database once, not per game."""
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import deal
+
+    products, counting, memo = ProductCache(), _Counting(con), {}
+    for seed in (2, 3, 5, 6, 2):
+        alone = deal(con, "base-race", 2, "znr", seed=seed, products=products)
+        kept = deal(counting, "base-race", 2, "znr", seed=seed, products=products, lookups=memo)
+        assert to_json(kept.to_dict()) == to_json(alone.to_dict())
+        assert kept.facts == alone.facts and kept.rules_text == alone.rules_text
+    # the rules text once (the card and its faces: 2 reads), the facts once per seed with
+    # new cards (4: the last seed repeats the first); without the memo, 3 reads per deal
+    assert counting.text_reads == 2 + 4
+    before = counting.text_reads
+    deal(counting, "base-race", 2, "znr", seed=3, products=products, lookups=memo)
+    assert counting.text_reads == before
