@@ -150,6 +150,13 @@ def test_exact_lists_each_difference_from_deal(con, setups) -> None:
     assert "cards differ from position 1" in exact[0].message
 
 
+
+def test_exact_compares_the_notes_the_sheet_prints(con, setups) -> None:
+    data = copy.deepcopy(setups["rfi"])
+    data["notes"] = [*data["notes"][:-1], "player-1 starts."]  # a forged first-player note
+    assert validate_setup(con, data).valid  # the rules hold (notes are words, not rules)…
+    assert _rules(con, data, exact=True) == {"exact-notes"}  # … but not what deal wrote
+
 def test_validate_exact_cli(capsys, tmp_path: Path, real_db: Path, setups) -> None:
     data = copy.deepcopy(setups["base"])
     grid = _zone(data, "player-1 grid")["cards"]
