@@ -35,18 +35,26 @@ def measure(con, game: str, players: int, policy: str, games: int, rounds: int =
     batch by batch: dealing and playing are measured back to back, so a busy machine slows
     both), and simulated games per second."""
     from boosterkit.generator.cache import ProductCache
-    from boosterkit.minigames import deal
+    from boosterkit.minigames import SetupError, deal
     from boosterkit.minigames.referee.common import CardStats
     from boosterkit.minigames.referee.runner import play_out, simulate
 
     cache, stats = ProductCache(), CardStats(con)
-    deal(con, game, players, "afr", seed=0, products=cache)  # compile the product once
     size = max(1, games // rounds)
+    seeds: list[int] = []  # seeds whose packs make a setup (not one with a List card in play)
+    for s in range(1, 100 * size * rounds):
+        try:
+            deal(con, game, players, "afr", seed=s, products=cache)
+        except SetupError:
+            continue
+        seeds.append(s)
+        if len(seeds) == size * rounds:
+            break
     deals, plays, ratios = [], [], []
     for r in range(rounds):
         t = time.perf_counter()
         setups = [deal(con, game, players, "afr", seed=s, products=cache).to_dict()
-                  for s in range(r * size + 1, (r + 1) * size + 1)]
+                  for s in seeds[r * size:(r + 1) * size]]
         deals.append((time.perf_counter() - t) * 1000 / size)
         t = time.perf_counter()
         for setup in setups:

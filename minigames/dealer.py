@@ -115,6 +115,7 @@ def deal(
     strict_backs: bool | None = None,
     products: ProductCache | None = None,
     lang: str = "en",
+    lookups: dict[str, Any] | None = None,
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
@@ -127,6 +128,8 @@ def deal(
     ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
     ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
     ``lang``: the sheet's language (``en``, ``fr``, ``es``).
+    ``lookups``: a dict kept by a caller dealing many setups from one database (``simulate``):
+    the rules text and card facts read from the database are kept there and read once.
     """
     from boosterkit.generator.packs import new_seed
     from boosterkit.generator.rng import check_seed
@@ -150,8 +153,12 @@ def deal(
         setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
                           strict_backs=strict_backs, basics=basics)
         setup.lang = lang
-        setup.rules_text = rules_text(connection(), spec, lang, set_code)
-        setup.facts = card_facts(connection(), setup)
+        memo = {} if lookups is None else lookups
+        key = f"rules/{spec.id}/{lang}/{set_code}"
+        if key not in memo:
+            memo[key] = rules_text(connection(), spec, lang, set_code)
+        setup.rules_text = dict(memo[key])
+        setup.facts = card_facts(connection, setup, memo.setdefault("facts", {}))
     if note:
         setup.notes.insert(0, note)
     if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):

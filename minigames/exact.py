@@ -47,7 +47,7 @@ def compare_exact(con: Connection, data: dict[str, Any], spec: Minigame,
         if name not in {z["name"] for z in want["zones"]}:
             out.append(Violation("exact-zone", f"zone {name!r}: `deal` makes no such zone",
                                  zone=name))
-    for key in ("rolls", "tiebreaks", "first_player"):
+    for key in ("rolls", "tiebreaks", "first_player", "notes"):  # the notes print on the sheet
         if (data.get(key) or None) != (want[key] or None):
             out.append(Violation(f"exact-{key.replace('_', '-')}",
                                  f"{key}: {data.get(key)!r:.80}; `deal` gives {want[key]!r:.80}"))

@@ -44,13 +44,22 @@ def rules_text(con: Connection, spec: Minigame, lang: str = "en",
             "text": "\n".join(lines)}
 
 
-def card_facts(con: Connection, setup: Setup) -> dict[str, dict[str, Any]]:
-    """Per card id of the setup: power, toughness, loyalty and oracle text from the database."""
+def card_facts(con: Connection | None, setup: Setup,
+               known: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
+    """Per card id of the setup: power, toughness, loyalty and oracle text from the database.
+
+    ``known``: facts already read (None for an id the database lacks), filled with the ids
+    read now, so that a caller dealing many setups reads each card once (``con`` may then be
+    a function giving the connection, called only when a card is new)."""
+    known = {} if known is None else known
     ids = sorted({c.card_id for z in setup.zones for c in z.cards if c.card_id})
-    if not ids:
-        return {}
-    rows = con.execute(
-        """SELECT id, power, toughness, loyalty, oracle_text, is_legendary FROM cards
-           WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [ids]).fetchall()
-    keys = ("power", "toughness", "loyalty", "text", "legendary")
-    return {r[0]: dict(zip(keys, r[1:])) for r in rows}
+    new = [i for i in ids if i not in known]
+    if new:
+        connection = con() if callable(con) else con
+        rows = connection.execute(
+            """SELECT id, power, toughness, loyalty, oracle_text, is_legendary FROM cards
+               WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [new]).fetchall()
+        keys = ("power", "toughness", "loyalty", "text", "legendary")
+        known.update(dict.fromkeys(new))
+        known.update({r[0]: dict(zip(keys, r[1:])) for r in rows})
+    return {i: known[i] for i in ids if known[i] is not None}

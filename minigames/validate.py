@@ -248,17 +248,17 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
             if item is None or not matches(item, step["filter"], c.strict):
                 c.add("tag", f"card {uid}: tagged {tag!r} but not one of the "
                       f"{describe(step['filter'])}", card=uid)
-    for tag, step in want.items():
-        if tag in got and len(got[tag]) != step["count"]:
-            c.add("tag", f"tag {tag!r}: {len(got[tag])} cards tagged; the rules put back "
+    for tag, step in want.items():  # none tagged too: the sheets and the referee read tags
+        if len(got.get(tag, ())) != step["count"]:
+            c.add("tag", f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
                   f"{step['count']}")
 
 
 def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust), whatever their
-    index; an index outside 1..packs is a violation, as is a top-level seed that is not the
-    packs' seed. Packs without a seed (opened by hand and typed in) are checked by card id."""
+    index; an index outside 1..packs is a violation, as is a top-level seed or set that is
+    not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
     from boosterkit.generator import open_packs
 
     groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
@@ -281,6 +281,10 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     if seeds and top not in seeds:
         c.add("seed", f"seed: {top!r} at the top, but the packs were opened with seed "
               f"{', '.join(map(str, sorted(seeds)))}")
+    sets = {k[0] for k in groups}
+    if sets and c.data.get("set") not in sets:  # the sheet prints the top-level set
+        c.add("set", f"set: {c.data.get('set')!r} at the top, but the packs are "
+              f"{', '.join(map(repr, sorted(sets)))}")
     for (set_code, product, seed), listed in groups.items():
         indexes = [p["index"] for _, p in listed]
         for i in sorted({i for i in indexes if indexes.count(i) > 1}):
@@ -342,8 +346,8 @@ def _compare_zone(c: _Check, z: dict[str, Any], w: Zone, exp: Setup, by_uid: dic
     if z.get("kind") != w.kind:
         c.add("zone-kind", f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
               zone=name)
-    if z.get("visibility") is not None and z["visibility"] != w.visibility:
-        c.add("zone-visibility", f"zone {name!r}: visibility {z['visibility']!r}, the rules "
+    if z.get("visibility") != w.visibility:  # missing too: the sheets hide by it
+        c.add("zone-visibility", f"zone {name!r}: visibility {z.get('visibility')!r}, the rules "
               f"make it {w.visibility!r}", zone=name)
     if z.get("owner") != w.owner:
         c.add("zone-owner", f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
@@ -387,7 +391,8 @@ def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dic
         externals[item.name or "?"] += 1
     else:
         listed = c.listed[uid]
-        diff = [k for k in _ITEM_FIELDS if k in d and k in listed and d[k] != listed[k]]
+        # a field dropped on one side differs too (the sheet prints the zone's card)
+        diff = [k for k in _ITEM_FIELDS if (k in d or k in listed) and d.get(k) != listed.get(k)]
         if (d.get("card_id") or None) != (listed.get("card_id") or None) and "card_id" not in diff:
             diff.insert(0, "card_id")
         if diff:

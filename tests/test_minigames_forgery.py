@@ -73,11 +73,30 @@ def test_a_renamed_card_is_caught_in_the_zone_and_in_the_pack(con, setups) -> No
     assert {"card-data", "pack-contents"} <= _rules(con, data)
 
 
+
+def test_a_field_dropped_from_a_zone_card_is_a_mismatch(con, setups) -> None:
+    """A zone card without its name (the sheet would print a nameless card) or its colours
+    (what Roll for Initiative is played by) is not the pack's card."""
+    for field in ("name", "colors", "type_line"):
+        data = copy.deepcopy(setups["rfi"])
+        card = _zone(data, "player-2 hand")["cards"][0]
+        del card[field]
+        mismatch = [v.message for v in validate_setup(con, data).violations
+                    if v.rule == "card-mismatch"]
+        assert mismatch == [f"zone 'player-2 hand': card {card['uid']} differs from the same "
+                            f"uid in pack {card['uid'][1]} in {field}"]
+
 def test_a_top_level_seed_other_than_the_packs_is_a_violation(con, setups) -> None:
     data = copy.deepcopy(setups["rfi"])
     data["seed"] = 3
     assert "seed" in _rules(con, data)
 
+
+
+@pytest.mark.parametrize("top", ["", "khm", "ZNR", " znr"])
+def test_a_top_level_set_other_than_the_packs_is_a_violation(con, setups, top: str) -> None:
+    data = {**copy.deepcopy(setups["base"]), "set": top}
+    assert _rules(con, data) == {"set"} and "set" in _rules(con, data, exact=True)
 
 def test_base_race_grids_keep_one_basic_land_each(con, setups) -> None:
     """Swapping a nonland of player-1's grid with player-2's basic land keeps every count
@@ -101,6 +120,21 @@ def test_mimic_tags_are_checked(con, setups) -> None:
     data = copy.deepcopy(setups["mimic"])
     _zone(data, "grid")["cards"][0]["tag"] = "mimic"  # a nonland "mimic"
     assert "tag" in _rules(con, data)
+    data = copy.deepcopy(setups["mimic"])  # no mimic tagged: the organizer's page marks none
+    for c in tagged:
+        c.pop("tag", None)
+    for c in (c for z in data["zones"] for c in z["cards"]):
+        c.pop("tag", None)
+    assert _rules(con, data) == {"tag"}
+
+
+def test_a_zone_without_its_visibility_is_a_violation(con, setups) -> None:
+    # the sheets show a zone by its visibility: a face-down grid without one is not trusted
+    data = copy.deepcopy(setups["mimic"])
+    del _zone(data, "grid")["visibility"]
+    verdict = validate_setup(con, data)
+    assert [(v.rule, v.message) for v in verdict.violations] == [
+        ("zone-visibility", "zone 'grid': visibility None, the rules make it 'hidden'")]
 
 
 def test_exact_lists_each_difference_from_deal(con, setups) -> None:
@@ -115,6 +149,13 @@ def test_exact_lists_each_difference_from_deal(con, setups) -> None:
     assert "exact-rolls" in {v.rule for v in exact}
     assert "cards differ from position 1" in exact[0].message
 
+
+
+def test_exact_compares_the_notes_the_sheet_prints(con, setups) -> None:
+    data = copy.deepcopy(setups["rfi"])
+    data["notes"] = [*data["notes"][:-1], "player-1 starts."]  # a forged first-player note
+    assert validate_setup(con, data).valid  # the rules hold (notes are words, not rules)…
+    assert _rules(con, data, exact=True) == {"exact-notes"}  # … but not what deal wrote
 
 def test_validate_exact_cli(capsys, tmp_path: Path, real_db: Path, setups) -> None:
     data = copy.deepcopy(setups["base"])
@@ -140,7 +181,8 @@ def mutations(draw, setups: dict) -> tuple[dict, str]:
     """A real setup with one change that makes it a different setup."""
     key = draw(st.sampled_from(sorted(setups)))
     data = copy.deepcopy(setups[key])
-    kind = draw(st.sampled_from(["item", "move", "drop", "dup", "pack", "top", "roll", "zone"]))
+    kind = draw(st.sampled_from(["item", "unset", "move", "drop", "dup", "pack", "top", "roll",
+                                 "zone"]))
     zones = [z for z in data["zones"] if z["cards"]]
     z = draw(st.sampled_from(zones))
     k = draw(st.integers(0, len(z["cards"]) - 1))
@@ -149,6 +191,8 @@ def mutations(draw, setups: dict) -> tuple[dict, str]:
         if z["cards"][k].get(field) == value:
             value = f"{value}!"
         z["cards"][k][field] = value
+    elif kind == "unset":
+        z["cards"][k].pop(draw(st.sampled_from(_FIELDS)), None)
     elif kind == "move":
         other = draw(st.sampled_from([o for o in zones if o is not z]))
         other["cards"].insert(draw(st.integers(0, len(other["cards"]))), z["cards"].pop(k))

@@ -238,7 +238,7 @@ def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
     for data in (rfi, tampered, rfi):
         assert (validate_setup(con, data, products=cache).to_dict()
                 == validate_setup(con, data).to_dict())
-    # afr-set built once; 4 uses: the tampered setup has two seed groups to re-open
+    # afr-set built once; 4 uses: the tampered setup's packs are two seeded runs, each opened
     assert cache.misses + cache.loads == 1 and cache.hits == 3
 
 

@@ -27,6 +27,10 @@ from boosterkit.service.app import create_app
 
 #: (game, players, set) played on the real database.
 TABLES = [("roll-for-initiative", 5, "afr"), ("base-race", 2, "znr"), ("mimic-match", 3, "afr")]
+#: About one AFR/ZNR Set Booster in four holds a List card (``plist``) that ``real_db`` lacks;
+#: these games read every dealt card, so such a setup is not dealt (issue 10). Tests that need
+#: every setup dealt use the sets' Draft Boosters, which hold no List card.
+ALL_DEALT = "draft"
 SCHEMA = json.loads((DATA_DIR / "moves.schema.json").read_text())
 
 
@@ -85,12 +89,15 @@ def tamper(game: str, setup: dict, moves: list[dict], con: Any) -> tuple[int, di
 
 
 def round_trip(con: Any, tmp_path: Path, game: str, players: int, set_code: str, games: int,
-               policy: str, tamper_every: int) -> dict:
-    stats = simulate(con, game, players, set_code, seed=20261130, games=games, policy=policy,
-                     log_dir=tmp_path)
+               policy: str, tamper_every: int, product: str | None = None) -> dict:
+    stats = simulate(con, game, players, set_code, product, seed=20261130, games=games,
+                     policy=policy, log_dir=tmp_path)
     played = logged_games(tmp_path)
     con = CardStats(con)  # Base Race's toughness, read once per set for the replays
-    assert len(played) == stats["dealt"] == games and stats["finished"] >= 0.95 * games
+    failures = stats["setup_failures"]
+    assert len(played) == stats["dealt"] == games - failures["count"]
+    assert failures["count"] == 0 or "not in the database" in failures["first"]
+    assert stats["finished"] >= 0.95 * stats["dealt"]
     check = validator(game)
     tampered = 0
     for n, (setup, moves, res) in enumerate(played):
@@ -106,7 +113,7 @@ def round_trip(con: Any, tmp_path: Path, game: str, players: int, set_code: str,
                 v = replay(setup, [*moves[:k], move, *moves[k + 1:]], con).violation
                 assert (v.move, v.rule) == (k + 1, rule), (v, bad)
                 tampered += 1
-    assert tampered >= games // tamper_every // 2
+    assert tampered >= stats["dealt"] // tamper_every // 2
     return stats
 
 
@@ -114,13 +121,14 @@ def round_trip(con: Any, tmp_path: Path, game: str, players: int, set_code: str,
 def test_simulate_logs_replay_to_the_same_result(con, tmp_path, game, players, set_code) -> None:
     for policy in ("random", "greedy"):
         stats = round_trip(con, tmp_path / policy, game, players, set_code, 40, policy, 4)
-        assert sum(stats["ended_by"].values()) == 40
+        assert stats["dealt"] >= 12 and sum(stats["ended_by"].values()) == stats["dealt"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "players", "set_code"), TABLES)
 def test_a_thousand_games_replay_and_tampered_logs_fail(con, tmp_path, game, players, set_code) -> None:
-    stats = round_trip(con, tmp_path, game, players, set_code, 1000, "random", 25)
+    stats = round_trip(con, tmp_path, game, players, set_code, 1000, "random", 25, ALL_DEALT)
+    assert stats["dealt"] == 1000
     if game == "base-race":  # a symmetric game under a random policy and a random first player
         share = stats["win_share"]["player-1"]
         n = stats["finished"]
@@ -128,8 +136,8 @@ def test_a_thousand_games_replay_and_tampered_logs_fail(con, tmp_path, game, pla
 
 
 def test_simulate_is_deterministic_and_reports_statistics(con, tmp_path) -> None:
-    a = simulate(con, "mimic-match", 2, "afr", seed=5, games=30, log_dir=tmp_path / "a")
-    b = simulate(con, "mimic-match", 2, "afr", seed=5, games=30, log_dir=tmp_path / "b")
+    a = simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=5, games=30, log_dir=tmp_path / "a")
+    b = simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=5, games=30, log_dir=tmp_path / "b")
     assert {k: v for k, v in a.items() if k != "log"} == {k: v for k, v in b.items() if k != "log"}
     files = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert len(files) == 61 and "results.jsonl" in files
@@ -139,7 +147,7 @@ def test_simulate_is_deterministic_and_reports_statistics(con, tmp_path) -> None
     t = a["turns"]
     assert t["min"] <= t["p10"] <= t["p50"] <= t["p90"] <= t["max"] and t["min"] <= t["mean"] <= t["max"]
     assert set(a["ended_by"]) <= {"mimics-uncovered", "finder-decided"}
-    assert simulate(con, "mimic-match", 2, "afr", seed=6, games=30) != a
+    assert simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=6, games=30) != a
 
 
 def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
@@ -153,6 +161,27 @@ def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
                                                if z["kind"] == "hand")
 
 
+
+def test_base_race_board_is_the_dealt_random_arrangement(con) -> None:
+    """``deal`` arranges each grid at random (MZNR #1: "each player arranges them face down in
+    a 4x3 grid"); the referee puts grid cell k of player-1 on a1..d3 and of player-2 on d6..a4,
+    wherever the land was dealt."""
+    from boosterkit.minigames import deal
+
+    land_cells = set()
+    for seed in (2, 3, 5, 6):
+        setup = deal(con, "base-race", 2, "znr", seed=seed).to_dict()
+        s = new_game(setup, con)
+        for seat, p in enumerate(("player-1", "player-2")):
+            grid = next(z for z in setup["zones"] if z["name"] == f"{p} grid")["cards"]
+            for k, card in enumerate(grid):
+                r, c = divmod(k, 4)
+                square = br.square(r * 4 + c if seat == 0 else (5 - r) * 4 + 3 - c)
+                assert s.board[br.index_of(square)] == card["uid"] and s.owner[card["uid"]] == seat
+                if "Land" in card["type_line"]:
+                    land_cells.add((p, k))
+    assert len(land_cells) > 2  # not always the first cell: the board follows the deal
+
 # --- the CLI -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -163,7 +192,7 @@ def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
         folder = tmp_path_factory.mktemp(game)
         result = CliRunner().invoke(cli_app, [
             "--db", str(real_db), "simulate", game, "--players", str(players), "--set", set_code,
-            "--seed", "9", "--games", "4", "--log", str(folder)])
+            "--product", ALL_DEALT, "--seed", "9", "--games", "4", "--log", str(folder)])
         assert result.exit_code == 0, result.output
         out[game] = folder
     return out
@@ -214,12 +243,12 @@ def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
 
 def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> None:
     code, out, err = run(capsys, "--db", str(real_db), "simulate", "roll-for-initiative",
-                         "--players", "3", "--set", "afr", "--seed", "4", "--games", "25",
+                         "--players", "3", "--set", "afr", "--product", ALL_DEALT, "--seed", "4", "--games", "25",
                          "--policy", "greedy", "--json")
-    lib = simulate(con, "roll-for-initiative", 3, "afr", seed=4, games=25, policy="greedy")
+    lib = simulate(con, "roll-for-initiative", 3, "afr", ALL_DEALT, seed=4, games=25, policy="greedy")
     assert code == 0 and err == "" and out == to_json(lib) + "\n"
     code, out, _ = run(capsys, "--db", str(real_db), "simulate", "roll-for-initiative",
-                       "--players", "3", "--set", "afr", "--seed", "4", "--games", "25",
+                       "--players", "3", "--set", "afr", "--product", ALL_DEALT, "--seed", "4", "--games", "25",
                        "--policy", "greedy")
     assert code == 0 and "games: 25 dealt: 25 finished: 25" in out and "win share: player-1" in out
     code, _, err = run(capsys, "--db", str(real_db), "simulate", "booster-blitz", "--players", "2",
@@ -258,10 +287,10 @@ def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> 
     _, out, _ = run(capsys, "--db", str(real_db), "play", str(folder / "game-0003.setup.json"),
                     str(folder / "game-0003.moves.jsonl"), "--json")
     assert r.status_code == 200 and r.text == out
-    r = client.post("/simulate", json={"minigame": "base-race", "players": 2, "set": "khm",
-                                       "seed": 8, "games": 6, "policy": "greedy"})
-    _, out, _ = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "2",
-                    "--set", "khm", "--seed", "8", "--games", "6", "--policy", "greedy", "--json")
+    r = client.post("/simulate", json={"minigame": "base-race", "players": 2, "set": "znr",
+                                       "product": ALL_DEALT, "seed": 8, "games": 6, "policy": "greedy"})
+    _, out, _ = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "2", "--set",
+                    "znr", "--product", ALL_DEALT, "--seed", "8", "--games", "6", "--policy", "greedy", "--json")
     assert r.status_code == 200 and r.text == out and r.json()["dealt"] == 6
 
 
@@ -281,3 +310,37 @@ def test_post_play_and_simulate_errors(client, logs) -> None:
     r = client.post("/simulate", json={"minigame": "mimic-match", "players": 2, "games": 1,
                                        "policy": "smart"})
     assert r.status_code == 422
+
+
+class _Counting:
+    """A connection that counts the statements reading cards' rules text."""
+
+    def __init__(self, con: Any) -> None:
+        self.con, self.text_reads = con, 0
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        self.text_reads += "oracle_text" in sql
+        return self.con.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.con, name)
+
+
+def test_simulate_reads_the_rules_text_and_card_facts_once(con) -> None:
+    """``simulate`` deals with one ``lookups`` memo: the same setups as ``deal`` alone, but the
+    game's rules text and each card's facts are read from the database once, not per game."""
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import deal
+
+    products, counting, memo = ProductCache(), _Counting(con), {}
+    for seed in (2, 3, 5, 6, 2):
+        alone = deal(con, "base-race", 2, "znr", seed=seed, products=products)
+        kept = deal(counting, "base-race", 2, "znr", seed=seed, products=products, lookups=memo)
+        assert to_json(kept.to_dict()) == to_json(alone.to_dict())
+        assert kept.facts == alone.facts and kept.rules_text == alone.rules_text
+    # the rules text once (the card and its faces: 2 reads), the facts once per seed with
+    # new cards (4: the last seed repeats the first); without the memo, 3 reads per deal
+    assert counting.text_reads == 2 + 4
+    before = counting.text_reads
+    deal(counting, "base-race", 2, "znr", seed=3, products=products, lookups=memo)
+    assert counting.text_reads == before

@@ -61,6 +61,20 @@ def test_rfi_lowest_starting_initiative_goes_first_then_clockwise() -> None:
     assert s.to_move == 0  # clockwise: player-3 → player-1
 
 
+
+def test_rfi_tied_lowest_rolls_are_ordered_by_the_setups_roll_offs() -> None:
+    # "In case of a tie, the tied players roll again. The player with the lowest starting
+    # initiative goes first." The setup keeps the first rolls and the roll-offs in tiebreaks.
+    hands = [[item(f"p1-{k}", colors="W")] for k in range(1, 5)]
+    setup = {**rfi_setup(hands, [12, 4, 4, 4]),
+             "tiebreaks": {"player-2": [11], "player-3": [9, 2], "player-4": [9, 15]}}
+    s = new_game(setup)
+    assert s.table.players[s.to_move] == "player-3" and s.dice == (12, 4, 4, 4)
+    assert new_game({**setup, "first_player": "player-4"}).to_move == 3  # the setup says
+    for bad in ({"first_player": "player-9"}, {"tiebreaks": {"player-2": ["9"]}}):
+        with pytest.raises(InputError):
+            new_game({**setup, **bad})
+
 def test_rfi_white_and_black_count_at_the_end_in_front_of_the_target() -> None:
     # "White Card: At the end of the game, increase a player's roll by 2."
     # "Black Card: At the end of the game, decrease a player's roll by 2."
@@ -468,3 +482,17 @@ def test_mimic_match_needs_two_mimics() -> None:
     tagged[15] = item("p3-2", colors="B", tag="mimic")
     tagged[14]["tag"] = "mimic"
     assert new_game(mm_setup(tagged, [])).mimics == {"p3-1", "p3-2"}
+
+
+def test_a_move_of_another_games_log_is_bad_input_before_any_rule() -> None:
+    """A move with a field its game does not know is malformed (``play`` exit 2), even when it
+    is not that player's turn: the shape is checked before the rules."""
+    rfi_state = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")]],
+                                   [3, 9]))  # player-1 to move
+    mm_state = new_game(mm_setup(mm_grid(), []))  # player-1 to move
+    for state, move in ((rfi_state, {"player": "player-2", "card": "p1-2", "to": "a1"}),
+                        (rfi_state, {"player": "player-2", "cells": [1, 2], "take": False}),
+                        (mm_state, {"player": "player-2", "card": "p1-1", "to": "b4"}),
+                        (mm_state, {"player": "player-2", "card": "p1-1", "face_down": True})):
+        with pytest.raises(InputError, match="unknown field"):
+            apply(state, move)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from boosterkit.errors import BoosterkitError, InputError
@@ -148,6 +148,7 @@ class Table:
     first_player: str | None
     rolls: Mapping[str, int]
     items: Mapping[str, Mapping[str, Any]]
+    tiebreaks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # roll-offs of ties
 
     def seat(self, player: Any, what: str = "player") -> int:
         """The seat index of ``player`` (``InputError`` for a name that is not at the table)."""
@@ -207,11 +208,19 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
     rolls = data.get("rolls") or {}
     if not isinstance(rolls, Mapping):
         raise InputError("setup: rolls must be an object")
+    if first is not None and first not in names:
+        raise InputError(f"setup: first_player {first!r} is not a player of this game "
+                         f"({', '.join(names)})")
+    tiebreaks = data.get("tiebreaks") or {}
+    if not isinstance(tiebreaks, Mapping) or not all(
+            isinstance(v, list) and all(type(d) is int for d in v) for v in tiebreaks.values()):
+        raise InputError("setup: tiebreaks must be an object of lists of dice")
     seed = data.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"setup: seed must be a non-negative integer, got {seed!r}")
     return Table(game=game, players=names, seed=seed, cards=cards, zones=zones,
-                 first_player=first if first in names else None, rolls=dict(rolls), items=items)
+                 first_player=first, rolls=dict(rolls), items=items,
+                 tiebreaks={p: tuple(v) for p, v in tiebreaks.items()})
 
 
 def zone(table: Table, name: str, size: int | None = None) -> tuple[str, ...]:

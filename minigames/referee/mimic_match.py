@@ -180,8 +180,7 @@ def _end(state: State) -> State:
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
     """The state after ``move``; ``RuleViolation`` if it is illegal."""
-    if not isinstance(move, Mapping):
-        raise InputError(f"move: expected a JSON object, got {move!r}")
+    only(move, ("player", "cells", "take", "cards", "refill", "winner"))  # shape before rules
     if state.phase == "over":
         raise RuleViolation("game-over", "the game is over; no more moves")
     players = state.table.players

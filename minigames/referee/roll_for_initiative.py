@@ -75,8 +75,10 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
         if not isinstance(value, int) or not 1 <= value <= 20:
             raise InputError(f"setup: rolls needs a d20 result (1-20) for {p}, got {value!r}")
         dice.append(value)
-    # "The player with the lowest starting initiative goes first."
-    first = table.first_player or min(table.players, key=lambda p: (table.rolls[p], p))
+    # "The player with the lowest starting initiative goes first." / "In case of a tie, the
+    # tied players roll again": the setup's roll-offs order them, lower first (as ``deal``).
+    first = table.first_player or min(table.players, key=lambda p: (
+        table.rolls[p], table.tiebreaks.get(p, ()), table.players.index(p)))
     state = State(table=table, hands=tuple(hands), dice=tuple(dice),
                   mods=tuple(() for _ in hands), to_move=table.players.index(first))
     return state if any(hands) else _finish(state)
@@ -269,9 +271,8 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
 
 def apply_logged(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     """``apply`` and the move as it is logged: every die it rolled written in."""
-    if not isinstance(move, Mapping):
-        raise InputError(f"move: expected a JSON object, got {move!r}")
-    if state.phase == "over":
+    only(move, ("player", "card", "face_down", "effects", "reroll", "die", "roll_off", "dice"))
+    if state.phase == "over":  # (the shape is checked first: another game's log is bad input)
         raise RuleViolation("game-over", "the game is over; no more moves")
     if state.phase == "roll-off":
         if "roll_off" not in move:
