@@ -347,12 +347,24 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 
 # --- the listing --------------------------------------------------------------------------
 
+#: Set codes of card references that no sync can resolve, and why (said instead of a hint).
+#: magic-sealed-data numbers The List as its own set ``plist:N``; Scryfall's and MTGJSON's
+#: ``plst`` number the same cards after their original printing (``AFR-123``).
+UNSYNCABLE = {
+    "plist": "The List as magic-sealed-data numbers it (plist); Scryfall's `plst` numbers "
+             "those cards otherwise (AFR-123), so no sync resolves them",
+}
+
+
 def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
     """One hint per sync command that would bring ``missing_sets`` (cards of ``set_code``'s
-    products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's sync."""
+    products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's
+    sync; sets in ``UNSYNCABLE`` get none."""
     children: list[str] = []
     others: list[str] = []
     for s in dict.fromkeys(missing_sets):
+        if s in UNSYNCABLE:
+            continue
         if s != set_code and s[1:] == set_code and s[0] in "atm":
             children.append(s)
         elif s != "?":

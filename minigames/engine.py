@@ -704,19 +704,25 @@ def _check_unknown(s: _State) -> None:
     reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
     if played and reads:
-        from boosterkit.generator.products import fill_hints
-
         sets = sorted({c.set for _, c in played})
-        hints = fill_hints(s.set_code, sets)
         cards = ", ".join(f"{c.set.upper()} {c.collector_number or '?'}" for _, c in played[:3])
         raise SetupError(
             f"{s.spec.name}: {len(played)} dealt card{'s' if len(played) != 1 else ''} "
             f"({cards}) {'are' if len(played) != 1 else 'is'} not in the database, and the game "
             f"is played by {', '.join(r.replace('_', ' ') for r in reads)}: "
-            + " and ".join(f"`{h}`" for h in hints) + " would bring "
-            + ("them" if len(played) != 1 else "it")
-            + f"; or try another seed (this was {s.rng.seed})")
+            + _how_to_fill(s.set_code, sets, len(played))
+            + f"; try another seed (this was {s.rng.seed})")
     for z, c in unknown:
         s.notes.append(f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
                        "an unknown card: the database does not hold it "
-                       f"(`boosterkit sync {c.set}` would bring it).")
+                       f"({_how_to_fill(s.set_code, [c.set], 1)}).")
+
+
+def _how_to_fill(set_code: str, sets: list[str], count: int) -> str:
+    """The syncs that would bring cards of ``sets``, or why none can."""
+    from boosterkit.generator.products import UNSYNCABLE, fill_hints
+
+    parts = [f"`{h}` would bring {'them' if count != 1 else 'it'}"
+             for h in fill_hints(set_code, sets)]
+    parts += [UNSYNCABLE[x] for x in sets if x in UNSYNCABLE]
+    return "; ".join(parts) or "no sync is known to bring it"

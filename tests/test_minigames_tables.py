@@ -30,7 +30,7 @@ def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:
     unknown = [c for c in setup.zone("set aside").cards if not c.resolved and c.kind == "card"]
     assert len(unknown) == 1 and unknown[0].set == "plist"
     assert any(f"{unknown[0].uid} (PLIST {unknown[0].collector_number}) in the set aside is an "
-               "unknown card" in n and "`boosterkit sync plist`" in n for n in setup.notes)
+               "unknown card" in n and "no sync resolves them" in n for n in setup.notes)
     organizer = render_sheet(setup, "text").split("[organizer]")[1]
     assert f"unknown card (PLIST {unknown[0].collector_number})" in organizer
     assert validate_setup(con, setup.to_dict(), exact=True).valid
@@ -41,7 +41,8 @@ def test_an_unknown_card_in_play_fails_naming_the_sync(con) -> None:
         deal(con, "mimic-match", 2, "afr", seed=1)
     message = str(err.value)
     assert "\n" not in message and "is not in the database" in message
-    assert "played by colors, mana value" in message and "`boosterkit sync plist`" in message
+    assert "played by colors, mana value" in message and "sync plist" not in message
+    assert "magic-sealed-data numbers it (plist)" in message  # says why no sync brings it
 
 
 def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> None:
