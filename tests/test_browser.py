@@ -312,11 +312,12 @@ POOL = {"set": "afr", "players": 2, "packs": 3, "seed": 11}
 POOL_LINE = re.compile(r"^(\d+) (.+?)( \(foil\))?$")
 
 
-def _open_pools(page, players: int, packs: int, seed: int, set_code: str = "afr") -> None:
+def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str = "afr") -> None:
     page.check("#mode-pool")
     page.select_option("#set", set_code)
     page.fill("#players", str(players))
-    page.fill("#packs", str(packs))
+    if packs is not None:
+        page.fill("#packs", str(packs))
     page.fill("#seed", str(seed))
     page.click("#deal")
     page.wait_for_function("document.getElementById('status').textContent.startsWith('Opened')")
@@ -399,13 +400,21 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
 
 
 def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
+    pypdf = pytest.importorskip("pypdf")
     page = browser.new_page()
     page.goto(f"{server}/")
     page.wait_for_selector("body[data-ready=true]", timeout=15000)
-    page.check("#mode-pool")
-    page.select_option("#product", "")
-    _open_pools(page, players=3, packs=2, seed=5, set_code="khm")
-    assert len(_pools_shown(page)) == 3 and page.is_visible("#downloads")
+    _open_pools(page, players=3, packs=None, seed=5, set_code="khm")  # 6 packs by default
+    data = httpx.post(f"{server}/pool", timeout=30,
+                      json={"set": "khm", "players": 3, "packs": 6, "seed": 5}).json()
+    assert [p["cards"] for p in _pools_shown(page)] == [
+        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]]
+    assert page.is_visible("#downloads")
+    # A sealed pool of 6 packs still prints on one A4 page per player.
+    page.emulate_media(media="print")
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
+    assert [p.extract_text().split(":")[0] for p in pdf.pages] == [f"Player {k} of 3" for k in (1, 2, 3)]
+    page.emulate_media(media="screen")
     assert page.locator("#set option[value='']").is_disabled()  # a pool needs a chosen set
 
     page.evaluate("""() => {
@@ -415,7 +424,7 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     page.select_option("#set", "zzz")
     page.click("#deal")
     page.wait_for_selector("#status.error", timeout=15000)
-    expected = httpx.post(f"{server}/pool", json={"set": "zzz", "players": 3, "packs": 2,
+    expected = httpx.post(f"{server}/pool", json={"set": "zzz", "players": 3, "packs": 6,
                                                   "seed": 5, "format": "html"}, timeout=30)
     assert expected.status_code == 404
     assert page.inner_text("#status") == expected.json()["error"]  # the API's one line
