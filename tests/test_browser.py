@@ -13,6 +13,7 @@ reload; an error clears them.
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import socket
@@ -287,6 +288,19 @@ def test_card_images_markup_without_fetching_them(images_server: str, images_db:
     # No image was fetched: every request off the local server was the sheet's images, refused.
     srcs = {src for shown in pages.values() for src, _, _ in shown}
     assert blocked and set(blocked) <= srcs
+
+    # The same box on sealed pools: POST /pool with "images": true, shown as it answers.
+    _open_pools(page, players=2, packs=1, seed=7, set_code="one")
+    assert page.is_checked("#images")
+    shown = page.evaluate("[...document.getElementById('sheet').shadowRoot"
+                          ".querySelectorAll('li.art')].map((li) => [li.querySelector('img')"
+                          ".getAttribute('src'), li.querySelector('figcaption')?.textContent])")
+    answer = httpx.post(f"{images_server}/pool", timeout=30, json={
+        "set": "one", "players": 2, "packs": 1, "seed": 7, "format": "html", "images": True}).text
+    expected = re.findall(r'<img src="([^"]+)".*?(?:<figcaption>([^<]*)</figcaption>)?</figure>',
+                          answer)
+    assert shown and shown == [[html.unescape(src), html.unescape(c) or None] for src, c in expected]
+    assert all(credit.startswith("Illus. ") for _, credit in shown if credit)
     page.close()
 
 
@@ -390,9 +404,10 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
     assert page.is_checked("#mode-pool") and page.input_value("#packs") == "3"
     assert "mode=pool" in page.url and "packs=3" in page.url and "seed=11" in page.url
     fresh = browser.new_context().new_page()  # no localStorage: the address alone
-    fresh.goto(page.url)
+    fresh.goto(f"{page.url}&product=afr-set")
     fresh.wait_for_selector("body[data-ready=true]", timeout=15000)
     assert fresh.is_checked("#mode-pool") and fresh.input_value("#set") == "afr"
+    assert fresh.input_value("#product") == "afr-set"  # chosen once the set's products are in
     assert [fresh.input_value(f"#{f}") for f in ("players", "packs", "seed")] == ["2", "3", "11"]
     fresh.context.close()
     assert failures == [], failures

@@ -81,7 +81,7 @@ function currentGame() {
 
 function formValues() {
   const values = {};
-  for (const f of FIELDS) values[f] = f === "images" ? $(f).checked : $(f).value;
+  for (const f of FIELDS.slice(1)) values[f] = f === "images" ? $(f).checked : $(f).value;
   values.mode = mode();
   if (pendingProduct !== null) values.product = pendingProduct;
   return values;
