@@ -165,9 +165,12 @@ def pool_md(data: dict[str, Any], pool: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-_CSS = """body{font:11pt/1.3 system-ui,sans-serif;margin:1.5cm}
-.pool{page-break-after:always;break-after:page}.pool:last-child{page-break-after:auto}
-h1{font-size:14pt}h2{font-size:11pt;margin:.6em 0 .2em}ul{margin:0;padding-left:1.2em;columns:2}
+# Sections flow through three columns: a 6-pack pool (~70 lines) prints on one A4 page.
+_CSS = """body{font:10pt/1.3 system-ui,sans-serif;margin:1.5cm}@page{margin:12mm}
+@media print{body{margin:0}}
+.pool{columns:3;column-gap:5mm;page-break-after:always;break-after:page}
+.pool:last-child{page-break-after:auto}h1{font-size:13pt;column-span:all}
+h2{font-size:10pt;margin:0 0 .2em;break-after:avoid}ul{margin:0 0 .6em;padding-left:1.2em}
 li{break-inside:avoid}small{color:#555}"""
 
 

@@ -6,16 +6,21 @@ organizer's, no form or buttons, the dealt card names in the text. Then what an 
 meets: an error clears the previous sheet, a game whose own set is not loaded offers the
 loaded ones, the form survives a reload, no request 404s (favicon), and card images
 (``images=true``) are on the sheet with their artist credit, never fetched (the browser's
-network is limited to the local server).
+network is limited to the local server). The Sealed pool mode: pools on the page equal
+``POST /pool``'s JSON, print one page per player, download a deck list per player, survive a
+reload; an error clears them.
 """
 
 from __future__ import annotations
 
+import html
 import io
+import re
 import socket
 import subprocess
 import sys
 import time
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -283,6 +288,19 @@ def test_card_images_markup_without_fetching_them(images_server: str, images_db:
     # No image was fetched: every request off the local server was the sheet's images, refused.
     srcs = {src for shown in pages.values() for src, _, _ in shown}
     assert blocked and set(blocked) <= srcs
+
+    # The same box on sealed pools: POST /pool with "images": true, shown as it answers.
+    _open_pools(page, players=2, packs=1, seed=7, set_code="one")
+    assert page.is_checked("#images")
+    shown = page.evaluate("[...document.getElementById('sheet').shadowRoot"
+                          ".querySelectorAll('li.art')].map((li) => [li.querySelector('img')"
+                          ".getAttribute('src'), li.querySelector('figcaption')?.textContent])")
+    answer = httpx.post(f"{images_server}/pool", timeout=30, json={
+        "set": "one", "players": 2, "packs": 1, "seed": 7, "format": "html", "images": True}).text
+    expected = re.findall(r'<img src="([^"]+)".*?(?:<figcaption>([^<]*)</figcaption>)?</figure>',
+                          answer)
+    assert shown and shown == [[html.unescape(src), html.unescape(c) or None] for src, c in expected]
+    assert all(credit.startswith("Illus. ") for _, credit in shown if credit)
     page.close()
 
 
@@ -301,6 +319,142 @@ def test_an_error_is_shown_on_the_page(server: str, browser) -> None:
     page.wait_for_selector("#status.error", timeout=15000)
     assert "zzq" in page.inner_text("#status")
     assert page.locator("#sheet .sheet-body").count() == 0
+    page.close()
+
+
+POOL = {"set": "afr", "players": 2, "packs": 3, "seed": 11}
+POOL_LINE = re.compile(r"^(\d+) (.+?)( \(foil\))?$")
+
+
+def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str = "afr") -> None:
+    page.check("#mode-pool")
+    page.select_option("#set", set_code)
+    page.fill("#players", str(players))
+    if packs is not None:
+        page.fill("#packs", str(packs))
+    page.fill("#seed", str(seed))
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Opened')")
+
+
+def _pools_shown(page) -> list[dict]:
+    """Each pool on the page: its heading and its cards as (count, name, foil), in order."""
+    found = page.evaluate("""(() => [...(document.getElementById('sheet').shadowRoot
+        ?.querySelectorAll('section.pool') ?? [])].map((s) => [s.querySelector('h1').textContent,
+        [...s.querySelectorAll('li')].map((li) => li.firstChild.textContent.trim())]))()""")
+    shown = []
+    for heading, lines in found:
+        cards = [POOL_LINE.match(x) for x in lines]
+        assert all(cards), lines
+        shown.append({"heading": heading,
+                      "cards": [(int(m[1]), m[2], bool(m[3])) for m in cards]})
+    return shown
+
+
+def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path) -> None:
+    from boosterkit.generator.pools import decklist
+
+    pypdf = pytest.importorskip("pypdf")
+    data = httpx.post(f"{server}/pool", json=POOL, timeout=30).json()
+    expected = [[(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]]
+    assert all(name for pool in expected for _, name, _ in pool) and len(expected) == 2
+
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    failures = _watch(page)
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert page.is_hidden("#packs") and page.inner_text("#deal") == "Deal"
+    page.check("#mode-pool")
+    assert page.is_visible("#packs") and page.input_value("#packs") == "6"  # 6 packs by default
+    assert page.is_hidden("#minigame") and page.inner_text("#deal") == "Open pools"
+    page.wait_for_function("document.getElementById('product').options.length > 1")
+    assert page.locator("#product option[value=afr-collector]").count() == 1
+    _open_pools(page, **{k: POOL[k] for k in ("players", "packs", "seed")})
+    shown = _pools_shown(page)
+    assert [p["cards"] for p in shown] == expected
+    assert [p["heading"] for p in shown] == [
+        f"Player {k} of 2: 3 × afr-draft (event seed 11)" for k in (1, 2)]
+    assert "seed 11" in page.inner_text("#status") and page.is_enabled("#print")
+
+    # One deck list per player, as `pool -f decklist -o DIR` writes them.
+    for pool in data["pools"]:
+        with page.expect_download() as info:
+            page.click(f"#downloads a[data-player='{pool['player']}']")
+        assert info.value.suggested_filename == f"pool-{pool['player']}.txt"
+        assert Path(info.value.path()).read_text() == decklist(pool)
+
+    page.emulate_media(media="print")
+    assert not page.is_visible("#deal-form") and not page.is_visible("#downloads")
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
+    # NFKC: the PDF's text has ligatures ("Blackstaff" with U+FB00).
+    pages = [" ".join(unicodedata.normalize("NFKC", p.extract_text()).split()) for p in pdf.pages]
+    assert len(pages) == POOL["players"], [p[:60] for p in pages]  # one page per player
+    assert not any("New seed" in p or "Open pools" in p for p in pages)
+    names = [{n for _, n, _ in pool} for pool in expected]
+    for k, text in enumerate(pages):
+        assert text.startswith(f"Player {k + 1} of 2"), text[:60]
+        assert [n for n in names[k] if n not in text] == [], text
+        assert not any(n in text for n in names[1 - k] - names[k])
+    page.emulate_media(media="screen")
+
+    # The mode and the pool's arguments survive a reload, and are in the address.
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert page.is_checked("#mode-pool") and page.input_value("#packs") == "3"
+    assert "mode=pool" in page.url and "packs=3" in page.url and "seed=11" in page.url
+    fresh = browser.new_context().new_page()  # no localStorage: the address alone
+    fresh.goto(f"{page.url}&product=afr-set")
+    fresh.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert fresh.is_checked("#mode-pool") and fresh.input_value("#set") == "afr"
+    assert fresh.input_value("#product") == "afr-set"  # chosen once the set's products are in
+    assert [fresh.input_value(f"#{f}") for f in ("players", "packs", "seed")] == ["2", "3", "11"]
+    fresh.context.close()
+    assert failures == [], failures
+    context.close()
+
+
+def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
+    pypdf = pytest.importorskip("pypdf")
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    _open_pools(page, players=3, packs=None, seed=5, set_code="khm")  # 6 packs by default
+    data = httpx.post(f"{server}/pool", timeout=30,
+                      json={"set": "khm", "players": 3, "packs": 6, "seed": 5}).json()
+    assert [p["cards"] for p in _pools_shown(page)] == [
+        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]]
+    assert page.is_visible("#downloads")
+    # A sealed pool of 6 packs still prints on one A4 page per player.
+    page.emulate_media(media="print")
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
+    assert [p.extract_text().split(":")[0] for p in pdf.pages] == [f"Player {k} of 3" for k in (1, 2, 3)]
+    page.emulate_media(media="screen")
+    assert page.locator("#set option[value='']").is_disabled()  # a pool needs a chosen set
+
+    page.evaluate("""() => {
+        const o = document.createElement('option'); o.value = 'zzz'; o.textContent = 'zzz';
+        document.getElementById('set').append(o);
+    }""")
+    page.select_option("#set", "zzz")
+    page.click("#deal")
+    page.wait_for_selector("#status.error", timeout=15000)
+    expected = httpx.post(f"{server}/pool", json={"set": "zzz", "players": 3, "packs": 6,
+                                                  "seed": 5, "format": "html"}, timeout=30)
+    assert expected.status_code == 404
+    assert page.inner_text("#status") == expected.json()["error"]  # the API's one line
+    assert not _sheet_shown(page) and page.is_disabled("#print") and page.is_hidden("#downloads")
+    assert _pools_shown(page) == []
+
+    # Back to minigames: the sheet flow is as before.
+    page.check("#mode-sheet")
+    assert page.is_visible("#minigame") and page.is_hidden("#packs")
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "3")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    assert _sheet_shown(page) and "mode=" not in page.url
     page.close()
 
 

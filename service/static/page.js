@@ -1,12 +1,22 @@
-// The organizer page: fill the choices from the API, fetch the sheet, show it, print it.
-// The form's values survive a reload (the URL's query first, then localStorage).
+// The organizer page: fill the choices from the API, fetch a minigame sheet (GET /sheet) or
+// sealed pools (POST /pool), show it, print it. The form's values survive a reload (the URL's
+// query first, then localStorage).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const NOT_BOOSTER_SETS = new Set(["token", "minigame", "memorabilia", "promo", "alchemy"]);
-const FIELDS = ["set", "minigame", "players", "seed", "images"];
+const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images"];
+// What the address keeps after a deal or an opening (a sheet's address has no mode).
+const QUERY = {
+  sheet: ["set", "minigame", "players", "seed", "images"],
+  pool: ["mode", "set", "players", "packs", "product", "seed", "images"],
+};
+const MAX_POOL_PLAYERS = 32; // POST /pool's limit
 const STORE_KEY = "boosterkit.organizer.form";
 let loadedSets = []; // the booster sets in the database: [{code, name}]
+let pendingProduct = null; // a restored product, chosen once the set's products are listed
+let productsFor = null; // the set whose products the product list holds
+let deckListURLs = []; // the blob URLs of the deck-list downloads shown
 
 function randomSeed() {
   const words = new Uint32Array(1);
@@ -55,7 +65,11 @@ async function loadChoices() {
   if (first) $("minigame").value = first.id;
   $("minigame").dataset.catalogue = JSON.stringify(games);
   restoreForm();
-  describeMinigame();
+  await applyMode();
+}
+
+function mode() {
+  return document.querySelector("input[name=mode]:checked")?.value ?? "sheet";
 }
 
 function currentGame() {
@@ -67,13 +81,20 @@ function currentGame() {
 
 function formValues() {
   const values = {};
-  for (const f of FIELDS) values[f] = f === "images" ? $(f).checked : $(f).value;
+  for (const f of FIELDS.slice(1)) values[f] = f === "images" ? $(f).checked : $(f).value;
+  values.mode = mode();
+  if (pendingProduct !== null) values.product = pendingProduct;
   return values;
 }
 
 function setField(name, value) {
   const field = $(name);
-  if (name === "images") {
+  if (name === "mode") {
+    const radio = $(`mode-${value}`);
+    if (radio) radio.checked = true;
+  } else if (name === "product") {
+    pendingProduct = value ? String(value) : null; // its options come with the set's products
+  } else if (name === "images") {
     field.checked = value === true || value === "true";
   } else if (field.tagName === "SELECT") {
     const option = [...field.options].find((o) => o.value === String(value));
@@ -106,11 +127,78 @@ function restoreForm() {
   for (const f of FIELDS) if (f in saved) setField(f, saved[f]);
 }
 
+function formQuery() {
+  const values = formValues();
+  const query = new URLSearchParams();
+  for (const f of QUERY[values.mode]) if (values[f] !== "") query.set(f, values[f]);
+  return query;
+}
+
+// --- the mode: a minigame sheet or sealed pools -----------------------------------------------
+
+// Show one mode's fields; the other's are hidden and disabled (left out of the validation).
+function showPart(selector, on) {
+  for (const part of document.querySelectorAll(selector)) {
+    part.hidden = !on;
+    for (const field of part.querySelectorAll("input, select")) field.disabled = !on;
+  }
+}
+
+async function applyMode() {
+  const pool = mode() === "pool";
+  showPart(".sheet-only", !pool);
+  showPart(".pool-only", pool);
+  // Pools are opened from a set the organizer chooses: "the minigame's own set" is for games.
+  $("set").options[0].disabled = pool;
+  if (pool && $("set").value === "" && loadedSets.length) $("set").value = loadedSets[0].code;
+  $("deal").textContent = pool ? "Open pools" : "Deal";
+  if (!pool) {
+    describeMinigame();
+    return;
+  }
+  offerSets();
+  $("players").min = 1;
+  $("players").max = MAX_POOL_PLAYERS;
+  $("minigame-info").textContent = "Sealed pools and draft pods: each player's packs, sorted " +
+    "by colour and type, on a printed page of their own. Pool i depends only on the seed and " +
+    "i. At most 360 packs (players × packs) at a time.";
+  await loadProducts();
+}
+
+// The chosen set's booster products; a restored (or still valid) choice is kept.
+async function loadProducts() {
+  const code = $("set").value;
+  if (mode() !== "pool" || !code || productsFor === code) return;
+  productsFor = code;
+  const select = $("product");
+  const wanted = pendingProduct ?? select.value;
+  select.replaceChildren();
+  addOption(select, "", "the set's default");
+  let products;
+  try {
+    products = await getJSON(`/sets/${encodeURIComponent(code)}/products`);
+  } catch {
+    productsFor = null; // opening still works with the default; try again on the next change
+    return;
+  }
+  if ($("set").value !== code) return; // another set was chosen meanwhile
+  for (const p of products) {
+    addOption(select, p.code, `${p.name} (${p.code})`);
+    if (p.default_for_set) select.options[0].textContent = `the set's default (${p.code})`;
+  }
+  pendingProduct = null;
+  if ([...select.options].some((o) => o.value === wanted)) select.value = wanted;
+}
+
 // --- the chosen game's own set ---------------------------------------------------------------
 
 // When the set is "the minigame's own set" and none of the sets the game was printed for is
 // loaded, say so and offer the sets that are.
 function offerSets() {
+  if (mode() === "pool") {
+    $("set-offer").hidden = true;
+    return;
+  }
   const game = currentGame();
   const own = game?.sets ?? [];
   const missing = game && $("set").value === "" &&
@@ -143,6 +231,7 @@ function offerSets() {
 }
 
 function describeMinigame() {
+  if (mode() === "pool") return;
   const game = currentGame();
   offerSets();
   if (!game) return;
@@ -169,12 +258,13 @@ function sheetURL() {
   return `/sheet?${query}`;
 }
 
-// After an error no sheet may stay on the page: Print would print another game.
+// After an error no sheet (nor pool) may stay on the page: Print would print another game.
 function clearSheet() {
   const host = $("sheet");
   host.shadowRoot?.replaceChildren();
   host.hidden = true;
   $("print").disabled = true;
+  showDeckLists([]);
 }
 
 // The sheet is a whole HTML document: its styles and body go into a shadow root, so they
@@ -197,22 +287,85 @@ function showSheet(html) {
   host.hidden = false;
 }
 
-async function dealSheet(event) {
+async function dealSheet() {
+  const response = await fetch(sheetURL());
+  if (!response.ok) throw new Error(await errorMessage(response));
+  showSheet(await response.text());
+  showDeckLists([]);
+  showStatus(`Dealt with seed ${$("seed").value}. The same seed deals the same setup again.`);
+}
+
+// POST /pool with the form's arguments; the answer's text (format html or decklist).
+async function postPool(format) {
+  const seed = $("seed").value;
+  if (!/^\d+$/.test(seed)) throw new Error(`seed ${seed}: expected a whole number ≥ 0`);
+  const args = {
+    set: $("set").value,
+    players: Number($("players").value),
+    packs: Number($("packs").value),
+    format,
+  };
+  if ($("product").value) args.product = $("product").value;
+  if (format === "html" && $("images").checked) args.images = true;
+  // The seed goes in as written: a JavaScript number would round seeds above 2^53.
+  const body = `{"seed":${seed},${JSON.stringify(args).slice(1)}`;
+  const response = await fetch("/pool", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body,
+  });
+  if (!response.ok) throw new Error(await errorMessage(response));
+  return response.text();
+}
+
+// The decklist format is every player's list, each after a "// Player i" line: one
+// download per player, as `boosterkit pool -f decklist -o DIR` writes pool-i.txt.
+function splitDeckLists(text) {
+  const parts = text.split(/^\/\/ Player (\d+)\n/m);
+  const lists = [];
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    lists.push({ player: parts[i], text: parts[i + 1].replace(/\n+$/, "\n") });
+  }
+  return lists;
+}
+
+function showDeckLists(lists) {
+  for (const url of deckListURLs) URL.revokeObjectURL(url);
+  deckListURLs = [];
+  const links = $("downloads-links");
+  links.replaceChildren();
+  for (const { player, text } of lists) {
+    const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    deckListURLs.push(url);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = `pool-${player}.txt`;
+    link.dataset.player = player;
+    link.textContent = `Player ${player}`;
+    links.append(link);
+  }
+  $("downloads").hidden = lists.length === 0;
+}
+
+async function openPools() {
+  const [html, lists] = await Promise.all([postPool("html"), postPool("decklist")]);
+  showSheet(html);
+  showDeckLists(splitDeckLists(lists));
+  const players = $("players").value;
+  showStatus(`Opened ${players} pool${players === "1" ? "" : "s"} of ${$("packs").value} ` +
+    `packs with seed ${$("seed").value}. The same seed opens the same pools again.`);
+}
+
+async function submitForm(event) {
   event.preventDefault();
   if (!$("deal-form").reportValidity()) return;
+  const pool = mode() === "pool";
   $("deal").disabled = true;
   $("print").disabled = true;
   saveForm();
-  showStatus("Dealing…");
+  showStatus(pool ? "Opening…" : "Dealing…");
   try {
-    const response = await fetch(sheetURL());
-    if (!response.ok) throw new Error(await errorMessage(response));
-    showSheet(await response.text());
+    await (pool ? openPools() : dealSheet());
     $("print").disabled = false;
-    const query = new URLSearchParams(formValues());
-    if (!$("set").value) query.delete("set");
-    history.replaceState(null, "", `?${query}`);
-    showStatus(`Dealt with seed ${$("seed").value}. The same seed deals the same setup again.`);
+    history.replaceState(null, "", `?${formQuery()}`);
   } catch (error) {
     clearSheet();
     showStatus(error.message, true);
@@ -226,10 +379,13 @@ function init() {
   $("seed").value = randomSeed();
   $("new-seed").addEventListener("click", () => { $("seed").value = randomSeed(); saveForm(); });
   $("minigame").addEventListener("change", describeMinigame);
-  $("set").addEventListener("change", offerSets);
+  $("set").addEventListener("change", () => { offerSets(); loadProducts(); });
+  for (const radio of document.querySelectorAll("input[name=mode]")) {
+    radio.addEventListener("change", applyMode);
+  }
   $("deal-form").addEventListener("change", saveForm);
   $("deal-form").addEventListener("input", saveForm);
-  $("deal-form").addEventListener("submit", dealSheet);
+  $("deal-form").addEventListener("submit", submitForm);
   $("print").addEventListener("click", () => window.print());
   loadChoices()
     .then(() => { document.body.dataset.ready = "true"; })
