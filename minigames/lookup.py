@@ -72,11 +72,11 @@ def kept_cards(db: DbArg, set_code: str, product: str | None,
     kept = products if products is not None else cache.DEFAULT
     if not kept.keeps(db):
         return None
-    compiled = kept.get(set_code, product, db, lite=True)
 
     def build(con: Connection) -> KeptCards:
         from boosterkit.minigames.dealer import basic_lands
 
+        compiled = kept.get(set_code, product, db, lite=True)
         basics = basic_lands(con, set_code.strip().lower())
         ids = {f[0] for f in compiled.item_fields if f[0] and f[9]}  # card_id, resolved
         return KeptCards(card_rows(con, ids | {b.card_id for b in basics.values()}), basics)

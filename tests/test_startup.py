@@ -198,3 +198,33 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
     setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
+
+
+def test_the_service_deals_and_validates_kept_products_without_the_database(
+        real_db: Path, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    db = tmp_path / "served.duckdb"
+    shutil.copy(real_db, db)
+    body = {"minigame": "mimic-match", "players": 4, "set": "afr",
+            "seed": _dealable(real_db, "mimic-match", 4, None)["seed"]}
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
+        dealt = client.post("/deal", json=body)  # reads the database once: then kept
+        assert dealt.status_code == 200, dealt.text
+        assert client.post("/validate", json=dealt.json()).json()["valid"]
+        database = client.app.state.database
+
+        def unreadable():
+            raise AssertionError("the request read the database")
+
+        database.cursor = database.products.connect = unreadable
+        again = client.post("/deal", json=body)
+        assert again.status_code == 200 and again.json() == dealt.json()
+        checked = client.post("/validate", json=dealt.json())
+        assert checked.status_code == 200 and checked.json() == {"valid": True, "violations": []}
+        forged = dealt.json()
+        next(i for i in forged["packs"][0]["items"] if i.get("card_id"))["type_line"] = "Land"
+        rules = {v["rule"] for v in client.post("/validate", json=forged).json()["violations"]}
+        assert {"card-data", "pack-contents"} <= rules
