@@ -87,26 +87,27 @@ def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
 
 
 def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count: int,
-          seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
-    """The packs (seed checked), the product they were opened as, and a note when the game's
-    product is missing and the set's default product was used instead."""
+          seed: int, products: ProductCache | None = None
+          ) -> tuple[list[Pack], str | None, str | None, Any]:
+    """The packs (seed checked), the product they were opened as, a note when the game's
+    product is missing and the set's default product was used instead, and that product."""
     from boosterkit.generator import cache, small
     from boosterkit.generator.packs import drawn
 
     lite = count <= small.SMALL
     if product is not None:
         cp = cache.compiled_product(set_code, product, con, products, lite=lite)
-        return drawn(cp, seed, 1, count), product, None
+        return drawn(cp, seed, 1, count), product, None, cp
     try:
         cp = cache.compiled_product(set_code, spec.product, con, products, lite=lite)
-        return drawn(cp, seed, 1, count), spec.product, None
+        return drawn(cp, seed, 1, count), spec.product, None, cp
     except NotFoundError:
         cp = cache.compiled_product(set_code, None, con, products, lite=lite)
         packs = drawn(cp, seed, 1, count)
         code = packs[0].product if packs else None
         note = (f"{set_code} has no {spec.product} booster data in the database; "
                 f"dealt {code} packs instead.")
-        return packs, code, note
+        return packs, code, note, cp
 
 
 def deal(
@@ -170,9 +171,9 @@ def _deal(con: DbArg, spec: Minigame, players: int, set_code: str | None, produc
     with _reader(con) as connection:
         given = set_code.strip().lower() if set_code and set_code.strip() else None
         set_code = given or default_set(None, spec, minigames.sets)
-        packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
-                                  products)
-        cards = kept_cards(con, set_code, used, products)  # None: nothing is kept for con
+        packs, used, note, cp = _open(con, spec, set_code, product, spec.pack_count(players),
+                                      seed, products)
+        cards = kept_cards(con, set_code, used, products, cp)  # None: nothing kept for con
         basics = None
         if any(s["op"] == "add_external" for s in spec.steps):
             basics = cards.basics if cards else basic_lands(connection(), set_code)

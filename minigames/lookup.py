@@ -63,10 +63,11 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
 
 
 def kept_cards(db: DbArg, set_code: str, product: str | None,
-               products: ProductCache | None = None) -> KeptCards | None:
+               products: ProductCache | None = None, compiled: Any = None) -> KeptCards | None:
     """The ``KeptCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves it),
     kept with the product; None when ``products`` keeps nothing for ``db`` (a database
-    without a file: read only what is needed instead). Raises what resolving raises."""
+    without a file: read only what is needed instead). ``compiled``: that product when the
+    caller holds it. Raises what resolving raises."""
     from boosterkit.generator import cache
 
     kept = products if products is not None else cache.DEFAULT
@@ -76,9 +77,9 @@ def kept_cards(db: DbArg, set_code: str, product: str | None,
     def build(con: Connection) -> KeptCards:
         from boosterkit.minigames.dealer import basic_lands
 
-        compiled = kept.get(set_code, product, db, lite=True)
+        cp = compiled if compiled is not None else kept.get(set_code, product, db, lite=True)
         basics = basic_lands(con, set_code.strip().lower())
-        ids = {f[0] for f in compiled.item_fields if f[0] and f[9]}  # card_id, resolved
+        ids = {f[0] for f in cp.item_fields if f[0] and f[9]}  # card_id, resolved
         return KeptCards(card_rows(con, ids | {b.card_id for b in basics.values()}), basics)
 
     return kept.kept("cards", build, db, (set_code, product))
