@@ -114,7 +114,6 @@ def deal_cmd(
     from boosterkit.generator import new_seed
     from boosterkit.minigames import deal, render_sheet
     from boosterkit.minigames.sheets import sheet_images
-    from boosterkit.pipeline.queries import NO_IMAGES
 
     fmt = pick_format(fmt, as_json)
     if images and fmt is not SheetFormat.html:
@@ -132,6 +131,8 @@ def deal_cmd(
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
     if images and not art:
+        from boosterkit.pipeline.queries import NO_IMAGES  # imports DuckDB: only when needed
+
         render.echo_err(NO_IMAGES)
     with render.output(output) as out:
         if fmt is SheetFormat.json:

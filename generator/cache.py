@@ -11,6 +11,11 @@ kept twice, both keyed by what it was built from:
   process loads it in milliseconds without opening the database (and, lite, without numpy).
   The folder is trusted like the database next to it.
 
+Anything else computed from the database once per content (the rows a minigame's sheet and
+``validate`` read for a product's cards, the minigame cards' rules texts) is kept the same way
+with ``ProductCache.kept``, in ``<name>.cache/kept/``, keyed as the product it belongs to (or
+the database alone) plus the source of the module that computes it.
+
 The key is the database file's stamp (inode, modification time and size of the file and its
 write-ahead log: every committed write changes it, whatever wrote it), the product asked
 for, the hashes of ``data/boosters/*.yaml``, and the code that compiles (the generator's
@@ -30,10 +35,10 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from boosterkit import __version__
 from boosterkit.data import DATA_DIR
@@ -50,14 +55,15 @@ if TYPE_CHECKING:
 
     DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
 
+T = TypeVar("T")
 FORMAT = 1  # bump when the pickled CompiledProduct changes shape
 _GENERATOR_DIR = Path(__file__).resolve().parent
 _BOOSTERS = os.fspath(DATA_DIR / "boosters")
 #: Every module of the generator: any change to how products compile or draw is a new key.
 _SOURCES = tuple(sorted(p.name for p in _GENERATOR_DIR.glob("*.py")))
 
-__all__ = ["DEFAULT", "ProductCache", "ProductStore", "compiled_product", "file_stamp",
-           "load_product", "product_key"]
+__all__ = ["DEFAULT", "KeptStore", "ProductCache", "ProductStore", "compiled_product",
+           "file_stamp", "kept_key", "load_product", "product_key"]
 
 
 def load_product(set_code: str, product: str | None = None, db: DbArg = None) -> ProductDef:
@@ -132,13 +138,83 @@ def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
     return set_code.strip().lower(), (product.strip().lower() or None) if product else None
 
 
-def product_key(path: Path, set_code: str, product: str | None) -> str | None:
-    """The key of a compiled product of the database file ``path`` (None without a file)."""
-    stamp = file_stamp(path)
+def product_key(path: Path, set_code: str, product: str | None,
+                content: tuple[Any, str] | None = None) -> str | None:
+    """The key of a compiled product of the database file ``path`` (None without a file).
+
+    ``content``: the file's stamp and the booster data's hash when already read (see
+    ``ProductCache.pinned``)."""
+    stamp, data = content if content is not None else (file_stamp(path), _data_hash())
     if not stamp:
         return None
-    parts = (_code_hash(), _data_hash(), os.path.abspath(path), stamp, *_norm(set_code, product))
+    return _key((_code_hash(), data, os.path.abspath(path), stamp, *_norm(set_code, product)))
+
+
+@functools.lru_cache(maxsize=256)
+def _key(parts: tuple[Any, ...]) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+
+@functools.cache
+def _module_hash(module: str) -> str:
+    """The hash of a module's source: what a kept value was computed by."""
+    return hashlib.sha256(Path(sys.modules[module].__file__ or "").read_bytes()).hexdigest()
+
+
+def kept_key(path: Path, name: str, build: Callable[..., Any], scope: tuple[str | None, ...],
+             content: tuple[Any, str] | None = None) -> str | None:
+    """The key of a value ``build`` computes from the database file ``path`` for ``scope``
+    (a set and product: keyed as that product; empty: the database alone)."""
+    base = product_key(path, *(scope or ("", None)), content=content)  # type: ignore[arg-type]
+    if base is None:
+        return None
+    return _key((base, name, _module_hash(build.__module__), scope))
+
+
+class KeptStore:
+    """Values computed from a database, as files in a folder (``<database name>.cache/kept``):
+    one per name, scope and key; older keys of the same name and scope are dropped."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def beside(cls, database: Path) -> KeptStore:
+        from boosterkit.config import cache_dir
+
+        return cls(cache_dir(database) / "kept")
+
+    @staticmethod
+    def _prefix(name: str, scope: tuple[str | None, ...]) -> str:
+        return ".".join(re.sub(r"[^a-z0-9-]+", "_", (x or "default").lower())
+                        for x in (name, *scope)) + "."
+
+    def load(self, name: str, scope: tuple[str | None, ...], key: str) -> Any:
+        """The value kept under ``key``, or None (missing or unreadable)."""
+        try:
+            with open(self.folder / f"{self._prefix(name, scope)}{key}.pickle", "rb") as f:
+                return pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
+        except Exception:  # missing, truncated or foreign: only a miss  # noqa: BLE001
+            return None
+
+    def save(self, name: str, scope: tuple[str | None, ...], key: str, value: Any) -> None:
+        """Keep ``value`` atomically (a folder that cannot be written is no error)."""
+        prefix = self._prefix(name, scope)
+        path = self.folder / f"{prefix}{key}.pickle"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+            try:
+                with open(tmp, "wb") as f:
+                    pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            for old in self.folder.glob(f"{prefix}*.pickle"):
+                if old != path and "." not in old.name[len(prefix):-len(".pickle")]:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 class ProductStore:
@@ -269,9 +345,30 @@ class ProductCache:
         self.misses = 0  # compiled
         self._lock = threading.Lock()
         self._items: OrderedDict[tuple, _Kept] = OrderedDict()
+        self._values: OrderedDict[tuple, Any] = OrderedDict()  # see kept()
         self._generation = 0  # bumped by clear(): a compile started before it is not kept
         self._pending: dict[tuple, threading.Lock] = {}
         self._stamp: object = None
+        self._local = threading.local()  # see pinned()
+
+    @contextmanager
+    def pinned(self, db: DbArg) -> Iterator[None]:
+        """Within the block, this thread reads the stamp of ``db``'s file (and the booster
+        data's hash) once: every product and value it gets from ``db`` is of one content."""
+        path = self._path(db)
+        before = getattr(self._local, "pin", None)
+        self._local.pin = (db, path, (file_stamp(path), _data_hash()) if path else None)
+        try:
+            yield
+        finally:
+            self._local.pin = before
+
+    def _located(self, db: DbArg) -> tuple[Path | None, tuple[Any, str] | None]:
+        """(file, content: its stamp and the data hash when pinned) of ``db``."""
+        pin = getattr(self._local, "pin", None)
+        if pin is not None and pin[0] is db:
+            return pin[1], pin[2]
+        return self._path(db), None
 
     def _path(self, db: DbArg) -> Path | None:
         if self.db_path is not None:
@@ -290,8 +387,8 @@ class ProductCache:
 
         ``lite``: its ``LiteProduct`` (plain tuples, for ``generator.small``) instead, which
         the next process loads without numpy."""
-        path = self._path(db)
-        key = product_key(path, set_code, product) if path is not None else None
+        path, content = self._located(db)
+        key = product_key(path, set_code, product, content) if path is not None else None
         if key is None and not self.pathless:
             return _Kept(full=self._compile(set_code, product, db)).form(lite)
         mkey = (key,) if key is not None else _norm(set_code, product)
@@ -361,6 +458,69 @@ class ProductCache:
                 store.save(set_code, code, alias, compiled)  # asked for by kind: keep it by code too
         return _Kept(full=compiled)
 
+    def kept(self, name: str, build: Callable[[Any], T], db: DbArg,
+             scope: tuple[str | None, ...] = ()) -> T:
+        """What ``build(connection)`` computes from the database ``db`` (e.g. the rows of a
+        product's cards), computed once per database content and kept like a product: in
+        memory, else in the file beside the database, else built (and kept).
+
+        ``scope``: (set, product) when the value belongs to that product (it is then keyed
+        as the product), empty when it depends on the database alone. The key also holds
+        ``name`` and the source of ``build``'s module, so changed code computes it again.
+        """
+        scope = _norm(*scope) if len(scope) == 2 else scope  # type: ignore[arg-type]
+        path, content = self._located(db)
+        key = kept_key(path, name, build, scope, content) if path is not None else None
+        if key is None and not self.pathless:
+            with self._reading(db) as con:
+                return build(con)
+        mkey = (key,) if key is not None else (name, *scope)
+        with self._lock:
+            if mkey in self._values:
+                self._values.move_to_end(mkey)
+                return self._values[mkey]
+            generation = self._generation
+        store = KeptStore.beside(path) if key is not None and path is not None else None
+        value = store.load(name, scope, key) if store is not None else None  # type: ignore[arg-type]
+        if value is None:
+            with self._reading(db) as con:
+                value = build(con)
+            if store is not None:
+                store.save(name, scope, key, value)  # type: ignore[arg-type]
+        with self._lock:
+            if generation == self._generation:
+                self._values[mkey] = value
+                while len(self._values) > self.maxsize:
+                    self._values.popitem(last=False)
+        return value
+
+    def keeps(self, db: DbArg) -> bool:
+        """Whether products and values of ``db`` are kept here (else every call builds)."""
+        if self.pathless:
+            return True
+        path, content = self._located(db)
+        return path is not None and bool(content[0] if content else file_stamp(path))
+
+    @contextmanager
+    def _reading(self, db: DbArg) -> Iterator[Any]:
+        """A connection to read ``db`` through: ``connect`` when set, ``db`` when it is one,
+        else the file opened read-only (closed after)."""
+        if self.connect is not None:
+            with self.connect() as con:
+                yield con
+            return
+        if db is not None and not isinstance(db, (str, os.PathLike)):
+            yield db
+            return
+        from boosterkit import config
+        from boosterkit.pipeline import db as dbmod
+
+        con = dbmod.connect(config.db_path(db), read_only=True)
+        try:
+            yield con
+        finally:
+            con.close()
+
     def _lookup(self, key: tuple, lite: bool) -> Compiled | None:
         """A kept product in the form asked for, counted as a hit (with the lock held)."""
         kept = self._items.get(key)
@@ -375,6 +535,7 @@ class ProductCache:
         are keyed by the file's content stamp)."""
         with self._lock:
             self._items.clear()
+            self._values.clear()
             self._generation += 1
 
     def track(self, stamp: object) -> bool:
@@ -385,6 +546,7 @@ class ProductCache:
                 return False
             self._stamp = stamp
             self._items.clear()
+            self._values.clear()
             self._generation += 1
             return True
 

@@ -16,7 +16,7 @@ from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import Setup, check_players, run_steps
-from boosterkit.minigames.lookup import card_facts, rules_text
+from boosterkit.minigames.lookup import card_facts, kept_cards, kept_minigames, rules_text
 from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
@@ -26,13 +26,17 @@ if TYPE_CHECKING:
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
 
 
-def default_set(con: Connection, spec: Minigame) -> str:
-    """The first set the game was printed for (its parent set) whose cards are in the database."""
+def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | None = None) -> str:
+    """The first set the game was printed for (its parent set) whose cards are in the database
+    (``sets``: the sets holding cards, when already known; else asked of ``con``)."""
     parents = [p["parent"] for p in spec.raw["printings"]]
     for code in parents:
-        n = con.execute("SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'",
-                        [code]).fetchone()[0]
-        if n:
+        if sets is not None:
+            if code in sets:
+                return code
+        elif con is not None and con.execute(
+                "SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'",
+                [code]).fetchone()[0]:
             return code
     raise NotFoundError(
         f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
@@ -83,26 +87,27 @@ def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
 
 
 def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count: int,
-          seed: int, products: ProductCache | None = None) -> tuple[list[Pack], str | None, str | None]:
-    """The packs (seed checked), the product they were opened as, and a note when the game's
-    product is missing and the set's default product was used instead."""
+          seed: int, products: ProductCache | None = None
+          ) -> tuple[list[Pack], str | None, str | None, Any]:
+    """The packs (seed checked), the product they were opened as, a note when the game's
+    product is missing and the set's default product was used instead, and that product."""
     from boosterkit.generator import cache, small
     from boosterkit.generator.packs import drawn
 
     lite = count <= small.SMALL
     if product is not None:
         cp = cache.compiled_product(set_code, product, con, products, lite=lite)
-        return drawn(cp, seed, 1, count), product, None
+        return drawn(cp, seed, 1, count), product, None, cp
     try:
         cp = cache.compiled_product(set_code, spec.product, con, products, lite=lite)
-        return drawn(cp, seed, 1, count), spec.product, None
+        return drawn(cp, seed, 1, count), spec.product, None, cp
     except NotFoundError:
         cp = cache.compiled_product(set_code, None, con, products, lite=lite)
         packs = drawn(cp, seed, 1, count)
         code = packs[0].product if packs else None
         note = (f"{set_code} has no {spec.product} booster data in the database; "
                 f"dealt {code} packs instead.")
-        return packs, code, note
+        return packs, code, note, cp
 
 
 def deal(
@@ -115,7 +120,6 @@ def deal(
     strict_backs: bool | None = None,
     products: ProductCache | None = None,
     lang: str = "en",
-    lookups: dict[str, Any] | None = None,
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
@@ -128,8 +132,6 @@ def deal(
     ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
     ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
     ``lang``: the sheet's language (``en``, ``fr``, ``es``).
-    ``lookups``: a dict kept by a caller dealing many setups from one database (``simulate``):
-    the rules text and card facts read from the database are kept there and read once.
     """
     from boosterkit.generator.packs import new_seed
     from boosterkit.generator.rng import check_seed
@@ -143,29 +145,45 @@ def deal(
     if strict_backs is None:
         strict_backs = spec.face_down
     seed = new_seed() if seed is None else check_seed(seed)
-    with _reader(con) as connection:
-        given = set_code.strip().lower() if set_code and set_code.strip() else None
-        set_code = given or default_set(connection(), spec)
-        packs, used, note = _open(con, spec, set_code, product, spec.pack_count(players), seed,
-                                  products)
-        needs_basics = any(s["op"] == "add_external" for s in spec.steps)
-        basics = basic_lands(connection(), set_code) if needs_basics else None
-        setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
-                          strict_backs=strict_backs, basics=basics)
-        setup.lang = lang
-        memo = {} if lookups is None else lookups
-        key = f"rules/{spec.id}/{lang}/{set_code}"
-        if key not in memo:
-            memo[key] = rules_text(connection(), spec, lang, set_code)
-        setup.rules_text = dict(memo[key])
-        setup.facts = card_facts(connection, setup, memo.setdefault("facts", {}))
-    if note:
-        setup.notes.insert(0, note)
+    with _pinned(con, products):
+        setup = _deal(con, spec, players, set_code, product, seed, strict_backs, products, lang)
     if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
         setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
     if spec.setup_status != "C":
         setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "
                               f"{spec.setup_status}); check it against the card.")
+    return setup
+
+
+@contextmanager
+def _pinned(con: DbArg, products: ProductCache | None) -> Iterator[None]:
+    """One read of the database file's stamp for the whole call (``ProductCache.pinned``)."""
+    from boosterkit.generator import cache
+
+    with (products if products is not None else cache.DEFAULT).pinned(con):
+        yield
+
+
+def _deal(con: DbArg, spec: Minigame, players: int, set_code: str | None, product: str | None,
+          seed: int, strict_backs: bool, products: ProductCache | None, lang: str) -> Setup:
+    """``deal`` after its checks: the packs, the steps, and what the sheet reads."""
+    minigames = kept_minigames(con, products)  # kept per database content, like the cards
+    with _reader(con) as connection:
+        given = set_code.strip().lower() if set_code and set_code.strip() else None
+        set_code = given or default_set(None, spec, minigames.sets)
+        packs, used, note, cp = _open(con, spec, set_code, product, spec.pack_count(players),
+                                      seed, products)
+        cards = kept_cards(con, set_code, used, products, cp)  # None: nothing kept for con
+        basics = None
+        if any(s["op"] == "add_external" for s in spec.steps):
+            basics = cards.basics if cards else basic_lands(connection(), set_code)
+        setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
+                          strict_backs=strict_backs, basics=basics)
+        setup.lang = lang
+        setup.rules_text = rules_text(minigames, spec, lang, set_code)
+        setup.facts = card_facts(setup, cards.rows if cards else {}, connection)
+    if note:
+        setup.notes.insert(0, note)
     return setup
 
 

@@ -1,36 +1,133 @@
-"""What a sheet prints beside the dealt cards, looked up in the database: the game's own
-rules text (from its minigame card when the database holds it) and the facts of each dealt
-card that the packs do not carry (toughness, loyalty, rules text)."""
+"""What a sheet prints beside the dealt cards, and what ``validate`` compares, looked up in the
+database: the game's own rules text (from its minigame card when the database holds it), the
+facts of each dealt card that the packs do not carry (toughness, loyalty, rules text), and the
+card rows ``validate`` checks a setup against.
+
+All of it is read once per database content and kept with the compiled product
+(``generator.cache.ProductCache.kept``): ``kept_cards`` holds the rows of every card a product
+can put in a pack and of its set's basic lands, ``kept_minigames`` the minigame cards' texts
+and the sets that hold cards. A deal or a validation of kept packs then reads no database;
+a card outside those (an id typed into a setup file) is read with one query.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from boosterkit.generator.model import CardInfo
 from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.engine import Setup
-from boosterkit.pipeline.db import Connection
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import DbArg, ProductCache
+    from boosterkit.pipeline.db import Connection
+
+#: The columns of a card row: what validate compares (``set`` is ``set_code``) and the facts.
+COLUMNS = ("id", "name", "set", "collector_number", "rarity", "kind", "magic_back", "type_line",
+           "colors", "mana_value", "layout", "is_basic_land", "power", "toughness", "loyalty",
+           "text", "legendary")
+FACTS = ("power", "toughness", "loyalty", "text", "legendary")
 
 
-def rules_text(con: Connection, spec: Minigame, lang: str = "en",
+@dataclass(frozen=True)
+class KeptCards:
+    """The database's rows of a product's cards and of its set's basic lands (by card id),
+    and the basic lands ``deal`` adds from outside the packs (by name)."""
+
+    rows: dict[str, dict[str, Any]]
+    basics: dict[str, CardInfo]
+
+
+@dataclass(frozen=True)
+class KeptMinigames:
+    """The minigame cards: (id, set, collector number, text, lang, name, face texts) each,
+    and the sets the database holds cards of (kind ``card``)."""
+
+    cards: tuple[tuple[Any, ...], ...]
+    sets: frozenset[str]
+
+
+def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The rows (``COLUMNS``) of the cards ``ids`` the database holds, in one query."""
+    ids = sorted(set(ids))
+    if not ids:
+        return {}
+    rows = con.execute(
+        """SELECT id, name, set_code, collector_number, rarity, kind, magic_back, type_line,
+                  colors, mana_value, layout, is_basic_land, power, toughness, loyalty,
+                  oracle_text, is_legendary
+           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [ids]).fetchall()
+    return {r[0]: dict(zip(COLUMNS, r)) for r in rows}
+
+
+def kept_cards(db: DbArg, set_code: str, product: str | None,
+               products: ProductCache | None = None, compiled: Any = None) -> KeptCards | None:
+    """The ``KeptCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves it),
+    kept with the product; None when ``products`` keeps nothing for ``db`` (a database
+    without a file: read only what is needed instead). ``compiled``: that product when the
+    caller holds it. Raises what resolving raises."""
+    from boosterkit.generator import cache
+
+    kept = products if products is not None else cache.DEFAULT
+    if not kept.keeps(db):
+        return None
+
+    def build(con: Connection) -> KeptCards:
+        from boosterkit.minigames.dealer import basic_lands
+
+        cp = compiled if compiled is not None else kept.get(set_code, product, db, lite=True)
+        basics = basic_lands(con, set_code.strip().lower())
+        ids = {f[0] for f in cp.item_fields if f[0] and f[9]}  # card_id, resolved
+        return KeptCards(card_rows(con, ids | {b.card_id for b in basics.values()}), basics)
+
+    return kept.kept("cards", build, db, (set_code, product))
+
+
+def _minigames(con: Connection) -> KeptMinigames:
+    cards = con.execute(
+        """SELECT id, set_code, collector_number, oracle_text, lang, name FROM cards
+           WHERE kind = 'minigame' ORDER BY id""").fetchall()
+    faces: dict[str, list[str]] = {}
+    for card_id, text in con.execute(
+            """SELECT card_id, oracle_text FROM card_faces WHERE card_id IN
+               (SELECT id FROM cards WHERE kind = 'minigame') ORDER BY card_id, face_index"""
+    ).fetchall():
+        faces.setdefault(card_id, []).append(text)
+    sets = con.execute("SELECT DISTINCT set_code FROM cards WHERE kind = 'card'").fetchall()
+    return KeptMinigames(tuple((*c, tuple(faces.get(c[0], ()))) for c in cards),
+                         frozenset(s[0] for s in sets))
+
+
+def kept_minigames(db: DbArg, products: ProductCache | None = None) -> KeptMinigames:
+    """The database's ``KeptMinigames``, kept per database content."""
+    from boosterkit.generator import cache
+
+    return (products if products is not None else cache.DEFAULT).kept("minigames", _minigames, db)
+
+
+def _null_last(value: Any, wanted: Any) -> int:
+    """SQL's ``(value = wanted) DESC`` (NULLs last) as a sort key."""
+    return 2 if value is None else 0 if value == wanted else 1
+
+
+def rules_text(minigames: KeptMinigames, spec: Minigame, lang: str = "en",
                set_code: str | None = None) -> dict[str, str]:
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
     one of its printings (in ``lang`` if there is one, else English; the printing for
     ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
     printings = sorted(spec.raw["printings"], key=lambda p: p["parent"] != set_code)
     sets = [p["set"] for p in printings]
-    names = [n.split(" // ")[0] for n in spec.raw["scryfall_names"]] or [spec.name]
-    rows = con.execute(
-        """SELECT c.id, c.set_code, c.collector_number, c.oracle_text, c.lang FROM cards c
-           WHERE c.kind = 'minigame' AND c.set_code IN (SELECT unnest(?::VARCHAR[]))
-             AND split_part(c.name, ' // ', 1) IN (SELECT unnest(?::VARCHAR[]))
-           ORDER BY (c.lang = ?) DESC, (c.lang = 'en') DESC,
-                    list_position(?::VARCHAR[], c.set_code), c.collector_number""",
-        [sets, names, lang, sets]).fetchall()
+    names = {n.split(" // ")[0] for n in spec.raw["scryfall_names"]} or {spec.name}
+    rows = sorted(
+        (c for c in minigames.cards
+         if c[1] in sets and c[5] is not None and c[5].split(" // ")[0] in names),
+        key=lambda c: (_null_last(c[4], lang), _null_last(c[4], "en"), sets.index(c[1]),
+                       c[2] is None, c[2] or ""))
     if rows:
-        card_id, set_code, number, text, card_lang = rows[0]
-        faces = [r[0] for r in con.execute(
-            "SELECT oracle_text FROM card_faces WHERE card_id = ? ORDER BY face_index",
-            [card_id]).fetchall() if r[0]]
+        _, set_code, number, text, card_lang, _, face_texts = rows[0]
+        faces = [t for t in face_texts if t]
         body = "\n\n".join(faces) if faces else (text or "")
         if body.strip():
             source = f"the card {set_code.upper()} #{number}"
@@ -44,22 +141,21 @@ def rules_text(con: Connection, spec: Minigame, lang: str = "en",
             "text": "\n".join(lines)}
 
 
-def card_facts(con: Connection | None, setup: Setup,
-               known: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
-    """Per card id of the setup: power, toughness, loyalty and oracle text from the database.
+def known_rows(known: Mapping[str, dict[str, Any]], ids: Iterable[str],
+               connection: Callable[[], Connection]) -> dict[str, dict[str, Any]]:
+    """The rows of ``ids``: from ``known`` (kept rows), the others in one query on
+    ``connection()`` (called only when some are not known)."""
+    rows = {i: known[i] for i in ids if i in known}
+    missing = set(ids) - rows.keys()
+    if missing:
+        rows.update(card_rows(connection(), missing))
+    return rows
 
-    ``known``: facts already read (None for an id the database lacks), filled with the ids
-    read now, so that a caller dealing many setups reads each card once (``con`` may then be
-    a function giving the connection, called only when a card is new)."""
-    known = {} if known is None else known
-    ids = sorted({c.card_id for z in setup.zones for c in z.cards if c.card_id})
-    new = [i for i in ids if i not in known]
-    if new:
-        connection = con() if callable(con) else con
-        rows = connection.execute(
-            """SELECT id, power, toughness, loyalty, oracle_text, is_legendary FROM cards
-               WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [new]).fetchall()
-        keys = ("power", "toughness", "loyalty", "text", "legendary")
-        known.update(dict.fromkeys(new))
-        known.update({r[0]: dict(zip(keys, r[1:])) for r in rows})
-    return {i: known[i] for i in ids if known[i] is not None}
+
+def card_facts(setup: Setup, known: Mapping[str, dict[str, Any]],
+               connection: Callable[[], Connection]) -> dict[str, dict[str, Any]]:
+    """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
+    ``known`` (kept rows) or else the database."""
+    ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
+    rows = known_rows(known, ids, connection)
+    return {i: {k: rows[i][k] for k in FACTS} for i in sorted(rows)}

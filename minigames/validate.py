@@ -57,17 +57,21 @@ def _malformed(where: str, msg: str) -> InputError:
     return InputError(f"{where}: {msg}")
 
 
-def _lookup(con: Connection, ids: set[str]) -> dict[str, dict[str, Any]]:
-    if not ids:
-        return {}
-    rows = con.execute(
-        """SELECT id, name, set_code, collector_number, rarity, kind, magic_back, type_line,
-                  colors, mana_value, layout, is_basic_land
-           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [sorted(ids)]
-    ).fetchall()
-    cols = ("id", "name", "set", "collector_number", "rarity", "kind", "magic_back", "type_line",
-            "colors", "mana_value", "layout", "is_basic_land")
-    return {r[0]: dict(zip(cols, r)) for r in rows}
+def _lookup(con: Connection, ids: set[str], data: dict[str, Any],
+            products: ProductCache | None) -> dict[str, dict[str, Any]]:
+    """The database's rows of ``ids``: those of the products the packs name from the rows
+    kept with each product (read once per database content), the others in one query."""
+    from boosterkit.minigames.lookup import kept_cards, known_rows
+
+    known: dict[str, dict[str, Any]] = {}
+    named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
+    for set_code, product in sorted(k for k in named if all(isinstance(x, str) for x in k)):
+        try:
+            cards = kept_cards(con, set_code, product, products)
+        except BoosterkitError:  # a product that cannot be opened is reported by the re-open
+            continue
+        known.update(cards.rows if cards is not None else {})
+    return known_rows(known, ids, lambda: con)
 
 
 def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> Item:
@@ -126,10 +130,12 @@ class _Check:
     def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
-    def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+    def packs(self, products: ProductCache | None = None
+              ) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
-        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")})
+        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")}, self.data,
+                     products)
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
                 self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
@@ -168,6 +174,14 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     (re-opening seeded packs then skips compiling the product). ``exact``: a seeded setup
     must also equal what ``deal`` gives for its arguments, zone by zone.
     """
+    from boosterkit.generator import cache
+
+    with (products if products is not None else cache.DEFAULT).pinned(con):  # one stamp read
+        return _validate(con, data, products, exact)
+
+
+def _validate(con: Connection, data: Any, products: ProductCache | None,
+              exact: bool) -> Validation:
     check_shape(data)
     try:
         spec = get_minigame(data["minigame"])
@@ -183,7 +197,7 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
     except InputError:
         c.add("players", f"players: {spec.name} is not for {players} players")
         return Validation(c.out)
-    packs, by_uid, pack_of = c.packs()
+    packs, by_uid, pack_of = c.packs(products)
     need = spec.pack_count(players)
     if len(packs) != need:
         c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "

@@ -130,3 +130,65 @@ def test_unreadable_store_file_is_a_miss(own_db: Path) -> None:
     key = kept.name.split(".")[2]
     assert ProductStore(kept.parent).load("afr", "draft", key, lite=True) is not None
 
+
+
+def _dealt_creature(setup) -> str:
+    """The card id of a dealt creature whose sheet line prints its toughness."""
+    return next(c.card_id for z in setup.zones if z.kind not in ("removed", "set_aside")
+                for c in z.cards if c.card_id and "Creature" in (c.type_line or "")
+                and (setup.facts.get(c.card_id) or {}).get("toughness"))
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["process", "service"])
+def test_a_changed_toughness_is_on_the_next_sheet(own_db: Path, shared: bool) -> None:
+    """Card facts and rules texts are kept with the product and follow the data exactly."""
+    from boosterkit.minigames import SetupError, deal, render_sheet
+
+    cache = ProductCache(db_path=own_db) if shared else None  # None: the process's own
+    for seed in range(1, 40):
+        try:
+            setup = deal(own_db, "base-race", 2, "afr", seed=seed, products=cache)
+            break
+        except SetupError:  # a List card the shared data lacks: refused by design
+            continue
+    card = _dealt_creature(setup)
+    assert deal(own_db, "base-race", 2, "afr", seed=seed, products=cache).facts == setup.facts
+    kept = own_db.parent / "own.cache" / "kept"
+    assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1
+    rw = pdb.connect(own_db)
+    rw.execute("UPDATE cards SET toughness = '77' WHERE id = ?", [card])
+    rw.execute("UPDATE cards SET oracle_text = 'Roll a d20. Changed rules.' WHERE kind = "
+               "'minigame' AND name LIKE 'Roll for Initiative%'")
+    rw.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM cards WHERE kind = "
+               "'minigame' AND name LIKE 'Roll for Initiative%')")
+    rw.close()
+    again = deal(own_db, "base-race", 2, "afr", seed=seed, products=cache)
+    assert again.facts[card]["toughness"] == "77"
+    assert "toughness 77" in render_sheet(again, "text")
+    assert {i: f for i, f in again.facts.items() if i != card} == {
+        i: f for i, f in setup.facts.items() if i != card}
+    rfi = deal(own_db, "roll-for-initiative", 4, "afr", seed=seed, products=cache)
+    assert rfi.rules_text["text"] == "Roll a d20. Changed rules."
+    assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1  # the stale one is dropped
+
+
+def test_kept_values_in_memory_follow_clear_and_unreadable_files_are_a_miss(
+        own_db: Path) -> None:
+    from boosterkit.generator.cache import KeptStore
+
+    calls: list[int] = []
+
+    def count(con) -> int:
+        calls.append(1)
+        return con.execute("SELECT count(*) FROM cards WHERE set_code = 'afr'").fetchone()[0]
+
+    cache = ProductCache()
+    n = cache.kept("afr-count", count, own_db)
+    assert cache.kept("afr-count", count, own_db) == n and len(calls) == 1  # memory
+    cache.clear()
+    assert ProductCache().kept("afr-count", count, own_db) == n and len(calls) == 1  # the file
+    (kept,) = (own_db.parent / "own.cache" / "kept").glob("afr-count.*.pickle")
+    kept.write_bytes(b"not a pickle")
+    assert ProductCache().kept("afr-count", count, own_db) == n and len(calls) == 2
+    key = kept.name.split(".")[1]
+    assert KeptStore(kept.parent).load("afr-count", (), key) == n

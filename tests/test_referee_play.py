@@ -327,20 +327,18 @@ class _Counting:
 
 
 def test_simulate_reads_the_rules_text_and_card_facts_once(con) -> None:
-    """``simulate`` deals with one ``lookups`` memo: the same setups as ``deal`` alone, but the
-    game's rules text and each card's facts are read from the database once, not per game."""
+    """``simulate`` deals every setup with one ``ProductCache``: the game's rules text and the
+    cards' facts are kept with the product, so after the first deal no card text is read."""
     from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import deal
 
-    products, counting, memo = ProductCache(), _Counting(con), {}
-    for seed in (2, 3, 5, 6, 2):
-        alone = deal(con, "base-race", 2, "znr", seed=seed, products=products)
-        kept = deal(counting, "base-race", 2, "znr", seed=seed, products=products, lookups=memo)
+    products, counting = ProductCache(), _Counting(con)
+    first = deal(counting, "base-race", 2, "znr", seed=2, products=products)
+    assert first.facts and first.rules_text["text"]
+    before = counting.text_reads
+    for seed in (3, 5, 6, 2):
+        kept = deal(counting, "base-race", 2, "znr", seed=seed, products=products)
+        alone = deal(con, "base-race", 2, "znr", seed=seed, products=ProductCache())
         assert to_json(kept.to_dict()) == to_json(alone.to_dict())
         assert kept.facts == alone.facts and kept.rules_text == alone.rules_text
-    # the rules text once (the card and its faces: 2 reads), the facts once per seed with
-    # new cards (4: the last seed repeats the first); without the memo, 3 reads per deal
-    assert counting.text_reads == 2 + 4
-    before = counting.text_reads
-    deal(counting, "base-race", 2, "znr", seed=3, products=products, lookups=memo)
     assert counting.text_reads == before

@@ -59,17 +59,79 @@ def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: 
     open_args = ["--db", str(db), "open", "afr", "-n", "2", "--seed", "7", "--format", "json"]
     deal_args = ["--db", str(db), "deal", "roll-for-initiative", "--players", "4", "--set", "afr",
                  "--seed", "3", "--format", "json"]
+    seed = _dealable(real_db, "base-race", 2, None)["seed"]
+    sheet_args = ["--db", str(db), "deal", "base-race", "--players", "2", "--set", "afr",
+                  "--seed", str(seed), "--format", "text"]
     first_heavy, first = imported(*open_args)
     assert "duckdb" in first_heavy  # compiled from the database, then kept beside it
     assert list((tmp_path / "kept.cache" / "products").glob("afr.default.*.pickle"))
     heavy, again = imported(*open_args)
     assert "duckdb" not in heavy and again == first
-    dealt = imported(*deal_args)[1]
+    first_heavy, dealt = imported(*deal_args)
+    assert "duckdb" in first_heavy  # the rules text and the cards' rows: read once, then kept
     heavy, dealt_again = imported(*deal_args)
-    # the packs come from the kept product; the sheet's rules text and card facts (toughness,
-    # loyalty, rules text) are read from the database
-    assert "numpy" not in heavy and dealt_again == dealt
-    assert json.loads(dealt)["packs"][0]["set"] == "afr"
+    # the packs, the game's rules text from its card and each card's facts come from what is
+    # kept beside the database
+    assert heavy == [] and dealt_again == dealt
+    heavy, sheet = imported(*sheet_args)  # another game of the same set: kept too
+    assert heavy == [] and imported(*sheet_args) == ([], sheet)
+    assert "toughness" in sheet  # Base Race's facts (from the kept rows) on the sheet
+    setup = json.loads(imported(*deal_args)[1])
+    assert setup["packs"][0]["set"] == "afr"
+    assert setup["rules"]["source"].startswith("the card MAFR")
+    assert len(list((tmp_path / "kept.cache" / "kept").glob("cards.afr.set.*.pickle"))) == 1
+    assert len(list((tmp_path / "kept.cache" / "kept").glob("minigames.*.pickle"))) == 1
+
+
+class _Unreadable:
+    """A connection stand-in that fails every query: proves a call reads no database."""
+
+    def execute(self, sql: str, *args: object) -> None:
+        raise AssertionError(f"read the database: {' '.join(sql.split())[:80]}")
+
+
+def _dealable(db: Path, game: str, players: int, products) -> dict:
+    """The setup of the first seed whose AFR packs make ``game``'s setup (a List card the
+    shared data lacks is refused by design)."""
+    from boosterkit.minigames import SetupError, deal
+
+    for seed in range(1, 60):
+        try:
+            return deal(db, game, players, "afr", seed=seed, products=products).to_dict()
+        except SetupError:
+            continue
+    raise AssertionError(f"no dealable seed for {game}")
+
+
+def test_deal_and_validate_of_kept_products_read_no_card_rows(real_db: Path,
+                                                              tmp_path: Path) -> None:
+    import copy
+
+    from boosterkit.generator.cache import ProductCache
+    from boosterkit.minigames import deal, validate_setup
+    from boosterkit.minigames.lookup import FACTS, card_rows
+    from boosterkit.pipeline import db as pdb
+
+    db = tmp_path / "own.duckdb"
+    shutil.copy(real_db, db)
+    for game, players in (("roll-for-initiative", 4), ("mimic-match", 4), ("mini-master", 2)):
+        cache = ProductCache(db_path=db)  # as the service keeps products: by the file
+        setup = _dealable(db, game, players, cache)  # reads the database once: then kept
+        validate_setup(db, setup, products=cache)
+        again = deal(_Unreadable(), game, players, "afr", seed=setup["seed"], products=cache)
+        assert again.to_dict() == setup
+        assert again.facts and again.rules_text  # in the setup compared above
+        with pdb.connect(db, read_only=True) as con:  # the kept facts are the database's
+            rows = card_rows(con, {c["card_id"] for z in setup["zones"] for c in z["cards"]
+                                   if c.get("card_id")})
+        assert again.facts == {i: {k: r[k] for k in FACTS} for i, r in rows.items()}
+        assert validate_setup(_Unreadable(), setup, products=cache).valid, game
+        # every named violation still found from the kept rows, card-data included
+        forged = copy.deepcopy(setup)
+        next(i for i in forged["packs"][0]["items"] if i.get("card_id"))["name"] = "Black Lotus"
+        next(c for z in forged["zones"] for c in z["cards"])["rarity"] = "mythic"
+        rules = {v.rule for v in validate_setup(_Unreadable(), forged, products=cache).violations}
+        assert {"card-data", "pack-contents", "card-mismatch"} <= rules, (game, rules)
 
 
 def test_public_entry_points_live_in_their_own_modules() -> None:
@@ -136,3 +198,33 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
     setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
+
+
+def test_the_service_deals_and_validates_kept_products_without_the_database(
+        real_db: Path, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    db = tmp_path / "served.duckdb"
+    shutil.copy(real_db, db)
+    body = {"minigame": "mimic-match", "players": 4, "set": "afr",
+            "seed": _dealable(real_db, "mimic-match", 4, None)["seed"]}
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
+        dealt = client.post("/deal", json=body)  # reads the database once: then kept
+        assert dealt.status_code == 200, dealt.text
+        assert client.post("/validate", json=dealt.json()).json()["valid"]
+        database = client.app.state.database
+
+        def unreadable():
+            raise AssertionError("the request read the database")
+
+        database.cursor = database.products.connect = unreadable
+        again = client.post("/deal", json=body)
+        assert again.status_code == 200 and again.json() == dealt.json()
+        checked = client.post("/validate", json=dealt.json())
+        assert checked.status_code == 200 and checked.json() == {"valid": True, "violations": []}
+        forged = dealt.json()
+        next(i for i in forged["packs"][0]["items"] if i.get("card_id"))["type_line"] = "Land"
+        rules = {v["rule"] for v in client.post("/validate", json=forged).json()["violations"]}
+        assert {"card-data", "pack-contents"} <= rules

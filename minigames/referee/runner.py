@@ -177,12 +177,11 @@ def simulate_games(con: Any, game: str, players: int, set_code: str | None = Non
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
     products = products or ProductCache()
     stats = CardStats(con)  # Base Race's toughness, read once per set
-    lookups: dict[str, Any] = {}  # the rules text and card facts, read once for all setups
     for i in range(1, games + 1):
         s = game_seed(seed, i)
         try:
-            setup = deal(con, mod.GAME, players, set_code, product, s, products=products,
-                         lookups=lookups)
+            # the rules text and card facts are kept with the product: read once for all setups
+            setup = deal(con, mod.GAME, players, set_code, product, s, products=products)
         except SetupError as exc:
             yield str(exc)
             continue
