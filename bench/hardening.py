@@ -60,14 +60,19 @@ def main() -> None:
                     fn(c)
                 finally:
                     c.close()
+
             return run
 
-        base = best(opened(lambda c: c.execute("SELECT count(*) FROM cards").fetchone()), args.repeat)
+        base = best(
+            opened(lambda c: c.execute("SELECT count(*) FROM cards").fetchone()), args.repeat
+        )
         full = best(opened(lambda c: db.verify(c, path)), args.repeat)
         print(f"database: {args.cards:,} cards, {mb:,.0f} MB")
         print(f"open + count(*)        : {base * 1000:8.1f} ms  (baseline)")
-        print(f"open + verify (serve)  : {full * 1000:8.1f} ms  ({full / base:.1f}x; "
-              f"{full / args.cards * 1e5:.3f} s per 100,000 cards)")
+        print(
+            f"open + verify (serve)  : {full * 1000:8.1f} ms  ({full / base:.1f}x; "
+            f"{full / args.cards * 1e5:.3f} s per 100,000 cards)"
+        )
 
         text = [(c, t) for c, t in load.RAW_COLUMNS.items() if t in ("VARCHAR", "VARCHAR[]")]
         plain = ", ".join(f"s.{c}" for c, _ in text)
@@ -77,15 +82,22 @@ def main() -> None:
             flagged = f"(SELECT *, {load._dirty_sql(load.RAW_COLUMNS, 'd')} AS _dirty FROM cards d)"
 
             def copy(cols: str) -> Callable[[], None]:
-                return lambda: con.execute(f"CREATE OR REPLACE TEMP TABLE t AS SELECT {cols} FROM {flagged} s")
+                return lambda: con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE t AS SELECT {cols} FROM {flagged} s"
+                )
+
             raw_t, clean_t = best(copy(plain), args.repeat), best(copy(cleaned), args.repeat)
             scan_t = best(lambda: load._any_dirty(con, "cards", load.RAW_COLUMNS), args.repeat)
         finally:
             con.close()
         print(f"copy {len(text)} text columns  : {raw_t * 1000:8.1f} ms  (baseline)")
-        print(f"scan for text to clean : {scan_t * 1000:8.1f} ms  ({scan_t / raw_t:.1f}x; every ingest)")
-        print(f"cleaning copy          : {clean_t * 1000:8.1f} ms  ({clean_t / raw_t:.1f}x; only "
-              f"when the scan finds something)")
+        print(
+            f"scan for text to clean : {scan_t * 1000:8.1f} ms  ({scan_t / raw_t:.1f}x; every ingest)"
+        )
+        print(
+            f"cleaning copy          : {clean_t * 1000:8.1f} ms  ({clean_t / raw_t:.1f}x; only "
+            f"when the scan finds something)"
+        )
 
 
 if __name__ == "__main__":

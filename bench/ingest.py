@@ -51,7 +51,9 @@ def build_file(dest: Path, n: int) -> int:
     """Write ``n`` real card objects with fresh ids as one JSON array; return its size."""
     source: list[str] = []
     for f in sorted(CARDS.glob("*.unique-cards.json")):
-        source += [json.dumps(c, ensure_ascii=False) for c in json.loads(f.read_text(encoding="utf-8"))]
+        source += [
+            json.dumps(c, ensure_ascii=False) for c in json.loads(f.read_text(encoding="utf-8"))
+        ]
     if not source:
         sys.exit(f"no card files in {CARDS}")
     with open(dest, "w", encoding="utf-8") as out:
@@ -61,7 +63,7 @@ def build_file(dest: Path, n: int) -> int:
             # every object starts with {"object":"card","id":"<uuid>" in Scryfall's dumps
             start = text.index('"id": "') + 7
             fresh = f"{i:08x}-b00c-4e1d-8000-{i:012x}"
-            out.write(("," if i else "") + text[:start] + fresh + text[start + 36:] + "\n")
+            out.write(("," if i else "") + text[:start] + fresh + text[start + 36 :] + "\n")
         out.write("]\n")
     return dest.stat().st_size
 
@@ -69,7 +71,9 @@ def build_file(dest: Path, n: int) -> int:
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str, float]:
     """Run ``cmd``; return (seconds, peak RSS in MB, stdout+stderr, CPU seconds)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT
+    )
     out = proc.stdout.read().decode() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
@@ -83,29 +87,50 @@ def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
     path = tmpdir / f"default-cards-{cards}.json"
     t0 = time.perf_counter()
     size = build_file(path, cards)
-    print(f"file: {cards:,} cards, {size / 1e6:,.0f} MB (built in {time.perf_counter() - t0:.1f} s)")
+    print(
+        f"file: {cards:,} cards, {size / 1e6:,.0f} MB (built in {time.perf_counter() - t0:.1f} s)"
+    )
     sync_runs, base_runs = [], []
     for i in range(repeat):
         env = dict(ENV, BOOSTERKIT_DB=str(tmpdir / f"sync-{cards}-{i}.duckdb"))
         sync_runs.append(timed([str(BIN), "sync", "--file", str(path)], env))
-        base_runs.append(timed([sys.executable, "-c", BASELINE, str(path),
-                                str(tmpdir / f"base-{cards}-{i}.duckdb")], ENV))
+        base_runs.append(
+            timed(
+                [
+                    sys.executable,
+                    "-c",
+                    BASELINE,
+                    str(path),
+                    str(tmpdir / f"base-{cards}-{i}.duckdb"),
+                ],
+                ENV,
+            )
+        )
     (s_t, s_rss, s_out, s_cpu), (b_t, b_rss, b_out, b_cpu) = min(sync_runs), min(base_runs)
-    print(f"boosterkit sync --file : {s_t:7.2f} s   CPU {s_cpu:6.2f} s   peak RSS {s_rss:6.0f} MB   "
-          f"({s_out.splitlines()[-1]})")
-    print(f"duckdb read_json       : {b_t:7.2f} s   CPU {b_cpu:6.2f} s   peak RSS {b_rss:6.0f} MB   ({b_out} rows)")
+    print(
+        f"boosterkit sync --file : {s_t:7.2f} s   CPU {s_cpu:6.2f} s   peak RSS {s_rss:6.0f} MB   "
+        f"({s_out.splitlines()[-1]})"
+    )
+    print(
+        f"duckdb read_json       : {b_t:7.2f} s   CPU {b_cpu:6.2f} s   peak RSS {b_rss:6.0f} MB   ({b_out} rows)"
+    )
     ratio = s_t / b_t
     ok = ratio <= RATIO_TARGET and max(s_rss, b_rss) <= RSS_TARGET_MB
-    print(f"ratio {ratio:.2f} (target ≤ {RATIO_TARGET}; CPU ratio {s_cpu / b_cpu:.2f}); peak RSS {s_rss:.0f} MB "
-          f"(target ≤ {RSS_TARGET_MB} MB): {'OK' if ok else 'MISSED'}")
+    print(
+        f"ratio {ratio:.2f} (target ≤ {RATIO_TARGET}; CPU ratio {s_cpu / b_cpu:.2f}); peak RSS {s_rss:.0f} MB "
+        f"(target ≤ {RSS_TARGET_MB} MB): {'OK' if ok else 'MISSED'}"
+    )
     path.unlink()
     return ok
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cards", default="100000",
-                    help="cards per file, comma-separated for several sizes (e.g. 25000,100000,400000)")
+    ap.add_argument(
+        "--cards",
+        default="100000",
+        help="cards per file, comma-separated for several sizes (e.g. 25000,100000,400000)",
+    )
     ap.add_argument("--repeat", type=int, default=1, help="runs of each; the best time is kept")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="boosterkit-bench-") as tmp:

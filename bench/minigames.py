@@ -35,8 +35,13 @@ from pathlib import Path
 from common import build_db  # bench/common.py: the script folder is on sys.path
 
 TARGET_ENGINE_MS, TARGET_VALIDATE_MS, TARGET_DEAL_MS = 10.0, 50.0, 1000.0
-CASES = [("roll-for-initiative", 5), ("mimic-match", 4), ("mini-master", 2),
-         ("urzas-blueprints", 8), ("base-race", 2)]
+CASES = [
+    ("roll-for-initiative", 5),
+    ("mimic-match", 4),
+    ("mini-master", 2),
+    ("urzas-blueprints", 8),
+    ("base-race", 2),
+]
 
 
 def timed(fn, seeds: list[int]) -> float:
@@ -76,11 +81,12 @@ def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
         "packs": n,
         "open": timed(lambda s: open_packs("afr", product, n, s, db=con), seeds),
         "deal": timed(lambda s: deal(con, game, players, "afr", seed=s), seeds),
-        "engine": timed(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
-                                              product=product), seeds),
+        "engine": timed(
+            lambda s: build_setup(spec, opened[s], players, s, set_code="afr", product=product),
+            seeds,
+        ),
         "validate": timed(lambda s: validate_setup(con, setups[s]), seeds),
-        "validate_cached": timed(lambda s: validate_setup(con, setups[s], products=cache),
-                                 seeds),
+        "validate_cached": timed(lambda s: validate_setup(con, setups[s], products=cache), seeds),
         "html": timed(lambda s: render_sheet(one, "html"), seeds),
     }
 
@@ -106,8 +112,9 @@ def sweep(con) -> tuple[list[tuple[str, str, float, int, int, int]], float]:
             ms = (time.perf_counter() - t) * 1000
             if ms > slowest:
                 slowest, at = ms, n
-        rows.append((g["id"], f"{g['players_min']}-{hi}", slowest, at,
-                     hi - g["players_min"] + 1, refused))
+        rows.append(
+            (g["id"], f"{g['players_min']}-{hi}", slowest, at, hi - g["players_min"] + 1, refused)
+        )
         worst = max(worst, slowest)
     return rows, worst
 
@@ -121,25 +128,35 @@ def main() -> int:
     missed = False
     with tempfile.TemporaryDirectory() as tmp:
         con = db.connect(build_db(Path(tmp)), read_only=True)
-        print(f"{'game':<22} {'players':>7} {'packs':>5} {'open ms':>8} {'deal ms':>8} "
-              f"{'engine ms':>9} {'validate ms':>11} {'cached':>7} {'html ms':>8}")
+        print(
+            f"{'game':<22} {'players':>7} {'packs':>5} {'open ms':>8} {'deal ms':>8} "
+            f"{'engine ms':>9} {'validate ms':>11} {'cached':>7} {'html ms':>8}"
+        )
         for game, players in CASES:
             m = measure(con, game, players, args.rounds)
-            print(f"{game:<22} {players:>7} {m['packs']:>5} {m['open']:>8.2f} {m['deal']:>8.2f} "
-                  f"{m['engine']:>9.2f} {m['validate']:>11.2f} {m['validate_cached']:>7.2f} "
-                  f"{m['html']:>8.2f}")
+            print(
+                f"{game:<22} {players:>7} {m['packs']:>5} {m['open']:>8.2f} {m['deal']:>8.2f} "
+                f"{m['engine']:>9.2f} {m['validate']:>11.2f} {m['validate_cached']:>7.2f} "
+                f"{m['html']:>8.2f}"
+            )
             missed |= m["engine"] > TARGET_ENGINE_MS or m["validate_cached"] > TARGET_VALIDATE_MS
         rows, worst = sweep(con)
-        print(f"\n{'game (every allowed count, AFR)':<32} {'players':>8} {'slowest ms':>10} "
-              f"{'at':>4} {'deals':>6} {'refused':>7}")
+        print(
+            f"\n{'game (every allowed count, AFR)':<32} {'players':>8} {'slowest ms':>10} "
+            f"{'at':>4} {'deals':>6} {'refused':>7}"
+        )
         for game, span, ms, at, n, refused in rows:
             print(f"{game:<32} {span:>8} {ms:>10.1f} {at:>4} {n:>6} {refused:>7}")
         missed |= worst > TARGET_DEAL_MS
-        print(f"slowest deal of any game at any allowed count: {worst:.0f} ms "
-              f"(target under {TARGET_DEAL_MS:.0f} ms)")
+        print(
+            f"slowest deal of any game at any allowed count: {worst:.0f} ms "
+            f"(target under {TARGET_DEAL_MS:.0f} ms)"
+        )
         con.close()
-    print(f"targets: engine under {TARGET_ENGINE_MS:.0f} ms, validate (cached) under "
-          f"{TARGET_VALIDATE_MS:.0f} ms (medians): " + ("MISSED" if missed else "met"))
+    print(
+        f"targets: engine under {TARGET_ENGINE_MS:.0f} ms, validate (cached) under "
+        f"{TARGET_VALIDATE_MS:.0f} ms (medians): " + ("MISSED" if missed else "met")
+    )
     return 1 if missed else 0
 
 

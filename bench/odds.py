@@ -59,13 +59,18 @@ def measure(path: Path, kind: str, n: int) -> str:
     frame = best(lambda: packs_frame(packs))
 
     def rows() -> list:
-        return [[d["index"], *(it.get(c) for c in CSV_COLUMNS[5:])]
-                for d in (p.to_dict() for p in packs) for it in d["items"]]
+        return [
+            [d["index"], *(it.get(c) for c in CSV_COLUMNS[5:])]
+            for d in (p.to_dict() for p in packs)
+            for it in d["items"]
+        ]
 
     plain = best(rows)
-    return (f"afr {kind:5}  exact odds {exact:6.3f} s | simulate {n} packs {sim:6.2f} s vs "
-            f"Counter baseline {base:6.2f} s ({base / sim:4.1f}x) | frame of 20,000 packs "
-            f"{frame:5.2f} s vs dict rows {plain:5.2f} s ({plain / frame:4.1f}x)")
+    return (
+        f"afr {kind:5}  exact odds {exact:6.3f} s | simulate {n} packs {sim:6.2f} s vs "
+        f"Counter baseline {base:6.2f} s ({base / sim:4.1f}x) | frame of 20,000 packs "
+        f"{frame:5.2f} s vs dict rows {plain:5.2f} s ({plain / frame:4.1f}x)"
+    )
 
 
 def main() -> None:

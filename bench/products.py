@@ -36,8 +36,12 @@ def _sheet_card_rows() -> list[dict]:
     from boosterkit.pipeline.collation import read_sealed
 
     products = read_sealed(SHARED / "boosters" / "sealed_basic_data.json")
-    return [{"product_code": p["code"], "sheet_name": s["name"], **c}
-            for p in products for s in p["sheets"] for c in s["cards"]]
+    return [
+        {"product_code": p["code"], "sheet_name": s["name"], **c}
+        for p in products
+        for s in p["sheets"]
+        for c in s["cards"]
+    ]
 
 
 def bench_insert(sample: int) -> tuple[float, float]:
@@ -56,10 +60,13 @@ def bench_insert(sample: int) -> tuple[float, float]:
     t = time.perf_counter()
     con.executemany(
         f"INSERT INTO sheet_cards ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-        [[r[c] for c in cols] for r in part])
+        [[r[c] for c in cols] for r in part],
+    )
     naive = (time.perf_counter() - t) / len(part) * 1e5
-    print(f"sheet_cards bulk insert: {len(rows)} rows; NDJSON scan {bulk:.3f} s/100k rows, "
-          f"executemany {naive:.3f} s/100k rows (sample {len(part)}) -> {naive / bulk:.1f}x")
+    print(
+        f"sheet_cards bulk insert: {len(rows)} rows; NDJSON scan {bulk:.3f} s/100k rows, "
+        f"executemany {naive:.3f} s/100k rows (sample {len(part)}) -> {naive / bulk:.1f}x"
+    )
     return bulk, naive
 
 
@@ -76,23 +83,30 @@ def build(folder: Path) -> Path:
     t = time.perf_counter()
     c = import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
     t2 = time.perf_counter() - t
-    print(f"import mtgjson: {len(MTGJSON)} files, {s['cards']} printings, {len(s['products'])} products "
-          f"in {t1:.2f} s")
-    print(f"import collation: {c['products']} products, {c['sheet_cards']} sheet cards in {t2:.2f} s")
+    print(
+        f"import mtgjson: {len(MTGJSON)} files, {s['cards']} printings, {len(s['products'])} products "
+        f"in {t1:.2f} s"
+    )
+    print(
+        f"import collation: {c['products']} products, {c['sheet_cards']} sheet cards in {t2:.2f} s"
+    )
     con.close()
     return path
 
 
 def naive_compile(con, code: str) -> int:
     """Baseline: every sheet card looked up with its own query (what we avoid)."""
-    refs = con.execute("SELECT set_code, collector_number, ref FROM sheet_cards WHERE product_code = ?",
-                       [code]).fetchall()
+    refs = con.execute(
+        "SELECT set_code, collector_number, ref FROM sheet_cards WHERE product_code = ?", [code]
+    ).fetchall()
     found = 0
     for set_code, number, ref in refs:
         row = con.execute(
             "SELECT id, name, rarity, kind, magic_back, type_line, colors, mana_value, layout FROM cards "
             "WHERE id = (SELECT card_id FROM mtgjson_uuids WHERE uuid = ?) "
-            "OR (set_code = ? AND collector_number = ?) LIMIT 1", [ref, set_code, number]).fetchone()
+            "OR (set_code = ? AND collector_number = ?) LIMIT 1",
+            [ref, set_code, number],
+        ).fetchone()
         found += row is not None
     return found
 
@@ -115,15 +129,19 @@ def bench_compile(path: Path) -> tuple[float, float]:
     t = time.perf_counter()
     listing = list_products(con, "afr")
     lst = time.perf_counter() - t
-    print(f"compile all {len(codes)} AFR products: {ours:.3f} s "
-          f"({ours / len(codes) * 1000:.1f} ms each); naive per-card lookups {naive:.3f} s "
-          f"-> {naive / ours:.1f}x; list_products(afr) {lst:.3f} s, "
-          f"{len(json.dumps(listing, default=str)) // 1024} KiB JSON")
+    print(
+        f"compile all {len(codes)} AFR products: {ours:.3f} s "
+        f"({ours / len(codes) * 1000:.1f} ms each); naive per-card lookups {naive:.3f} s "
+        f"-> {naive / ours:.1f}x; list_products(afr) {lst:.3f} s, "
+        f"{len(json.dumps(listing, default=str)) // 1024} KiB JSON"
+    )
     con.close()
     return ours, naive
 
 
-def _sync_once(code: str, api_url: str, mj_url: str, use_mtgjson: bool, pace: bool) -> tuple[float, dict]:
+def _sync_once(
+    code: str, api_url: str, mj_url: str, use_mtgjson: bool, pace: bool
+) -> tuple[float, dict]:
     from boosterkit.pipeline import db, sync
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
     from boosterkit.pipeline.scryfall.client import ScryfallClient
@@ -132,8 +150,14 @@ def _sync_once(code: str, api_url: str, mj_url: str, use_mtgjson: bool, pace: bo
     with tempfile.TemporaryDirectory() as tmp:
         con = db.connect(Path(tmp) / "s.duckdb")
         t = time.perf_counter()
-        s = sync.sync_sets(con, [code], cache=Path(tmp) / "s.cache", client=ScryfallClient(api_url, **kw),
-                           mtgjson=MtgjsonClient(mj_url, **kw), use_mtgjson=use_mtgjson)
+        s = sync.sync_sets(
+            con,
+            [code],
+            cache=Path(tmp) / "s.cache",
+            client=ScryfallClient(api_url, **kw),
+            mtgjson=MtgjsonClient(mj_url, **kw),
+            use_mtgjson=use_mtgjson,
+        )
         took = time.perf_counter() - t
         con.close()
     return took, s
@@ -155,11 +179,13 @@ def bench_sync_mtgjson(repeat: int, code: str = "afr") -> tuple[float, float]:
                 summary = runs[0][1]
             m = summary["mtgjson"]
             extra = best[True] - best[False]
-            print(f"sync {code} ({'paced' if pace else 'pacing off'}): without MTGJSON {best[False]:.2f} s, "
-                  f"with {best[True]:.2f} s -> +{extra:.2f} s ({best[True] / best[False]:.2f}x); "
-                  f"MTGJSON: {len(summary['set_codes'])} files asked, {len(m['sets'])} sets loaded "
-                  f"({', '.join(m['sets'])}), {m['cards']} printings, {len(m['products'])} products, "
-                  f"{len(m['missing'])} x 404")
+            print(
+                f"sync {code} ({'paced' if pace else 'pacing off'}): without MTGJSON {best[False]:.2f} s, "
+                f"with {best[True]:.2f} s -> +{extra:.2f} s ({best[True] / best[False]:.2f}x); "
+                f"MTGJSON: {len(summary['set_codes'])} files asked, {len(m['sets'])} sets loaded "
+                f"({', '.join(m['sets'])}), {m['cards']} printings, {len(m['products'])} products, "
+                f"{len(m['missing'])} x 404"
+            )
             if pace:
                 result = (best[False], best[True])
     return result

@@ -29,8 +29,9 @@ CASES = [("roll-for-initiative", 4), ("base-race", 2), ("mimic-match", 3)]
 POLICIES = ("random", "greedy")
 
 
-def measure(con, game: str, players: int, policy: str, games: int, rounds: int = 5
-            ) -> dict[str, float]:
+def measure(
+    con, game: str, players: int, policy: str, games: int, rounds: int = 5
+) -> dict[str, float]:
     """Median over ``rounds`` batches of ms per game dealing and playing (and their ratio,
     batch by batch: dealing and playing are measured back to back, so a busy machine slows
     both), and simulated games per second."""
@@ -53,8 +54,10 @@ def measure(con, game: str, players: int, policy: str, games: int, rounds: int =
     deals, plays, ratios = [], [], []
     for r in range(rounds):
         t = time.perf_counter()
-        setups = [deal(con, game, players, "afr", seed=s, products=cache).to_dict()
-                  for s in seeds[r * size:(r + 1) * size]]
+        setups = [
+            deal(con, game, players, "afr", seed=s, products=cache).to_dict()
+            for s in seeds[r * size : (r + 1) * size]
+        ]
         deals.append((time.perf_counter() - t) * 1000 / size)
         t = time.perf_counter()
         for setup in setups:
@@ -65,8 +68,12 @@ def measure(con, game: str, players: int, policy: str, games: int, rounds: int =
     simulate(con, game, players, "afr", seed=1, games=size, policy=policy, products=cache)
     per_second = size / (time.perf_counter() - t)
     median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
-    return {"deal": median(deals), "play": median(plays), "ratio": median(ratios),
-            "per_second": per_second}
+    return {
+        "deal": median(deals),
+        "play": median(plays),
+        "ratio": median(ratios),
+        "per_second": per_second,
+    }
 
 
 def main() -> int:
@@ -77,14 +84,17 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         con = db.connect(build_db(Path(tmp)), read_only=True)
-        print(f"{'game':<22}{'policy':<8}{'deal ms':>9}{'play ms':>9}{'play/deal':>11}"
-              f"{'games/s':>10}")
+        print(
+            f"{'game':<22}{'policy':<8}{'deal ms':>9}{'play ms':>9}{'play/deal':>11}{'games/s':>10}"
+        )
         missed = []
         for game, players in CASES:
             for policy in POLICIES:
                 m = measure(con, game, players, policy, args.games)
-                print(f"{game:<22}{policy:<8}{m['deal']:>9.2f}{m['play']:>9.2f}"
-                      f"{m['ratio']:>10.2f}x{m['per_second']:>10.0f}")
+                print(
+                    f"{game:<22}{policy:<8}{m['deal']:>9.2f}{m['play']:>9.2f}"
+                    f"{m['ratio']:>10.2f}x{m['per_second']:>10.0f}"
+                )
                 if m["ratio"] >= 1:
                     missed.append(f"{game} ({policy})")
         con.close()

@@ -78,7 +78,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def run_load(url: str, bodies: list[dict[str, Any]], concurrency: int, stop_at: float) -> dict[str, Any]:
+def run_load(
+    url: str, bodies: list[dict[str, Any]], concurrency: int, stop_at: float
+) -> dict[str, Any]:
     """POST each body once with ``concurrency`` threads; latencies in ms, errors counted."""
     latencies: list[float] = []
     errors: list[str] = []
@@ -107,7 +109,9 @@ def run_load(url: str, bodies: list[dict[str, Any]], concurrency: int, stop_at: 
     return {"requests": len(bodies), "seconds": elapsed, "latencies": latencies, "errors": errors}
 
 
-def baseline(db: Path, packs: list[dict[str, Any]], deals: list[dict[str, Any]]) -> dict[str, float]:
+def baseline(
+    db: Path, packs: list[dict[str, Any]], deals: list[dict[str, Any]]
+) -> dict[str, float]:
     """The same library calls in-process, one at a time: ms per call (median).
 
     Like the service, they keep compiled products in a ``ProductCache`` (the first call of
@@ -164,10 +168,14 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or build_db(Path(tmp))
-        packs = [{"set": args.set, "product": args.product, "count": args.count, "seed": s}
-                 for s in range(args.requests)]
-        deals = [{"minigame": args.minigame, "players": args.players, "set": args.set, "seed": s}
-                 for s in range(args.requests)]
+        packs = [
+            {"set": args.set, "product": args.product, "count": args.count, "seed": s}
+            for s in range(args.requests)
+        ]
+        deals = [
+            {"minigame": args.minigame, "players": args.players, "set": args.set, "seed": s}
+            for s in range(args.requests)
+        ]
         base = baseline(db, packs[:30], deals[:30])
         port = free_port()
         log = Path(tmp) / "serve.log"
@@ -182,9 +190,13 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=10)
-            server_errors = [line for line in log.read_text().splitlines() if line.startswith("ERROR")]
-    print(f"boosterkit serve on 127.0.0.1, {os.cpu_count()} cores; /packs = {args.count} "
-          f"{args.set} packs per request; /deal = {args.minigame} for {args.players} players")
+            server_errors = [
+                line for line in log.read_text().splitlines() if line.startswith("ERROR")
+            ]
+    print(
+        f"boosterkit serve on 127.0.0.1, {os.cpu_count()} cores; /packs = {args.count} "
+        f"{args.set} packs per request; /deal = {args.minigame} for {args.players} players"
+    )
     report("/packs", packs_result, args.concurrency, base["packs"])
     report("/deal", deal_result, args.concurrency, base["deal"])
     print(f"server log: {len(server_errors)} ERROR lines")

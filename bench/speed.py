@@ -72,12 +72,16 @@ def bench_processes(db: Path, runs: int) -> None:
     typer_cpu, typer_wall = cpu([PY, "-c", "import typer"], runs)
     cpu([str(BIN), "--help"], 1)
     help_cpu, help_wall = cpu([str(BIN), "--help"], runs)
-    print(f"start-up      import typer {typer_cpu * 1000:6.0f} ms CPU ({typer_wall * 1000:4.0f} ms wall)"
-          f"   boosterkit --help {help_cpu * 1000:6.0f} ms CPU ({help_wall * 1000:4.0f} ms wall)")
+    print(
+        f"start-up      import typer {typer_cpu * 1000:6.0f} ms CPU ({typer_wall * 1000:4.0f} ms wall)"
+        f"   boosterkit --help {help_cpu * 1000:6.0f} ms CPU ({help_wall * 1000:4.0f} ms wall)"
+    )
     record("boosterkit --help / import typer (CPU)", help_cpu / typer_cpu, "<=", 1.5)
     cpu([PY, "-c", BASELINE_QUERY, str(db)], 1)
     base_cpu, base_wall = cpu([PY, "-c", BASELINE_QUERY, str(db)], runs)
-    print(f"commands      duckdb+typer+1 query {base_cpu * 1000:6.0f} ms CPU ({base_wall * 1000:4.0f} ms wall)")
+    print(
+        f"commands      duckdb+typer+1 query {base_cpu * 1000:6.0f} ms CPU ({base_wall * 1000:4.0f} ms wall)"
+    )
     commands = {
         "open afr -n 1": ["open", "afr", "-n", "1", "--seed", "1"],
         "deal roll-for-initiative --players 4 --set afr": [
@@ -129,12 +133,16 @@ def _game(con, game: str, players: int, rounds: int) -> None:
     seeds = dealable(con, game, players, rounds)
     opened = {s: open_packs("afr", spec.product, n, s, db=con) for s in seeds}
     setups = {s: deal(con, game, players, "afr", seed=s).to_dict() for s in seeds}
-    engine = median_ms(lambda s: build_setup(spec, opened[s], players, s, set_code="afr",
-                                             product=spec.product), seeds)
+    engine = median_ms(
+        lambda s: build_setup(spec, opened[s], players, s, set_code="afr", product=spec.product),
+        seeds,
+    )
     dealt = median_ms(lambda s: deal(con, game, players, "afr", seed=s), seeds)
     valid = median_ms(lambda s: validate_setup(con, setups[s]), seeds)
-    print(f"in-process    {game} x{players}: engine {engine:6.2f} ms  deal {dealt:6.2f} ms"
-          f"  validate {valid:6.2f} ms")
+    print(
+        f"in-process    {game} x{players}: engine {engine:6.2f} ms  deal {dealt:6.2f} ms"
+        f"  validate {valid:6.2f} ms"
+    )
     record(f"deal {game} / engine", dealt / engine, "<=", 10)
     record(f"validate {game} (no ProductCache) / engine", valid / engine, "<=", 10)
 
@@ -176,8 +184,10 @@ def _items(con, kind: str, n: int) -> None:
     items = best_rate(n, lambda: _drain(p.items for p in iter_packs("afr", kind, n, 3, db=con)))
     lazy = best_rate(n, lambda: open_packs("afr", kind, n, 1, db=con))
     base = best_rate(n // 4, lambda: naive_packs(product, n // 4, 1))
-    print(f"items         afr {kind}: every Item {items:9,.0f} packs/s   lazy {lazy:9,.0f}"
-          f"   naive {base:9,.0f}")
+    print(
+        f"items         afr {kind}: every Item {items:9,.0f} packs/s   lazy {lazy:9,.0f}"
+        f"   naive {base:9,.0f}"
+    )
     record(f"Items built, afr {kind} / naive", items / base, ">=", 2)
     record(f"lazy open_packs, afr {kind} / naive", lazy / base, ">=", 10)
 
@@ -193,8 +203,11 @@ def bench_items(db: Path, n: int) -> None:
         con.close()
 
 
-def _load(client, url: str, calls: list[tuple[str, str, Any]], clients: int) -> dict[str, list[float]]:
+def _load(
+    client, url: str, calls: list[tuple[str, str, Any]], clients: int
+) -> dict[str, list[float]]:
     """Run ``calls`` (route, method, body) with ``clients`` threads; latencies (ms) by route."""
+
     def one(call: tuple[str, str, Any]) -> tuple[str, float]:
         route, method, body = call
         t0 = time.perf_counter()
@@ -240,8 +253,18 @@ def bench_service(db: Path, requests: int, tmp: Path) -> None:
             limit = 3.0 if clients == 1 else 6.0
             for route in ("/packs", "/deal"):
                 p50, p99 = figures[route]
-                record(f"{route} p50 / GET /minigames p50, {clients} client(s)", p50 / base50, "<=", limit)
-                record(f"{route} p99 / GET /minigames p99, {clients} client(s)", p99 / base99, "<=", limit)
+                record(
+                    f"{route} p50 / GET /minigames p50, {clients} client(s)",
+                    p50 / base50,
+                    "<=",
+                    limit,
+                )
+                record(
+                    f"{route} p99 / GET /minigames p99, {clients} client(s)",
+                    p99 / base99,
+                    "<=",
+                    limit,
+                )
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -55,16 +55,19 @@ def _hypothesis() -> Any:
     try:
         from hypothesis import strategies
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("boosterkit.testing needs Hypothesis: pip install 'boosterkit[testing]'"
-                          ) from exc
+        raise ImportError(
+            "boosterkit.testing needs Hypothesis: pip install 'boosterkit[testing]'"
+        ) from exc
     return strategies
 
 
 def _require(path: Path) -> Path:
     if path.exists():
         return path
-    message = (f"no boosterkit database at {path}: build one with `boosterkit sync` and pass "
-               "--boosterkit-db PATH or set BOOSTERKIT_DB")
+    message = (
+        f"no boosterkit database at {path}: build one with `boosterkit sync` and pass "
+        "--boosterkit-db PATH or set BOOSTERKIT_DB"
+    )
     try:
         import pytest
     except ImportError:  # pragma: no cover
@@ -101,8 +104,13 @@ def seeds() -> SearchStrategy[int]:
     return _hypothesis().integers(min_value=0, max_value=SEED_MAX)
 
 
-def packs(set_code: str, product: str | None = None, count: int = 1, *,
-          db: str | os.PathLike[str] | None = None) -> SearchStrategy[list[Pack]]:
+def packs(
+    set_code: str,
+    product: str | None = None,
+    count: int = 1,
+    *,
+    db: str | os.PathLike[str] | None = None,
+) -> SearchStrategy[list[Pack]]:
     """Lists of ``count`` packs: ``open_packs(set_code, product, count, seed)`` for a drawn seed."""
     from boosterkit.generator import open_packs
 
@@ -115,15 +123,21 @@ def packs(set_code: str, product: str | None = None, count: int = 1, *,
     return seeds().map(opened)
 
 
-def pack(set_code: str, product: str | None = None, *,
-         db: str | os.PathLike[str] | None = None) -> SearchStrategy[Pack]:
+def pack(
+    set_code: str, product: str | None = None, *, db: str | os.PathLike[str] | None = None
+) -> SearchStrategy[Pack]:
     """Single packs: pack 1 of a drawn seed (as the ``booster_pack`` fixture)."""
     return packs(set_code, product, 1, db=db).map(lambda ps: ps[0])
 
 
-def setups(game: str, players: int | SearchStrategy[int], set_code: str | None = None,
-           product: str | None = None, *,
-           db: str | os.PathLike[str] | None = None) -> SearchStrategy[Setup]:
+def setups(
+    game: str,
+    players: int | SearchStrategy[int],
+    set_code: str | None = None,
+    product: str | None = None,
+    *,
+    db: str | os.PathLike[str] | None = None,
+) -> SearchStrategy[Setup]:
     """Dealt setups of minigame ``game``: ``deal(game, players, set_code, product, seed)``.
 
     ``players`` is a number or a strategy of numbers (``st.integers(2, 4)``). Seeds whose

@@ -20,8 +20,18 @@ from boosterkit.cli.options import DB_HELP, HelpGroup
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
-COMMAND_MODULES = ["sync", "browse", "imports", "products", "packs", "minigames", "serve",
-                   "referee", "odds", "pool"]
+COMMAND_MODULES = [
+    "sync",
+    "browse",
+    "imports",
+    "products",
+    "packs",
+    "minigames",
+    "serve",
+    "referee",
+    "odds",
+    "pool",
+]
 
 
 class Guarded(HelpGroup):

@@ -25,9 +25,16 @@ SET_TABLE = ("code", "name", "set_type", "released_at", "parent_set_code", "card
 CARD_TABLE = ("set_code", "collector_number", "name", "mana_cost", "type_line", "rarity")
 _MIN_WIDTH = 8
 #: Short table headings (the data keeps its field names).
-_LABELS = {"set_code": "set", "collector_number": "number", "released_at": "released",
-           "parent_set_code": "parent", "set_type": "type", "mana_cost": "cost",
-           "type_line": "type", "mana_value": "mv"}
+_LABELS = {
+    "set_code": "set",
+    "collector_number": "number",
+    "released_at": "released",
+    "parent_set_code": "parent",
+    "set_type": "type",
+    "mana_cost": "cost",
+    "type_line": "type",
+    "mana_value": "mv",
+}
 
 
 def fit(rows: list[dict[str, Any]], columns: Sequence[str], width: int) -> list[dict[str, str]]:
@@ -47,8 +54,13 @@ def fit(rows: list[dict[str, Any]], columns: Sequence[str], width: int) -> list[
     return cells
 
 
-def _show(data: list[dict[str, Any]], fmt: Format, columns: str | None,
-          default: Sequence[str], path: str | None) -> None:
+def _show(
+    data: list[dict[str, Any]],
+    fmt: Format,
+    columns: str | None,
+    default: Sequence[str],
+    path: str | None,
+) -> None:
     """Print listing rows to stdout or ``-o`` ``path``: a table (``table``/``text``) of
     ``default`` columns (cut to the terminal when stdout is one), or ``fmt`` of the rows as
     the library returned them."""
@@ -56,8 +68,9 @@ def _show(data: list[dict[str, Any]], fmt: Format, columns: str | None,
         if fmt not in (Format.table, Format.text):
             emit(data, fmt, out=out)
             return
-        cols = (list(data[0]) if columns and data
-                else [c for c in default if not data or c in data[0]])
+        cols = (
+            list(data[0]) if columns and data else [c for c in default if not data or c in data[0]]
+        )
         labels = [_LABELS.get(c, c) if labels_unique(cols) else c for c in cols]
         rows = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
         if out is sys.stdout and sys.stdout.isatty():
@@ -76,7 +89,9 @@ def _info_text(info: dict[str, Any]) -> str:
     lines = [f"database    {info['path']}", f"schema      v{info['schema_version']}"]
     lines += [f"{t:<12}{n}" for t, n in info["counts"].items()]
     if info["cards_by_kind"]:
-        lines.append("kinds       " + ", ".join(f"{k} {n}" for k, n in info["cards_by_kind"].items()))
+        lines.append(
+            "kinds       " + ", ".join(f"{k} {n}" for k, n in info["cards_by_kind"].items())
+        )
     for r in info["last_runs"]:
         lines.append(
             f"run {r['id']:<4} {r['status']:<6} {r['source']:<14} {r['target'] or '':<20} "
@@ -93,10 +108,17 @@ def register(app: typer.Typer) -> None:
     def sets(
         ctx: typer.Context,
         set_type: str | None = typer.Option(
-            None, "--type", metavar="TYPE", help="Only this set type, e.g. expansion, token, minigame."),
+            None,
+            "--type",
+            metavar="TYPE",
+            help="Only this set type, e.g. expansion, token, minigame.",
+        ),
         columns: str | None = typer.Option(
-            None, "--columns", metavar="COLUMNS",
-            help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}."),
+            None,
+            "--columns",
+            metavar="COLUMNS",
+            help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}.",
+        ),
         limit: int | None = _LIMIT,
         fmt: Format = _FMT,
         json_: bool = JSON,
@@ -115,16 +137,26 @@ def register(app: typer.Typer) -> None:
     def cards(
         ctx: typer.Context,
         set_code: str | None = typer.Argument(
-            None, metavar="SET", help="Set code (case-insensitive); optional with --q."),
+            None, metavar="SET", help="Set code (case-insensitive); optional with --q."
+        ),
         rarity: str | None = typer.Option(
-            None, "--rarity", metavar="RARITY",
-            help="common, uncommon, rare, mythic, special or bonus."),
+            None,
+            "--rarity",
+            metavar="RARITY",
+            help="common, uncommon, rare, mythic, special or bonus.",
+        ),
         q: str | None = typer.Option(
-            None, "--q", metavar="QUERY",
-            help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…"),
+            None,
+            "--q",
+            metavar="QUERY",
+            help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…",
+        ),
         columns: str | None = typer.Option(
-            None, "--columns", metavar="COLUMNS",
-            help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}."),
+            None,
+            "--columns",
+            metavar="COLUMNS",
+            help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}.",
+        ),
         limit: int | None = _LIMIT,
         fmt: Format = _FMT,
         json_: bool = JSON,
@@ -142,13 +174,22 @@ def register(app: typer.Typer) -> None:
                 raise flagged(exc, {"q": "--q", "columns": "--columns", "set": "SET"}) from exc
         _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
 
-    db_app = typer.Typer(help="The database file: what is in it, rebuild it from the cache.",
-                         no_args_is_help=True, cls=HelpGroup, rich_markup_mode=None)
+    db_app = typer.Typer(
+        help="The database file: what is in it, rebuild it from the cache.",
+        no_args_is_help=True,
+        cls=HelpGroup,
+        rich_markup_mode=None,
+    )
     app.add_typer(db_app, name="db")
 
     @db_app.command("info")
-    def info(ctx: typer.Context, fmt: TextFormat = fmt_option(TextFormat.text),
-             json_: bool = JSON, out: str | None = OUTPUT, db_file: Path | None = DB) -> None:
+    def info(
+        ctx: typer.Context,
+        fmt: TextFormat = fmt_option(TextFormat.text),
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
+    ) -> None:
         """Path, schema version, row counts and the last sync runs."""
         from boosterkit.pipeline import db, queries
 
@@ -159,15 +200,25 @@ def register(app: typer.Typer) -> None:
             emit(data, pick_format(fmt, json_).value, text=_info_text, out=f)
 
     @db_app.command("rebuild")
-    def rebuild_cmd(ctx: typer.Context, fmt: TextFormat = fmt_option(TextFormat.text),
-                    json_: bool = JSON, out: str | None = OUTPUT, db_file: Path | None = DB) -> None:
+    def rebuild_cmd(
+        ctx: typer.Context,
+        fmt: TextFormat = fmt_option(TextFormat.text),
+        json_: bool = JSON,
+        out: str | None = OUTPUT,
+        db_file: Path | None = DB,
+    ) -> None:
         """Re-derive every table from the cached files of past syncs and imports (no network)."""
         from boosterkit.pipeline import db, rebuild
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path) as con:
             result = rebuild.rebuild(con, config.cache_dir(path))
-        summary(result, pick_format(fmt, json_).value, out, lambda r: (
-            f"rebuilt from {r['runs']} runs ({r['files']} files): "
-            f"{r['sets']} sets, {r['cards']} cards in {r['seconds']:.1f} s"))
-
+        summary(
+            result,
+            pick_format(fmt, json_).value,
+            out,
+            lambda r: (
+                f"rebuilt from {r['runs']} runs ({r['files']} files): "
+                f"{r['sets']} sets, {r['cards']} cards in {r['seconds']:.1f} s"
+            ),
+        )

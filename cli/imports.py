@@ -25,29 +25,40 @@ def _unresolved(s: dict[str, Any]) -> str:
 
 def mtgjson_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_mtgjson``."""
-    line = (f"imported {len(s['sets'])} sets ({', '.join(s['sets'])}): {s['cards']} printings, "
-            f"{s['tokens']} tokens, {s['minigames']} minigame cards, {len(s['products'])} products")
+    line = (
+        f"imported {len(s['sets'])} sets ({', '.join(s['sets'])}): {s['cards']} printings, "
+        f"{s['tokens']} tokens, {s['minigames']} minigame cards, {len(s['products'])} products"
+    )
     return line + _unresolved(s)
 
 
 def collation_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_collation``."""
-    return (f"imported {s['products']} products, {s['sheets']} sheets, {s['sheet_cards']} sheet cards "
-            f"({s['resolved']} resolved)") + _unresolved(s)
+    return (
+        f"imported {s['products']} products, {s['sheets']} sheets, {s['sheet_cards']} sheet cards "
+        f"({s['resolved']} resolved)"
+    ) + _unresolved(s)
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``import`` group to ``app``."""
-    group = typer.Typer(name="import", help="Import MTGJSON files and booster collation data.",
-                        no_args_is_help=True, rich_markup_mode=None, cls=HelpGroup)
+    group = typer.Typer(
+        name="import",
+        help="Import MTGJSON files and booster collation data.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        cls=HelpGroup,
+    )
 
     @group.command("mtgjson")
     def mtgjson_cmd(
         ctx: typer.Context,
         files: list[Path] = typer.Argument(
-            ..., metavar="FILE", help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."),
+            ..., metavar="FILE", help="MTGJSON v5 set files or AllPrintings (.json/.json.gz)."
+        ),
         sets: list[str] = typer.Option(
-            None, "--set", metavar="SET", help="Only these set codes (AllPrintings); repeatable."),
+            None, "--set", metavar="SET", help="Only these set codes (AllPrintings); repeatable."
+        ),
         fmt: TextFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,
@@ -69,7 +80,8 @@ def register(app: typer.Typer) -> None:
     def collation_cmd(
         ctx: typer.Context,
         file: Path = typer.Argument(
-            ..., metavar="FILE", help="A taw/magic-sealed-data export (sealed_basic_data.json)."),
+            ..., metavar="FILE", help="A taw/magic-sealed-data export (sealed_basic_data.json)."
+        ),
         fmt: TextFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,

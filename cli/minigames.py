@@ -35,23 +35,35 @@ def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return "?"
         return f"{lo}+" if hi is None else (f"{lo}" if lo == hi else f"{lo}-{hi}")
 
-    return [{"id": g["id"], "name": g["name"], "players": players(g), "packs": g["packs"] or "?",
-             "minutes": g["minutes"], "status": g["status"]} for g in games]
+    return [
+        {
+            "id": g["id"],
+            "name": g["name"],
+            "players": players(g),
+            "packs": g["packs"] or "?",
+            "minutes": g["minutes"],
+            "status": g["status"],
+        }
+        for g in games
+    ]
 
 
 #: Largest setup file ``validate`` reads: a 100-player deal is about 1.5 MB of JSON.
 MAX_SETUP_BYTES = 16 * 1024 * 1024
 
 
-def read_text_file(path: Path, what: str = "a setup file (a 100-player deal is about 1.5 MB): "
-                   "not a setup") -> str:
+def read_text_file(
+    path: Path, what: str = "a setup file (a 100-player deal is about 1.5 MB): not a setup"
+) -> str:
     """A setup or moves file as text; ``InputError`` (one line) if unreadable or larger than
     ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends)."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_SETUP_BYTES + 1)
         if len(data) > MAX_SETUP_BYTES:
-            raise InputError(f"{path}: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for {what}")
+            raise InputError(
+                f"{path}: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for {what}"
+            )
         return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
@@ -64,8 +76,9 @@ def read_setup_file(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                         f"{exc.msg})") from exc
+        raise InputError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from exc
     except RecursionError as exc:
         raise InputError(f"{path}: not a setup: JSON nested too deeply") from exc
 
@@ -87,28 +100,42 @@ def minigames_cmd(
 def deal_cmd(
     ctx: typer.Context,
     game: str = typer.Argument(
-        ..., metavar="GAME", help="Minigame id or name, e.g. roll-for-initiative."),
+        ..., metavar="GAME", help="Minigame id or name, e.g. roll-for-initiative."
+    ),
     players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
     set_code: str | None = typer.Option(
-        None, "--set", metavar="SET",
-        help="Set code. Default: a set the game was printed for, if loaded."),
+        None,
+        "--set",
+        metavar="SET",
+        help="Set code. Default: a set the game was printed for, if loaded.",
+    ),
     product: str | None = typer.Option(
-        None, "--product", "-p", metavar="PRODUCT",
-        help="Product kind or code. Default: the game's (set)."),
+        None,
+        "--product",
+        "-p",
+        metavar="PRODUCT",
+        help="Product kind or code. Default: the game's (set).",
+    ),
     seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Seed. Default: a random one, printed on stderr."),
+        None, "--seed", metavar="SEED", help="Seed. Default: a random one, printed on stderr."
+    ),
     strict_backs: bool | None = typer.Option(
-        None, "--strict-backs/--no-strict-backs",
+        None,
+        "--strict-backs/--no-strict-backs",
         help="Also remove double-faced Magic cards (they have no Magic back). Default: on for "
-             "games whose cards lie face down, off elsewhere."),
+        "games whose cards lie face down, off elsewhere.",
+    ),
     fmt: SheetFormat = fmt_option(SheetFormat.text),
     as_json: bool = JSON,
     lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
     output: str | None = OUTPUT,
     db_file: Path | None = DB,
     images: bool = typer.Option(
-        False, "--images", help="HTML sheets: each card shown with its Scryfall image (from "
-        "the database) and artist credit. Cards without one print as before."),
+        False,
+        "--images",
+        help="HTML sheets: each card shown with its Scryfall image (from "
+        "the database) and artist credit. Cards without one print as before.",
+    ),
 ) -> None:
     """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
     from boosterkit.generator import new_seed
@@ -117,17 +144,27 @@ def deal_cmd(
 
     fmt = pick_format(fmt, as_json)
     if images and fmt is not SheetFormat.html:
-        raise InputError(f"--images: only HTML sheets carry card images (--format html, not "
-                         f"{fmt.value})")
+        raise InputError(
+            f"--images: only HTML sheets carry card images (--format html, not {fmt.value})"
+        )
     chosen = new_seed() if seed is None else seed
     try:  # the database is opened only if the kept product and the options do not suffice
-        setup = deal(config.db_path(ctx.obj["db"]), game, players, set_code, product, chosen,
-                     strict_backs, lang=lang.value)
+        setup = deal(
+            config.db_path(ctx.obj["db"]),
+            game,
+            players,
+            set_code,
+            product,
+            chosen,
+            strict_backs,
+            lang=lang.value,
+        )
         art = sheet_images(config.db_path(ctx.obj["db"]), setup) if images else None
         sheet = None if fmt is SheetFormat.json else render_sheet(setup, fmt.value, art)
     except BoosterkitError as exc:
-        raise render.flagged(exc, {"players": "--players", "set": "--set",
-                                   "lang": "--lang"}) from exc
+        raise render.flagged(
+            exc, {"players": "--players", "set": "--set", "lang": "--lang"}
+        ) from exc
     if seed is None:
         render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
     if images and not art:
@@ -144,10 +181,14 @@ def deal_cmd(
 def validate_cmd(
     ctx: typer.Context,
     file: Path = typer.Argument(
-        ..., metavar="FILE", help="A setup JSON file (from `deal --format json`)."),
+        ..., metavar="FILE", help="A setup JSON file (from `deal --format json`)."
+    ),
     exact: bool = typer.Option(
-        False, "--exact", help="Also require a seeded setup to equal what `deal` gives for its "
-        "minigame, players, set, product, seed and strict_backs, zone by zone."),
+        False,
+        "--exact",
+        help="Also require a seeded setup to equal what `deal` gives for its "
+        "minigame, players, set, product, seed and strict_backs, zone by zone.",
+    ),
     fmt: TextFormat = fmt_option(TextFormat.text),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
@@ -166,8 +207,12 @@ def validate_cmd(
     finally:
         con.close()
     with render.output(output) as out:
-        render.emit(result.to_dict(), pick_format(fmt, as_json).value, out=out,
-                    text=lambda _: _verdict(file, data, result))
+        render.emit(
+            result.to_dict(),
+            pick_format(fmt, as_json).value,
+            out=out,
+            text=lambda _: _verdict(file, data, result),
+        )
     if not result.valid:
         raise typer.Exit(1)
 
@@ -176,8 +221,10 @@ def _verdict(file: Path, data: dict[str, Any], result: Any) -> str:
     if result.valid:
         noun = "player" if data["players"] == 1 else "players"
         return f"{file}: valid {data['minigame']} setup for {data['players']} {noun}"
-    return "\n".join([f"{file}: {len(result.violations)} rule violation(s)"]
-                     + [f"  [{v.rule}] {v.message}" for v in result.violations])
+    return "\n".join(
+        [f"{file}: {len(result.violations)} rule violation(s)"]
+        + [f"  [{v.rule}] {v.message}" for v in result.violations]
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -38,12 +38,15 @@ def _one_in(p: float) -> str:
 
 
 def _cells(r: dict[str, Any], sim: bool) -> dict[str, Any]:
-    out = {"expected": f"{r['expected']:.4f}", "chance": _pct(r["chance"]),
-           "odds": _one_in(r["chance"]), "method": r["method"]}
+    out = {
+        "expected": f"{r['expected']:.4f}",
+        "chance": _pct(r["chance"]),
+        "odds": _one_in(r["chance"]),
+        "method": r["method"],
+    }
     if sim:
         z = r["z_chance"]
-        out.update({"observed": _pct(r["observed_chance"]),
-                    "z": "-" if z is None else f"{z:+.2f}"})
+        out.update({"observed": _pct(r["observed_chance"]), "z": "-" if z is None else f"{z:+.2f}"})
     return out
 
 
@@ -53,24 +56,38 @@ def odds_text(data: dict[str, Any]) -> str:
     unit = "pack" if data["per"] == "pack" else f"box of {data['box_size']} packs"
     head = [f"{data['product']} ({data['name']}): odds per {unit}"]
     if sim:
-        head.append(f"observed: {sim['packs']} packs of seed {sim['seed']} ({sim['units']} "
-                    f"{data['per']}s); z = deviation of the observed chance in standard errors")
-    groups = [{"group": g["group"], "foil": g["foil"], **_cells(g, bool(sim))}
-              for g in data["groups"]]
-    cards = [{"name": c["name"] or f"({c['kind']})", "set": c["set"],
-              "number": c["collector_number"], "rarity": c["group"], "foil": c["foil"],
-              **_cells(c, bool(sim))} for c in data["cards"]]
-    notes = ("method exact: computed exactly from the product's weights; integral: colour-"
-             "balanced sheets, an exact formula integrated numerically (to ~1e-12); approx: "
-             "an approximation (see README, odds)")
+        head.append(
+            f"observed: {sim['packs']} packs of seed {sim['seed']} ({sim['units']} "
+            f"{data['per']}s); z = deviation of the observed chance in standard errors"
+        )
+    groups = [
+        {"group": g["group"], "foil": g["foil"], **_cells(g, bool(sim))} for g in data["groups"]
+    ]
+    cards = [
+        {
+            "name": c["name"] or f"({c['kind']})",
+            "set": c["set"],
+            "number": c["collector_number"],
+            "rarity": c["group"],
+            "foil": c["foil"],
+            **_cells(c, bool(sim)),
+        }
+        for c in data["cards"]
+    ]
+    notes = (
+        "method exact: computed exactly from the product's weights; integral: colour-"
+        "balanced sheets, an exact formula integrated numerically (to ~1e-12); approx: "
+        "an approximation (see README, odds)"
+    )
     return "\n\n".join(["\n".join(head), render.table(groups), render.table(cards), notes])
 
 
 def odds_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Flat rows for csv/parquet/arrow: the group rows, then the card rows (``level``)."""
     base = {"set": data["set"], "product": data["product"], "per": data["per"]}
-    return ([{**base, "level": "group", **g} for g in data["groups"]]
-            + [{**base, "level": "card", **c} for c in data["cards"]])
+    return [{**base, "level": "group", **g} for g in data["groups"]] + [
+        {**base, "level": "card", **c} for c in data["cards"]
+    ]
 
 
 def register(app: typer.Typer) -> None:
@@ -81,15 +98,25 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
         product: str | None = typer.Option(
-            None, "--product", "-p", metavar="PRODUCT",
-            help="Kind (draft, set, …) or code. Default: as `open`."),
+            None,
+            "--product",
+            "-p",
+            metavar="PRODUCT",
+            help="Kind (draft, set, …) or code. Default: as `open`.",
+        ),
         per: Per = typer.Option(Per.pack, "--per", help="Figures per pack or per box."),
         card: str | None = typer.Option(
-            None, "--card", metavar="NAME", help="Only the cards of this name."),
+            None, "--card", metavar="NAME", help="Only the cards of this name."
+        ),
         box_size: int | None = typer.Option(
-            None, "--box-size", metavar="N", help="Packs per box (default: data/boosters/boxes.yaml)."),
+            None,
+            "--box-size",
+            metavar="N",
+            help="Packs per box (default: data/boosters/boxes.yaml).",
+        ),
         simulate: int = typer.Option(
-            0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."),
+            0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."
+        ),
         seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the simulated packs."),
         fmt: OddsFormat = fmt_option(OddsFormat.table),
         json_: bool = JSON,
@@ -100,11 +127,26 @@ def register(app: typer.Typer) -> None:
         from boosterkit.generator.odds import odds
 
         try:
-            data = odds(set_code, product, per.value, card, db=config.db_path(ctx.obj["db"]),
-                        box_size=box_size, simulate=simulate, seed=seed)
+            data = odds(
+                set_code,
+                product,
+                per.value,
+                card,
+                db=config.db_path(ctx.obj["db"]),
+                box_size=box_size,
+                simulate=simulate,
+                seed=seed,
+            )
         except BoosterkitError as exc:
-            raise render.flagged(exc, {"card": "--card", "box_size": "--box-size",
-                                       "simulate": "--simulate", "seed": "--seed"}) from exc
+            raise render.flagged(
+                exc,
+                {
+                    "card": "--card",
+                    "box_size": "--box-size",
+                    "simulate": "--simulate",
+                    "seed": "--seed",
+                },
+            ) from exc
         fmt = pick_format(fmt, json_)
         if fmt in (OddsFormat.parquet, OddsFormat.arrow):
             from boosterkit.generator.frames import rows_frame, write_frame
@@ -117,5 +159,4 @@ def register(app: typer.Typer) -> None:
             if fmt in (OddsFormat.table, OddsFormat.text):
                 out.write(odds_text(data) + "\n")
             else:
-                render.emit(data if fmt is OddsFormat.json else odds_rows(data), fmt.value,
-                            out=out)
+                render.emit(data if fmt is OddsFormat.json else odds_rows(data), fmt.value, out=out)

@@ -37,17 +37,23 @@ def register(app: typer.Typer) -> None:
             metavar="PRODUCT",
             help="Kind (draft, set, collector, …) or code (afr-set). Default: draft, or the set's only product.",
         ),
-        count: int = typer.Option(1, "-n", "--count", metavar="N", help="How many packs (1 or more)."),
+        count: int = typer.Option(
+            1, "-n", "--count", metavar="N", help="How many packs (1 or more)."
+        ),
         seed: int | None = typer.Option(
-            None, "--seed", metavar="SEED",
-            help="Seed (0 to 2^64-1). Default: a random one, printed on stderr."),
+            None,
+            "--seed",
+            metavar="SEED",
+            help="Seed (0 to 2^64-1). Default: a random one, printed on stderr.",
+        ),
         fmt: PackFormat = fmt_option(PackFormat.text),
         json_: bool = JSON,
         output: str | None = OUTPUT,
         csv_raw: bool = typer.Option(
-            False, "--csv-raw",
+            False,
+            "--csv-raw",
             help="CSV cells exactly as the data has them: no ' before cells starting with "
-                 "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
+            "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
         ),
         db_file: Path | None = DB,
     ) -> None:

@@ -41,23 +41,39 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
         players: int = typer.Option(
-            ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."),
+            ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
+        ),
         packs: int = typer.Option(
-            6, "--packs", metavar="N", help="Packs per player (1 to 36): 6 sealed, 3 draft."),
+            6, "--packs", metavar="N", help="Packs per player (1 to 36): 6 sealed, 3 draft."
+        ),
         product: str | None = typer.Option(
-            None, "--product", "-p", metavar="PRODUCT",
-            help="Kind (draft, play, …) or code. Default: as `open`."),
+            None,
+            "--product",
+            "-p",
+            metavar="PRODUCT",
+            help="Kind (draft, play, …) or code. Default: as `open`.",
+        ),
         seed: int | None = typer.Option(
-            None, "--seed", metavar="SEED", help="Event seed. Default: a random one, printed on stderr."),
+            None,
+            "--seed",
+            metavar="SEED",
+            help="Event seed. Default: a random one, printed on stderr.",
+        ),
         fmt: PoolFormat = fmt_option(PoolFormat.text),
         json_: bool = JSON,
         output: str | None = typer.Option(
-            None, "-o", "--output", metavar="DIR",
-            help="Write one file per player into DIR (one line on stderr says so)."),
+            None,
+            "-o",
+            "--output",
+            metavar="DIR",
+            help="Write one file per player into DIR (one line on stderr says so).",
+        ),
         db_file: Path | None = DB,
         images: bool = typer.Option(
-            False, "--images", help="HTML: each card with its Scryfall image (from the "
-            "database) and artist credit."),
+            False,
+            "--images",
+            help="HTML: each card with its Scryfall image (from the database) and artist credit.",
+        ),
     ) -> None:
         """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
         from boosterkit.generator import new_seed
@@ -72,12 +88,14 @@ def register(app: typer.Typer) -> None:
 
         fmt = pick_format(fmt, json_)
         if images and fmt is not PoolFormat.html:
-            raise InputError(f"--images: only HTML pools carry card images (--format html, "
-                             f"not {fmt.value})")
+            raise InputError(
+                f"--images: only HTML pools carry card images (--format html, not {fmt.value})"
+            )
         chosen = new_seed() if seed is None else seed
         try:
-            data = open_pools(set_code, players, packs, product, chosen,
-                              db=config.db_path(ctx.obj["db"]))
+            data = open_pools(
+                set_code, players, packs, product, chosen, db=config.db_path(ctx.obj["db"])
+            )
         except BoosterkitError as exc:
             raise render.flagged(exc, {"players": "--players", "packs": "--packs"}) from exc
         if seed is None:
@@ -86,7 +104,14 @@ def register(app: typer.Typer) -> None:
         if images and not art:
             render.echo_err(NO_IMAGES)
         if output:
-            _write_dir(output, {f"pool-{p['player']}.{extension(fmt.value)}":
-                                render_pool(data, p, fmt.value, art) for p in data["pools"]})
+            _write_dir(
+                output,
+                {
+                    f"pool-{p['player']}.{extension(fmt.value)}": render_pool(
+                        data, p, fmt.value, art
+                    )
+                    for p in data["pools"]
+                },
+            )
             return
         typer.echo(render_pools(data, fmt.value, art), nl=False)

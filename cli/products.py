@@ -11,7 +11,17 @@ from boosterkit import config
 from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
 from boosterkit.cli.render import Format, emit, output
 
-ROW_FIELDS = ("code", "kind", "source", "default", "variants", "sheets", "sheet_cards", "unresolved", "name")
+ROW_FIELDS = (
+    "code",
+    "kind",
+    "source",
+    "default",
+    "variants",
+    "sheets",
+    "sheet_cards",
+    "unresolved",
+    "name",
+)
 _SHOW_VARIANTS = 4
 
 
@@ -24,14 +34,17 @@ def _extra(e: dict[str, Any]) -> str:
     opts = ", ".join(
         f"{o['kind']}{' ' + o['set'] if o['set'] else ''} {100 * o['weight'] / total:.4g}%"
         + ("" if o["resolved"] else " (not in database)")
-        for o in e["options"])
+        for o in e["options"]
+    )
     unless = f", not with {'/'.join(e['unless_sheets'])}" if e["unless_sheets"] else ""
     return f"{e['name']} ({e['position']}{unless}): {opts}"
 
 
 def product_text(p: dict[str, Any]) -> str:
     """One product as a few readable lines."""
-    flags = [f for f, on in (("default", p["default"]), ("set default", p["default_for_set"])) if on]
+    flags = [
+        f for f, on in (("default", p["default"]), ("set default", p["default_for_set"])) if on
+    ]
     head = f"{p['code']}  [{p['kind']}, {p['source']}{', ' + ', '.join(flags) if flags else ''}]  {p['name']}"
     lines = [head]
     variants = p["variants"]
@@ -59,7 +72,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def products(
         ctx: typer.Context,
-        set_code: str = typer.Argument(..., metavar="SET", help="Set code (case-insensitive), e.g. afr."),
+        set_code: str = typer.Argument(
+            ..., metavar="SET", help="Set code (case-insensitive), e.g. afr."
+        ),
         fmt: Format = fmt_option(Format.text),
         json_: bool = JSON,
         out: str | None = OUTPUT,
@@ -72,9 +87,22 @@ def register(app: typer.Typer) -> None:
 
         path = config.db_path(ctx.obj["db"])
         with db.connect(path, read_only=True) as con:
-            data = list_products(con, set_code, product_of=lambda code: compiled_product(
-                set_code, code, path, lite=True).product)
-            none = "" if data else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
+            data = list_products(
+                con,
+                set_code,
+                product_of=lambda code: compiled_product(set_code, code, path, lite=True).product,
+            )
+            none = (
+                ""
+                if data
+                else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
+            )
         with output(out) as f:
-            emit(data, pick_format(fmt, json_), rows=_rows, columns=ROW_FIELDS, out=f,
-                 text=lambda d: "\n\n".join(product_text(p) for p in d) or none)
+            emit(
+                data,
+                pick_format(fmt, json_),
+                rows=_rows,
+                columns=ROW_FIELDS,
+                out=f,
+                text=lambda d: "\n\n".join(product_text(p) for p in d) or none,
+            )

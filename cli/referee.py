@@ -29,9 +29,11 @@ def _connect(ctx: typer.Context):  # noqa: ANN202 - a duckdb connection
 def play_cmd(
     ctx: typer.Context,
     setup_file: Path = typer.Argument(
-        ..., metavar="SETUP", help="A setup JSON file (from `deal --format json`)."),
+        ..., metavar="SETUP", help="A setup JSON file (from `deal --format json`)."
+    ),
     moves_file: Path = typer.Argument(
-        ..., metavar="MOVES", help="The moves file, one JSON object a line."),
+        ..., metavar="MOVES", help="The moves file, one JSON object a line."
+    ),
     fmt: TextFormat = fmt_option(TextFormat.text),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
@@ -44,15 +46,18 @@ def play_cmd(
     setup = read_setup_file(setup_file)
     text = read_text_file(moves_file, "a moves file (a game of 5,000 moves is about 0.5 MB)")
     moves = read_moves(text, str(moves_file))
-    con = _connect(ctx) if isinstance(setup, dict) and setup.get("minigame") == "base-race" else None
+    con = (
+        _connect(ctx) if isinstance(setup, dict) and setup.get("minigame") == "base-race" else None
+    )
     try:
         rep = replay(setup, moves, con)
     finally:
         if con is not None:
             con.close()
     with render.output(output) as out:
-        render.emit(rep.to_dict(), pick_format(fmt, as_json).value, out=out,
-                    text=lambda _: rep.text())
+        render.emit(
+            rep.to_dict(), pick_format(fmt, as_json).value, out=out, text=lambda _: rep.text()
+        )
     if not rep.complete:
         raise typer.Exit(1)
 
@@ -60,21 +65,32 @@ def play_cmd(
 def simulate_cmd(
     ctx: typer.Context,
     game: str = typer.Argument(
-        ..., metavar="GAME", help="roll-for-initiative, base-race or mimic-match."),
+        ..., metavar="GAME", help="roll-for-initiative, base-race or mimic-match."
+    ),
     players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
     set_code: str | None = typer.Option(
-        None, "--set", metavar="SET",
-        help="Set code. Default: a set the game was printed for, if loaded."),
+        None,
+        "--set",
+        metavar="SET",
+        help="Set code. Default: a set the game was printed for, if loaded.",
+    ),
     product: str | None = typer.Option(
-        None, "--product", "-p", metavar="PRODUCT",
-        help="Product kind or code. Default: the game's (set)."),
+        None,
+        "--product",
+        "-p",
+        metavar="PRODUCT",
+        help="Product kind or code. Default: the game's (set).",
+    ),
     seed: int = typer.Option(
-        ..., "--seed", metavar="SEED", help="Seed of the run; setup i uses (seed, i)."),
+        ..., "--seed", metavar="SEED", help="Seed of the run; setup i uses (seed, i)."
+    ),
     games: int = typer.Option(
-        ..., "--games", "-k", metavar="N", help="How many games to deal and play."),
+        ..., "--games", "-k", metavar="N", help="How many games to deal and play."
+    ),
     policy: Policy = typer.Option(Policy.random, "--policy", help="How the players choose."),
     log: Path | None = typer.Option(
-        None, "--log", metavar="DIR", help="Write each setup and its moves to this folder."),
+        None, "--log", metavar="DIR", help="Write each setup and its moves to this folder."
+    ),
     fmt: TextFormat = fmt_option(TextFormat.text),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
@@ -86,11 +102,20 @@ def simulate_cmd(
 
     con = _connect(ctx)
     try:
-        stats = simulate(con, game, players, set_code, product, check_seed(seed), games,
-                         policy.value, log)
+        stats = simulate(
+            con, game, players, set_code, product, check_seed(seed), games, policy.value, log
+        )
     except BoosterkitError as exc:
-        raise render.flagged(exc, {"players": "--players", "set": "--set", "games": "--games",
-                                   "log": "--log", "game": "GAME"}) from exc
+        raise render.flagged(
+            exc,
+            {
+                "players": "--players",
+                "set": "--set",
+                "games": "--games",
+                "log": "--log",
+                "game": "GAME",
+            },
+        ) from exc
     finally:
         con.close()
     with render.output(output) as out:

@@ -21,8 +21,17 @@ from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.serialize import CsvWriter, cell, to_json
 
 __all__ = [
-    "Format", "cell", "echo_err", "emit", "flagged", "output", "summary", "table", "to_json",
-    "write_csv", "wrote",
+    "Format",
+    "cell",
+    "echo_err",
+    "emit",
+    "flagged",
+    "output",
+    "summary",
+    "table",
+    "to_json",
+    "write_csv",
+    "wrote",
 ]
 
 
@@ -47,8 +56,13 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) 
     return "\n".join(lines)
 
 
-def write_csv(rows: Iterable[dict[str, Any]], out: TextIO, columns: Sequence[str] | None = None,
-              *, raw: bool = False) -> None:
+def write_csv(
+    rows: Iterable[dict[str, Any]],
+    out: TextIO,
+    columns: Sequence[str] | None = None,
+    *,
+    raw: bool = False,
+) -> None:
     """``rows`` as CSV, formula-like cells neutralised unless ``raw`` (``serialize.CsvWriter``)."""
     rows = list(rows)
     cols = list(columns or (rows[0].keys() if rows else []))
@@ -95,9 +109,14 @@ def emit(
         out.flush()
 
 
-def _emit(data: Any, fmt: Format, text: Callable[[Any], str] | None,
-          rows: Callable[[Any], list[dict[str, Any]]] | None, columns: Sequence[str] | None,
-          out: TextIO) -> None:
+def _emit(
+    data: Any,
+    fmt: Format,
+    text: Callable[[Any], str] | None,
+    rows: Callable[[Any], list[dict[str, Any]]] | None,
+    columns: Sequence[str] | None,
+    out: TextIO,
+) -> None:
     if fmt is Format.json:
         out.write(to_json(data) + "\n")
     elif fmt is Format.jsonl:
@@ -115,8 +134,9 @@ def _emit(data: Any, fmt: Format, text: Callable[[Any], str] | None,
             out.write(table(flat, columns) + "\n")
 
 
-def summary(data: dict[str, Any], fmt: str, path: str | None,
-            line: Callable[[dict[str, Any]], str]) -> None:
+def summary(
+    data: dict[str, Any], fmt: str, path: str | None, line: Callable[[dict[str, Any]], str]
+) -> None:
     """The result of a command that changes the database (sync, import, rebuild): ``text`` is
     its summary ``line`` on stderr (or in ``-o FILE``); ``json`` is the library's return value
     on stdout (the line still on stderr) or in ``-o FILE``."""
@@ -177,8 +197,11 @@ def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
     if flag is None:
         return exc
     message, prefix = str(exc), f"{exc.field}: "
-    message = (f"{flag} {message.removeprefix(prefix)}" if message.startswith(prefix)
-               else f"{message} ({flag})")
+    message = (
+        f"{flag} {message.removeprefix(prefix)}"
+        if message.startswith(prefix)
+        else f"{message} ({flag})"
+    )
     return type(exc)(message, field=exc.field)
 
 

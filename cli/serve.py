@@ -16,13 +16,18 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def serve(
         ctx: typer.Context,
-        host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Address to listen on."),
+        host: str = typer.Option(
+            "127.0.0.1", "--host", metavar="HOST", help="Address to listen on."
+        ),
         port: int = typer.Option(
-            8000, "--port", min=1, max=65535, metavar="PORT", help="Port to listen on."),
+            8000, "--port", min=1, max=65535, metavar="PORT", help="Port to listen on."
+        ),
         allow_host: list[str] = typer.Option(
-            None, "--allow-host", metavar="NAME",
+            None,
+            "--allow-host",
+            metavar="NAME",
             help="Also answer requests for this Host name (repeatable; '*' for any). "
-                 "Always: 127.0.0.1, localhost, [::1] and --host.",
+            "Always: 127.0.0.1, localhost, [::1] and --host.",
         ),
         db_file: Path | None = DB,
     ) -> None:

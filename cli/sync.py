@@ -64,14 +64,20 @@ def register(app: typer.Typer) -> None:
     def sync(
         ctx: typer.Context,
         sets: list[str] = typer.Argument(
-            None, metavar="SET", help="Set codes (case-insensitive), e.g. afr khm."),
+            None, metavar="SET", help="Set codes (case-insensitive), e.g. afr khm."
+        ),
         set_list: bool = typer.Option(False, "--sets", help="Refresh the set list from /sets."),
         bulk: str | None = typer.Option(
-            None, "--bulk", metavar="TYPE", help=f"Bulk file type: {', '.join(BULK_TYPES)}."),
+            None, "--bulk", metavar="TYPE", help=f"Bulk file type: {', '.join(BULK_TYPES)}."
+        ),
         file: Path | None = typer.Option(
-            None, "--file", metavar="FILE", help="A local Scryfall JSON file (.json or .json.gz)."),
+            None, "--file", metavar="FILE", help="A local Scryfall JSON file (.json or .json.gz)."
+        ),
         no_mtgjson: bool = typer.Option(
-            False, "--no-mtgjson", help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL)."),
+            False,
+            "--no-mtgjson",
+            help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL).",
+        ),
         fmt: TextFormat = fmt_option(TextFormat.text),
         json_: bool = JSON,
         out: str | None = OUTPUT,
@@ -84,9 +90,13 @@ def register(app: typer.Typer) -> None:
 
         modes = sum([bool(sets), set_list, bulk is not None, file is not None])
         if modes != 1:
-            raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")
+            raise InputError(
+                "sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH"
+            )
         if no_mtgjson and not sets:
-            raise InputError("sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)")
+            raise InputError(
+                "sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)"
+            )
         path = config.db_path(ctx.obj["db"])
         cache = config.cache_dir(path)
         if file is None:  # the HTTP client (requests, scrython) only for syncs that fetch
@@ -97,12 +107,20 @@ def register(app: typer.Typer) -> None:
             if file is not None:
                 result = syncmod.sync_file(con, file, cache=cache)
             elif bulk is not None:
-                result = syncmod.sync_bulk(con, bulk, cache=cache, client=client, progress=_progress())
+                result = syncmod.sync_bulk(
+                    con, bulk, cache=cache, client=client, progress=_progress()
+                )
             elif set_list:
                 result = syncmod.sync_set_list(con, cache=cache, client=client)
             else:
-                result = syncmod.sync_sets(con, sets, cache=cache, client=client, progress=_progress(),
-                                            use_mtgjson=not no_mtgjson)
+                result = syncmod.sync_sets(
+                    con,
+                    sets,
+                    cache=cache,
+                    client=client,
+                    progress=_progress(),
+                    use_mtgjson=not no_mtgjson,
+                )
         finally:
             con.close()
             if sys.stderr.isatty():

@@ -62,8 +62,17 @@ _BOOSTERS = os.fspath(DATA_DIR / "boosters")
 #: Every module of the generator: any change to how products compile or draw is a new key.
 _SOURCES = tuple(sorted(p.name for p in _GENERATOR_DIR.glob("*.py")))
 
-__all__ = ["DEFAULT", "KeptStore", "ProductCache", "ProductStore", "compiled_product",
-           "file_stamp", "kept_key", "load_product", "product_key"]
+__all__ = [
+    "DEFAULT",
+    "KeptStore",
+    "ProductCache",
+    "ProductStore",
+    "compiled_product",
+    "file_stamp",
+    "kept_key",
+    "load_product",
+    "product_key",
+]
 
 
 def load_product(set_code: str, product: str | None = None, db: DbArg = None) -> ProductDef:
@@ -130,16 +139,18 @@ def _data_hash() -> str:
 @functools.cache
 def _booster_files() -> tuple[str, ...]:
     """The YAML files of ``data/boosters`` (listed once per process; stat-ed every time)."""
-    return tuple(sorted(os.path.join(_BOOSTERS, n) for n in os.listdir(_BOOSTERS)
-                        if n.endswith(".yaml")))
+    return tuple(
+        sorted(os.path.join(_BOOSTERS, n) for n in os.listdir(_BOOSTERS) if n.endswith(".yaml"))
+    )
 
 
 def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
     return set_code.strip().lower(), (product.strip().lower() or None) if product else None
 
 
-def product_key(path: Path, set_code: str, product: str | None,
-                content: tuple[Any, str] | None = None) -> str | None:
+def product_key(
+    path: Path, set_code: str, product: str | None, content: tuple[Any, str] | None = None
+) -> str | None:
     """The key of a compiled product of the database file ``path`` (None without a file).
 
     ``content``: the file's stamp and the booster data's hash when already read (see
@@ -161,8 +172,13 @@ def _module_hash(module: str) -> str:
     return hashlib.sha256(Path(sys.modules[module].__file__ or "").read_bytes()).hexdigest()
 
 
-def kept_key(path: Path, name: str, build: Callable[..., Any], scope: tuple[str | None, ...],
-             content: tuple[Any, str] | None = None) -> str | None:
+def kept_key(
+    path: Path,
+    name: str,
+    build: Callable[..., Any],
+    scope: tuple[str | None, ...],
+    content: tuple[Any, str] | None = None,
+) -> str | None:
     """The key of a value ``build`` computes from the database file ``path`` for ``scope``
     (a set and product: keyed as that product; empty: the database alone)."""
     base = product_key(path, *(scope or ("", None)), content=content)  # type: ignore[arg-type]
@@ -186,8 +202,10 @@ class KeptStore:
 
     @staticmethod
     def _prefix(name: str, scope: tuple[str | None, ...]) -> str:
-        return ".".join(re.sub(r"[^a-z0-9-]+", "_", (x or "default").lower())
-                        for x in (name, *scope)) + "."
+        return (
+            ".".join(re.sub(r"[^a-z0-9-]+", "_", (x or "default").lower()) for x in (name, *scope))
+            + "."
+        )
 
     def load(self, name: str, scope: tuple[str | None, ...], key: str) -> Any:
         """The value kept under ``key``, or None (missing or unreadable)."""
@@ -211,7 +229,7 @@ class KeptStore:
             finally:
                 tmp.unlink(missing_ok=True)
             for old in self.folder.glob(f"{prefix}*.pickle"):
-                if old != path and "." not in old.name[len(prefix):-len(".pickle")]:
+                if old != path and "." not in old.name[len(prefix) : -len(".pickle")]:
                     old.unlink(missing_ok=True)
         except OSError:
             pass
@@ -237,10 +255,13 @@ class ProductStore:
         return ".".join(re.sub(r"[^a-z0-9-]+", "_", x) for x in (s, p or "default")) + "."
 
     def _path(self, set_code: str, product: str | None, key: str, lite: bool) -> Path:
-        return self.folder / f"{self._prefix(set_code, product)}{key}{'.lite' if lite else ''}.pickle"
+        return (
+            self.folder / f"{self._prefix(set_code, product)}{key}{'.lite' if lite else ''}.pickle"
+        )
 
-    def load(self, set_code: str, product: str | None, key: str,
-             lite: bool = False) -> Compiled | None:
+    def load(
+        self, set_code: str, product: str | None, key: str, lite: bool = False
+    ) -> Compiled | None:
         """The product stored under ``key`` (its lite form if ``lite``), or None (missing,
         unreadable or of other code)."""
         try:
@@ -259,8 +280,10 @@ class ProductStore:
     def save(self, set_code: str, product: str | None, key: str, cp: CompiledProduct) -> None:
         """Store ``cp`` and its lite form atomically and drop the same product's older files;
         a folder that cannot be written is no error (the product is compiled again)."""
-        kept = {self._path(set_code, product, key, False): cp,
-                self._path(set_code, product, key, True): small.lite(cp)}
+        kept = {
+            self._path(set_code, product, key, False): cp,
+            self._path(set_code, product, key, True): small.lite(cp),
+        }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             for path, value in kept.items():
@@ -333,9 +356,14 @@ class ProductCache:
     then calls ``clear()`` when the data may have changed.
     """
 
-    def __init__(self, maxsize: int = 64, *, db_path: str | os.PathLike[str] | None = None,
-                 connect: Callable[[], AbstractContextManager[Any]] | None = None,
-                 pathless: bool = True) -> None:
+    def __init__(
+        self,
+        maxsize: int = 64,
+        *,
+        db_path: str | os.PathLike[str] | None = None,
+        connect: Callable[[], AbstractContextManager[Any]] | None = None,
+        pathless: bool = True,
+    ) -> None:
         self.maxsize = maxsize
         self.db_path = Path(db_path) if db_path is not None else None
         self.connect = connect
@@ -380,8 +408,7 @@ class ProductCache:
             return None if str(path) == ":memory:" else path
         return _connection_path(db)
 
-    def get(self, set_code: str, product: str | None, db: DbArg, *,
-            lite: bool = False) -> Compiled:
+    def get(self, set_code: str, product: str | None, db: DbArg, *, lite: bool = False) -> Compiled:
         """The compiled product of ``db`` (as ``load_product`` takes it): from memory, else
         from the file beside the database, else resolved and compiled (and kept).
 
@@ -420,8 +447,9 @@ class ProductCache:
         return built.form(lite)
 
     @staticmethod
-    def _alias(set_code: str, product: str | None, path: Path | None, key: str | None,
-               code: str) -> tuple | None:
+    def _alias(
+        set_code: str, product: str | None, path: Path | None, key: str | None, code: str
+    ) -> tuple | None:
         """The memory key of the product's own code when it was asked for by kind or as the
         default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
         if _norm(set_code, product)[1] == code:
@@ -439,8 +467,15 @@ class ProductCache:
                 return compile_product(load_product(set_code, product, con))
         return compile_product(load_product(set_code, product, db))
 
-    def _build(self, set_code: str, product: str | None, db: DbArg, path: Path | None,
-               key: str | None, lite: bool) -> _Kept:
+    def _build(
+        self,
+        set_code: str,
+        product: str | None,
+        db: DbArg,
+        path: Path | None,
+        key: str | None,
+        lite: bool,
+    ) -> _Kept:
         store = ProductStore.beside(path) if key is not None and path is not None else None
         if store is not None:
             found = store.load(set_code, product, key, lite)
@@ -455,11 +490,14 @@ class ProductCache:
             store.save(set_code, product, key, compiled)
             code = compiled.product.code
             if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
-                store.save(set_code, code, alias, compiled)  # asked for by kind: keep it by code too
+                store.save(
+                    set_code, code, alias, compiled
+                )  # asked for by kind: keep it by code too
         return _Kept(full=compiled)
 
-    def kept(self, name: str, build: Callable[[Any], T], db: DbArg,
-             scope: tuple[str | None, ...] = ()) -> T:
+    def kept(
+        self, name: str, build: Callable[[Any], T], db: DbArg, scope: tuple[str | None, ...] = ()
+    ) -> T:
         """What ``build(connection)`` computes from the database ``db`` (e.g. the rows of a
         product's cards), computed once per database content and kept like a product: in
         memory, else in the file beside the database, else built (and kept).
@@ -560,8 +598,14 @@ class ProductCache:
 DEFAULT = ProductCache(16, pathless=False)
 
 
-def compiled_product(set_code: str, product: str | None, db: DbArg,
-                     products: ProductCache | None = None, *, lite: bool = False) -> Compiled:
+def compiled_product(
+    set_code: str,
+    product: str | None,
+    db: DbArg,
+    products: ProductCache | None = None,
+    *,
+    lite: bool = False,
+) -> Compiled:
     """The compiled product (``lite``: its ``LiteProduct``) from ``products`` (default
     ``DEFAULT``)."""
     return (products if products is not None else DEFAULT).get(set_code, product, db, lite=lite)

@@ -41,8 +41,16 @@ from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
 from boosterkit.generator.rng import check_seed
 
-__all__ = ["CompiledProduct", "LazyPack", "check_seed", "compile_product", "draw_batch",
-           "open_batch", "open_compiled", "open_pack"]
+__all__ = [
+    "CompiledProduct",
+    "LazyPack",
+    "check_seed",
+    "compile_product",
+    "draw_batch",
+    "open_batch",
+    "open_compiled",
+    "open_pack",
+]
 
 COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
@@ -449,6 +457,7 @@ def _draw_batch(
 
 
 # --- packs -----------------------------------------------------------------------------------
+
 
 def open_batch(
     product: ProductDef | CompiledProduct, seed: int, start: int = 1, count: int = 1

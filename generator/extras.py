@@ -80,6 +80,7 @@ class NonMagic:
 
 # --- validation -------------------------------------------------------------------------
 
+
 class _Checker:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -87,7 +88,9 @@ class _Checker:
     def fail(self, where: str, msg: str) -> InputError:
         return InputError(f"{self.path}: {where}: {msg}")
 
-    def obj(self, value: Any, where: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict:
+    def obj(
+        self, value: Any, where: str, required: Sequence[str], optional: Sequence[str] = ()
+    ) -> dict:
         if not isinstance(value, Mapping):
             raise self.fail(where, f"expected a mapping, got {type(value).__name__}")
         unknown = sorted(set(value) - set(required) - set(optional))
@@ -135,20 +138,30 @@ def _read_yaml(path: Path) -> Any:
 
 
 def _option(c: _Checker, raw: Any, where: str) -> OptionRule:
-    d = c.obj(raw, where, ("kind",), ("set", "weight", "percent", "gold_stamped_percent",
-                                       "unless_known_absent", "only_sets"))
+    d = c.obj(
+        raw,
+        where,
+        ("kind",),
+        ("set", "weight", "percent", "gold_stamped_percent", "unless_known_absent", "only_sets"),
+    )
     if d["kind"] not in EXTRA_KINDS:
         raise c.fail(f"{where}.kind", f"{d['kind']!r} is not one of {', '.join(EXTRA_KINDS)}")
     if ("weight" in d) == ("percent" in d):
         raise c.fail(where, "give exactly one of 'weight' or 'percent'")
     return OptionRule(
-        kind=d["kind"], set_pattern=d.get("set"),
+        kind=d["kind"],
+        set_pattern=d.get("set"),
         weight=c.int_(d["weight"], f"{where}.weight", 1) if "weight" in d else None,
         percent=c.number(d["percent"], f"{where}.percent") if "percent" in d else None,
-        gold_stamped_percent=c.number(d.get("gold_stamped_percent", 0), f"{where}.gold_stamped_percent"),
+        gold_stamped_percent=c.number(
+            d.get("gold_stamped_percent", 0), f"{where}.gold_stamped_percent"
+        ),
         unless_known_absent=bool(d.get("unless_known_absent", False)),
-        only_sets=(tuple(str(x).lower() for x in c.seq(d["only_sets"], f"{where}.only_sets"))
-                   if "only_sets" in d else None),
+        only_sets=(
+            tuple(str(x).lower() for x in c.seq(d["only_sets"], f"{where}.only_sets"))
+            if "only_sets" in d
+            else None
+        ),
     )
 
 
@@ -157,15 +170,26 @@ def _slot(c: _Checker, raw: Any, where: str) -> SlotRule:
     position = d.get("position", "last")
     if position not in ("first", "last"):
         raise c.fail(f"{where}.position", f"{position!r} is not first or last")
-    unless = c.obj(d.get("unless_sheets") or {}, f"{where}.unless_sheets", (), ("names", "card_sets"))
-    options = tuple(_option(c, o, f"{where}.options[{i}]")
-                    for i, o in enumerate(c.seq(d["options"], f"{where}.options")))
+    unless = c.obj(
+        d.get("unless_sheets") or {}, f"{where}.unless_sheets", (), ("names", "card_sets")
+    )
+    options = tuple(
+        _option(c, o, f"{where}.options[{i}]")
+        for i, o in enumerate(c.seq(d["options"], f"{where}.options"))
+    )
     if not any(o.weight for o in options):
         raise c.fail(f"{where}.options", "needs at least one option with a weight")
     return SlotRule(
-        name=str(d["name"]), position=position, options=options,
-        unless_names=tuple(str(x) for x in c.seq(unless.get("names", []), f"{where}.unless_sheets.names")),
-        unless_card_sets=tuple(str(x).lower() for x in c.seq(unless.get("card_sets", []), f"{where}.unless_sheets.card_sets")),
+        name=str(d["name"]),
+        position=position,
+        options=options,
+        unless_names=tuple(
+            str(x) for x in c.seq(unless.get("names", []), f"{where}.unless_sheets.names")
+        ),
+        unless_card_sets=tuple(
+            str(x).lower()
+            for x in c.seq(unless.get("card_sets", []), f"{where}.unless_sheets.card_sets")
+        ),
     )
 
 
@@ -197,7 +221,9 @@ def load_nonmagic(path: Path) -> NonMagic:
     settings = c.obj(top.get("settings") or {}, "settings", (), ("minigame_share",))
     share = settings.get("minigame_share", "all_packs")
     if share not in MINIGAME_SHARES:
-        raise c.fail("settings.minigame_share", f"{share!r} is not one of {', '.join(MINIGAME_SHARES)}")
+        raise c.fail(
+            "settings.minigame_share", f"{share!r} is not one of {', '.join(MINIGAME_SHARES)}"
+        )
     rules = []
     for i, raw in enumerate(c.seq(top["rules"], "rules")):
         where = f"rules[{i}]"
@@ -214,15 +240,19 @@ def load_nonmagic(path: Path) -> NonMagic:
 
 # --- pure compilation ---------------------------------------------------------------------
 
-def list_share(variants: Sequence[tuple[int, Sequence[tuple[str, int]]]], sheets: set[str]) -> Fraction:
+
+def list_share(
+    variants: Sequence[tuple[int, Sequence[tuple[str, int]]]], sheets: set[str]
+) -> Fraction:
     """The share of packs (by variant weight) that draw any of ``sheets``."""
     total = sum(w for w, _ in variants)
     hit = sum(w for w, slots in variants if any(c and s in sheets for s, c in slots))
     return Fraction(hit, total) if total else Fraction(0)
 
 
-def option_weights(slot: SlotRule, present: Sequence[OptionRule], p_list: Fraction,
-                   minigame_share: str) -> list[int]:
+def option_weights(
+    slot: SlotRule, present: Sequence[OptionRule], p_list: Fraction, minigame_share: str
+) -> list[int]:
     """Integer weights of ``present`` options so each ``percent`` option hits its share.
 
     With ``all_packs`` a percent option is that share of ALL packs, so inside the slot
@@ -248,9 +278,13 @@ def option_weights(slot: SlotRule, present: Sequence[OptionRule], p_list: Fracti
 
 
 def compile_extras(
-    rule: Rule | None, set_code: str, variants: Sequence[tuple[int, Sequence[tuple[str, int]]]],
-    sheet_sets: Mapping[str, set[str]], set_cards: Mapping[str, tuple[CardInfo, ...]],
-    known_absent: set[str], minigame_share: str,
+    rule: Rule | None,
+    set_code: str,
+    variants: Sequence[tuple[int, Sequence[tuple[str, int]]]],
+    sheet_sets: Mapping[str, set[str]],
+    set_cards: Mapping[str, tuple[CardInfo, ...]],
+    known_absent: set[str],
+    minigame_share: str,
 ) -> tuple[ExtraSlot, ...]:
     """The product's slots without a Magic back.
 
@@ -262,14 +296,23 @@ def compile_extras(
         return ()
     out = []
     for slot in rule.slots:
-        unless = tuple(sorted(
-            n for n, sets in sheet_sets.items()
-            if n.lower() in slot.unless_names or sets & set(slot.unless_card_sets)
-        ))
-        present = [o for o in slot.options
-                   if not (o.unless_known_absent and o.set_pattern
-                           and o.set_pattern.format(set=set_code) in known_absent)
-                   and (o.only_sets is None or set_code in o.only_sets)]
+        unless = tuple(
+            sorted(
+                n
+                for n, sets in sheet_sets.items()
+                if n.lower() in slot.unless_names or sets & set(slot.unless_card_sets)
+            )
+        )
+        present = [
+            o
+            for o in slot.options
+            if not (
+                o.unless_known_absent
+                and o.set_pattern
+                and o.set_pattern.format(set=set_code) in known_absent
+            )
+            and (o.only_sets is None or set_code in o.only_sets)
+        ]
         weights = option_weights(slot, present, list_share(variants, set(unless)), minigame_share)
         options = []
         for o, w in zip(present, weights):

@@ -35,10 +35,19 @@ def _schema() -> dict[str, Any]:
     import polars as pl
 
     types: dict[str, Any] = {c: pl.Utf8 for c in CSV_COLUMNS}
-    types.update({"pack": pl.Int64, "variant": pl.Int64, "seed": pl.UInt64,
-                  "foil": pl.Boolean, "magic_back": pl.Boolean, "resolved": pl.Boolean,
-                  "gold_stamped": pl.Boolean, "mana_value": pl.Float64,
-                  "colors": pl.List(pl.Utf8)})
+    types.update(
+        {
+            "pack": pl.Int64,
+            "variant": pl.Int64,
+            "seed": pl.UInt64,
+            "foil": pl.Boolean,
+            "magic_back": pl.Boolean,
+            "resolved": pl.Boolean,
+            "gold_stamped": pl.Boolean,
+            "mana_value": pl.Float64,
+            "colors": pl.List(pl.Utf8),
+        }
+    )
     return types
 
 
@@ -50,16 +59,19 @@ def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
     from boosterkit.generator.engine import LazyPack
 
     cp = getattr(packs[0], "_compiled", None) if packs else None
-    if cp is None or not all(type(p) is LazyPack and p._compiled is cp and p._pristine()
-                             for p in packs):
+    if cp is None or not all(
+        type(p) is LazyPack and p._compiled is cp and p._pristine() for p in packs
+    ):
         return None
     schema = _schema()
     fields = CSV_COLUMNS[6:]
-    protos = pl.DataFrame([{c: t.get(c) for c in fields} for t in cp.templates],
-                          schema={c: schema[c] for c in fields})
+    protos = pl.DataFrame(
+        [{c: t.get(c) for c in fields} for t in cp.templates], schema={c: schema[c] for c in fields}
+    )
     lengths = np.fromiter((len(p._protos) for p in packs), dtype=np.int64, count=len(packs))
-    ids = np.fromiter((x for p in packs for x in p._protos), dtype=np.int64,
-                      count=int(lengths.sum()))
+    ids = np.fromiter(
+        (x for p in packs for x in p._protos), dtype=np.int64, count=int(lengths.sum())
+    )
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     position = np.arange(len(ids), dtype=np.int64) - starts + 1
     head = pl.DataFrame({
@@ -95,8 +107,13 @@ def packs_frame(packs: Iterable[Pack]) -> pl.DataFrame:
     return pl.DataFrame(cols, schema=_schema())
 
 
-def open_frame(set_code: str, product: str | None = None, count: int = 1,
-               seed: int | None = None, db: DbArg = None) -> pl.DataFrame:
+def open_frame(
+    set_code: str,
+    product: str | None = None,
+    count: int = 1,
+    seed: int | None = None,
+    db: DbArg = None,
+) -> pl.DataFrame:
     """``open_packs(...)`` as a DataFrame, one row per item."""
     from boosterkit.generator import iter_packs
 
@@ -110,8 +127,9 @@ def write_frame(df: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
     elif fmt == "arrow":
         df.write_ipc(out)
     else:
-        raise InputError(f"format {fmt!r}: expected one of {', '.join(FRAME_FORMATS)}",
-                         field="format")
+        raise InputError(
+            f"format {fmt!r}: expected one of {', '.join(FRAME_FORMATS)}", field="format"
+        )
 
 
 def rows_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -142,8 +160,9 @@ def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[
 
     units = packs // unit
     if units < 1:
-        raise InputError(f"simulate: {packs} packs make no whole box of {unit} packs",
-                         field="simulate")
+        raise InputError(
+            f"simulate: {packs} packs make no whole box of {unit} packs", field="simulate"
+        )
     keys: dict[tuple, int] = {}
     groups: dict[tuple, int] = {}
     key_of = np.array([keys.setdefault(proto_key(p), len(keys)) for p in cp.protos])
@@ -156,16 +175,25 @@ def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[
         lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
         flat = np.fromiter((p for r in rows for p in r), dtype=np.int64, count=int(lengths.sum()))
         pack_no = np.repeat(np.arange(start, start + count, dtype=np.int64), lengths)
-        frames.append(pl.DataFrame({"unit": (pack_no - 1) // unit, "key": key_of[flat],
-                                    "group_id": group_of[flat]}))
+        frames.append(
+            pl.DataFrame(
+                {"unit": (pack_no - 1) // unit, "key": key_of[flat], "group_id": group_of[flat]}
+            )
+        )
     items = pl.concat(frames)
 
     def count(by: str) -> pl.DataFrame:
         per = items.group_by("unit", by).len("n")
         return per.group_by(by).agg(
-            pl.col("n").sum().alias("copies"), (pl.col("n") ** 2).sum().alias("copies_sq"),
+            pl.col("n").sum().alias("copies"),
+            (pl.col("n") ** 2).sum().alias("copies_sq"),
             pl.len().alias("units"),
         )
 
-    return {"cards": count("key"), "groups": count("group_id"), "units": units,
-            "keys": list(keys), "groups_index": list(groups)}
+    return {
+        "cards": count("key"),
+        "groups": count("group_id"),
+        "units": units,
+        "keys": list(keys),
+        "groups_index": list(groups),
+    }

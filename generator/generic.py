@@ -25,9 +25,20 @@ from boosterkit.generator.extras import BOOSTERS_DIR, _Checker, _read_yaml
 from boosterkit.generator.model import CardInfo
 
 RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
-_SELECT_KEYS = ("set", "released_with_set", "numbers", "exclude_numbers", "types",
-                "exclude_types", "promo_types", "exclude_promo_types", "full_art", "basic",
-                "any_booster_flag", "rarities")
+_SELECT_KEYS = (
+    "set",
+    "released_with_set",
+    "numbers",
+    "exclude_numbers",
+    "types",
+    "exclude_types",
+    "promo_types",
+    "exclude_promo_types",
+    "full_art",
+    "basic",
+    "any_booster_flag",
+    "rarities",
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +122,9 @@ class Generic:
         for rule in self.products:
             if rule.kind in out or not rule.matches(released):
                 continue
-            ov = next((o for o in self.overrides if o.kind == rule.kind and set_code in o.sets), None)
+            ov = next(
+                (o for o in self.overrides if o.kind == rule.kind and set_code in o.sets), None
+            )
             out[rule.kind] = apply_override(rule, ov, set_code) if ov else rule
         return list(out.values())
 
@@ -121,11 +134,17 @@ def apply_override(rule: GenericRule, ov: Override, set_code: str) -> GenericRul
     pack = tuple((name, ov.pack.get(name, choices)) for name, choices in rule.pack)
     sheets = {**rule.sheets, **ov.sheets}
     used = {s for _, choices in pack for _, slots in choices for s, n in slots if n}
-    return replace(rule, name=ov.name or rule.name, pack=pack,
-                   sheets={n: s for n, s in sheets.items() if n in used}, overridden_for=set_code)
+    return replace(
+        rule,
+        name=ov.name or rule.name,
+        pack=pack,
+        sheets={n: s for n, s in sheets.items() if n in used},
+        overridden_for=set_code,
+    )
 
 
 # --- reading and checking --------------------------------------------------------------
+
 
 def _ranges(c: _Checker, raw: Any, where: str) -> tuple[tuple[int, int], ...]:
     out = []
@@ -178,10 +197,16 @@ def _sheet(c: _Checker, name: str, raw: Any, where: str) -> SheetRule:
     d = c.obj(raw, where, (), ("shares", "foil", "balance_colors", *_SELECT_KEYS))
     base = _selector(c, d, where, Selector())
     if "shares" not in d:
-        if (base.rarities is None and base.basic is False and base.set == "{set}"
-                and not base.numbers and not base.types):
-            raise c.fail(where, "a sheet needs 'rarities', 'shares', 'basic', 'numbers', "
-                                "'types' or a 'set'")
+        if (
+            base.rarities is None
+            and base.basic is False
+            and base.set == "{set}"
+            and not base.numbers
+            and not base.types
+        ):
+            raise c.fail(
+                where, "a sheet needs 'rarities', 'shares', 'basic', 'numbers', 'types' or a 'set'"
+            )
         groups = [Group(base)]
     else:
         groups = []
@@ -198,7 +223,9 @@ def _sheet(c: _Checker, name: str, raw: Any, where: str) -> SheetRule:
     for k in ("foil", "balance_colors"):
         if k in d and not isinstance(d[k], bool):
             raise c.fail(f"{where}.{k}", f"expected true or false, got {d[k]!r}")
-    return SheetRule(name, tuple(groups), bool(d.get("foil", False)), bool(d.get("balance_colors", False)))
+    return SheetRule(
+        name, tuple(groups), bool(d.get("foil", False)), bool(d.get("balance_colors", False))
+    )
 
 
 def _sheets(c: _Checker, raw: Any, where: str) -> dict[str, SheetRule]:
@@ -207,7 +234,9 @@ def _sheets(c: _Checker, raw: Any, where: str) -> dict[str, SheetRule]:
     return {str(n): _sheet(c, str(n), s, f"{where}.{n}") for n, s in raw.items()}
 
 
-def _pack(c: _Checker, raw: Any, where: str, sheets: Sequence[str]) -> dict[str, tuple[Choice, ...]]:
+def _pack(
+    c: _Checker, raw: Any, where: str, sheets: Sequence[str]
+) -> dict[str, tuple[Choice, ...]]:
     if not isinstance(raw, Mapping) or not raw:
         raise c.fail(where, "expected a mapping of group name → list of choices")
     out = {}
@@ -217,8 +246,12 @@ def _pack(c: _Checker, raw: Any, where: str, sheets: Sequence[str]) -> dict[str,
             w = f"{where}.{name}[{k}]"
             cd = c.obj(ch, w, ("weight", "slots"))
             slots = c.obj(cd["slots"], f"{w}.slots", (), tuple(sheets))
-            choices.append((_share(c, cd["weight"], f"{w}.weight"),
-                            tuple((s, c.int_(n, f"{w}.slots.{s}", 0)) for s, n in slots.items())))
+            choices.append(
+                (
+                    _share(c, cd["weight"], f"{w}.weight"),
+                    tuple((s, c.int_(n, f"{w}.slots.{s}", 0)) for s, n in slots.items()),
+                )
+            )
         if not choices:
             raise c.fail(f"{where}.{name}", "needs at least one choice")
         out[str(name)] = tuple(choices)
@@ -245,8 +278,11 @@ def _override(c: _Checker, raw: Any, where: str, products: Sequence[GenericRule]
     groups = {n for t in templates for n, _ in t.pack}
     for name in pack:
         if name not in groups:
-            raise c.fail(f"{where}.pack.{name}", f"no pack group {name!r} in the {kind} template "
-                                                 f"(groups: {', '.join(sorted(groups))})")
+            raise c.fail(
+                f"{where}.pack.{name}",
+                f"no pack group {name!r} in the {kind} template "
+                f"(groups: {', '.join(sorted(groups))})",
+            )
     sets = tuple(str(s).lower() for s in c.seq(d["sets"], f"{where}.sets"))
     return Override(sets, kind, str(d["name"]) if "name" in d else None, pack, sheets)
 
@@ -273,14 +309,19 @@ def _load_generic_cached(path: str, mtime_ns: int, size: int) -> Generic:
 def _load_generic(path: Path) -> Generic:
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("products",), ("overrides",))
-    products = tuple(_product(c, raw, f"products[{i}]")
-                     for i, raw in enumerate(c.seq(top["products"], "products")))
-    overrides = tuple(_override(c, raw, f"overrides[{i}]", products)
-                      for i, raw in enumerate(c.seq(top.get("overrides") or [], "overrides")))
+    products = tuple(
+        _product(c, raw, f"products[{i}]")
+        for i, raw in enumerate(c.seq(top["products"], "products"))
+    )
+    overrides = tuple(
+        _override(c, raw, f"overrides[{i}]", products)
+        for i, raw in enumerate(c.seq(top.get("overrides") or [], "overrides"))
+    )
     return Generic(products, overrides)
 
 
 # --- pure compilation ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -303,26 +344,36 @@ def _in(n: int | None, ranges: Sequence[tuple[int, int]]) -> bool:
     return n is not None and any(lo <= n <= hi for lo, hi in ranges)
 
 
-def select(cards: Sequence[Candidate], sel: Selector, product_set: str,
-           released: dt.date | None) -> list[tuple[CardInfo, int]]:
+def select(
+    cards: Sequence[Candidate], sel: Selector, product_set: str, released: dt.date | None
+) -> list[tuple[CardInfo, int]]:
     """The cards ``sel`` picks from ``cards`` (of any set) with their per-card weights."""
     code = sel.set_code(product_set)
     own = [c for c in cards if c.info.set == code and sel.basic in (None, c.basic)]
-    if sel.basic is not False and not sel.any_booster_flag:  # basics: the booster ones, else every printing
+    if (
+        sel.basic is not False and not sel.any_booster_flag
+    ):  # basics: the booster ones, else every printing
         own = [c for c in own if c.in_booster is not False] or own
     elif not sel.any_booster_flag:
         own = [c for c in own if c.in_booster is not False]
     out = []
     for c in own:
         t = c.info.type_line or ""
-        if (sel.released_with_set and (released is None or c.released_at != released)
-                or sel.numbers and not _in(c.number, sel.numbers)
-                or _in(c.number, sel.exclude_numbers)
-                or sel.types and not any(x in t for x in sel.types)
-                or any(x in t for x in sel.exclude_types)
-                or sel.promo_types and not set(sel.promo_types) & set(c.promo_types)
-                or set(sel.exclude_promo_types) & set(c.promo_types)
-                or sel.full_art is not None and bool(c.full_art) != sel.full_art):
+        if (
+            sel.released_with_set
+            and (released is None or c.released_at != released)
+            or sel.numbers
+            and not _in(c.number, sel.numbers)
+            or _in(c.number, sel.exclude_numbers)
+            or sel.types
+            and not any(x in t for x in sel.types)
+            or any(x in t for x in sel.exclude_types)
+            or sel.promo_types
+            and not set(sel.promo_types) & set(c.promo_types)
+            or set(sel.exclude_promo_types) & set(c.promo_types)
+            or sel.full_art is not None
+            and bool(c.full_art) != sel.full_art
+        ):
             continue
         if sel.rarities is None:
             out.append((c.info, 1))
@@ -336,8 +387,9 @@ def placeholder(set_code: str) -> CardInfo:
     return CardInfo(None, None, set_code, None, None, "card", True, resolved=False)
 
 
-def compile_sheet(rule: SheetRule, cards: Sequence[Candidate], product_set: str,
-                  released: dt.date | None) -> tuple[tuple[CardInfo, ...], tuple[int, ...]]:
+def compile_sheet(
+    rule: SheetRule, cards: Sequence[Candidate], product_set: str, released: dt.date | None
+) -> tuple[tuple[CardInfo, ...], tuple[int, ...]]:
     """Integer per-card weights: each share group gets exactly its share of the sheet.
 
     A group without cards is dropped (the other groups share its part), unless it draws
@@ -376,13 +428,17 @@ def integer_weights(fractions: Sequence[Fraction]) -> tuple[int, ...]:
     return tuple(i // g for i in ints)
 
 
-def variants(rule: GenericRule, present: set[str] | None = None) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+def variants(
+    rule: GenericRule, present: set[str] | None = None
+) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     """Every combination of one choice per pack group: (integer weight, slots in pack order).
 
     ``present``: the sheets that have cards; slots of other sheets are left out.
     """
     combos = list(itertools.product(*(choices for _, choices in rule.pack)))
-    weights = integer_weights([math.prod((w for w, _ in combo), start=Fraction(1)) for combo in combos])
+    weights = integer_weights(
+        [math.prod((w for w, _ in combo), start=Fraction(1)) for combo in combos]
+    )
     out = []
     for weight, combo in zip(weights, combos):
         slots: dict[str, int] = {}  # one draw per sheet: no duplicates across groups

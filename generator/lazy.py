@@ -18,8 +18,9 @@ _new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a 
 _POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
 
 
-def build_items(item_fields: Sequence[tuple[Any, ...]], index: int,
-                protos: Sequence[int]) -> list[Item]:
+def build_items(
+    item_fields: Sequence[tuple[Any, ...]], index: int, protos: Sequence[int]
+) -> list[Item]:
     """The ``Item`` objects of pack ``index`` holding prototypes ``protos`` (ids into
     ``item_fields``, the items' fields after ``uid``)."""
     table, new, pre = item_fields, _new_item, f"p{index}"
@@ -77,14 +78,13 @@ class LazyPack(Pack):
 @functools.lru_cache(maxsize=64)
 def json_head(set_code: str, product: str, seed: int) -> str:
     """The start of a pack's JSON line, up to its index (the same for every pack of a run)."""
-    return json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[
-        :-1
-    ] + ', "index": '
+    return (
+        json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[:-1]
+        + ', "index": '
+    )
 
 
-def new_pack(
-    cp: Any, seed: int, index: int, variant: int, protos: list[int]
-) -> LazyPack:
+def new_pack(cp: Any, seed: int, index: int, variant: int, protos: list[int]) -> LazyPack:
     p = LazyPack.__new__(LazyPack)
     p.set = cp.product.set_code
     p.product = cp.product.code

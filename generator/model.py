@@ -124,11 +124,22 @@ class Item(tuple):
     __slots__ = ()
 
     def __new__(
-        cls, uid: str, card_id: str | None, name: str | None, set: str,  # noqa: A002
-        collector_number: str | None, rarity: str | None, foil: bool,
+        cls,
+        uid: str,
+        card_id: str | None,
+        name: str | None,
+        set: str,  # noqa: A002
+        collector_number: str | None,
+        rarity: str | None,
+        foil: bool,
         slot: str,  # the sheet or extra slot it came from
-        kind: str, magic_back: bool, resolved: bool, type_line: str | None = None,
-        colors: tuple[str, ...] = (), mana_value: float | None = None, layout: str | None = None,
+        kind: str,
+        magic_back: bool,
+        resolved: bool,
+        type_line: str | None = None,
+        colors: tuple[str, ...] = (),
+        mana_value: float | None = None,
+        layout: str | None = None,
         gold_stamped: bool | None = None,  # art cards only
         external: bool = False,  # added from outside the packs (minigame setups)
     ) -> Item:

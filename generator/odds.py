@@ -51,8 +51,17 @@ PER = ("pack", "box")
 RARITY_ORDER = ("mythic", "rare", "uncommon", "common", "special", "bonus")
 
 #: Card key fields, in ``engine.PROTO_FIELDS`` positions.
-KEY_FIELDS = ("card_id", "name", "set", "collector_number", "rarity", "foil", "kind",
-              "gold_stamped", "resolved")
+KEY_FIELDS = (
+    "card_id",
+    "name",
+    "set",
+    "collector_number",
+    "rarity",
+    "foil",
+    "kind",
+    "gold_stamped",
+    "resolved",
+)
 _KEY_POS = (0, 1, 2, 3, 4, 5, 7, 14, 9)
 
 Group = tuple[str, bool]  # (rarity, or kind for objects without a Magic back; foil)
@@ -161,8 +170,11 @@ def sheet_odds(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
         none: dict[Group, float] = defaultdict(float)
         for pi, g in zip(p.tolist(), groups):
             none[g] += pi
-        return _SheetOdds(n * p, -np.expm1(n * np.log1p(-p)) if n else np.zeros(size),
-                          {g: (1.0 - s) ** n for g, s in none.items()})
+        return _SheetOdds(
+            n * p,
+            -np.expm1(n * np.log1p(-p)) if n else np.zeros(size),
+            {g: (1.0 - s) ** n for g, s in none.items()},
+        )
     if n >= size:  # every card once, then the engine draws the rest from all weights
         extra = (n - size) * w / w.sum()
         return _SheetOdds(1.0 + extra, np.ones(size), {g: 0.0 for g in groups})
@@ -180,8 +192,9 @@ def _successive(w: np.ndarray, n: int, groups: list[Group]) -> _SheetOdds:
     dist = _class_dp([k[0] for k in keys], sizes, n)
     if dist is None:
         present = _rosen(w, n, np.ones_like(w))
-        return _SheetOdds(present, present, _none_product(present, groups), exact=False,
-                          method="approx")
+        return _SheetOdds(
+            present, present, _none_product(present, groups), exact=False, method="approx"
+        )
     mean = np.zeros(len(keys))
     none: dict[Group, float] = defaultdict(float)
     by_group: dict[Group, list[int]] = defaultdict(list)
@@ -226,8 +239,9 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def race_inclusion(cw: np.ndarray, m: int, members: Sequence[np.ndarray], seed_p: np.ndarray,
-                   i: int) -> float:
+def race_inclusion(
+    cw: np.ndarray, m: int, members: Sequence[np.ndarray], seed_p: np.ndarray, i: int
+) -> float:
     """Chance that card ``i`` (not a seed) is among ``m`` successive draws without repeats
     by weights ``cw`` from the cards left after the seeds: one card of each ``members``
     group, card ``j`` with chance ``seed_p[j]`` (within its group; cards in no group are
@@ -413,11 +427,23 @@ def product_odds(cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[s
             **dict(zip(KEY_FIELDS, key)), "group": g[0], "expected": e, "chance": min(c, 1.0),
             "method": METHODS[ranks.get(key, 0)],
         })  # fmt: skip
-    card_rows.sort(key=lambda r: (_group_sort((r["group"], r["foil"])), r["name"] or "",
-                                  r["set"], r["collector_number"] or "", bool(r["gold_stamped"])))
+    card_rows.sort(
+        key=lambda r: (
+            _group_sort((r["group"], r["foil"])),
+            r["name"] or "",
+            r["set"],
+            r["collector_number"] or "",
+            bool(r["gold_stamped"]),
+        )
+    )
     group_rows = [
-        {"group": g[0], "foil": g[1], "expected": e, "chance": min(c, 1.0),
-         "method": METHODS[ranks.get(("group",) + g, 0)]}
+        {
+            "group": g[0],
+            "foil": g[1],
+            "expected": e,
+            "chance": min(c, 1.0),
+            "method": METHODS[ranks.get(("group",) + g, 0)],
+        }
         for g, (e, c) in sorted(groups.items(), key=lambda kv: _group_sort(kv[0]))
     ]
     return card_rows, group_rows
@@ -427,9 +453,16 @@ def per_unit(rows: list[dict[str, Any]], packs: int) -> list[dict[str, Any]]:
     """Rows of per-pack figures as figures per ``packs`` independent packs."""
     if packs == 1:
         return rows
-    return [{**r, "expected": r["expected"] * packs,
-             "chance": -math.expm1(packs * math.log1p(-min(r["chance"], 1.0)))
-             if r["chance"] < 1.0 else 1.0} for r in rows]
+    return [
+        {
+            **r,
+            "expected": r["expected"] * packs,
+            "chance": -math.expm1(packs * math.log1p(-min(r["chance"], 1.0)))
+            if r["chance"] < 1.0
+            else 1.0,
+        }
+        for r in rows
+    ]
 
 
 def match_card(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -473,8 +506,10 @@ def box_sizes(path: Any = None) -> dict[str, int]:
 def _box_size(kind: str, box_size: int | None) -> int | None:
     if box_size is not None:
         if isinstance(box_size, bool) or not isinstance(box_size, int) or box_size < 1:
-            raise InputError(f"box_size: {box_size!r} is not a whole number of packs (1 or more)",
-                             field="box_size")
+            raise InputError(
+                f"box_size: {box_size!r} is not a whole number of packs (1 or more)",
+                field="box_size",
+            )
         return box_size
     return box_sizes().get(kind)
 
@@ -485,8 +520,9 @@ def _z(observed: float, expected: float, se: float) -> float | None:
     return 0.0 if abs(observed - expected) < 1e-12 else None
 
 
-def _observed(rows: list[dict[str, Any]], counts: dict[Any, tuple[int, int, int]], units: int,
-              ids: list[Any]) -> None:
+def _observed(
+    rows: list[dict[str, Any]], counts: dict[Any, tuple[int, int, int]], units: int, ids: list[Any]
+) -> None:
     """Add the simulated figures and their deviation in standard errors to ``rows``."""
     for row, ident in zip(rows, ids):
         copies, sq, present = counts.get(ident, (0, 0, 0))
@@ -500,8 +536,14 @@ def _observed(rows: list[dict[str, Any]], counts: dict[Any, tuple[int, int, int]
         row["z_chance"] = _z(chance, p, math.sqrt(p * (1 - p) / units))
 
 
-def _simulated(cp: CompiledProduct, cards: list[dict[str, Any]], groups: list[dict[str, Any]],
-               packs: int, seed: int, unit: int) -> dict[str, Any]:
+def _simulated(
+    cp: CompiledProduct,
+    cards: list[dict[str, Any]],
+    groups: list[dict[str, Any]],
+    packs: int,
+    seed: int,
+    unit: int,
+) -> dict[str, Any]:
     from boosterkit.generator.frames import simulate
 
     sim = simulate(cp, packs, seed, unit)
@@ -512,9 +554,17 @@ def _simulated(cp: CompiledProduct, cards: list[dict[str, Any]], groups: list[di
     return {"packs": sim["units"] * unit, "seed": seed, "units": sim["units"]}
 
 
-def odds(set_code: str, product: str | None = None, per: str = "pack", card: str | None = None,
-         db: Any = None, *, box_size: int | None = None, simulate: int = 0,
-         seed: int = 0) -> dict[str, Any]:
+def odds(
+    set_code: str,
+    product: str | None = None,
+    per: str = "pack",
+    card: str | None = None,
+    db: Any = None,
+    *,
+    box_size: int | None = None,
+    simulate: int = 0,
+    seed: int = 0,
+) -> dict[str, Any]:
     """The odds of ``set_code``'s ``product``: per card and per group (rarity or kind, foil),
     the ``expected`` copies and the ``chance`` of at least one per pack or per box.
 
@@ -527,14 +577,18 @@ def odds(set_code: str, product: str | None = None, per: str = "pack", card: str
 
     per = check_per(per)
     if isinstance(simulate, bool) or not isinstance(simulate, int) or simulate < 0:
-        raise InputError(f"simulate: {simulate!r} is not a number of packs (0 or more)",
-                         field="simulate")
+        raise InputError(
+            f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
+        )
     seed = check_seed(seed)
     pd = load_product(set_code, product, db)
     size = _box_size(pd.kind, box_size)
     if per == "box" and size is None:
-        raise InputError(f"product {pd.code} ({pd.kind}): no box size in data/boosters/boxes.yaml; "
-                         "give one with box_size (--box-size N)", field="box_size")
+        raise InputError(
+            f"product {pd.code} ({pd.kind}): no box size in data/boosters/boxes.yaml; "
+            "give one with box_size (--box-size N)",
+            field="box_size",
+        )
     unit = size if per == "box" else 1
     cp = compile_product(pd)
     cards, groups = product_odds(cp)

@@ -87,8 +87,14 @@ def drawn(compiled: Compiled, seed: int, start: int, count: int) -> list[Pack]:
     return open_compiled(compiled, seed, start, count)
 
 
-def _prepared(set_code: str, product: str | None, count: int, seed: int | None, db: DbArg,
-              products: ProductCache | None) -> tuple[Compiled, int]:
+def _prepared(
+    set_code: str,
+    product: str | None,
+    count: int,
+    seed: int | None,
+    db: DbArg,
+    products: ProductCache | None,
+) -> tuple[Compiled, int]:
     """The compiled product (lite for a few packs) and the checked (or new) seed, after
     checking ``count``."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:

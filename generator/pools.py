@@ -31,8 +31,17 @@ MAX_PLAYERS = 64
 MAX_PACKS = 36
 FORMATS = ("text", "md", "html", "json", "decklist")
 COLOR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
-SECTIONS = ("White", "Blue", "Black", "Red", "Green", "Multicolour", "Colourless", "Lands",
-            "Unresolved")
+SECTIONS = (
+    "White",
+    "Blue",
+    "Black",
+    "Red",
+    "Green",
+    "Multicolour",
+    "Colourless",
+    "Lands",
+    "Unresolved",
+)
 TYPES = ("Creature", "Planeswalker", "Instant", "Sorcery", "Enchantment", "Artifact", "Battle")
 
 
@@ -59,8 +68,15 @@ def _type(item: dict[str, Any]) -> str:
 
 def _sort_key(e: dict[str, Any]) -> tuple:
     kind = TYPES.index(e["type"]) if e["type"] in TYPES else len(TYPES)
-    return (SECTIONS.index(e["section"]), kind, e["mana_value"] if e["mana_value"] is not None
-            else 99, e["name"] or "", e["set"], e["collector_number"] or "", e["foil"])
+    return (
+        SECTIONS.index(e["section"]),
+        kind,
+        e["mana_value"] if e["mana_value"] is not None else 99,
+        e["name"] or "",
+        e["set"],
+        e["collector_number"] or "",
+        e["foil"],
+    )
 
 
 def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -84,9 +100,12 @@ def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                 others[key] += 1
     rows = sorted(({"count": n, **info[k]} for k, n in cards.items()), key=_sort_key)
     other_rows = sorted(
-        ({"count": n, "kind": k[4], "name": k[0], "set": k[1], "collector_number": k[2]}
-         for k, n in others.items()),
-        key=lambda r: (r["kind"], r["name"] or "", r["set"], r["collector_number"] or ""))
+        (
+            {"count": n, "kind": k[4], "name": k[0], "set": k[1], "collector_number": k[2]}
+            for k, n in others.items()
+        ),
+        key=lambda r: (r["kind"], r["name"] or "", r["set"], r["collector_number"] or ""),
+    )
     return rows, other_rows
 
 
@@ -96,8 +115,16 @@ def _check(players: int, packs: int) -> None:
             raise InputError(f"{name}: {v!r} is out of range (1 to {hi})", field=name)
 
 
-def open_pools(set_code: str, players: int, packs: int, product: str | None = None,
-               seed: int | None = None, db: DbArg = None, *, products: Any = None) -> dict[str, Any]:
+def open_pools(
+    set_code: str,
+    players: int,
+    packs: int,
+    product: str | None = None,
+    seed: int | None = None,
+    db: DbArg = None,
+    *,
+    products: Any = None,
+) -> dict[str, Any]:
     """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product``.
 
     Returns ``{"set", "product", "seed", "players", "packs_per_player", "pools": [{"player",
@@ -109,13 +136,20 @@ def open_pools(set_code: str, players: int, packs: int, product: str | None = No
     product_code = None
     for i in range(1, players + 1):
         s = pool_seed(seed, i)
-        opened = [p.to_dict() for p in iter_packs(set_code, product, packs, s, db,
-                                                    products=products)]
+        opened = [
+            p.to_dict() for p in iter_packs(set_code, product, packs, s, db, products=products)
+        ]
         product_code = opened[0]["product"]
         cards, others = pool_cards(opened)
         pools.append({"player": i, "seed": s, "packs": opened, "cards": cards, "others": others})
-    return {"set": pools[0]["packs"][0]["set"], "product": product_code, "seed": seed,
-            "players": players, "packs_per_player": packs, "pools": pools}
+    return {
+        "set": pools[0]["packs"][0]["set"],
+        "product": product_code,
+        "seed": seed,
+        "players": players,
+        "packs_per_player": packs,
+        "pools": pools,
+    }
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -134,8 +168,10 @@ def _grouped(cards: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]
 
 
 def _title(data: dict[str, Any], pool: dict[str, Any]) -> str:
-    return (f"Player {pool['player']} of {data['players']}: {data['packs_per_player']} × "
-            f"{data['product']} (event seed {data['seed']})")
+    return (
+        f"Player {pool['player']} of {data['players']}: {data['packs_per_player']} × "
+        f"{data['product']} (event seed {data['seed']})"
+    )
 
 
 def _count_line(e: dict[str, Any], escape: Callable[[Any], str] = str) -> str:
@@ -179,20 +215,26 @@ li.art{display:flex;gap:2mm;align-items:flex-start;padding:.5mm 0}
 li.art figure{margin:0;flex:none;width:17mm;font:6pt/1.1 sans-serif;color:#555}
 li.art img{display:block;width:17mm;height:23.7mm;border-radius:.8mm;background:#eee}
 p.image-credits{font:7pt sans-serif;color:#555}"""
-_CREDITS = ("Card images from Scryfall (scryfall.com), each credited to its artist. "
-            "Card images and artwork © Wizards of the Coast.")
+_CREDITS = (
+    "Card images from Scryfall (scryfall.com), each credited to its artist. "
+    "Card images and artwork © Wizards of the Coast."
+)
 
 
 def _html_item(c: dict[str, Any], images: Mapping[str, CardArt] | None) -> str:
     e = html.escape
-    line = (f"{c['count']} {e(_label(c))} <small>{e((c['rarity'] or '-')[0].upper())} "
-            f"{e(c['type'])}</small>")
+    line = (
+        f"{c['count']} {e(_label(c))} <small>{e((c['rarity'] or '-')[0].upper())} "
+        f"{e(c['type'])}</small>"
+    )
     art = images.get(c["card_id"]) if images and c.get("card_id") else None
     if not art:
         return f"<li>{line}</li>"
     credit = f"<figcaption>Illus. {e(art.artist)}</figcaption>" if art.artist else ""
-    return (f'<li class="art"><figure><img src="{e(art.image, quote=True)}" alt="" '
-            f'loading="lazy" width="146" height="204">{credit}</figure><span>{line}</span></li>')
+    return (
+        f'<li class="art"><figure><img src="{e(art.image, quote=True)}" alt="" '
+        f'loading="lazy" width="146" height="204">{credit}</figure><span>{line}</span></li>'
+    )
 
 
 def pool_html(data: dict[str, Any], images: Mapping[str, CardArt] | None = None) -> str:
@@ -210,9 +252,11 @@ def pool_html(data: dict[str, Any], images: Mapping[str, CardArt] | None = None)
             body.append(f'<p class="image-credits">{e(_CREDITS)}</p>')
         pages.append(f'<section class="pool">{"".join(body)}</section>')
     css = _CSS + (_IMAGES_CSS if any("<img " in p for p in pages) else "")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>'
-            f"{e(str(data['product']))} pools — seed {data['seed']}</title><style>{css}</style>"
-            f"</head><body>{''.join(pages)}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>'
+        f"{e(str(data['product']))} pools — seed {data['seed']}</title><style>{css}</style>"
+        f"</head><body>{''.join(pages)}</body></html>\n"
+    )
 
 
 def pool_images(db: Any, data: dict[str, Any]) -> dict[str, CardArt]:
@@ -249,8 +293,12 @@ def decklist(pool: dict[str, Any]) -> str:
     return "Deck\n\nSideboard\n" + "\n".join(lines) + "\n"
 
 
-def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str,
-                images: Mapping[str, CardArt] | None = None) -> str:
+def render_pool(
+    data: dict[str, Any],
+    pool: dict[str, Any],
+    fmt: str,
+    images: Mapping[str, CardArt] | None = None,
+) -> str:
     """One player's pool in ``fmt`` (one of ``FORMATS``; ``json``: the event without the
     other pools; ``images``: HTML only)."""
     if fmt == "json":
@@ -268,8 +316,9 @@ def render_pool(data: dict[str, Any], pool: dict[str, Any], fmt: str,
     raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
 
 
-def render_pools(data: dict[str, Any], fmt: str,
-                 images: Mapping[str, CardArt] | None = None) -> str:
+def render_pools(
+    data: dict[str, Any], fmt: str, images: Mapping[str, CardArt] | None = None
+) -> str:
     """Every pool in ``fmt`` as one document (``html``: a page per player, with ``images``
     if given)."""
     if fmt == "html":

@@ -33,45 +33,73 @@ PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
 DEFAULT_KINDS = ("draft", "play")
 
-_CARD_COLS = "c.id, c.name, c.set_code, c.collector_number, c.rarity, c.kind, c.magic_back, " \
-             "c.type_line, c.colors, c.mana_value, c.layout"
+_CARD_COLS = (
+    "c.id, c.name, c.set_code, c.collector_number, c.rarity, c.kind, c.magic_back, "
+    "c.type_line, c.colors, c.mana_value, c.layout"
+)
 
 
 def _card_info(row: tuple) -> CardInfo:
     cid, name, set_code, number, rarity, kind, back, type_line, colors, mv, layout = row
-    return CardInfo(cid, name, set_code, number, rarity, kind or "card", bool(back), type_line,
-                    tuple(colors or ()), mv, layout)
+    return CardInfo(
+        cid,
+        name,
+        set_code,
+        number,
+        rarity,
+        kind or "card",
+        bool(back),
+        type_line,
+        tuple(colors or ()),
+        mv,
+        layout,
+    )
 
 
 # --- the catalogue ----------------------------------------------------------------------
 
+
 def _set_info(con: Connection, set_code: str) -> dict[str, Any] | None:
     row = con.execute(
-        "SELECT code, name, released_at FROM sets WHERE code = ?", [set_code]).fetchone()
+        "SELECT code, name, released_at FROM sets WHERE code = ?", [set_code]
+    ).fetchone()
     cards = con.execute(
-        "SELECT count(*), max(released_at) FROM cards WHERE set_code = ?", [set_code]).fetchone()
+        "SELECT count(*), max(released_at) FROM cards WHERE set_code = ?", [set_code]
+    ).fetchone()
     has_products = con.execute(
-        "SELECT count(*) FROM products WHERE set_code = ?", [set_code]).fetchone()[0]
+        "SELECT count(*) FROM products WHERE set_code = ?", [set_code]
+    ).fetchone()[0]
     if row is None and not cards[0] and not has_products:
         return None
-    return {"code": set_code, "name": row[1] if row else None,
-            "released_at": (row[2] if row else None) or cards[1], "cards": cards[0]}
+    return {
+        "code": set_code,
+        "name": row[1] if row else None,
+        "released_at": (row[2] if row else None) or cards[1],
+        "cards": cards[0],
+    }
 
 
 def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
-    known = [r[0] for r in con.execute(
-        "SELECT DISTINCT set_code FROM products UNION SELECT DISTINCT set_code FROM cards "
-        "ORDER BY 1").fetchall()]
+    known = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT set_code FROM products UNION SELECT DISTINCT set_code FROM cards "
+            "ORDER BY 1"
+        ).fetchall()
+    ]
     shown = ", ".join(known[:30]) + (f" … ({len(known)} sets)" if len(known) > 30 else "")
-    return NotFoundError(f"set {set_code!r}: not in the database (sets with cards or products: "
-                         f"{shown or 'none — run boosterkit sync or import first'})")
+    return NotFoundError(
+        f"set {set_code!r}: not in the database (sets with cards or products: "
+        f"{shown or 'none — run boosterkit sync or import first'})"
+    )
 
 
 def _booster_rarities(con: Connection, set_code: str) -> Counter:
     rows = con.execute(
         "SELECT rarity, count(*) FROM cards WHERE set_code = ? AND kind = 'card' "
         "AND coalesce(in_booster, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
-        [set_code]).fetchall()
+        [set_code],
+    ).fetchall()
     return Counter({r: n for r, n in rows})
 
 
@@ -84,7 +112,9 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
         {"code": c, "set_code": s, "name": n, "kind": k, "source": src}
         for c, s, n, k, src in con.execute(
             "SELECT code, set_code, name, kind, source FROM products WHERE set_code = ? "
-            "ORDER BY code", [set_code]).fetchall()
+            "ORDER BY code",
+            [set_code],
+        ).fetchall()
     ]
     covered = {e["kind"] for e in entries}
     rar = _booster_rarities(con, set_code)
@@ -92,14 +122,20 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
         for rule in gen.load_generic().for_set(set_code, _as_date(info["released_at"])):
             if rule.kind not in covered:
                 covered.add(rule.kind)
-                entries.append({
-                    "code": f"{set_code}-{rule.kind}-generic", "set_code": set_code,
-                    "name": rule.name.format(set_name=info["name"] or set_code.upper()),
-                    "kind": rule.kind, "source": "generic",
-                })
+                entries.append(
+                    {
+                        "code": f"{set_code}-{rule.kind}-generic",
+                        "set_code": set_code,
+                        "name": rule.name.format(set_name=info["name"] or set_code.upper()),
+                        "kind": rule.kind,
+                        "source": "generic",
+                    }
+                )
     best: dict[str, dict[str, Any]] = {}
-    for e in sorted(entries, key=lambda e: (PRECEDENCE.get(e["source"], 9), _regional(e),
-                                            len(e["code"]), e["code"])):
+    for e in sorted(
+        entries,
+        key=lambda e: (PRECEDENCE.get(e["source"], 9), _regional(e), len(e["code"]), e["code"]),
+    ):
         best.setdefault(e["kind"], e)
     for e in entries:
         e["default"] = best[e["kind"]] is e
@@ -119,20 +155,32 @@ def no_products_reason(con: Connection, set_code: str) -> str:
     n, magic, booster = con.execute(
         "SELECT count(*), count(*) FILTER (kind = 'card'), "
         "count(*) FILTER (kind = 'card' AND coalesce(in_booster, true)) "
-        "FROM cards WHERE set_code = ?", [set_code]).fetchone()
+        "FROM cards WHERE set_code = ?",
+        [set_code],
+    ).fetchone()
     if magic and not booster:
-        return (f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
-                "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
-                "generic product can be built; import its collation data (`boosterkit import "
-                "mtgjson`) or sync it again once Scryfall marks its booster cards")
+        return (
+            f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
+            "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
+            "generic product can be built; import its collation data (`boosterkit import "
+            "mtgjson`) or sync it again once Scryfall marks its booster cards"
+        )
     if not n:  # only a plain set code is ever quoted as a command
-        fix = f"run `boosterkit sync {set_code}`" if re.fullmatch(r"[a-z0-9]+", set_code) else "sync it"
+        fix = (
+            f"run `boosterkit sync {set_code}`"
+            if re.fullmatch(r"[a-z0-9]+", set_code)
+            else "sync it"
+        )
         return f"no cards of it are loaded yet; {fix}"
     if not magic:
-        return ("its cards are not booster cards (token, art series and minigame sets open as "
-                "part of their parent set's packs)")
-    return ("no collation data imported for it, and its booster cards lack commons, uncommons "
-            "or rares for a generic product")
+        return (
+            "its cards are not booster cards (token, art series and minigame sets open as "
+            "part of their parent set's packs)"
+        )
+    return (
+        "no collation data imported for it, and its booster cards lack commons, uncommons "
+        "or rares for a generic product"
+    )
 
 
 def _regional(entry: dict[str, Any]) -> bool:
@@ -149,29 +197,41 @@ def _set_default(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
     return entries[0] if len(entries) == 1 else None
 
 
-def _pick(entries: list[dict[str, Any]], set_code: str, product: str | None,
-          reason: str = "") -> dict[str, Any]:
+def _pick(
+    entries: list[dict[str, Any]], set_code: str, product: str | None, reason: str = ""
+) -> dict[str, Any]:
     if product is None:
         chosen = next((e for e in entries if e["default_for_set"]), None)
     else:
         p = product.strip().lower()
         chosen = next((e for e in entries if e["code"] == p), None) or next(
-            (e for e in entries if e["kind"] == p and e["default"]), None)
+            (e for e in entries if e["kind"] == p and e["default"]), None
+        )
     if chosen is None:
         if not entries:
             raise NotFoundError(f"set {set_code!r} has no booster products: {reason}")
         listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries)
-        what = f"no product {product!r}" if product else "no draft or play product, and more than one product"
+        what = (
+            f"no product {product!r}"
+            if product
+            else "no draft or play product, and more than one product"
+        )
         raise NotFoundError(f"set {set_code!r}: {what}; products: {listing}")
     return chosen
 
 
 # --- compiling ------------------------------------------------------------------------------
 
+
 def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
-    flags = {r[0]: r[1:] for r in con.execute(
-        "SELECT sheet_name, foil, balance_colors, allow_duplicates, fixed FROM sheets "
-        "WHERE product_code = ?", [code]).fetchall()}
+    flags = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT sheet_name, foil, balance_colors, allow_duplicates, fixed FROM sheets "
+            "WHERE product_code = ?",
+            [code],
+        ).fetchall()
+    }
     rows = con.execute(
         f"""
         SELECT sc.sheet_name, sc.set_code, sc.collector_number, sc.weight, {_CARD_COLS}
@@ -189,7 +249,9 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
         QUALIFY row_number() OVER (PARTITION BY sc.sheet_name, sc.ref
                                    ORDER BY ce.collector_number = sc.collector_number DESC) = 1
         ORDER BY sc.sheet_name, sc.ref
-        """, {"code": code}).fetchall()
+        """,
+        {"code": code},
+    ).fetchall()
     cards: dict[str, list[CardInfo]] = {n: [] for n in flags}
     weights: dict[str, list[int]] = {n: [] for n in flags}
     for sheet, set_code, number, weight, *card in rows:
@@ -199,8 +261,9 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
             info = _card_info(tuple(card))
         cards[sheet].append(info)
         weights[sheet].append(int(weight))
-    return {n: SheetDef(n, tuple(cards[n]), tuple(weights[n]), *map(bool, f))
-            for n, f in flags.items()}
+    return {
+        n: SheetDef(n, tuple(cards[n]), tuple(weights[n]), *map(bool, f)) for n, f in flags.items()
+    }
 
 
 def counterpart(code: str) -> str:
@@ -223,34 +286,46 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     the same cards (README, precedence and merge rules).
     """
     other = counterpart(code)
-    flags = {n: (bool(b), bool(d)) for n, b, d in con.execute(
-        "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
-        [other]).fetchall()}
+    flags = {
+        n: (bool(b), bool(d))
+        for n, b, d in con.execute(
+            "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
+            [other],
+        ).fetchall()
+    }
     if not flags:
         return sheets
     by_name = {_sheet_key(n): f for n, f in flags.items()}
     members: dict[str, set[tuple[str, str]]] = {}
-    for n, s, c in con.execute("SELECT sheet_name, set_code, collector_number FROM sheet_cards "
-                               "WHERE product_code = ?", [other]).fetchall():
+    for n, s, c in con.execute(
+        "SELECT sheet_name, set_code, collector_number FROM sheet_cards WHERE product_code = ?",
+        [other],
+    ).fetchall():
         members.setdefault(n, set()).add((s, c))
     by_cards = {frozenset(m): flags[n] for n, m in members.items() if n in flags}
     out = {}
     for name, sd in sheets.items():
         b, d = by_name.get(_sheet_key(name)) or by_cards.get(
-            frozenset((c.set, c.collector_number) for c in sd.cards), (False, False))
-        out[name] = dataclasses.replace(sd, balance_colors=sd.balance_colors or b,
-                                        allow_duplicates=sd.allow_duplicates or d)
+            frozenset((c.set, c.collector_number) for c in sd.cards), (False, False)
+        )
+        out[name] = dataclasses.replace(
+            sd, balance_colors=sd.balance_colors or b, allow_duplicates=sd.allow_duplicates or d
+        )
     return out
 
 
 def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     weights = con.execute(
         "SELECT variant_index, weight FROM product_variants WHERE product_code = ? "
-        "ORDER BY variant_index", [code]).fetchall()
+        "ORDER BY variant_index",
+        [code],
+    ).fetchall()
     slots: dict[int, list[tuple[str, int]]] = {i: [] for i, _ in weights}
     for i, sheet, count in con.execute(
-            "SELECT variant_index, sheet_name, count FROM variant_slots WHERE product_code = ? "
-            "ORDER BY variant_index, rowid", [code]).fetchall():
+        "SELECT variant_index, sheet_name, count FROM variant_slots WHERE product_code = ? "
+        "ORDER BY variant_index, rowid",
+        [code],
+    ).fetchall():
         slots[i].append((sheet, int(count)))
     return [(int(w), tuple(slots[i])) for i, w in weights]
 
@@ -262,12 +337,19 @@ def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
         "c.promo_types, c.full_art FROM cards c "
         "WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) AND c.kind = 'card' "
         "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
-        [codes]).fetchall()
-    return [gen.Candidate(_card_info(r[:11]), r[11], bool(r[12]), _as_date(r[13]),
-                          tuple(r[14] or ()), r[15]) for r in rows]
+        [codes],
+    ).fetchall()
+    return [
+        gen.Candidate(
+            _card_info(r[:11]), r[11], bool(r[12]), _as_date(r[13]), tuple(r[14] or ()), r[15]
+        )
+        for r in rows
+    ]
 
 
-def _generic_sheets(con: Connection, info: dict[str, Any], rule: gen.GenericRule) -> dict[str, SheetDef]:
+def _generic_sheets(
+    con: Connection, info: dict[str, Any], rule: gen.GenericRule
+) -> dict[str, SheetDef]:
     set_code, released = info["code"], _as_date(info["released_at"])
     cards = _candidates(con, rule.sets_drawn(set_code))
     sheets = {}
@@ -282,7 +364,8 @@ def _extra_cards(con: Connection, codes: list[str]) -> dict[str, tuple[CardInfo,
     rows = con.execute(
         f"SELECT {_CARD_COLS} FROM cards c WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) "
         "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
-        [codes]).fetchall()
+        [codes],
+    ).fetchall()
     out: dict[str, list[CardInfo]] = {}
     for r in rows:
         out.setdefault(r[2], []).append(_card_info(r))
@@ -304,8 +387,11 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
     sources: tuple[str, ...] = ()
     if entry["source"] == "generic":
-        rule = next(r for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
-                    if r.kind == kind)
+        rule = next(
+            r
+            for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
+            if r.kind == kind
+        )
         sheets = _generic_sheets(con, info, rule)
         variants = gen.variants(rule, set(sheets))
     else:
@@ -315,15 +401,32 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
         sources = tuple(s for s in (row[0] if row and row[0] else ()) if s != set_code)
     nonmagic = ex.load_nonmagic()
     rule = nonmagic.rule_for(kind, _as_date(info["released_at"]))
-    patterns = [o.set_pattern.format(set=set_code) for s in (rule.slots if rule else ())
-                for o in s.options if o.set_pattern]
+    patterns = [
+        o.set_pattern.format(set=set_code)
+        for s in (rule.slots if rule else ())
+        for o in s.options
+        if o.set_pattern
+    ]
     sheet_sets = {n: {c.set for c in s.cards} for n, s in sheets.items()}
-    extras = ex.compile_extras(rule, set_code, variants, sheet_sets, _extra_cards(con, patterns),
-                               _known_absent(con, patterns), nonmagic.minigame_share)
+    extras = ex.compile_extras(
+        rule,
+        set_code,
+        variants,
+        sheet_sets,
+        _extra_cards(con, patterns),
+        _known_absent(con, patterns),
+        nonmagic.minigame_share,
+    )
     return ProductDef(
-        code=code, set_code=set_code, name=entry["name"] or code, kind=kind, source=entry["source"],
+        code=code,
+        set_code=set_code,
+        name=entry["name"] or code,
+        kind=kind,
+        source=entry["source"],
         variants=tuple(VariantDef(i, w, slots) for i, (w, slots) in enumerate(variants, start=1)),
-        sheets=sheets, extras=extras, source_sets=sources,
+        sheets=sheets,
+        extras=extras,
+        source_sets=sources,
     )
 
 
@@ -352,7 +455,7 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 #: ``plst`` number the same cards after their original printing (``AFR-123``).
 UNSYNCABLE = {
     "plist": "The List as magic-sealed-data numbers it (plist); Scryfall's `plst` numbers "
-             "those cards otherwise (AFR-123), so no sync resolves them",
+    "those cards otherwise (AFR-123), so no sync resolves them",
 }
 
 
@@ -370,8 +473,11 @@ def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
         elif s != "?":
             others.append(s)
     # set codes come from the data: quoted, so a hostile one cannot make a command of itself
-    hints = ([f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
-             if children else [])
+    hints = (
+        [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
+        if children
+        else []
+    )
     return hints + [f"boosterkit sync {shlex.quote(s)}" for s in others]
 
 
@@ -383,25 +489,59 @@ def describe(product: ProductDef) -> dict[str, Any]:
     for s in product.sheets.values():
         unresolved = [c for c in s.cards if not c.resolved]
         missing.update(c.set for c in unresolved)
-        sheets.append({"name": s.name, "cards": len(s.cards), "total_weight": s.total_weight,
-                       "foil": s.foil, "balance_colors": s.balance_colors,
-                       "unresolved": len(unresolved)})
+        sheets.append(
+            {
+                "name": s.name,
+                "cards": len(s.cards),
+                "total_weight": s.total_weight,
+                "foil": s.foil,
+                "balance_colors": s.balance_colors,
+                "unresolved": len(unresolved),
+            }
+        )
     extras = []
     for slot in product.extras:
-        opts = [{"kind": o.kind, "set": o.set_code, "weight": o.weight, "cards": len(o.cards),
-                 "resolved": bool(o.cards) or o.kind == "ad"} for o in slot.options]
-        extras.append({"name": slot.name, "position": slot.position,
-                       "unless_sheets": list(slot.unless_sheets), "options": opts})
-    extra_missing = [o["set"] for e in extras for o in e["options"] if not o["resolved"] and o["set"]]
-    return {**_describe_variants(product, total), "sheets": sheets, "extras": extras,
-            **_unresolved(product, missing, extra_missing)}
+        opts = [
+            {
+                "kind": o.kind,
+                "set": o.set_code,
+                "weight": o.weight,
+                "cards": len(o.cards),
+                "resolved": bool(o.cards) or o.kind == "ad",
+            }
+            for o in slot.options
+        ]
+        extras.append(
+            {
+                "name": slot.name,
+                "position": slot.position,
+                "unless_sheets": list(slot.unless_sheets),
+                "options": opts,
+            }
+        )
+    extra_missing = [
+        o["set"] for e in extras for o in e["options"] if not o["resolved"] and o["set"]
+    ]
+    return {
+        **_describe_variants(product, total),
+        "sheets": sheets,
+        "extras": extras,
+        **_unresolved(product, missing, extra_missing),
+    }
 
 
 def _describe_variants(product: ProductDef, total: int) -> dict[str, Any]:
     return {
-        "variants": [{"index": v.index, "weight": v.weight,
-                      "percent": round(100 * v.weight / total, 4), "slots": dict(v.slots)}
-                     for v in product.variants]}
+        "variants": [
+            {
+                "index": v.index,
+                "weight": v.weight,
+                "percent": round(100 * v.weight / total, 4),
+                "slots": dict(v.slots),
+            }
+            for v in product.variants
+        ]
+    }
 
 
 def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str]) -> dict[str, Any]:
@@ -418,8 +558,9 @@ def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str])
     }
 
 
-def list_products(con: Connection, set_code: str, *,
-                  product_of: Callable[[str], ProductDef] | None = None) -> list[dict[str, Any]]:
+def list_products(
+    con: Connection, set_code: str, *, product_of: Callable[[str], ProductDef] | None = None
+) -> list[dict[str, Any]]:
     """Every product of ``set_code``: code, set_code, name, kind, source, default flags and
     the compiled product in short (``describe``). Unknown set → ``NotFoundError``.
 
@@ -427,5 +568,7 @@ def list_products(con: Connection, set_code: str, *,
     of ``generator.cache``) instead of compiling it here."""
     set_code = set_code.strip().lower()
     info, entries = _catalog(con, set_code)
-    return [{**e, **describe(product_of(e["code"]) if product_of else _compile(con, info, e))}
-            for e in entries]
+    return [
+        {**e, **describe(product_of(e["code"]) if product_of else _compile(con, info, e))}
+        for e in entries
+    ]

@@ -51,8 +51,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     explicit = config.getoption("boosterkit_db", None)
     if explicit and not Path(explicit).expanduser().exists():
-        raise pytest.UsageError(f"--boosterkit-db {explicit}: no such file (build one with "
-                                "`boosterkit sync` or `boosterkit import`, or fix the path)")
+        raise pytest.UsageError(
+            f"--boosterkit-db {explicit}: no such file (build one with "
+            "`boosterkit sync` or `boosterkit import`, or fix the path)"
+        )
     from boosterkit import testing
 
     testing.configure(explicit, bool(config.getoption("boosterkit_require_db", False)))
@@ -96,8 +98,14 @@ def booster_packs(boosterkit_db: Path, boosterkit_products: ProductCache) -> Pac
     def make(
         set_code: str, product: str | None = None, count: int = 1, seed: int = 0
     ) -> list[Pack]:
-        return open_packs(set_code, product=product, count=count, seed=seed, db=boosterkit_db,
-                          products=boosterkit_products)
+        return open_packs(
+            set_code,
+            product=product,
+            count=count,
+            seed=seed,
+            db=boosterkit_db,
+            products=boosterkit_products,
+        )
 
     return make
 

@@ -88,9 +88,14 @@ def lite(cp: Any) -> LiteProduct:
 
     def extra(e: Any) -> LiteExtra:
         if e.number not in extras:
-            extras[e.number] = LiteExtra(e.number, _t(e.cum), tuple(
-                LiteOption(_t(o.protos), None if o.gold is None else _t(o.gold), o.gold_p)
-                for o in e.options))
+            extras[e.number] = LiteExtra(
+                e.number,
+                _t(e.cum),
+                tuple(
+                    LiteOption(_t(o.protos), None if o.gold is None else _t(o.gold), o.gold_p)
+                    for o in e.options
+                ),
+            )
         return extras[e.number]
 
     sheets = tuple(LiteSheet(
@@ -99,14 +104,26 @@ def lite(cp: Any) -> LiteProduct:
         balance=tuple((_t(c), _t(local)) for c, local in s.balance),
         corrected={n: (_t(w), _t(c)) for n, (w, c) in s.corrected.items()},
     ) for s in cp.sheets)  # fmt: skip
-    variants = tuple(LiteVariant(v.index, v.slots, tuple(extra(e) for e in v.first),
-                                 tuple(extra(e) for e in v.last)) for v in cp.variants)
+    variants = tuple(
+        LiteVariant(
+            v.index, v.slots, tuple(extra(e) for e in v.first), tuple(extra(e) for e in v.last)
+        )
+        for v in cp.variants
+    )
     by_card: dict[str, int] = {}
     for i, fields in enumerate(cp.item_fields):
         if fields[0] and fields[9]:  # card_id, resolved
             by_card.setdefault(fields[0], i)
-    return LiteProduct(cp.product, _t(cp.variant_cum), variants, sheets, cp.item_fields,
-                       cp.templates, cp.fragments, by_card)
+    return LiteProduct(
+        cp.product,
+        _t(cp.variant_cum),
+        variants,
+        sheets,
+        cp.item_fields,
+        cp.templates,
+        cp.fragments,
+        by_card,
+    )
 
 
 def _pick(cum: Floats, u: float) -> int:

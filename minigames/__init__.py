@@ -28,9 +28,22 @@ _EXPORTS = {
 }  # fmt: skip
 
 __all__ = [
-    "Minigame", "Setup", "SetupError", "Validation", "Violation", "Zone", "basic_lands",
-    "build_setup", "check_players", "deal", "default_set", "get_minigame", "list_minigames",
-    "render_sheet", "summary", "validate_setup",
+    "Minigame",
+    "Setup",
+    "SetupError",
+    "Validation",
+    "Violation",
+    "Zone",
+    "basic_lands",
+    "build_setup",
+    "check_players",
+    "deal",
+    "default_set",
+    "get_minigame",
+    "list_minigames",
+    "render_sheet",
+    "summary",
+    "validate_setup",
 ]
 
 

@@ -22,12 +22,28 @@ CATALOGUE_DIR = DATA_DIR / "minigames"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same result
 STATUSES = ("C", "I", "U")
 STATUS_PARTS = (
-    "printings", "players", "packs", "minutes", "components", "setup", "first_player", "win",
+    "printings",
+    "players",
+    "packs",
+    "minutes",
+    "components",
+    "setup",
+    "first_player",
+    "win",
 )
 
 #: Zone kinds a setup may hold.
 ZONE_KINDS = (
-    "hand", "grid", "row", "deck", "pile", "removed", "set_aside", "selected", "discard", "scatter",
+    "hand",
+    "grid",
+    "row",
+    "deck",
+    "pile",
+    "removed",
+    "set_aside",
+    "selected",
+    "discard",
+    "scatter",
 )
 
 #: op → {argument: required?}. The closed vocabulary of setup steps.
@@ -41,8 +57,15 @@ OPS: dict[str, dict[str, bool]] = {
     "combine": {},
     "deal": {"to": True, "count": True, "zone": True, "filter": False, "remainder": False},
     "select": {"who": True, "count": True, "zone": True, "filter": False, "method": False},
-    "layout": {"shape": True, "zone": True, "per": True, "rows": False, "cols": False,
-               "count": False, "from": False},
+    "layout": {
+        "shape": True,
+        "zone": True,
+        "per": True,
+        "rows": False,
+        "cols": False,
+        "count": False,
+        "from": False,
+    },
     "piles": {"count": True, "size": True, "per": True, "zone": True},
     "split": {"piles": True},
     "flip": {"count": True, "zone": True},
@@ -72,17 +95,42 @@ _ZONE_OPS = ("reserve", "deal", "select", "layout", "piles", "split", "flip", "p
 VISIBILITIES = ("public", "owner", "hidden")
 #: Facts a game is played by (``reads``: printed on the player's own cards); a card the
 #: database lacks may not be dealt into play where any but rarity and foil is read.
-FACTS = ("colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name",
-         "text", "rarity", "foil")
+FACTS = (
+    "colors",
+    "mana_value",
+    "card_type",
+    "toughness",
+    "loyalty",
+    "legendary",
+    "name",
+    "text",
+    "rarity",
+    "foil",
+)
 LANGS = ("en", "fr", "es")
 #: Keys of ``reminders``: what a card of each colour does in the game.
 REMINDER_KEYS = ("W", "U", "B", "R", "G", "colorless", "multicolor", "face_down")
 
 _TOP: dict[str, bool] = {
-    "id": True, "name": True, "scryfall_names": True, "printings": True, "players": True,
-    "packs": True, "minutes": True, "components": True, "setup": True, "first_player": True,
-    "win": True, "status": True, "roles": False, "summary": False, "notes": False,
-    "printed_names": False, "face_down": False, "reads": False, "reminders": False,
+    "id": True,
+    "name": True,
+    "scryfall_names": True,
+    "printings": True,
+    "players": True,
+    "packs": True,
+    "minutes": True,
+    "components": True,
+    "setup": True,
+    "first_player": True,
+    "win": True,
+    "status": True,
+    "roles": False,
+    "summary": False,
+    "notes": False,
+    "printed_names": False,
+    "face_down": False,
+    "reads": False,
+    "reminders": False,
     "owner_rules": False,
 }
 _FIRST_PLAYER_RULES = ("random", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none")
@@ -151,8 +199,10 @@ class Minigame:
             "packs": _packs_text(packs),
             "product": self.product,
             "minutes": self.raw["minutes"],
-            "printings": [f"{p['set']}#{p['number']}" if p.get("number") else p["set"]
-                          for p in self.raw["printings"]],
+            "printings": [
+                f"{p['set']}#{p['number']}" if p.get("number") else p["set"]
+                for p in self.raw["printings"]
+            ],
             # the booster sets it was printed for: the sets a deal uses by default
             "sets": list(dict.fromkeys(p["parent"] for p in self.raw["printings"])),
             "status": self.setup_status,
@@ -243,11 +293,15 @@ def check_step(step: Any, where: str) -> None:
 def check_minigame(data: Any, where: str) -> None:
     """Check a whole catalogue entry; raise ``InputError`` naming the file and key."""
     _keys(data, _TOP, where)
-    _keys(data["players"], {"min": True, "max": True, "teams": False, "limit": False},
-          f"{where}.players")
+    _keys(
+        data["players"],
+        {"min": True, "max": True, "teams": False, "limit": False},
+        f"{where}.players",
+    )
     if "limit" in data["players"]:
-        limit = _keys(data["players"]["limit"], {"max": True, "why": True},
-                      f"{where}.players.limit")
+        limit = _keys(
+            data["players"]["limit"], {"max": True, "why": True}, f"{where}.players.limit"
+        )
         _int(limit["max"], f"{where}.players.limit.max", minimum=1)
     _check_extras(data, where)
     _int(data["players"]["min"], f"{where}.players.min", minimum=1, nullable=True)
@@ -255,19 +309,25 @@ def check_minigame(data: Any, where: str) -> None:
     _check_packs(data["packs"], f"{where}.packs")
     _int(data["minutes"], f"{where}.minutes", minimum=1, nullable=True)
     for i, p in enumerate(data["printings"] or []):
-        _keys(p, {"set": True, "parent": True, "number": True, "status": True},
-              f"{where}.printings[{i}]")
+        _keys(
+            p,
+            {"set": True, "parent": True, "number": True, "status": True},
+            f"{where}.printings[{i}]",
+        )
     for i, c in enumerate(data["components"] or []):
         _keys(c, {"item": True, "per": True, "qty": True}, f"{where}.components[{i}]")
     _keys(data["status"], dict.fromkeys(STATUS_PARTS, True), f"{where}.status")
     for part, value in data["status"].items():
         if value not in STATUSES:
             raise _fail(f"{where}.status.{part}", f"{value!r} is not C, I or U")
-    fp = _keys(data["first_player"], {"rule": True, "text": True, "role": False},
-               f"{where}.first_player")
+    fp = _keys(
+        data["first_player"], {"rule": True, "text": True, "role": False}, f"{where}.first_player"
+    )
     if fp["rule"] not in _FIRST_PLAYER_RULES:
-        raise _fail(f"{where}.first_player.rule", f"{fp['rule']!r} is not one of "
-                    f"{', '.join(_FIRST_PLAYER_RULES)}")
+        raise _fail(
+            f"{where}.first_player.rule",
+            f"{fp['rule']!r} is not one of {', '.join(_FIRST_PLAYER_RULES)}",
+        )
     _keys(data["win"], {"text": True, "type": True}, f"{where}.win")
     if data["setup"] is None:
         return
@@ -282,8 +342,9 @@ def _check_extras(data: dict[str, Any], where: str) -> None:
     """The optional keys for sheets and checks: printed names, face_down, reads, reminders,
     owner_rules."""
     names = data.get("printed_names", {})
-    if not isinstance(names, dict) or any(k not in LANGS or not isinstance(v, str) or not v
-                                          for k, v in names.items()):
+    if not isinstance(names, dict) or any(
+        k not in LANGS or not isinstance(v, str) or not v for k, v in names.items()
+    ):
         raise _fail(f"{where}.printed_names", f"a mapping of {', '.join(LANGS)} to names")
     if not isinstance(data.get("face_down", False), bool):
         raise _fail(f"{where}.face_down", "expected true or false")
@@ -291,24 +352,33 @@ def _check_extras(data: dict[str, Any], where: str) -> None:
     if not isinstance(reads, list) or any(r not in FACTS for r in reads):
         raise _fail(f"{where}.reads", f"a list of facts among {', '.join(FACTS)}")
     reminders = data.get("reminders", {})
-    if not isinstance(reminders, dict) or any(k not in REMINDER_KEYS or not isinstance(v, str)
-                                              for k, v in reminders.items()):
+    if not isinstance(reminders, dict) or any(
+        k not in REMINDER_KEYS or not isinstance(v, str) for k, v in reminders.items()
+    ):
         raise _fail(f"{where}.reminders", f"a mapping of {', '.join(REMINDER_KEYS)} to text")
     for i, rule in enumerate(data.get("owner_rules", [])):
-        rule = _keys(rule, {"zone": True, "filter": True, "count": True, "text": True},
-                     f"{where}.owner_rules[{i}]")
+        rule = _keys(
+            rule,
+            {"zone": True, "filter": True, "count": True, "text": True},
+            f"{where}.owner_rules[{i}]",
+        )
         check_filter(rule["filter"], f"{where}.owner_rules[{i}].filter")
         _int(rule["count"], f"{where}.owner_rules[{i}].count")
 
 
 def _check_packs(packs: Any, where: str) -> None:
-    _keys(packs, {"per_player": False, "total": False, "extra": False, "product": False,
-                  "note": False}, where)
+    _keys(
+        packs,
+        {"per_player": False, "total": False, "extra": False, "product": False, "note": False},
+        where,
+    )
     for key in ("per_player", "total"):
         if key in packs:
             _int(packs[key], f"{where}.{key}", minimum=1, nullable=True)
     if packs.get("product", "set") not in _PRODUCTS:
-        raise _fail(f"{where}.product", f"{packs['product']!r} is not one of {', '.join(_PRODUCTS)}")
+        raise _fail(
+            f"{where}.product", f"{packs['product']!r} is not one of {', '.join(_PRODUCTS)}"
+        )
     for i, extra in enumerate(packs.get("extra", [])):
         _keys(extra, {"at_players": True, "packs": True}, f"{where}.extra[{i}]")
 
@@ -351,8 +421,7 @@ def get_minigame(game: str) -> Minigame:
     wanted = _fold(game)
     for g in catalogue.values():
         names = [g.name, *(g.raw.get("printed_names") or {}).values(), *g.raw["scryfall_names"]]
-        if wanted and any(_fold(n) == wanted or _fold(n.split(" // ")[0]) == wanted
-                          for n in names):
+        if wanted and any(_fold(n) == wanted or _fold(n.split(" // ")[0]) == wanted for n in names):
             return g
     raise NotFoundError(f"unknown minigame {game!r} (known: {', '.join(catalogue)})")
 

@@ -34,13 +34,17 @@ def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | N
         if sets is not None:
             if code in sets:
                 return code
-        elif con is not None and con.execute(
-                "SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'",
-                [code]).fetchone()[0]:
+        elif (
+            con is not None
+            and con.execute(
+                "SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'", [code]
+            ).fetchone()[0]
+        ):
             return code
     raise NotFoundError(
         f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
-        "database: choose a set (any set with booster data) or import one", field="set"
+        "database: choose a set (any set with booster data) or import one",
+        field="set",
     )
 
 
@@ -55,8 +59,16 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
         [set_code],
     ).fetchall()
     return {
-        r[0]: CardInfo(card_id=r[1], name=r[0], set=r[2], collector_number=r[3], rarity="common",
-                       kind="card", magic_back=True, type_line=f"Basic Land — {r[0]}")
+        r[0]: CardInfo(
+            card_id=r[1],
+            name=r[0],
+            set=r[2],
+            collector_number=r[3],
+            rarity="common",
+            kind="card",
+            magic_back=True,
+            type_line=f"Basic Land — {r[0]}",
+        )
         for r in rows
     }
 
@@ -86,9 +98,15 @@ def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
             c.close()
 
 
-def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count: int,
-          seed: int, products: ProductCache | None = None
-          ) -> tuple[list[Pack], str | None, str | None, Any]:
+def _open(
+    con: DbArg,
+    spec: Minigame,
+    set_code: str,
+    product: str | None,
+    count: int,
+    seed: int,
+    products: ProductCache | None = None,
+) -> tuple[list[Pack], str | None, str | None, Any]:
     """The packs (seed checked), the product they were opened as, a note when the game's
     product is missing and the set's default product was used instead, and that product."""
     from boosterkit.generator import cache, small
@@ -105,8 +123,10 @@ def _open(con: DbArg, spec: Minigame, set_code: str, product: str | None, count:
         cp = cache.compiled_product(set_code, None, con, products, lite=lite)
         packs = drawn(cp, seed, 1, count)
         code = packs[0].product if packs else None
-        note = (f"{set_code} has no {spec.product} booster data in the database; "
-                f"dealt {code} packs instead.")
+        note = (
+            f"{set_code} has no {spec.product} booster data in the database; "
+            f"dealt {code} packs instead."
+        )
         return packs, code, note, cp
 
 
@@ -138,8 +158,10 @@ def deal(
 
     spec = get_minigame(game)
     if spec.steps is None or spec.setup_status == "U":
-        raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
-                              "not guess it; see `boosterkit minigames`")
+        raise BoosterkitError(
+            f"{spec.name}: the setup is unknown (status U), so boosterkit will "
+            "not guess it; see `boosterkit minigames`"
+        )
     check_players(spec, players)
     lang = check_lang(lang)
     if strict_backs is None:
@@ -150,8 +172,11 @@ def deal(
     if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
         setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
     if spec.setup_status != "C":
-        setup.notes.insert(0, f"The setup of {spec.name} is partly inferred (status "
-                              f"{spec.setup_status}); check it against the card.")
+        setup.notes.insert(
+            0,
+            f"The setup of {spec.name} is partly inferred (status "
+            f"{spec.setup_status}); check it against the card.",
+        )
     return setup
 
 
@@ -164,21 +189,39 @@ def _pinned(con: DbArg, products: ProductCache | None) -> Iterator[None]:
         yield
 
 
-def _deal(con: DbArg, spec: Minigame, players: int, set_code: str | None, product: str | None,
-          seed: int, strict_backs: bool, products: ProductCache | None, lang: str) -> Setup:
+def _deal(
+    con: DbArg,
+    spec: Minigame,
+    players: int,
+    set_code: str | None,
+    product: str | None,
+    seed: int,
+    strict_backs: bool,
+    products: ProductCache | None,
+    lang: str,
+) -> Setup:
     """``deal`` after its checks: the packs, the steps, and what the sheet reads."""
     minigames = kept_minigames(con, products)  # kept per database content, like the cards
     with _reader(con) as connection:
         given = set_code.strip().lower() if set_code and set_code.strip() else None
         set_code = given or default_set(None, spec, minigames.sets)
-        packs, used, note, cp = _open(con, spec, set_code, product, spec.pack_count(players),
-                                      seed, products)
+        packs, used, note, cp = _open(
+            con, spec, set_code, product, spec.pack_count(players), seed, products
+        )
         cards = kept_cards(con, set_code, used, products, cp)  # None: nothing kept for con
         basics = None
         if any(s["op"] == "add_external" for s in spec.steps):
             basics = cards.basics if cards else basic_lands(connection(), set_code)
-        setup = run_steps(spec, packs, players, seed, set_code=set_code, product=used,
-                          strict_backs=strict_backs, basics=basics)
+        setup = run_steps(
+            spec,
+            packs,
+            players,
+            seed,
+            set_code=set_code,
+            product=used,
+            strict_backs=strict_backs,
+            basics=basics,
+        )
         setup.lang = lang
         setup.rules_text = rules_text(minigames, spec, lang, set_code)
         setup.facts = card_facts(setup, cards.rows if cards else {}, connection)
@@ -189,5 +232,9 @@ def _deal(con: DbArg, spec: Minigame, players: int, set_code: str | None, produc
 
 def summary(setup: Setup) -> dict[str, Any]:
     """A short description of a setup (zone sizes), for logs and listings."""
-    return {"minigame": setup.minigame, "players": setup.players, "seed": setup.seed,
-            "zones": {z.name: len(z.cards) for z in setup.zones}}
+    return {
+        "minigame": setup.minigame,
+        "players": setup.players,
+        "seed": setup.seed,
+        "zones": {z.name: len(z.cards) for z in setup.zones},
+    }

@@ -47,9 +47,13 @@ class Rule:
             if not self.external:
                 return "is an outside addition, which this zone does not take"
         elif self.pack is not None and pack_of.get(item.uid) != self.pack:
-            return f"comes from pack {pack_of.get(item.uid)}, not this player's own pack {self.pack}"
+            return (
+                f"comes from pack {pack_of.get(item.uid)}, not this player's own pack {self.pack}"
+            )
         for flt in self.removed:
-            if matches(item, flt, strict) and not any(matches(item, g, strict) for g in self.readmit):
+            if matches(item, flt, strict) and not any(
+                matches(item, g, strict) for g in self.readmit
+            ):
                 return f"is one of the {describe(flt)} the rules remove"
         if self.need is not None and not matches(item, self.need, strict):
             return f"is not one of the {describe(self.need)} this zone takes"
@@ -73,8 +77,12 @@ class Zone:
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"name": self.name, "owner": self.owner, "kind": self.kind,
-                             "visibility": self.visibility}
+        d: dict[str, Any] = {
+            "name": self.name,
+            "owner": self.owner,
+            "kind": self.kind,
+            "visibility": self.visibility,
+        }
         if self.rows is not None:
             d["rows"], d["cols"] = self.rows, self.cols
         d["cards"] = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
@@ -156,18 +164,23 @@ def check_players(spec: Minigame, players: int) -> None:
     """``InputError`` unless ``players`` is within the game's printed range (and 100)."""
     lo, hi = spec.players_min or 1, spec.players_max
     if players > MAX_PLAYERS:
-        raise InputError(f"players: {players} is out of range (at most {MAX_PLAYERS})",
-                         field="players")
+        raise InputError(
+            f"players: {players} is out of range (at most {MAX_PLAYERS})", field="players"
+        )
     if players < lo or (hi is not None and players > hi):
         span = f"{lo}–{hi}" if hi != lo else f"{lo}"
         span = f"{lo}+" if hi is None else span
         noun = "player" if span == "1" else "players"
-        raise InputError(f"players: {players} is out of range for {spec.name} ({span} {noun})",
-                         field="players")
+        raise InputError(
+            f"players: {players} is out of range for {spec.name} ({span} {noun})", field="players"
+        )
     limit = spec.raw["players"].get("limit")
     if limit is not None and players > limit["max"]:
-        raise InputError(f"players: {players} is more than {spec.name} serves (at most "
-                         f"{limit['max']}): {limit['why']}", field="players")
+        raise InputError(
+            f"players: {players} is more than {spec.name} serves (at most "
+            f"{limit['max']}): {limit['why']}",
+            field="players",
+        )
 
 
 def external_basics(
@@ -180,14 +193,26 @@ def external_basics(
         for name in BASIC_NAMES:
             info = basics.get(name)
             for _ in range(per_type):
-                items.append(Item(
-                    uid=f"x{p}-{len(items) + 1}", card_id=info.card_id if info else None,
-                    name=name, set=info.set if info else set_code,
-                    collector_number=info.collector_number if info else None, rarity="common",
-                    foil=False, slot="external", kind="card", magic_back=True,
-                    resolved=info is not None, type_line=f"Basic Land — {name}", colors=(),
-                    mana_value=0.0, layout="normal", external=True,
-                ))
+                items.append(
+                    Item(
+                        uid=f"x{p}-{len(items) + 1}",
+                        card_id=info.card_id if info else None,
+                        name=name,
+                        set=info.set if info else set_code,
+                        collector_number=info.collector_number if info else None,
+                        rarity="common",
+                        foil=False,
+                        slot="external",
+                        kind="card",
+                        magic_back=True,
+                        resolved=info is not None,
+                        type_line=f"Basic Land — {name}",
+                        colors=(),
+                        mana_value=0.0,
+                        layout="normal",
+                        external=True,
+                    )
+                )
         out[f"player-{p}"] = items
     return out
 
@@ -195,8 +220,17 @@ def external_basics(
 class _State:
     """Working pools and zones while the steps run."""
 
-    def __init__(self, spec: Minigame, packs: list[Pack], players: int, seed: int,
-                 strict: bool, basics: dict[str, CardInfo], first: str | None, set_code: str):
+    def __init__(
+        self,
+        spec: Minigame,
+        packs: list[Pack],
+        players: int,
+        seed: int,
+        strict: bool,
+        basics: dict[str, CardInfo],
+        first: str | None,
+        set_code: str,
+    ):
         self.spec, self.packs, self.strict, self.basics = spec, packs, strict, basics
         self.set_code = set_code
         self.players = [f"player-{i}" for i in range(1, players + 1)]
@@ -240,11 +274,14 @@ class _State:
         such cards: the error says which sync would bring them instead of "another seed"
         (unresolved cards of other sets, e.g. The List, are occasional and stay a seed matter).
         """
-        own = [i for i in pool or () if i.kind == "card" and not i.resolved
-               and i.set == self.set_code]
+        own = [
+            i for i in pool or () if i.kind == "card" and not i.resolved and i.set == self.set_code
+        ]
         if not own:
-            return SetupError(f"{self.spec.name}: {msg}; try another seed (this was "
-                              f"{self.rng.seed}) or another set")
+            return SetupError(
+                f"{self.spec.name}: {msg}; try another seed (this was "
+                f"{self.rng.seed}) or another set"
+            )
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
         from boosterkit.generator.products import fill_hints  # reads no database
 
@@ -255,20 +292,33 @@ class _State:
             f"mtgjson` of its MTGJSON set file) would bring them"
         )
 
-    def lacking(self, what: str, need: int, have: int, flt: Any = None,
-                pool: list[Item] | None = None, pool_key: str | None = None,
-                held: str | None = None) -> SetupError:
-        """"The packs lack cards" in words: what the step does, how many of which cards the
+    def lacking(
+        self,
+        what: str,
+        need: int,
+        have: int,
+        flt: Any = None,
+        pool: list[Item] | None = None,
+        pool_key: str | None = None,
+        held: str | None = None,
+    ) -> SetupError:
+        """ "The packs lack cards" in words: what the step does, how many of which cards the
         opened packs held after the removals so far, how many it needs, and what to do."""
         removed = self.pool_rules.get(pool_key, Rule()).removed
-        after = (f" once the {' and the '.join(describe(f) for f in removed)} are taken out"
-                 if removed else "")
+        after = (
+            f" once the {' and the '.join(describe(f) for f in removed)} are taken out"
+            if removed
+            else ""
+        )
         packs = len(self.packs)
         if held is not None:
             after = ""
         else:
-            held = (f"{pool_key}'s own pack holds" if pool_key else
-                    f"the {packs} pack{'s' if packs != 1 else ''} opened hold")
+            held = (
+                f"{pool_key}'s own pack holds"
+                if pool_key
+                else f"the {packs} pack{'s' if packs != 1 else ''} opened hold"
+            )
         noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
         return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
 
@@ -284,9 +334,16 @@ class _State:
             return [self.first or self.players[0]]
         return list(self.players)
 
-    def pick(self, pool: list[Item], flt: Any, count: int, what: str,
-             key: str | None = None, need: int | None = None,
-             held: str | None = None) -> list[Item]:
+    def pick(
+        self,
+        pool: list[Item],
+        flt: Any,
+        count: int,
+        what: str,
+        key: str | None = None,
+        need: int | None = None,
+        held: str | None = None,
+    ) -> list[Item]:
         """Take ``count`` random items matching ``flt`` out of ``pool`` (``need``: the total
         the step takes over all its calls, for the message)."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
@@ -317,8 +374,11 @@ def _op_open(s: _State, step: dict[str, Any]) -> None:
 
 def _op_remove(s: _State, step: dict[str, Any]) -> None:
     flt = step["filter"]
-    name, kind = ("removed", "removed") if step.get("to", "removed") == "removed" else (
-        "set aside", "set_aside")
+    name, kind = (
+        ("removed", "removed")
+        if step.get("to", "removed") == "removed"
+        else ("set aside", "set_aside")
+    )
     zone = s.zone(name, None, kind, Rule(need=flt), f"all the {describe(flt)}")
     moved = 0
     for key, pool in s.pools.items():
@@ -329,9 +389,12 @@ def _op_remove(s: _State, step: dict[str, Any]) -> None:
         s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
     strict = ""
     if s.strict and "nmb" in str(flt):
-        why = ("this game's cards lie face down, where a double-faced card shows its other face; "
-               "--no-strict-backs keeps them" if s.spec.raw.get("face_down")
-               else "--strict-backs")
+        why = (
+            "this game's cards lie face down, where a double-faced card shows its other face; "
+            "--no-strict-backs keeps them"
+            if s.spec.raw.get("face_down")
+            else "--strict-backs"
+        )
         strict = f" (double-faced Magic cards too: {why})"
     s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step['reason']}.")
 
@@ -341,10 +404,14 @@ def _op_reserve(s: _State, step: dict[str, Any]) -> None:
     rule = replace(s.pool_rules[None], need=step["filter"])
     total = step["count"] * len(s.players)
     for k, p in enumerate(s.players):
-        cards = s.pick(pool, step["filter"], step["count"],
-                       f"giving each of the {len(s.players)} players {step['count']} "
-                       f"{describe(step['filter'], step['count'])}",
-                       need=total - k * step["count"])
+        cards = s.pick(
+            pool,
+            step["filter"],
+            step["count"],
+            f"giving each of the {len(s.players)} players {step['count']} "
+            f"{describe(step['filter'], step['count'])}",
+            need=total - k * step["count"],
+        )
         s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
     given = describe(step["filter"], step["count"])
     s.notes.append(f"Each player was given {step['count']} {given} first.")
@@ -354,17 +421,24 @@ def _op_add_back(s: _State, step: dict[str, Any]) -> None:
     source = s.zones.get("removed") or s.zones.get("set aside")
     if source is None:
         raise s.fail("add_back needs removed cards")
-    cards = s.pick(source.cards, step["filter"], step["count"],
-                   f"putting back {step['count']} as {step['tag']}s",
-                   held=f"the {source.name} cards hold")
+    cards = s.pick(
+        source.cards,
+        step["filter"],
+        step["count"],
+        f"putting back {step['count']} as {step['tag']}s",
+        held=f"the {source.name} cards hold",
+    )
     s.shared().extend(cards)
     for c in cards:
         s.tags[c.uid] = step["tag"]
-    s.pool_rules[None] = replace(s.pool_rules[None], readmit=s.pool_rules[None].readmit
-                                 + (step["filter"],))
+    s.pool_rules[None] = replace(
+        s.pool_rules[None], readmit=s.pool_rules[None].readmit + (step["filter"],)
+    )
     what = describe(step["filter"], step["count"])
-    s.notes.append(f"Put back {step['count']} {what} as {step['tag']} (tagged \"{step['tag']}\" "
-                   "in the JSON and marked on the organizer's page only).")
+    s.notes.append(
+        f'Put back {step["count"]} {what} as {step["tag"]} (tagged "{step["tag"]}" '
+        "in the JSON and marked on the organizer's page only)."
+    )
 
 
 def _op_add_external(s: _State, step: dict[str, Any]) -> None:
@@ -374,8 +448,10 @@ def _op_add_external(s: _State, step: dict[str, Any]) -> None:
         s.pools.setdefault(key, []).extend(extra[p])
         s.pool_rules[key] = replace(s.pool_rules.get(key, Rule()), external=True)
     n = step["per_type"] * len(BASIC_NAMES)
-    s.notes.append(f"Each player adds {n} basic lands from outside the packs "
-                   f"({step['per_type']} of each type; marked external).")
+    s.notes.append(
+        f"Each player adds {n} basic lands from outside the packs "
+        f"({step['per_type']} of each type; marked external)."
+    )
 
 
 def _op_shuffle(s: _State, step: dict[str, Any]) -> None:
@@ -407,8 +483,11 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         each, total, why = count, count * n, f"{count} card{'' if count == 1 else 's'} each"
     if total > len(cands) or total < n:
         need = max(total, n)
-        share = (f"{each} card{'s' if each != 1 else ''}" if isinstance(each, int) and each
-                 else "at least 1 card")
+        share = (
+            f"{each} card{'s' if each != 1 else ''}"
+            if isinstance(each, int) and each
+            else "at least 1 card"
+        )
         raise s.lacking(f"dealing {share} to the {n} players", need, len(cands), flt, pool)
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
@@ -421,8 +500,10 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         rest = [i for i in pool if matches(i, flt, s.strict)]
         s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
         pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
-        s.notes.append(f"Dealt {each} card{'' if each == 1 else 's'} to each player; "
-                       f"{len(rest)} left over, set aside.")
+        s.notes.append(
+            f"Dealt {each} card{'' if each == 1 else 's'} to each player; "
+            f"{len(rest)} left over, set aside."
+        )
 
 
 def _op_select(s: _State, step: dict[str, Any]) -> None:
@@ -430,9 +511,12 @@ def _op_select(s: _State, step: dict[str, Any]) -> None:
     if who == "each_team":
         teams = s.spec.raw["players"].get("teams") or 2
         owners = [f"team-{t}" for t in range(1, teams + 1)]
-        members = {o: [p for k, p in enumerate(s.players) if k % teams == t]
-                   for t, o in enumerate(owners)}
-        s.notes.append("Teams: " + "; ".join(f"{o} = {', '.join(m)}" for o, m in members.items()) + ".")
+        members = {
+            o: [p for k, p in enumerate(s.players) if k % teams == t] for t, o in enumerate(owners)
+        }
+        s.notes.append(
+            "Teams: " + "; ".join(f"{o} = {', '.join(m)}" for o, m in members.items()) + "."
+        )
     elif who == "shared":
         owners = [None]
     else:
@@ -445,8 +529,9 @@ def _op_select(s: _State, step: dict[str, Any]) -> None:
         rule = replace(s.pool_rules[key], need=flt)
         s.zone(name, owner, "selected", rule, f"{count} {describe(flt, count)}").cards.extend(cards)
     if step.get("method", "random") != "random":
-        s.notes.append(f"{step['zone'].capitalize()}: picked at random here; the rules let the "
-                       "player choose.")
+        s.notes.append(
+            f"{step['zone'].capitalize()}: picked at random here; the rules let the player choose."
+        )
 
 
 def _op_layout(s: _State, step: dict[str, Any]) -> None:
@@ -460,13 +545,20 @@ def _op_layout(s: _State, step: dict[str, Any]) -> None:
             source, rules = hand.cards, s.rules.pop(f"{owner} hand")
         else:
             source, rules = s.pools[key] if key in s.pools else s.shared(), [s.pool_rules[key]]
-        size = {"grid": (step.get("rows") or 0) * (step.get("cols") or 0),
-                "row": step.get("count") or 0, "scatter": len(source)}[shape]
+        size = {
+            "grid": (step.get("rows") or 0) * (step.get("cols") or 0),
+            "row": step.get("count") or 0,
+            "scatter": len(source),
+        }[shape]
         if len(source) < size or size == 0:
-            what = (f"{step['cols']} x {step['rows']}, {size} cards" if shape == "grid"
-                    else f"{size or 1} cards")
-            raise s.lacking(f"laying out the {name} ({what})", size or 1, len(source), None,
-                            source, key)
+            what = (
+                f"{step['cols']} x {step['rows']}, {size} cards"
+                if shape == "grid"
+                else f"{size or 1} cards"
+            )
+            raise s.lacking(
+                f"laying out the {name} ({what})", size or 1, len(source), None, source, key
+            )
         if step.get("arrangement") == "random":
             source[:size] = s.rng.shuffled(source[:size])
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
@@ -485,8 +577,9 @@ def _op_piles(s: _State, step: dict[str, Any]) -> None:
         pool = s.pools[key] if key in s.pools else s.shared()
         need = step["count"] * step["size"]
         if len(pool) < need:
-            raise s.lacking(f"making {step['count']} piles of {step['size']}", need, len(pool),
-                            None, pool, key)
+            raise s.lacking(
+                f"making {step['count']} piles of {step['size']}", need, len(pool), None, pool, key
+            )
         for k in range(1, step["count"] + 1):
             name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
             zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
@@ -508,8 +601,9 @@ def _op_split(s: _State, step: dict[str, Any]) -> None:
 def _op_flip(s: _State, step: dict[str, Any]) -> None:
     pool = s.shared()
     if len(pool) < step["count"]:
-        raise s.lacking(f"flipping {step['count']} to the {step['zone']}", step["count"],
-                        len(pool), None, pool)
+        raise s.lacking(
+            f"flipping {step['count']} to the {step['zone']}", step["count"], len(pool), None, pool
+        )
     zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
     zone.cards.extend(pool[: step["count"]])
     del pool[: step["count"]]
@@ -555,12 +649,18 @@ def _op_roll(s: _State, step: dict[str, Any]) -> None:
         groups = nxt
     if s.tiebreaks:
         tied = sorted(_groups(list(s.tiebreaks), lambda p: s.rolls[p]), key=lambda g: s.rolls[g[0]])
-        shown = [f"{' = '.join(g)} at {s.rolls[g[0]]}: "
-                 + ", ".join(f"{p} {'/'.join(map(str, s.tiebreaks[p]))}" for p in g)
-                 for g in tied[:NOTE_GROUPS]]
+        shown = [
+            f"{' = '.join(g)} at {s.rolls[g[0]]}: "
+            + ", ".join(f"{p} {'/'.join(map(str, s.tiebreaks[p]))}" for p in g)
+            for g in tied[:NOTE_GROUPS]
+        ]
         more = f"; and {len(tied) - NOTE_GROUPS} more ties" if len(tied) > NOTE_GROUPS else ""
-        s.notes.append("Ties, rolled again by the tied players only (lower re-roll first): "
-                       + "; ".join(shown) + more + ".")
+        s.notes.append(
+            "Ties, rolled again by the tied players only (lower re-roll first): "
+            + "; ".join(shown)
+            + more
+            + "."
+        )
 
 
 #: Roll-off rounds before giving up on a tie (two players tie 50 times running with
@@ -578,10 +678,21 @@ def _groups(players: list[str], key: Any) -> list[list[str]]:
 
 
 _OPS = {
-    "open": _op_open, "remove": _op_remove, "reserve": _op_reserve, "add_back": _op_add_back,
-    "add_external": _op_add_external, "shuffle": _op_shuffle, "combine": _op_combine,
-    "deal": _op_deal, "select": _op_select, "layout": _op_layout, "piles": _op_piles,
-    "split": _op_split, "flip": _op_flip, "place": _op_place, "roll": _op_roll,
+    "open": _op_open,
+    "remove": _op_remove,
+    "reserve": _op_reserve,
+    "add_back": _op_add_back,
+    "add_external": _op_add_external,
+    "shuffle": _op_shuffle,
+    "combine": _op_combine,
+    "deal": _op_deal,
+    "select": _op_select,
+    "layout": _op_layout,
+    "piles": _op_piles,
+    "split": _op_split,
+    "flip": _op_flip,
+    "place": _op_place,
+    "roll": _op_roll,
 }
 
 
@@ -592,14 +703,16 @@ def _first_after_rolls(s: _State) -> str | None:
     return s.first
 
 
-def initiative_order(rolls: dict[str, int], tiebreaks: dict[str, list[int]],
-                     highest_first: bool = False) -> list[str]:
+def initiative_order(
+    rolls: dict[str, int], tiebreaks: dict[str, list[int]], highest_first: bool = False
+) -> list[str]:
     """Players in turn order: by roll, ties by their roll-offs (lower first, or higher with
     ``highest_first``), then by player number."""
     sign = -1 if highest_first else 1
-    return sorted(rolls, key=lambda p: ([sign * rolls[p]]
-                                        + [sign * v for v in tiebreaks.get(p, [])],
-                                        _player_no(p)))
+    return sorted(
+        rolls,
+        key=lambda p: ([sign * rolls[p]] + [sign * v for v in tiebreaks.get(p, [])], _player_no(p)),
+    )
 
 
 def _player_no(p: str) -> int:
@@ -625,14 +738,27 @@ def build_setup(
     the first player of games that choose one at random (validation replays with it).
     """
     if spec.steps is None or spec.setup_status == "U":
-        raise BoosterkitError(f"{spec.name}: the setup is unknown (status U), so boosterkit will "
-                              f"not guess it; {spec.raw.get('summary', '')}".rstrip("; "))
+        raise BoosterkitError(
+            f"{spec.name}: the setup is unknown (status U), so boosterkit will "
+            f"not guess it; {spec.raw.get('summary', '')}".rstrip("; ")
+        )
     check_players(spec, players)
     if len(packs) != spec.pack_count(players):
-        raise InputError(f"{spec.name} at {players} players needs {spec.pack_count(players)} "
-                         f"packs, got {len(packs)}")
-    return run_steps(spec, packs, players, seed, set_code=set_code, product=product,
-                     strict_backs=strict_backs, basics=basics, first=first)
+        raise InputError(
+            f"{spec.name} at {players} players needs {spec.pack_count(players)} "
+            f"packs, got {len(packs)}"
+        )
+    return run_steps(
+        spec,
+        packs,
+        players,
+        seed,
+        set_code=set_code,
+        product=product,
+        strict_backs=strict_backs,
+        basics=basics,
+        first=first,
+    )
 
 
 def run_steps(
@@ -659,8 +785,10 @@ def run_steps(
         if step.get("status") == "I":
             s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
         if step.get("arrangement") == "random":
-            s.notes.append(f"{step['zone'].capitalize()}: dealt in a random arrangement (seeded); "
-                           "the card lets each player arrange their own before play.")
+            s.notes.append(
+                f"{step['zone'].capitalize()}: dealt in a random arrangement (seeded); "
+                "the card lets each player arrange their own before play."
+            )
     s.step = {}
     for key, pool in s.pools.items():
         if pool:
@@ -673,9 +801,20 @@ def run_steps(
         role = spec.raw["first_player"].get("role")
         s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
     return Setup(
-        minigame=spec.id, players=players, set=set_code, product=product, seed=seed,
-        strict_backs=strict_backs, packs=packs, zones=list(s.zones.values()), rolls=s.rolls,
-        first_player=first_player, notes=s.notes, spec=spec, rules=s.rules, expect=s.expect,
+        minigame=spec.id,
+        players=players,
+        set=set_code,
+        product=product,
+        seed=seed,
+        strict_backs=strict_backs,
+        packs=packs,
+        zones=list(s.zones.values()),
+        rolls=s.rolls,
+        first_player=first_player,
+        notes=s.notes,
+        spec=spec,
+        rules=s.rules,
+        expect=s.expect,
         tiebreaks=s.tiebreaks,
     )
 
@@ -689,16 +828,23 @@ def _step_words(step: dict[str, Any]) -> str:
     if what:
         return what
     if step["op"] == "place":
-        return ("the remaining cards are not used" if step["zone"] == "unused"
-                else f"the remaining cards go to the {step['zone']}")
+        return (
+            "the remaining cards are not used"
+            if step["zone"] == "unused"
+            else f"the remaining cards go to the {step['zone']}"
+        )
     return f"the {step['op'].replace('_', ' ')} step"
 
 
 def _check_unknown(s: _State) -> None:
     """A Magic card the database does not hold: fail where the game reads it (naming the
     sync that brings it); elsewhere it stays, and a note says it is unknown."""
-    unknown = [(z, c) for z in s.zones.values() for c in z.cards
-               if c.kind == "card" and not c.resolved and not c.external]
+    unknown = [
+        (z, c)
+        for z in s.zones.values()
+        for c in z.cards
+        if c.kind == "card" and not c.resolved and not c.external
+    ]
     if not unknown:
         return
     reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
@@ -711,18 +857,22 @@ def _check_unknown(s: _State) -> None:
             f"({cards}) {'are' if len(played) != 1 else 'is'} not in the database, and the game "
             f"is played by {', '.join(r.replace('_', ' ') for r in reads)}: "
             + _how_to_fill(s.set_code, sets, len(played))
-            + f"; try another seed (this was {s.rng.seed})")
+            + f"; try another seed (this was {s.rng.seed})"
+        )
     for z, c in unknown:
-        s.notes.append(f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
-                       "an unknown card: the database does not hold it "
-                       f"({_how_to_fill(s.set_code, [c.set], 1)}).")
+        s.notes.append(
+            f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
+            "an unknown card: the database does not hold it "
+            f"({_how_to_fill(s.set_code, [c.set], 1)})."
+        )
 
 
 def _how_to_fill(set_code: str, sets: list[str], count: int) -> str:
     """The syncs that would bring cards of ``sets``, or why none can."""
     from boosterkit.generator.products import UNSYNCABLE, fill_hints
 
-    parts = [f"`{h}` would bring {'them' if count != 1 else 'it'}"
-             for h in fill_hints(set_code, sets)]
+    parts = [
+        f"`{h}` would bring {'them' if count != 1 else 'it'}" for h in fill_hints(set_code, sets)
+    ]
     parts += [UNSYNCABLE[x] for x in sets if x in UNSYNCABLE]
     return "; ".join(parts) or "no sync is known to bring it"

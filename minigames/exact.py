@@ -18,23 +18,42 @@ if TYPE_CHECKING:
 _ZONE_KEYS = ("owner", "kind", "visibility", "rows", "cols")
 
 
-def compare_exact(con: Connection, data: dict[str, Any], spec: Minigame,
-                  products: ProductCache | None = None) -> list[Violation]:
+def compare_exact(
+    con: Connection, data: dict[str, Any], spec: Minigame, products: ProductCache | None = None
+) -> list[Violation]:
     """The differences between ``data`` and ``deal`` for its arguments, one violation each."""
     from boosterkit.minigames import deal
 
     if not isinstance(data.get("seed"), int) or not isinstance(data.get("set"), str):
-        return [Violation("exact", "exact: the setup names no seed and set, so there is no "
-                          "dealt setup to compare it with")]
+        return [
+            Violation(
+                "exact",
+                "exact: the setup names no seed and set, so there is no "
+                "dealt setup to compare it with",
+            )
+        ]
     try:
-        want = deal(con, spec.id, data["players"], data["set"], data.get("product"),
-                    data["seed"], data.get("strict_backs"), products=products).to_dict()
+        want = deal(
+            con,
+            spec.id,
+            data["players"],
+            data["set"],
+            data.get("product"),
+            data["seed"],
+            data.get("strict_backs"),
+            products=products,
+        ).to_dict()
     except BoosterkitError as exc:
         return [Violation("exact", f"exact: `deal` cannot make this setup: {exc}")]
     out: list[Violation] = []
     if data["packs"] != want["packs"]:
-        out.append(Violation("exact-packs", f"packs: differ from the {len(want['packs'])} packs "
-                             f"{want['set']} {want['product']} seed {want['seed']} opens"))
+        out.append(
+            Violation(
+                "exact-packs",
+                f"packs: differ from the {len(want['packs'])} packs "
+                f"{want['set']} {want['product']} seed {want['seed']} opens",
+            )
+        )
     got = {z["name"]: z for z in data["zones"]}
     for name, z in {z["name"]: z for z in want["zones"]}.items():
         if name not in got:
@@ -45,24 +64,33 @@ def compare_exact(con: Connection, data: dict[str, Any], spec: Minigame,
             out.append(Violation("exact-zone", f"zone {name!r}: {diff}", zone=name))
     for name in got:
         if name not in {z["name"] for z in want["zones"]}:
-            out.append(Violation("exact-zone", f"zone {name!r}: `deal` makes no such zone",
-                                 zone=name))
+            out.append(
+                Violation("exact-zone", f"zone {name!r}: `deal` makes no such zone", zone=name)
+            )
     for key in ("rolls", "tiebreaks", "first_player", "notes"):  # the notes print on the sheet
         if (data.get(key) or None) != (want[key] or None):
-            out.append(Violation(f"exact-{key.replace('_', '-')}",
-                                 f"{key}: {data.get(key)!r:.80}; `deal` gives {want[key]!r:.80}"))
+            out.append(
+                Violation(
+                    f"exact-{key.replace('_', '-')}",
+                    f"{key}: {data.get(key)!r:.80}; `deal` gives {want[key]!r:.80}",
+                )
+            )
     return out
 
 
 def _zone_diff(got: dict[str, Any], want: dict[str, Any]) -> str:
-    parts = [f"{k} {got.get(k)!r}, `deal` gives {want.get(k)!r}" for k in _ZONE_KEYS
-             if got.get(k) != want.get(k)]
+    parts = [
+        f"{k} {got.get(k)!r}, `deal` gives {want.get(k)!r}"
+        for k in _ZONE_KEYS
+        if got.get(k) != want.get(k)
+    ]
     g = [(c.get("uid"), c.get("tag")) for c in got["cards"]]
     w = [(c["uid"], c.get("tag")) for c in want["cards"]]
     if g != w:
         first = next((i for i, (a, b) in enumerate(zip(g, w)) if a != b), min(len(g), len(w)))
-        parts.append(f"cards differ from position {first + 1} ({len(g)} listed, "
-                     f"`deal` gives {len(w)})")
+        parts.append(
+            f"cards differ from position {first + 1} ({len(g)} listed, `deal` gives {len(w)})"
+        )
     elif got["cards"] != want["cards"]:
         parts.append("card details differ")
     return "; ".join(parts)

@@ -73,7 +73,9 @@ def check_filter(flt: Any, where: str) -> None:
     for term in terms:
         for atom in term.split("+"):
             if atom not in TERMS:
-                raise InputError(f"{where}: unknown filter term {atom!r} (known: {', '.join(TERMS)})")
+                raise InputError(
+                    f"{where}: unknown filter term {atom!r} (known: {', '.join(TERMS)})"
+                )
 
 
 def _atom(item: Item, atom: str, strict: bool) -> bool:
@@ -98,12 +100,23 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
     ``count=1`` gives the singular (``card without a Magic back``) for "1 …" phrases.
     """
     words = {
-        "nmb": "cards without a Magic back", "magic": "Magic cards", "land": "lands",
-        "basic_land": "basic lands", "nonland": "nonland cards", "colored": "coloured",
-        "double_faced": "double-faced cards", "art_card": "art cards", "token": "tokens",
-        "ad": "ad cards", "minigame": "minigame cards", "creature": "creatures",
-        "noncreature": "noncreature cards", "planeswalker": "planeswalkers",
-        "single_faced": "single-faced", "any": "any card", "colorless": "colourless",
+        "nmb": "cards without a Magic back",
+        "magic": "Magic cards",
+        "land": "lands",
+        "basic_land": "basic lands",
+        "nonland": "nonland cards",
+        "colored": "coloured",
+        "double_faced": "double-faced cards",
+        "art_card": "art cards",
+        "token": "tokens",
+        "ad": "ad cards",
+        "minigame": "minigame cards",
+        "creature": "creatures",
+        "noncreature": "noncreature cards",
+        "planeswalker": "planeswalkers",
+        "single_faced": "single-faced",
+        "any": "any card",
+        "colorless": "colourless",
         "foil": "foil",
     }
     if flt is None:

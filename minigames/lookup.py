@@ -25,9 +25,25 @@ if TYPE_CHECKING:
     from boosterkit.pipeline.db import Connection
 
 #: The columns of a card row: what validate compares (``set`` is ``set_code``) and the facts.
-COLUMNS = ("id", "name", "set", "collector_number", "rarity", "kind", "magic_back", "type_line",
-           "colors", "mana_value", "layout", "is_basic_land", "power", "toughness", "loyalty",
-           "text", "legendary")
+COLUMNS = (
+    "id",
+    "name",
+    "set",
+    "collector_number",
+    "rarity",
+    "kind",
+    "magic_back",
+    "type_line",
+    "colors",
+    "mana_value",
+    "layout",
+    "is_basic_land",
+    "power",
+    "toughness",
+    "loyalty",
+    "text",
+    "legendary",
+)
 FACTS = ("power", "toughness", "loyalty", "text", "legendary")
 
 
@@ -58,12 +74,19 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """SELECT id, name, set_code, collector_number, rarity, kind, magic_back, type_line,
                   colors, mana_value, layout, is_basic_land, power, toughness, loyalty,
                   oracle_text, is_legendary
-           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""", [ids]).fetchall()
+           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""",
+        [ids],
+    ).fetchall()
     return {r[0]: dict(zip(COLUMNS, r)) for r in rows}
 
 
-def kept_cards(db: DbArg, set_code: str, product: str | None,
-               products: ProductCache | None = None, compiled: Any = None) -> KeptCards | None:
+def kept_cards(
+    db: DbArg,
+    set_code: str,
+    product: str | None,
+    products: ProductCache | None = None,
+    compiled: Any = None,
+) -> KeptCards | None:
     """The ``KeptCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves it),
     kept with the product; None when ``products`` keeps nothing for ``db`` (a database
     without a file: read only what is needed instead). ``compiled``: that product when the
@@ -88,16 +111,18 @@ def kept_cards(db: DbArg, set_code: str, product: str | None,
 def _minigames(con: Connection) -> KeptMinigames:
     cards = con.execute(
         """SELECT id, set_code, collector_number, oracle_text, lang, name FROM cards
-           WHERE kind = 'minigame' ORDER BY id""").fetchall()
+           WHERE kind = 'minigame' ORDER BY id"""
+    ).fetchall()
     faces: dict[str, list[str]] = {}
     for card_id, text in con.execute(
-            """SELECT card_id, oracle_text FROM card_faces WHERE card_id IN
+        """SELECT card_id, oracle_text FROM card_faces WHERE card_id IN
                (SELECT id FROM cards WHERE kind = 'minigame') ORDER BY card_id, face_index"""
     ).fetchall():
         faces.setdefault(card_id, []).append(text)
     sets = con.execute("SELECT DISTINCT set_code FROM cards WHERE kind = 'card'").fetchall()
-    return KeptMinigames(tuple((*c, tuple(faces.get(c[0], ()))) for c in cards),
-                         frozenset(s[0] for s in sets))
+    return KeptMinigames(
+        tuple((*c, tuple(faces.get(c[0], ()))) for c in cards), frozenset(s[0] for s in sets)
+    )
 
 
 def kept_minigames(db: DbArg, products: ProductCache | None = None) -> KeptMinigames:
@@ -112,8 +137,9 @@ def _null_last(value: Any, wanted: Any) -> int:
     return 2 if value is None else 0 if value == wanted else 1
 
 
-def rules_text(minigames: KeptMinigames, spec: Minigame, lang: str = "en",
-               set_code: str | None = None) -> dict[str, str]:
+def rules_text(
+    minigames: KeptMinigames, spec: Minigame, lang: str = "en", set_code: str | None = None
+) -> dict[str, str]:
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
     one of its printings (in ``lang`` if there is one, else English; the printing for
     ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
@@ -121,10 +147,19 @@ def rules_text(minigames: KeptMinigames, spec: Minigame, lang: str = "en",
     sets = [p["set"] for p in printings]
     names = {n.split(" // ")[0] for n in spec.raw["scryfall_names"]} or {spec.name}
     rows = sorted(
-        (c for c in minigames.cards
-         if c[1] in sets and c[5] is not None and c[5].split(" // ")[0] in names),
-        key=lambda c: (_null_last(c[4], lang), _null_last(c[4], "en"), sets.index(c[1]),
-                       c[2] is None, c[2] or ""))
+        (
+            c
+            for c in minigames.cards
+            if c[1] in sets and c[5] is not None and c[5].split(" // ")[0] in names
+        ),
+        key=lambda c: (
+            _null_last(c[4], lang),
+            _null_last(c[4], "en"),
+            sets.index(c[1]),
+            c[2] is None,
+            c[2] or "",
+        ),
+    )
     if rows:
         _, set_code, number, text, card_lang, _, face_texts = rows[0]
         faces = [t for t in face_texts if t]
@@ -137,12 +172,15 @@ def rules_text(minigames: KeptMinigames, spec: Minigame, lang: str = "en",
     steps = [s.get("note") or s.get("reason") for s in spec.steps or []]
     lines = [f"Setup: {'; '.join(x for x in steps if x)}."] if any(steps) else []
     lines += [f"First player: {spec.raw['first_player']['text']}", f"To win: {spec.win}"]
-    return {"source": "the boosterkit catalogue (the database holds none of this game's cards)",
-            "text": "\n".join(lines)}
+    return {
+        "source": "the boosterkit catalogue (the database holds none of this game's cards)",
+        "text": "\n".join(lines),
+    }
 
 
-def known_rows(known: Mapping[str, dict[str, Any]], ids: Iterable[str],
-               connection: Callable[[], Connection]) -> dict[str, dict[str, Any]]:
+def known_rows(
+    known: Mapping[str, dict[str, Any]], ids: Iterable[str], connection: Callable[[], Connection]
+) -> dict[str, dict[str, Any]]:
     """The rows of ``ids``: from ``known`` (kept rows), the others in one query on
     ``connection()`` (called only when some are not known)."""
     rows = {i: known[i] for i in ids if i in known}
@@ -152,8 +190,9 @@ def known_rows(known: Mapping[str, dict[str, Any]], ids: Iterable[str],
     return rows
 
 
-def card_facts(setup: Setup, known: Mapping[str, dict[str, Any]],
-               connection: Callable[[], Connection]) -> dict[str, dict[str, Any]]:
+def card_facts(
+    setup: Setup, known: Mapping[str, dict[str, Any]], connection: Callable[[], Connection]
+) -> dict[str, dict[str, Any]]:
     """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
     ``known`` (kept rows) or else the database."""
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}

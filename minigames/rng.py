@@ -23,7 +23,7 @@ def stream_key(seed: int, stream: str) -> int:
     key = mix64(seed)
     data = stream.encode("utf-8")
     for i in range(0, len(data), 8):
-        key = mix64((key ^ int.from_bytes(data[i:i + 8], "little")) + PACK_STRIDE)
+        key = mix64((key ^ int.from_bytes(data[i : i + 8], "little")) + PACK_STRIDE)
     return mix64(key + len(data) * PACK_STRIDE) & MASK64
 
 

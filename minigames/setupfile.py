@@ -67,9 +67,13 @@ class SetupIn(BaseModel):
 
 
 _WORDS = {
-    "string_type": "expected a string", "int_type": "expected int", "bool_type": "expected bool",
-    "list_type": "expected a list", "dict_type": "expected an object",
-    "model_type": "expected an object", "model_attributes_type": "expected an object",
+    "string_type": "expected a string",
+    "int_type": "expected int",
+    "bool_type": "expected bool",
+    "list_type": "expected a list",
+    "dict_type": "expected an object",
+    "model_type": "expected an object",
+    "model_attributes_type": "expected an object",
 }
 
 

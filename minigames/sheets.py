@@ -31,12 +31,12 @@ if TYPE_CHECKING:
 
 FORMATS = ("text", "md", "html")
 _OUT = ("removed", "set_aside")  # out of play: no game facts printed
-_RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S",
-           "bonus": "B"}
+_RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
 #: Control characters (C0, C1 but tab), bidirectional overrides/isolates and other invisible
 #: format characters: never printed. Line breaks become spaces.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                     "\u2060-\u206f\ufeff\ufff9-\ufffb]")
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]"
+)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~>])")
 _MD_LINE_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))")
 
@@ -59,7 +59,7 @@ def md_escape(text: Any) -> str:
     t = _MD_SPECIAL.sub(r"\\\1", clean(text).replace("&", "&amp;").replace("<", "&lt;"))
     m = _MD_LINE_START.match(t)  # a list item, setext underline or ordered list at the start
     if m and not m.group(2).isdigit():
-        return f"{m.group(1)}\\{t[m.end(1):]}"
+        return f"{m.group(1)}\\{t[m.end(1) :]}"
     if m:
         end = m.end(2)
         return f"{t[:end]}\\{t[end:]}"
@@ -71,6 +71,7 @@ def html_escape(text: Any) -> str:
 
 
 # --- the sheet model: pages of sections, rendered by each format ----------------------------
+
 
 @dataclass
 class Section:
@@ -125,8 +126,9 @@ def _facts(setup: Setup, item: Item) -> list[str]:
         out.append(label(lang, "legendary"))
     reminders = setup.spec.raw.get("reminders", {})
     if "colors" in reads and reminders:
-        key = ("multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors
-               else "colorless")
+        key = (
+            "multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors else "colorless"
+        )
         if key in reminders:
             out.append(f"{label(lang, 'effect')}: {reminders[key]}")
     return out
@@ -146,9 +148,14 @@ def _card_line(setup: Setup, zone: Zone, item: Item, with_facts: bool) -> dict[s
     tag = zone.tags.get(item.uid)
     if tag:
         marks.append(tag.upper())
-    return {"uid": item.uid, "name": _name(item, lang), "marks": marks,
-            "facts": _facts(setup, item) if with_facts else [], "colors": list(item.colors),
-            "card_id": item.card_id if item.resolved else None}
+    return {
+        "uid": item.uid,
+        "name": _name(item, lang),
+        "marks": marks,
+        "facts": _facts(setup, item) if with_facts else [],
+        "colors": list(item.colors),
+        "card_id": item.card_id if item.resolved else None,
+    }
 
 
 def _zone_title(setup: Setup, zone: Zone) -> str:
@@ -170,17 +177,31 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
     if zone.kind == "grid":
         cols = zone.cols or 1
         cells: list[Any] = [
-            _card_line(setup, zone, c, facts) if reveal
+            _card_line(setup, zone, c, facts)
+            if reveal
             else f"{k + 1}: {label(setup.lang, 'face down')}"
-            for k, c in enumerate(zone.cards)]
-        return Section(title, "grid", [cells[i:i + cols] for i in range(0, len(cells), cols)],
-                       face_down=zone.face_down)
+            for k, c in enumerate(zone.cards)
+        ]
+        return Section(
+            title,
+            "grid",
+            [cells[i : i + cols] for i in range(0, len(cells), cols)],
+            face_down=zone.face_down,
+        )
     if not reveal:
         why = "why-down" if zone.face_down and hidden else f"why-{zone.visibility}"
-        return Section(title, "list", [label(setup.lang, "not shown") + " "
-                                       + label(setup.lang, why)], face_down=zone.face_down)
-    return Section(title, "cards", [_card_line(setup, zone, c, facts) for c in zone.cards],
-                   face_down=zone.face_down)
+        return Section(
+            title,
+            "list",
+            [label(setup.lang, "not shown") + " " + label(setup.lang, why)],
+            face_down=zone.face_down,
+        )
+    return Section(
+        title,
+        "cards",
+        [_card_line(setup, zone, c, facts) for c in zone.cards],
+        face_down=zone.face_down,
+    )
 
 
 def _members(setup: Setup, owner: str | None) -> list[str]:
@@ -196,11 +217,18 @@ def _members(setup: Setup, owner: str | None) -> list[str]:
 
 def _rolls(setup: Setup) -> list[str]:
     lang = setup.lang
-    lines = [f"{p}: {v}" + (f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
-                            if p in setup.tiebreaks else "")
-             for p, v in setup.rolls.items()]
-    order = initiative_order(setup.rolls, setup.tiebreaks,
-                             setup.spec.raw["first_player"]["rule"] == "highest_roll")
+    lines = [
+        f"{p}: {v}"
+        + (
+            f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
+            if p in setup.tiebreaks
+            else ""
+        )
+        for p, v in setup.rolls.items()
+    ]
+    order = initiative_order(
+        setup.rolls, setup.tiebreaks, setup.spec.raw["first_player"]["rule"] == "highest_roll"
+    )
     return lines + [f"{label(lang, 'order')}: {', '.join(order)}"]
 
 
@@ -212,11 +240,15 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
         (label(lang, "Set"), f"{setup.set.upper()} ({setup.product or 'default'})"),
         (label(lang, "Seed"), str(setup.seed)),
         (label(lang, "Packs"), f"{len(setup.packs)} {label(lang, 'opened')}"),
-        (label(lang, "Time"), f"{spec.raw['minutes']} {label(lang, 'minutes')}"
-         if spec.raw["minutes"] else "?"),
+        (
+            label(lang, "Time"),
+            f"{spec.raw['minutes']} {label(lang, 'minutes')}" if spec.raw["minutes"] else "?",
+        ),
         (label(lang, "To win"), spec.win),
-        (label(lang, "First player"),
-         f"{setup.first_player} — {first}" if setup.first_player else first),
+        (
+            label(lang, "First player"),
+            f"{setup.first_player} — {first}" if setup.first_player else first,
+        ),
     ]
 
 
@@ -238,33 +270,54 @@ def build_pages(setup: Setup) -> list[Page]:
     lang, name = setup.lang, setup.spec.printed_name(setup.lang)
     table = Page("table", name, label(lang, "banner-table"), [Section("", "kv", _head(setup))])
     if setup.rules_text:
-        table.sections.append(Section(f"{label(lang, 'Rules')} ({_source(setup)})",
-                                      "para", setup.rules_text["text"].splitlines()))
+        table.sections.append(
+            Section(
+                f"{label(lang, 'Rules')} ({_source(setup)})",
+                "para",
+                setup.rules_text["text"].splitlines(),
+            )
+        )
     for zone in setup.zones:
-        table.sections.append(_zone_section(setup, zone, reveal=zone.visibility == "public",
-                                            facts=True))
+        table.sections.append(
+            _zone_section(setup, zone, reveal=zone.visibility == "public", facts=True)
+        )
     if setup.rolls:
         table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
     table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
-        own = [z for z in setup.zones
-               if p in _members(setup, z.owner) and z.visibility != "hidden"]
+        own = [z for z in setup.zones if p in _members(setup, z.owner) and z.visibility != "hidden"]
         if own:
-            pages.append(Page(p, f"{name} — {p}", label(lang, "banner-player").format(p=p),
-                              [_zone_section(setup, z, reveal=True, facts=True) for z in own]))
-    organizer = Page("organizer", f"{name} — {label(lang, 'organizer')}",
-                     label(lang, "banner-organizer"))
-    organizer.sections.append(Section(label(lang, "Packs"), "list", [
-        f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
-        for pk in setup.packs]))
-    organizer.sections += [_zone_section(setup, z, reveal=True, facts=z.kind not in _OUT)
-                           for z in setup.zones]
+            pages.append(
+                Page(
+                    p,
+                    f"{name} — {p}",
+                    label(lang, "banner-player").format(p=p),
+                    [_zone_section(setup, z, reveal=True, facts=True) for z in own],
+                )
+            )
+    organizer = Page(
+        "organizer", f"{name} — {label(lang, 'organizer')}", label(lang, "banner-organizer")
+    )
+    organizer.sections.append(
+        Section(
+            label(lang, "Packs"),
+            "list",
+            [
+                f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
+                for pk in setup.packs
+            ],
+        )
+    )
+    organizer.sections += [
+        _zone_section(setup, z, reveal=True, facts=z.kind not in _OUT) for z in setup.zones
+    ]
     pages.append(organizer)
     return pages
 
 
 # --- renderers --------------------------------------------------------------------------------
+
 
 def _plain_card(c: dict[str, Any]) -> str:
     facts = f" — {'; '.join(c['facts'])}" if c["facts"] else ""
@@ -276,8 +329,11 @@ def render_text(setup: Setup) -> str:
     out: list[str] = []
     for page in build_pages(setup):
         head = f"{page.title.upper()} [{page.audience}]"
-        out += ["", "#" * 78, clean(head), clean(page.banner), "#" * 78] if out else [
-            clean(head), clean(page.banner), "=" * 78]
+        out += (
+            ["", "#" * 78, clean(head), clean(page.banner), "#" * 78]
+            if out
+            else [clean(head), clean(page.banner), "=" * 78]
+        )
         for sec in page.sections:
             out += [""] + ([clean(sec.title), "-" * len(clean(sec.title))] if sec.title else [])
             out += _text_body(sec)
@@ -289,16 +345,21 @@ def _text_body(sec: Section) -> list[str]:
         width = max(len(k) for k, _ in sec.body) + 1
         return [f"{clean(k) + ':':<{width}} {clean(v)}" for k, v in sec.body]
     if sec.kind == "para":  # the rules text: wrapped to print
-        return [line for x in sec.body
-                for line in textwrap.wrap(clean(x), 96, initial_indent="  ",
-                                          subsequent_indent="  ") or [""]]
+        return [
+            line
+            for x in sec.body
+            for line in textwrap.wrap(clean(x), 96, initial_indent="  ", subsequent_indent="  ")
+            or [""]
+        ]
     if sec.kind == "list":
         return ["  - " + clean(x) for x in sec.body] or ["  (-)"]
     if sec.kind == "cards":
         return ["  " + clean(_plain_card(c)) for c in sec.body] or ["  (-)"]
     width = 24
-    cells = [[clean(c if isinstance(c, str) else f"{c['uid']} {c['name']}")[:width] for c in row]
-             for row in sec.body]
+    cells = [
+        [clean(c if isinstance(c, str) else f"{c['uid']} {c['name']}")[:width] for c in row]
+        for row in sec.body
+    ]
     cols = max((len(r) for r in cells), default=1)
     line = "  +" + "+".join("-" * (width + 2) for _ in range(cols)) + "+"
     out = [line]
@@ -314,8 +375,11 @@ def render_md(setup: Setup) -> str:
     out: list[str] = []
     for page in build_pages(setup):
         out += ["", "---", ""] if out else []
-        out += [f"# {md_escape(page.title)} — `{page.audience}`", "",
-                f"> **{md_escape(page.banner)}**"]
+        out += [
+            f"# {md_escape(page.title)} — `{page.audience}`",
+            "",
+            f"> **{md_escape(page.banner)}**",
+        ]
         for sec in page.sections:
             out += ["", f"## {md_escape(sec.title)}", ""] if sec.title else [""]
             out += _md_body(sec)
@@ -339,8 +403,10 @@ def _md_body(sec: Section) -> list[str]:
         return [f"- {_md_card(c)}" for c in sec.body] or ["- \\-"]
     cols = max((len(r) for r in sec.body), default=1)
     out = ["| " + " | ".join(str(i) for i in range(1, cols + 1)) + " |", "|" + "---|" * cols]
-    out += ["| " + " | ".join(md_escape(c) if isinstance(c, str) else _md_card(c) for c in row)
-            + " |" for row in sec.body]
+    out += [
+        "| " + " | ".join(md_escape(c) if isinstance(c, str) else _md_card(c) for c in row) + " |"
+        for row in sec.body
+    ]
     return out
 
 
@@ -390,10 +456,15 @@ def _html_art(art: CardArt, lang: str) -> str:
     image is decorative (``alt=""``): the card's name stands beside it, and offline the
     sheet reads as it does without images."""
     e = html_escape
-    credit = (f'<span class="credit">{e(label(lang, "illus"))} {e(art.artist)}</span>'
-              if art.artist else "")
-    return (f'<span class="art"><img src="{html.escape(art.image, quote=True)}" alt="" '
-            f'loading="lazy" width="146" height="204">{credit}</span>')
+    credit = (
+        f'<span class="credit">{e(label(lang, "illus"))} {e(art.artist)}</span>'
+        if art.artist
+        else ""
+    )
+    return (
+        f'<span class="art"><img src="{html.escape(art.image, quote=True)}" alt="" '
+        f'loading="lazy" width="146" height="204">{credit}</span>'
+    )
 
 
 def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str = "en") -> str:
@@ -402,15 +473,16 @@ def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str 
         return f'<span class="tag">{e(c)}</span>'
     art = images.get(c["card_id"]) if images and c.get("card_id") else None
     if art:
-        return (f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c)}</div>'
-                "</div>")
+        return f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c)}</div></div>'
     rarity = c["marks"][0]
     colors = "".join(f'<span class="c c-{e(x)}">{e(x)}</span>' for x in c["colors"])
     tags = c["marks"][1:]
     tag = f' <span class="tag">({e(", ".join(tags))})</span>' if tags else ""
     facts = f'<br><span class="facts">{e("; ".join(c["facts"]))}</span>' if c["facts"] else ""
-    return (f'<span class="r r-{e(rarity)}">{e(rarity)}</span> {e(c["name"])}{colors}{tag} '
-            f'<span class="uid">{e(c["uid"])}</span>{facts}')
+    return (
+        f'<span class="r r-{e(rarity)}">{e(rarity)}</span> {e(c["name"])}{colors}{tag} '
+        f'<span class="uid">{e(c["uid"])}</span>{facts}'
+    )
 
 
 def _html_section(sec: Section, images: Images | None = None, lang: str = "en") -> str:
@@ -425,13 +497,19 @@ def _html_section(sec: Section, images: Images | None = None, lang: str = "en") 
     elif sec.kind == "list":
         body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
     elif sec.kind == "cards":
-        body = '<ul class="cards">' + "".join(f"<li>{_html_card(c, images, lang)}</li>"
-                                              for c in sec.body)
+        body = '<ul class="cards">' + "".join(
+            f"<li>{_html_card(c, images, lang)}</li>" for c in sec.body
+        )
         body += "</ul>"
     else:
-        body = '<table class="grid">' + "".join(
-            "<tr>" + "".join(f"<td>{_html_card(c, images, lang)}</td>" for c in row) + "</tr>"
-            for row in sec.body) + "</table>"
+        body = (
+            '<table class="grid">'
+            + "".join(
+                "<tr>" + "".join(f"<td>{_html_card(c, images, lang)}</td>" for c in row) + "</tr>"
+                for row in sec.body
+            )
+            + "</table>"
+        )
     return f"{head}{body}"
 
 
@@ -440,8 +518,10 @@ def _html_page(p: Page, images: Images | None, lang: str) -> str:
     body = "".join(_html_section(s, images, lang) for s in p.sections)
     if "<img " in body:
         body += f'<p class="image-credits">{e(label(lang, "image-credits"))}</p>'
-    return (f'<section class="page" data-audience="{e(p.audience)}"><h1>{e(p.title)}</h1>'
-            f'<p class="banner">{e(p.banner)}</p>{body}</section>')
+    return (
+        f'<section class="page" data-audience="{e(p.audience)}"><h1>{e(p.title)}</h1>'
+        f'<p class="banner">{e(p.banner)}</p>{body}</section>'
+    )
 
 
 def render_html(setup: Setup, images: Images | None = None) -> str:
@@ -453,8 +533,10 @@ def render_html(setup: Setup, images: Images | None = None) -> str:
     pages = "".join(_html_page(p, images, setup.lang) for p in build_pages(setup))
     css = _CSS + (_IMAGES_CSS if "<img " in pages else "")
     title = f"{setup.spec.printed_name(setup.lang)} — seed {setup.seed}"
-    return (f'<!DOCTYPE html>\n<html lang="{e(setup.lang)}"><head><meta charset="utf-8">'
-            f"<title>{e(title)}</title><style>{css}</style></head><body>{pages}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="{e(setup.lang)}"><head><meta charset="utf-8">'
+        f"<title>{e(title)}</title><style>{css}</style></head><body>{pages}</body></html>\n"
+    )
 
 
 def sheet_images(db: Any, setup: Setup) -> dict[str, CardArt]:
@@ -470,8 +552,9 @@ def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) 
     """The setup sheet in ``fmt``: ``text``, ``md`` or ``html`` (``images``: HTML only, see
     ``render_html``)."""
     if images is not None and fmt != "html":
-        raise InputError(f"images: only HTML sheets carry card images (the format is {fmt})",
-                         field="images")
+        raise InputError(
+            f"images: only HTML sheets carry card images (the format is {fmt})", field="images"
+        )
     if fmt == "html":
         return render_html(setup, images)
     renderers: dict[str, Any] = {"text": render_text, "md": render_md}

@@ -57,8 +57,9 @@ def _malformed(where: str, msg: str) -> InputError:
     return InputError(f"{where}: {msg}")
 
 
-def _lookup(con: Connection, ids: set[str], data: dict[str, Any],
-            products: ProductCache | None) -> dict[str, dict[str, Any]]:
+def _lookup(
+    con: Connection, ids: set[str], data: dict[str, Any], products: ProductCache | None
+) -> dict[str, dict[str, Any]]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
     kept with each product (read once per database content), the others in one query."""
     from boosterkit.minigames.lookup import kept_cards, known_rows
@@ -83,28 +84,56 @@ def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> I
     if external and not row:  # an outside basic land named but not identified
         kind = "card" if d.get("name") in BASIC_NAMES else "other"
     name = row["name"] if row else d.get("name")
-    type_line = row["type_line"] if row else (f"Basic Land — {name}" if external and kind == "card"
-                                               else None)
+    type_line = (
+        row["type_line"]
+        if row
+        else (f"Basic Land — {name}" if external and kind == "card" else None)
+    )
     return Item(
-        uid=d["uid"], card_id=d.get("card_id"), name=name,
+        uid=d["uid"],
+        card_id=d.get("card_id"),
+        name=name,
         set=row["set"] if row else str(d.get("set") or ""),
         collector_number=row["collector_number"] if row else d.get("collector_number"),
-        rarity=row["rarity"] if row else d.get("rarity"), foil=bool(d.get("foil")),
-        slot=str(d.get("slot") or ""), kind=kind or "other",
+        rarity=row["rarity"] if row else d.get("rarity"),
+        foil=bool(d.get("foil")),
+        slot=str(d.get("slot") or ""),
+        kind=kind or "other",
         magic_back=bool(row["magic_back"]) if row else kind == "card",
-        resolved=row is not None, type_line=type_line,
+        resolved=row is not None,
+        type_line=type_line,
         colors=tuple(row["colors"] or ()) if row else (),
         mana_value=row["mana_value"] if row else None,
-        layout=row["layout"] if row else None, external=external,
+        layout=row["layout"] if row else None,
+        external=external,
     )
 
 
 #: Item fields a pack item must share with the database's card of the same card_id.
-_DB_FIELDS = (("name", "name"), ("set", "set"), ("collector_number", "collector_number"),
-              ("kind", "kind"), ("magic_back", "magic_back"), ("type_line", "type_line"))
+_DB_FIELDS = (
+    ("name", "name"),
+    ("set", "set"),
+    ("collector_number", "collector_number"),
+    ("kind", "kind"),
+    ("magic_back", "magic_back"),
+    ("type_line", "type_line"),
+)
 #: Item fields a zone's card must share with the pack item of the same uid.
-_ITEM_FIELDS = ("card_id", "name", "set", "collector_number", "rarity", "foil", "kind",
-                "magic_back", "resolved", "type_line", "colors", "mana_value", "layout")
+_ITEM_FIELDS = (
+    "card_id",
+    "name",
+    "set",
+    "collector_number",
+    "rarity",
+    "foil",
+    "kind",
+    "magic_back",
+    "resolved",
+    "type_line",
+    "colors",
+    "mana_value",
+    "layout",
+)
 
 
 def _db_value(row: dict[str, Any], col: str) -> Any:
@@ -127,46 +156,68 @@ class _Check:
         strict = data.get("strict_backs")
         self.strict = spec.face_down if strict is None else bool(strict)
 
-    def add(self, rule: str, message: str, zone: str | None = None, card: str | None = None) -> None:
+    def add(
+        self, rule: str, message: str, zone: str | None = None, card: str | None = None
+    ) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
-    def packs(self, products: ProductCache | None = None
-              ) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+    def packs(
+        self, products: ProductCache | None = None
+    ) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
-        db = _lookup(self.con, {it["card_id"] for it in raw if it.get("card_id")}, self.data,
-                     products)
+        db = _lookup(
+            self.con, {it["card_id"] for it in raw if it.get("card_id")}, self.data, products
+        )
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
-                self.add("card-unknown", f"card {_label(it)}: card_id {it['card_id']} is not in "
-                         "the database", card=it["uid"])
+                self.add(
+                    "card-unknown",
+                    f"card {_label(it)}: card_id {it['card_id']} is not in the database",
+                    card=it["uid"],
+                )
         for it in (it for p in self.data["packs"] for it in p["items"]):
             row = db.get(it.get("card_id") or "")
             diff = [k for k, col in _DB_FIELDS if row and k in it and it[k] != _db_value(row, col)]
             if diff:
-                self.add("card-data", f"card {_label(it)}: {', '.join(diff)} differ from the "
-                         f"database's card {it['card_id']} ({row['name']})", card=it["uid"])
+                self.add(
+                    "card-data",
+                    f"card {_label(it)}: {', '.join(diff)} differ from the "
+                    f"database's card {it['card_id']} ({row['name']})",
+                    card=it["uid"],
+                )
         packs, by_uid, pack_of = [], {}, {}
         self.listed: dict[str, dict[str, Any]] = {}
         for n, p in enumerate(self.data["packs"], 1):
             items = []
             for d in p["items"]:
                 if d["uid"] in by_uid:
-                    self.add("card-duplicated", f"packs: uid {d['uid']} appears in more than one "
-                             "pack item", card=d["uid"])
+                    self.add(
+                        "card-duplicated",
+                        f"packs: uid {d['uid']} appears in more than one pack item",
+                        card=d["uid"],
+                    )
                 item = _item(d, db, external=False)
                 by_uid[d["uid"]], pack_of[d["uid"]] = item, n
                 self.listed[d["uid"]] = d
                 items.append(item)
-            packs.append(Pack(set=str(p.get("set", "")), product=str(p.get("product", "")),
-                              seed=int(p.get("seed") or 0), index=n,
-                              variant=int(p.get("variant") or 0), items=items))
+            packs.append(
+                Pack(
+                    set=str(p.get("set", "")),
+                    product=str(p.get("product", "")),
+                    seed=int(p.get("seed") or 0),
+                    index=n,
+                    variant=int(p.get("variant") or 0),
+                    items=items,
+                )
+            )
         self.db = db
         return packs, by_uid, pack_of
 
 
-def validate_setup(con: Connection, data: Any, products: ProductCache | None = None,
-                   exact: bool = False) -> Validation:
+def validate_setup(
+    con: Connection, data: Any, products: ProductCache | None = None, exact: bool = False
+) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     Malformed input raises ``InputError``; rule violations are returned, one per problem.
@@ -180,16 +231,17 @@ def validate_setup(con: Connection, data: Any, products: ProductCache | None = N
         return _validate(con, data, products, exact)
 
 
-def _validate(con: Connection, data: Any, products: ProductCache | None,
-              exact: bool) -> Validation:
+def _validate(con: Connection, data: Any, products: ProductCache | None, exact: bool) -> Validation:
     check_shape(data)
     try:
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
         raise _malformed("setup.minigame", str(exc)) from exc
     if spec.steps is None or spec.setup_status == "U":
-        raise _malformed("setup.minigame", f"the setup of {spec.name} is unknown (status U), so "
-                         "boosterkit cannot check it")
+        raise _malformed(
+            "setup.minigame",
+            f"the setup of {spec.name} is unknown (status U), so boosterkit cannot check it",
+        )
     c = _Check(con, data, spec)
     players = data["players"]
     try:
@@ -200,8 +252,10 @@ def _validate(con: Connection, data: Any, products: ProductCache | None,
     packs, by_uid, pack_of = c.packs(products)
     need = spec.pack_count(players)
     if len(packs) != need:
-        c.add("pack-count", f"packs: {len(packs)} listed; {spec.name} at {players} players "
-              f"uses {need}")
+        c.add(
+            "pack-count",
+            f"packs: {len(packs)} listed; {spec.name} at {players} players uses {need}",
+        )
         return Validation(c.out)
     _check_reopened(c, products)
     first = data.get("first_player")
@@ -210,10 +264,16 @@ def _validate(con: Connection, data: Any, products: ProductCache | None,
 
         c.out += compare_exact(con, data, spec, products)
     try:
-        expected = run_steps(spec, packs, players, data.get("seed") or 0,  # checked above
-                             set_code=data.get("set") or "",
-                             product=data.get("product"), strict_backs=c.strict,
-                             first=first if isinstance(first, str) else None)
+        expected = run_steps(
+            spec,
+            packs,
+            players,
+            data.get("seed") or 0,  # checked above
+            set_code=data.get("set") or "",
+            product=data.get("product"),
+            strict_backs=c.strict,
+            first=first if isinstance(first, str) else None,
+        )
     except BoosterkitError as exc:
         c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
         return Validation(c.out)
@@ -225,8 +285,13 @@ def _validate(con: Connection, data: Any, products: ProductCache | None,
 
 
 def _zone_items(c: _Check, name: str, by_uid: dict[str, Item]) -> list[Item]:
-    return [by_uid[d["uid"]] for z in c.data["zones"] if z["name"] == name for d in z["cards"]
-            if d["uid"] in by_uid]
+    return [
+        by_uid[d["uid"]]
+        for z in c.data["zones"]
+        if z["name"] == name
+        for d in z["cards"]
+        if d["uid"] in by_uid
+    ]
 
 
 def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
@@ -238,8 +303,12 @@ def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
             name = f"{p} {rule['zone']}"
             n = sum(matches(i, rule["filter"], c.strict) for i in _zone_items(c, name, by_uid))
             if n != rule["count"]:
-                c.add("owner-rule", f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
-                      f"{rule['text']} ({rule['count']})", zone=name)
+                c.add(
+                    "owner-rule",
+                    f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
+                    f"{rule['text']} ({rule['count']})",
+                    zone=name,
+                )
 
 
 def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
@@ -260,12 +329,18 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
         for uid in uids:
             item = by_uid.get(uid)
             if item is None or not matches(item, step["filter"], c.strict):
-                c.add("tag", f"card {uid}: tagged {tag!r} but not one of the "
-                      f"{describe(step['filter'])}", card=uid)
+                c.add(
+                    "tag",
+                    f"card {uid}: tagged {tag!r} but not one of the {describe(step['filter'])}",
+                    card=uid,
+                )
     for tag, step in want.items():  # none tagged too: the sheets and the referee read tags
         if len(got.get(tag, ())) != step["count"]:
-            c.add("tag", f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
-                  f"{step['count']}")
+            c.add(
+                "tag",
+                f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
+                f"{step['count']}",
+            )
 
 
 def _check_reopened(c: _Check, products: ProductCache | None) -> None:
@@ -283,40 +358,58 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
             continue
         index = p.get("index")
         if not (isinstance(key[0], str) and isinstance(key[1], str)):
-            c.add("pack-index", f"pack {n}: names seed {key[2]} but not its set and product, so "
-                  "it cannot be opened again")
+            c.add(
+                "pack-index",
+                f"pack {n}: names seed {key[2]} but not its set and product, so "
+                "it cannot be opened again",
+            )
         elif not isinstance(index, int) or not 1 <= index <= count:
-            c.add("pack-index", f"pack {n}: index {index!r} is outside 1–{count} (the packs of "
-                  "a setup are packs 1… of one seeded run)")
+            c.add(
+                "pack-index",
+                f"pack {n}: index {index!r} is outside 1–{count} (the packs of "
+                "a setup are packs 1… of one seeded run)",
+            )
         else:
             groups.setdefault(key, []).append((n, p))
     seeds = {k[2] for k in groups}
     top = c.data.get("seed")
     if seeds and top not in seeds:
-        c.add("seed", f"seed: {top!r} at the top, but the packs were opened with seed "
-              f"{', '.join(map(str, sorted(seeds)))}")
+        c.add(
+            "seed",
+            f"seed: {top!r} at the top, but the packs were opened with seed "
+            f"{', '.join(map(str, sorted(seeds)))}",
+        )
     sets = {k[0] for k in groups}
     if sets and c.data.get("set") not in sets:  # the sheet prints the top-level set
-        c.add("set", f"set: {c.data.get('set')!r} at the top, but the packs are "
-              f"{', '.join(map(repr, sorted(sets)))}")
+        c.add(
+            "set",
+            f"set: {c.data.get('set')!r} at the top, but the packs are "
+            f"{', '.join(map(repr, sorted(sets)))}",
+        )
     for (set_code, product, seed), listed in groups.items():
         indexes = [p["index"] for _, p in listed]
         for i in sorted({i for i in indexes if indexes.count(i) > 1}):
-            c.add("pack-index", f"packs: {set_code} {product} seed {seed} pack {i} is listed "
-                  f"{indexes.count(i)} times")
+            c.add(
+                "pack-index",
+                f"packs: {set_code} {product} seed {seed} pack {i} is listed "
+                f"{indexes.count(i)} times",
+            )
         try:
-            fresh = open_packs(set_code, product, max(indexes), seed, db=c.con,
-                               products=products)
+            fresh = open_packs(set_code, product, max(indexes), seed, db=c.con, products=products)
         except BoosterkitError as exc:
-            c.add("pack-contents", f"packs: {set_code} {product} seed {seed} cannot be opened "
-                  f"again from the database: {exc}")
+            c.add(
+                "pack-contents",
+                f"packs: {set_code} {product} seed {seed} cannot be opened "
+                f"again from the database: {exc}",
+            )
             continue
         for n, p in listed:
             _compare_pack(c, n, p, fresh[p["index"] - 1].to_dict(), f"{product} seed {seed}")
 
 
-def _compare_pack(c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, Any],
-                  what: str) -> None:
+def _compare_pack(
+    c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, Any], what: str
+) -> None:
     items, want = listed["items"], fresh["items"]
     where = f"pack {n} ({what}, pack {listed['index']})"
     if len(items) != len(want):
@@ -325,8 +418,12 @@ def _compare_pack(c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, An
     for d, w in zip(items, want):
         diff = sorted(k for k in d if k in w and d[k] != w[k])
         if diff:
-            c.add("pack-contents", f"{where}: item {_label(d)} differs from what the seed opens "
-                  f"({_label(w)}) in {', '.join(diff)}", card=d["uid"])
+            c.add(
+                "pack-contents",
+                f"{where}: item {_label(d)} differs from what the seed opens "
+                f"({_label(w)}) in {', '.join(diff)}",
+                card=d["uid"],
+            )
             return
 
 
@@ -336,13 +433,19 @@ def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict
     names = [z["name"] for z in c.data["zones"]]
     for name in want:
         if name not in names:
-            c.add("zone-missing", f"zone {name!r}: missing; the rules make it "
-                  f"({len(want[name].cards)} cards)", zone=name)
+            c.add(
+                "zone-missing",
+                f"zone {name!r}: missing; the rules make it ({len(want[name].cards)} cards)",
+                zone=name,
+            )
     for z in c.data["zones"]:
         name = z["name"]
         if name not in want:
-            c.add("zone-unknown", f"zone {name!r}: not a zone of {c.spec.name} "
-                  f"(its zones: {', '.join(want)})", zone=name)
+            c.add(
+                "zone-unknown",
+                f"zone {name!r}: not a zone of {c.spec.name} (its zones: {', '.join(want)})",
+                zone=name,
+            )
             continue
         if names.count(name) > 1 and seen.get(f"zone:{name}"):
             c.add("zone-duplicated", f"zone {name!r}: listed twice", zone=name)
@@ -350,56 +453,107 @@ def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict
         _compare_zone(c, z, want[name], exp, by_uid, pack_of, seen)
     for uid, item in by_uid.items():
         if uid not in seen:
-            c.add("card-missing", f"card {_label(item)} from pack {pack_of[uid]} is in no zone",
-                  card=uid)
+            c.add(
+                "card-missing",
+                f"card {_label(item)} from pack {pack_of[uid]} is in no zone",
+                card=uid,
+            )
 
 
-def _compare_zone(c: _Check, z: dict[str, Any], w: Zone, exp: Setup, by_uid: dict[str, Item],
-                  pack_of: dict[str, int], seen: dict[str, str]) -> None:
+def _compare_zone(
+    c: _Check,
+    z: dict[str, Any],
+    w: Zone,
+    exp: Setup,
+    by_uid: dict[str, Item],
+    pack_of: dict[str, int],
+    seen: dict[str, str],
+) -> None:
     name = z["name"]
     if z.get("kind") != w.kind:
-        c.add("zone-kind", f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
-              zone=name)
+        c.add(
+            "zone-kind",
+            f"zone {name!r}: kind {z.get('kind')!r}, the rules make a {w.kind!r}",
+            zone=name,
+        )
     if z.get("visibility") != w.visibility:  # missing too: the sheets hide by it
-        c.add("zone-visibility", f"zone {name!r}: visibility {z.get('visibility')!r}, the rules "
-              f"make it {w.visibility!r}", zone=name)
+        c.add(
+            "zone-visibility",
+            f"zone {name!r}: visibility {z.get('visibility')!r}, the rules "
+            f"make it {w.visibility!r}",
+            zone=name,
+        )
     if z.get("owner") != w.owner:
-        c.add("zone-owner", f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
-              zone=name)
+        c.add(
+            "zone-owner",
+            f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
+            zone=name,
+        )
     if w.kind == "grid":
         shape = (z.get("rows"), z.get("cols"))
         if shape != (w.rows, w.cols):
-            c.add("grid-shape", f"zone {name!r}: a {shape[1]}x{shape[0]} grid (cols x rows); the "
-                  f"rules need {w.cols}x{w.rows}", zone=name)
+            c.add(
+                "grid-shape",
+                f"zone {name!r}: a {shape[1]}x{shape[0]} grid (cols x rows); the "
+                f"rules need {w.cols}x{w.rows}",
+                zone=name,
+            )
         elif len(z["cards"]) != (w.rows or 0) * (w.cols or 0):
-            c.add("grid-shape", f"zone {name!r}: {len(z['cards'])} cards do not fill a "
-                  f"{w.cols}x{w.rows} grid", zone=name)
+            c.add(
+                "grid-shape",
+                f"zone {name!r}: {len(z['cards'])} cards do not fill a {w.cols}x{w.rows} grid",
+                zone=name,
+            )
     if len(z["cards"]) != len(w.cards):
         why = exp.expect.get(name)
-        c.add("zone-count", f"zone {name!r}: {len(z['cards'])} cards; the rules give "
-              f"{len(w.cards)}" + (f" ({why})" if why else ""), zone=name)
+        c.add(
+            "zone-count",
+            f"zone {name!r}: {len(z['cards'])} cards; the rules give "
+            f"{len(w.cards)}" + (f" ({why})" if why else ""),
+            zone=name,
+        )
     externals: Counter[str] = Counter()
     for d in z["cards"]:
         _check_card(c, d, name, exp, by_uid, pack_of, seen, externals)
     want_ext = Counter(i.name for i in w.cards if i.external)
     if externals != want_ext:
-        c.add("external", f"zone {name!r}: outside additions {dict(externals) or 'none'}; the "
-              f"rules add {dict(want_ext) or 'none'}", zone=name)
+        c.add(
+            "external",
+            f"zone {name!r}: outside additions {dict(externals) or 'none'}; the "
+            f"rules add {dict(want_ext) or 'none'}",
+            zone=name,
+        )
 
 
-def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dict[str, Item],
-                pack_of: dict[str, int], seen: dict[str, str], externals: Counter[str]) -> None:
+def _check_card(
+    c: _Check,
+    d: dict[str, Any],
+    name: str,
+    exp: Setup,
+    by_uid: dict[str, Item],
+    pack_of: dict[str, int],
+    seen: dict[str, str],
+    externals: Counter[str],
+) -> None:
     uid = d["uid"]
     if uid in seen:
-        c.add("card-duplicated", f"zone {name!r}: card {_label(d)} appears more than once (also "
-              f"in {seen[uid]!r})", zone=name, card=uid)
+        c.add(
+            "card-duplicated",
+            f"zone {name!r}: card {_label(d)} appears more than once (also in {seen[uid]!r})",
+            zone=name,
+            card=uid,
+        )
         return
     seen[uid] = name
     item = by_uid.get(uid)
     if item is None:
         if not any(s.get("op") == "add_external" for s in c.spec.steps or []):
-            c.add("card-foreign", f"zone {name!r}: card {_label(d)} is not from the listed packs",
-                  zone=name, card=uid)
+            c.add(
+                "card-foreign",
+                f"zone {name!r}: card {_label(d)} is not from the listed packs",
+                zone=name,
+                card=uid,
+            )
             return
         item = _item(d, c.db, external=True)
         externals[item.name or "?"] += 1
@@ -410,12 +564,21 @@ def _check_card(c: _Check, d: dict[str, Any], name: str, exp: Setup, by_uid: dic
         if (d.get("card_id") or None) != (listed.get("card_id") or None) and "card_id" not in diff:
             diff.insert(0, "card_id")
         if diff:
-            c.add("card-mismatch", f"zone {name!r}: card {uid} differs from the same uid in pack "
-                  f"{pack_of[uid]} in {', '.join(diff)}", zone=name, card=uid)
+            c.add(
+                "card-mismatch",
+                f"zone {name!r}: card {uid} differs from the same uid in pack "
+                f"{pack_of[uid]} in {', '.join(diff)}",
+                zone=name,
+                card=uid,
+            )
     reasons = [r.check(item, pack_of, c.strict) for r in exp.rules.get(name, [])]
     if reasons and all(reasons):
-        c.add("card-not-allowed", f"zone {name!r}: card {_label(item)} {reasons[0]}",
-              zone=name, card=uid)
+        c.add(
+            "card-not-allowed",
+            f"zone {name!r}: card {_label(item)} {reasons[0]}",
+            zone=name,
+            card=uid,
+        )
 
 
 def _check_rolls(c: _Check, exp: Setup) -> None:
@@ -443,12 +606,16 @@ def _check_rolls(c: _Check, exp: Setup) -> None:
     _check_first(c, exp, players, rolls, first)
 
 
-def _check_ties(c: _Check, players: list[str], rolls: dict[str, Any],
-                tiebreaks: dict[str, list[int]], faces: int) -> None:
+def _check_ties(
+    c: _Check,
+    players: list[str],
+    rolls: dict[str, Any],
+    tiebreaks: dict[str, list[int]],
+    faces: int,
+) -> None:
     """The card: tied players roll again. So every group of players with the same roll (and
     the same roll-offs so far) rolls again, only they do, until no two are tied."""
-    keyed = {p: [rolls[p], *tiebreaks.get(p, [])] for p in players
-             if isinstance(rolls.get(p), int)}
+    keyed = {p: [rolls[p], *tiebreaks.get(p, [])] for p in players if isinstance(rolls.get(p), int)}
     for p in tiebreaks:
         if p not in keyed:
             c.add("roll-tie", f"tiebreaks: {p} is not a player with a roll")
@@ -461,18 +628,25 @@ def _check_ties(c: _Check, players: list[str], rolls: dict[str, Any],
         for depth in range(1, len(key)):
             if not any(q != p and keyed[q][:depth] == key[:depth] for q in keyed):
                 after = "/".join(map(str, key[:depth]))
-                c.add("roll-tie", f"tiebreaks: {p} rolled again after {after} without a tie; "
-                      "only tied players roll again")
+                c.add(
+                    "roll-tie",
+                    f"tiebreaks: {p} rolled again after {after} without a tie; "
+                    "only tied players roll again",
+                )
                 break
-        tied = [q for q, k in keyed.items() if q != p and k[:len(key)] == key]
+        tied = [q for q, k in keyed.items() if q != p and k[: len(key)] == key]
         if tied and frozenset([p, *tied]) not in reported:
             reported.add(frozenset([p, *tied]))
-            c.add("roll-tie", f"rolls: {p} and {' and '.join(tied)} tied at "
-                  f"{'/'.join(map(str, key))}; the card has tied players roll again")
+            c.add(
+                "roll-tie",
+                f"rolls: {p} and {' and '.join(tied)} tied at "
+                f"{'/'.join(map(str, key))}; the card has tied players roll again",
+            )
 
 
-def _check_first(c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any],
-                 first: Any) -> None:
+def _check_first(
+    c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any], first: Any
+) -> None:
     from boosterkit.minigames.engine import initiative_order
 
     rule = c.spec.raw["first_player"]["rule"]
@@ -483,11 +657,17 @@ def _check_first(c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any
             who = initiative_order(valid, ties, rule == "highest_roll")[0]
             if first != who:
                 word = "lowest" if rule == "lowest_roll" else "highest"
-                c.add("first-player", f"first_player: {first} starts, but the {word} roll "
-                      f"(after roll-offs) is {who}'s")
+                c.add(
+                    "first-player",
+                    f"first_player: {first} starts, but the {word} roll "
+                    f"(after roll-offs) is {who}'s",
+                )
     elif rule in ("random", "choice"):
         if first not in players:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")
     elif first is not None:
-        c.add("first-player", f"first_player: {c.spec.name} names no first player at setup "
-              f"({c.spec.raw['first_player']['text']})")
+        c.add(
+            "first-player",
+            f"first_player: {c.spec.name} names no first player at setup "
+            f"({c.spec.raw['first_player']['text']})",
+        )

@@ -29,23 +29,53 @@ from boosterkit.pipeline.runs import recorded
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
 SUFFIX_KINDS = {
-    "set": "set", "collector": "collector", "arena": "arena", "jumpstart": "jumpstart",
-    "theme": "theme", "play": "play", "starter": "starter", "vip": "vip",
-    "premium": "premium", "tournament": "tournament", "draft": "draft",
+    "set": "set",
+    "collector": "collector",
+    "arena": "arena",
+    "jumpstart": "jumpstart",
+    "theme": "theme",
+    "play": "play",
+    "starter": "starter",
+    "vip": "vip",
+    "premium": "premium",
+    "tournament": "tournament",
+    "draft": "draft",
 }
 
 _TABLES: dict[str, dict[str, str]] = {
-    "products": {"code": "VARCHAR", "set_code": "VARCHAR", "name": "VARCHAR",
-                 "kind": "VARCHAR", "source": "VARCHAR", "source_sets": "VARCHAR[]"},
+    "products": {
+        "code": "VARCHAR",
+        "set_code": "VARCHAR",
+        "name": "VARCHAR",
+        "kind": "VARCHAR",
+        "source": "VARCHAR",
+        "source_sets": "VARCHAR[]",
+    },
     "product_variants": {"product_code": "VARCHAR", "variant_index": "INTEGER", "weight": "BIGINT"},
-    "variant_slots": {"product_code": "VARCHAR", "variant_index": "INTEGER",
-                      "sheet_name": "VARCHAR", "count": "INTEGER"},
-    "sheets": {"product_code": "VARCHAR", "sheet_name": "VARCHAR", "foil": "BOOLEAN",
-               "balance_colors": "BOOLEAN", "allow_duplicates": "BOOLEAN", "fixed": "BOOLEAN",
-               "total_weight": "BIGINT"},
-    "sheet_cards": {"product_code": "VARCHAR", "sheet_name": "VARCHAR", "ref": "VARCHAR",
-                    "set_code": "VARCHAR", "collector_number": "VARCHAR", "foil": "BOOLEAN",
-                    "weight": "BIGINT"},
+    "variant_slots": {
+        "product_code": "VARCHAR",
+        "variant_index": "INTEGER",
+        "sheet_name": "VARCHAR",
+        "count": "INTEGER",
+    },
+    "sheets": {
+        "product_code": "VARCHAR",
+        "sheet_name": "VARCHAR",
+        "foil": "BOOLEAN",
+        "balance_colors": "BOOLEAN",
+        "allow_duplicates": "BOOLEAN",
+        "fixed": "BOOLEAN",
+        "total_weight": "BIGINT",
+    },
+    "sheet_cards": {
+        "product_code": "VARCHAR",
+        "sheet_name": "VARCHAR",
+        "ref": "VARCHAR",
+        "set_code": "VARCHAR",
+        "collector_number": "VARCHAR",
+        "foil": "BOOLEAN",
+        "weight": "BIGINT",
+    },
 }
 
 #: SQL resolving a sheet card ``sc`` to a printing id: MTGJSON uuid, exact set+number, then
@@ -65,8 +95,9 @@ RESOLVE_JOINS_SQL = """
 """
 
 
-def insert_rows(con: Connection, table: str, columns: Mapping[str, str],
-                rows: Iterable[Mapping[str, Any]]) -> int:
+def insert_rows(
+    con: Connection, table: str, columns: Mapping[str, str], rows: Iterable[Mapping[str, Any]]
+) -> int:
     """Bulk-insert ``rows`` (dicts with ``columns``) through one NDJSON scan; return the count."""
     fd, tmp = tempfile.mkstemp(suffix=".ndjson", prefix="boosterkit-")
     n = 0
@@ -98,24 +129,60 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
     weight}]}]). Returns the number of sheet cards written.
     """
     codes = [p["code"] for p in products]
-    con.execute("CREATE OR REPLACE TEMP TABLE _codes AS SELECT unnest(?::VARCHAR[]) AS code", [codes])
-    for table, key in (("sheet_cards", "product_code"), ("sheets", "product_code"),
-                       ("variant_slots", "product_code"), ("product_variants", "product_code"),
-                       ("products", "code")):
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _codes AS SELECT unnest(?::VARCHAR[]) AS code", [codes]
+    )
+    for table, key in (
+        ("sheet_cards", "product_code"),
+        ("sheets", "product_code"),
+        ("variant_slots", "product_code"),
+        ("product_variants", "product_code"),
+        ("products", "code"),
+    ):
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT code FROM _codes)")
     insert_rows(con, "products", _TABLES["products"], products)
-    insert_rows(con, "product_variants", _TABLES["product_variants"], (
-        {"product_code": p["code"], "variant_index": i, "weight": v["weight"]}
-        for p in products for i, v in enumerate(p["variants"], start=1)))
-    insert_rows(con, "variant_slots", _TABLES["variant_slots"], (
-        {"product_code": p["code"], "variant_index": i, "sheet_name": s, "count": c}
-        for p in products for i, v in enumerate(p["variants"], start=1) for s, c in v["slots"]))
-    insert_rows(con, "sheets", _TABLES["sheets"], (
-        {"product_code": p["code"], "sheet_name": s["name"], **s}
-        for p in products for s in p["sheets"]))
-    n = insert_rows(con, "sheet_cards", _TABLES["sheet_cards"], (
-        {"product_code": p["code"], "sheet_name": s["name"], **c}
-        for p in products for s in p["sheets"] for c in s["cards"]))
+    insert_rows(
+        con,
+        "product_variants",
+        _TABLES["product_variants"],
+        (
+            {"product_code": p["code"], "variant_index": i, "weight": v["weight"]}
+            for p in products
+            for i, v in enumerate(p["variants"], start=1)
+        ),
+    )
+    insert_rows(
+        con,
+        "variant_slots",
+        _TABLES["variant_slots"],
+        (
+            {"product_code": p["code"], "variant_index": i, "sheet_name": s, "count": c}
+            for p in products
+            for i, v in enumerate(p["variants"], start=1)
+            for s, c in v["slots"]
+        ),
+    )
+    insert_rows(
+        con,
+        "sheets",
+        _TABLES["sheets"],
+        (
+            {"product_code": p["code"], "sheet_name": s["name"], **s}
+            for p in products
+            for s in p["sheets"]
+        ),
+    )
+    n = insert_rows(
+        con,
+        "sheet_cards",
+        _TABLES["sheet_cards"],
+        (
+            {"product_code": p["code"], "sheet_name": s["name"], **c}
+            for p in products
+            for s in p["sheets"]
+            for c in s["cards"]
+        ),
+    )
     resolve_sheet_cards(con, codes)
     return n
 
@@ -144,26 +211,36 @@ def unresolved_summary(con: Connection, codes: Sequence[str], examples: int = 5)
     args = [list(codes)]
     base = "FROM sheet_cards WHERE product_code IN (SELECT unnest(?::VARCHAR[]))"
     total, missing = con.execute(
-        f"SELECT count(*), count(*) FILTER (card_id IS NULL) {base}", args).fetchone()
+        f"SELECT count(*), count(*) FILTER (card_id IS NULL) {base}", args
+    ).fetchone()
     by_set = con.execute(
         f"SELECT coalesce(set_code, '?'), count(*) {base} AND card_id IS NULL "
-        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10", args).fetchall()
+        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10",
+        args,
+    ).fetchall()
     ex = con.execute(
         f"SELECT product_code || ' ' || sheet_name || ' ' || ref {base} AND card_id IS NULL "
-        f"ORDER BY product_code, sheet_name, ref LIMIT {int(examples)}", args).fetchall()
-    return {"sheet_cards": int(total), "resolved": int(total - missing), "unresolved": int(missing),
-            "unresolved_sets": {s: int(n) for s, n in by_set},
-            "unresolved_examples": [e[0] for e in ex]}
+        f"ORDER BY product_code, sheet_name, ref LIMIT {int(examples)}",
+        args,
+    ).fetchall()
+    return {
+        "sheet_cards": int(total),
+        "resolved": int(total - missing),
+        "unresolved": int(missing),
+        "unresolved_sets": {s: int(n) for s, n in by_set},
+        "unresolved_examples": [e[0] for e in ex],
+    }
 
 
 # --- the magic-sealed-data export -------------------------------------------------------
+
 
 def product_kind(code: str, set_code: str) -> str:
     """The kind of a sealed-data product from its code: ``afr`` draft, ``afr-set`` set …
 
     ``-jp`` keeps the kind of what it is a Japanese version of (``stx-set-jp`` → set).
     """
-    rest = code[len(set_code):] if code.startswith(set_code) else code.partition("-")[2]
+    rest = code[len(set_code) :] if code.startswith(set_code) else code.partition("-")[2]
     parts = [p for p in rest.strip("-").split("-") if p]
     if parts and parts[-1] == "jp":
         parts = parts[:-1]
@@ -195,12 +272,17 @@ def _sealed_sheet(name: str, sheet: Mapping[str, Any], where: str) -> dict[str, 
     for ref, weight in sheet["cards"].items():
         s, num, foil = parse_ref(ref, f"{where} sheet {name!r}")
         if not isinstance(weight, int) or weight <= 0:
-            raise InputError(f"{where} sheet {name!r}: weight of {ref} is {weight!r}, not a positive integer")
-        cards.append({"ref": ref, "set_code": s, "collector_number": num, "foil": foil, "weight": weight})
+            raise InputError(
+                f"{where} sheet {name!r}: weight of {ref} is {weight!r}, not a positive integer"
+            )
+        cards.append(
+            {"ref": ref, "set_code": s, "collector_number": num, "foil": foil, "weight": weight}
+        )
     if not cards:
         raise InputError(f"{where}: sheet {name!r} is empty")
     return {
-        "name": name, "foil": all(c["foil"] for c in cards),
+        "name": name,
+        "foil": all(c["foil"] for c in cards),
         "balance_colors": bool(sheet.get("balance_colors", False)),
         "allow_duplicates": bool(sheet.get("allow_duplicates", False)),
         "fixed": bool(sheet.get("fixed", False)),
@@ -228,9 +310,15 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
             raise InputError(f"{where}: booster variant {i} has no 'sheets' object")
         unknown = sorted(set(b["sheets"]) - names)
         if unknown:
-            raise InputError(f"{where}: booster variant {i} draws undefined sheet(s) {', '.join(unknown)}")
-        variants.append({"weight": int(b.get("weight", 1)),
-                         "slots": [(k, int(v)) for k, v in b["sheets"].items()]})
+            raise InputError(
+                f"{where}: booster variant {i} draws undefined sheet(s) {', '.join(unknown)}"
+            )
+        variants.append(
+            {
+                "weight": int(b.get("weight", 1)),
+                "slots": [(k, int(v)) for k, v in b["sheets"].items()],
+            }
+        )
     if not variants:
         raise InputError(f"{where}: no booster variants")
     kind = product_kind(code, set_code)
@@ -238,9 +326,13 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
     if kind == "draft" and code == set_code and "booster" not in name.lower():
         name = f"{name} Draft Booster"  # the export names a set's draft booster by the set
     return {
-        "code": sealed_product_code(code, set_code), "set_code": set_code,
-        "name": name, "kind": kind,
-        "source": "sealed-data", "variants": variants, "sheets": sheets,
+        "code": sealed_product_code(code, set_code),
+        "set_code": set_code,
+        "name": name,
+        "kind": kind,
+        "source": "sealed-data",
+        "variants": variants,
+        "sheets": sheets,
     }
 
 
@@ -254,11 +346,14 @@ def read_sealed(path: Path) -> list[dict[str, Any]]:
             raise InputError(f"{path}: not readable JSON ({exc})") from None
     first = data[0] if isinstance(data, list) and data else data
     if isinstance(first, Mapping) and "object" in first:
-        raise InputError(f"{path}: Scryfall data, not a magic-sealed-data export: use "
-                         "`boosterkit sync --file`")
+        raise InputError(
+            f"{path}: Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`"
+        )
     if isinstance(data, Mapping) and "data" in data:
-        raise InputError(f"{path}: an MTGJSON file, not a magic-sealed-data export: use "
-                         "`boosterkit import mtgjson` (it imports the file's booster key)")
+        raise InputError(
+            f"{path}: an MTGJSON file, not a magic-sealed-data export: use "
+            "`boosterkit import mtgjson` (it imports the file's booster key)"
+        )
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of products (magic-sealed-data export)")
     return [sealed_product(p, f"{path}: product {i}") for i, p in enumerate(data, start=1)]
@@ -272,8 +367,9 @@ def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def import_collation(con: Connection, path: str | os.PathLike[str], *,
-                     cache: Path | None = None) -> dict[str, Any]:
+def import_collation(
+    con: Connection, path: str | os.PathLike[str], *, cache: Path | None = None
+) -> dict[str, Any]:
     """Import a magic-sealed-data export as ``sealed-data`` products; return a summary.
 
     The summary counts products, sheets and sheet cards, how many references resolved to

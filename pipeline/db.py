@@ -159,8 +159,10 @@ _V2 = "ALTER TABLE products ADD COLUMN source_sets VARCHAR[];"
 
 #: Scryfall's card images (``image_uris``: the front face's for double-faced cards) and the
 #: artist credit, for sheets printed with ``--images`` (MTGJSON gives the artist only).
-IMAGE_URIS = ("STRUCT(small VARCHAR, normal VARCHAR, large VARCHAR, png VARCHAR, "
-              "art_crop VARCHAR, border_crop VARCHAR)")
+IMAGE_URIS = (
+    "STRUCT(small VARCHAR, normal VARCHAR, large VARCHAR, png VARCHAR, "
+    "art_crop VARCHAR, border_crop VARCHAR)"
+)
 _V3 = f"ALTER TABLE cards ADD COLUMN image_uris {IMAGE_URIS}; ALTER TABLE cards ADD COLUMN artist VARCHAR;"
 
 MIGRATIONS: list[str] = [_V1, _V2, _V3]
@@ -187,8 +189,10 @@ _DISK_ERRNO = {
     errno.EFBIG: ("a file-size limit (ulimit -f) was reached", _FREE),
     errno.EDQUOT: ("the disk quota is exceeded", _FREE),
     errno.EROFS: ("the file system is read-only", "use a writable --db location"),
-    errno.EACCES: ("permission denied (cannot open or write it)",
-                   "check the permissions of the file and its folder"),
+    errno.EACCES: (
+        "permission denied (cannot open or write it)",
+        "check the permissions of the file and its folder",
+    ),
 }
 _DISK_TEXT = {
     "No space left on device": errno.ENOSPC,
@@ -249,8 +253,10 @@ def guarded(path: str | Path) -> Iterator[None]:
 
 
 #: How to make a database: from Scryfall, or offline from MTGJSON / magic-sealed-data files.
-NO_DATABASE_HINT = ("load cards first: `boosterkit sync SET` from Scryfall, or offline "
-                    "`boosterkit import mtgjson FILE...` and `boosterkit import collation FILE`")
+NO_DATABASE_HINT = (
+    "load cards first: `boosterkit sync SET` from Scryfall, or offline "
+    "`boosterkit import mtgjson FILE...` and `boosterkit import collation FILE`"
+)
 
 
 def connect(path: str | Path, *, read_only: bool = False) -> Connection:
@@ -270,7 +276,8 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         raise storage_error(path, exc) or DatabaseError(
-            f"{path}: cannot open database: {exc}") from exc
+            f"{path}: cannot open database: {exc}"
+        ) from exc
     try:
         with guarded(path):
             # DuckDB draws a progress bar on stdout for long queries: it would corrupt --json.
@@ -288,7 +295,9 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
         )
     if version < SCHEMA_VERSION and read_only:
         con.close()
-        raise DatabaseError(f"{path}: schema version {version} needs a migration; open it once read-write")
+        raise DatabaseError(
+            f"{path}: schema version {version} needs a migration; open it once read-write"
+        )
     return con
 
 
@@ -297,10 +306,13 @@ def fingerprint(con: Connection) -> dict[str, tuple[int, int | None]]:
 
     Equal fingerprints mean equal data; a damaged block raises (see ``verify``).
     """
-    tables = [r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-        "AND table_type = 'BASE TABLE' AND table_catalog = current_database() ORDER BY 1"
-    ).fetchall()]
+    tables = [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+            "AND table_type = 'BASE TABLE' AND table_catalog = current_database() ORDER BY 1"
+        ).fetchall()
+    ]
     out: dict[str, tuple[int, int | None]] = {}
     for table in tables:
         n, h = con.execute(f'SELECT count(*), bit_xor(hash(t)) FROM "{table}" t').fetchone()

@@ -46,10 +46,19 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: An API answer read into memory (a page, a set object); files are streamed to disk instead.
 MAX_ANSWER_BYTES = 64 << 20
 _CHUNK = 1 << 20
-_BAD_URL = (requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
-            requests.exceptions.InvalidURL)
+_BAD_URL = (
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.InvalidURL,
+)
 #: Errors while reading a body (a stall, a connection cut short): worth another attempt.
-_BODY_ERRORS = (requests.RequestException, urllib3.exceptions.HTTPError, OSError, EOFError, zlib.error)
+_BODY_ERRORS = (
+    requests.RequestException,
+    urllib3.exceptions.HTTPError,
+    OSError,
+    EOFError,
+    zlib.error,
+)
 
 
 def origin(url: str) -> str:
@@ -96,7 +105,9 @@ class HttpClient:
         self.sleep, self.clock, self.on_wait = sleep, clock, on_wait
         self.max_retries, self.backoff, self.timeout = max_retries, backoff, timeout
         self.deadline = config.fetch_deadline() if deadline is None else deadline
-        self.download_deadline = config.download_deadline() if download_deadline is None else download_deadline
+        self.download_deadline = (
+            config.download_deadline() if download_deadline is None else download_deadline
+        )
         self.min_interval, self.intervals = min_interval, dict(intervals or {})
         self._last: float | None = None
         self._last_by: dict[str, float] = {}
@@ -122,8 +133,10 @@ class HttpClient:
         """A ``FetchError`` naming ``url`` unless it points to an allowed origin."""
         if origin(url) not in self.origins:
             allowed = ", ".join(sorted(self.origins))
-            raise FetchError(f"{url}: not following a {via} to another host than {allowed} "
-                             f"({self.service} allows only these; set {self.env_var} to change)")
+            raise FetchError(
+                f"{url}: not following a {via} to another host than {allowed} "
+                f"({self.service} allows only these; set {self.env_var} to change)"
+            )
 
     # --- pacing and waiting -------------------------------------------------------------
 
@@ -141,17 +154,23 @@ class HttpClient:
         for k in keys:
             self._last_by[k] = self._last
 
-    def _wait(self, url: str, problem: str, delay: float, attempt: int, ends_at: float, label: str) -> None:
+    def _wait(
+        self, url: str, problem: str, delay: float, attempt: int, ends_at: float, label: str
+    ) -> None:
         """Sleep ``delay`` before attempt ``attempt + 1``, unless that passes the deadline."""
         left = ends_at - self.clock()
         if left <= 0:
             raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
         if delay >= left:
-            raise FetchError(f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
-                             f"{label} (gave up after {_attempts(attempt)})")
+            raise FetchError(
+                f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
+                f"{label} (gave up after {_attempts(attempt)})"
+            )
         if self.on_wait:
-            self.on_wait(f"waiting {delay:g} s to retry {_short(url)} ({problem}); attempt "
-                         f"{attempt + 1}/{self.max_retries + 1} next, deadline in {left:.0f} s")
+            self.on_wait(
+                f"waiting {delay:g} s to retry {_short(url)} ({problem}); attempt "
+                f"{attempt + 1}/{self.max_retries + 1} next, deadline in {left:.0f} s"
+            )
         self.sleep(delay)
 
     # --- requests -----------------------------------------------------------------------
@@ -161,10 +180,13 @@ class HttpClient:
         for _ in range(MAX_REDIRECTS + 1):
             self.requests += 1
             try:
-                resp = self.session.get(url, params=params, timeout=timeout, stream=True,
-                                        allow_redirects=False)
+                resp = self.session.get(
+                    url, params=params, timeout=timeout, stream=True, allow_redirects=False
+                )
             except _BAD_URL as exc:  # retrying cannot help: say so at once
-                raise FetchError(f"GET {url}: not a usable URL ({exc}); check {self.env_var}") from None
+                raise FetchError(
+                    f"GET {url}: not a usable URL ({exc}); check {self.env_var}"
+                ) from None
             except requests.RequestException as exc:
                 raise Gone(f"{type(exc).__name__}: {_oneline(exc)}", -1) from None
             if not (resp.is_redirect and resp.headers.get("Location")):
@@ -174,8 +196,14 @@ class HttpClient:
             self.check_url(url, "redirect")
         raise FetchError(f"GET {url}: more than {MAX_REDIRECTS} redirects")
 
-    def _attempts(self, url: str, params: Mapping[str, Any] | None, limit: float,
-                  consume: Callable[[requests.Response, float], Any], name: str = "fetch deadline") -> Any:
+    def _attempts(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None,
+        limit: float,
+        consume: Callable[[requests.Response, float], Any],
+        name: str = "fetch deadline",
+    ) -> Any:
         """Attempts until ``consume(response, ends_at)`` returns; retries, waits, deadline."""
         ends_at, label = self.clock() + limit, f"{limit:g} s {name}"
         if self.overall is not None and self.overall[0] < ends_at:
@@ -187,14 +215,18 @@ class HttpClient:
             if left <= 0:
                 break
             if self.on_wait:
-                self.on_wait(f"waiting for {_short(url)} (attempt {attempt}/{self.max_retries + 1}, "
-                             f"deadline in {left:.0f} s)")
+                self.on_wait(
+                    f"waiting for {_short(url)} (attempt {attempt}/{self.max_retries + 1}, "
+                    f"deadline in {left:.0f} s)"
+                )
             try:
                 resp = self._get(url, params, min(self.timeout, left))
                 with resp:
                     status = resp.status_code
                     if status == 429:
-                        raise Gone("HTTP 429 Too Many Requests" + _retry_note(resp), retry_after(resp))
+                        raise Gone(
+                            "HTTP 429 Too Many Requests" + _retry_note(resp), retry_after(resp)
+                        )
                     if status >= 500:
                         raise Gone(f"HTTP {status}", -1)
                     return consume(resp, ends_at)
@@ -204,10 +236,14 @@ class HttpClient:
             if attempt <= self.max_retries:
                 self._wait(url, problem, delay, attempt, ends_at, label)
         else:
-            raise FetchError(f"GET {url}: {problem} (gave up after {_attempts(self.max_retries + 1)})")
+            raise FetchError(
+                f"GET {url}: {problem} (gave up after {_attempts(self.max_retries + 1)})"
+            )
         raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
 
-    def fetch(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> tuple[int, str, bytes]:
+    def fetch(
+        self, path_or_url: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[int, str, bytes]:
         """GET a whole body (status below 500 but 429): ``(status, final url, body)``."""
         url = self.url(path_or_url)
         self.check_url(url)
@@ -218,16 +254,26 @@ class HttpClient:
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > MAX_ANSWER_BYTES:
-                    raise FetchError(f"GET {resp.url}: an answer of more than {MAX_ANSWER_BYTES / 2**20:g} MB "
-                                     f"is not an API page; stopped")
+                    raise FetchError(
+                        f"GET {resp.url}: an answer of more than {MAX_ANSWER_BYTES / 2**20:g} MB "
+                        f"is not an API page; stopped"
+                    )
                 if self.clock() > ends_at:
                     raise Gone("the body did not arrive in time", 0.0)
             return resp.status_code, resp.url, b"".join(chunks)
 
         return self._attempts(url, params, self.deadline, consume)
 
-    def download(self, url: str, dest: Path, progress: Callable[[int, int | None], None] | None = None,
-                 *, decode: bool = False, missing_ok: bool = False, deadline: float | None = None) -> Path | None:
+    def download(
+        self,
+        url: str,
+        dest: Path,
+        progress: Callable[[int, int | None], None] | None = None,
+        *,
+        decode: bool = False,
+        missing_ok: bool = False,
+        deadline: float | None = None,
+    ) -> Path | None:
         """Stream ``url`` to ``dest`` through ``dest.part``; return ``dest``.
 
         ``decode=False`` keeps a gzip transfer encoding as sent (the file stays compressed);
@@ -257,7 +303,9 @@ class HttpClient:
                             raise Gone(f"the download was not done in time ({done} bytes)", 0.0)
             except OSError as exc:  # the disk, not the network: no retry
                 part.unlink(missing_ok=True)
-                raise FetchError(f"{part}: cannot write the download: {exc.strerror or exc}") from None
+                raise FetchError(
+                    f"{part}: cannot write the download: {exc.strerror or exc}"
+                ) from None
             except BaseException:
                 part.unlink(missing_ok=True)
                 raise

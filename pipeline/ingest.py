@@ -81,7 +81,9 @@ def detect(con: Connection, path: Path) -> Shape:
         return Shape("cards", "array", compression)
     if first != "{":
         what = "an empty file" if not first else f"text starting with {first!r}"
-        raise InputError(f"{path}: expected a JSON array of Scryfall card objects or a list object, got {what}")
+        raise InputError(
+            f"{path}: expected a JSON array of Scryfall card objects or a list object, got {what}"
+        )
     src = _sql_str(str(path))
     try:
         row = con.execute(
@@ -91,8 +93,10 @@ def detect(con: Connection, path: Path) -> Shape:
         ).fetchone()
     except duckdb.Error as exc:
         if _mtgjson_head(path):
-            raise InputError(f"{path}: an MTGJSON file ({{\"meta\", \"data\"}}), not Scryfall data: "
-                             "use `boosterkit import mtgjson`") from None
+            raise InputError(
+                f'{path}: an MTGJSON file ({{"meta", "data"}}), not Scryfall data: '
+                "use `boosterkit import mtgjson`"
+            ) from None
         raise _duck_error(path, exc) from None
     obj, inner, n, details = row if row else (None, None, None, None)
     if obj == "card":
@@ -105,8 +109,11 @@ def detect(con: Connection, path: Path) -> Shape:
         return Shape("sets", "list", compression)
     if obj == "error":
         raise InputError(f"{path}: holds a Scryfall error, not cards: {details}")
-    found = f"a list of {inner!r} objects" if obj == "list" else (
-        f"an object of type {obj!r}" if obj else "an object without an \"object\" field")
+    found = (
+        f"a list of {inner!r} objects"
+        if obj == "list"
+        else (f"an object of type {obj!r}" if obj else 'an object without an "object" field')
+    )
     raise InputError(f"{path}: expected Scryfall card or set objects, found {found}")
 
 
@@ -147,8 +154,10 @@ def _check_cards(con: Connection, path: Path, new: str) -> None:
     n = con.execute(f"SELECT count(*) {new} AND rowid <= ?", [rowid]).fetchone()[0]
     if obj != "card":
         if n == 1 and _sealed_head(path):
-            raise InputError(f"{path}: booster collation data (a magic-sealed-data export), not "
-                             "Scryfall cards: use `boosterkit import collation`")
+            raise InputError(
+                f"{path}: booster collation data (a magic-sealed-data export), not "
+                "Scryfall cards: use `boosterkit import collation`"
+            )
         raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
     missing = [c for c, v in zip(required, fields) if v is None]
     raise InputError(f"{path}: card {n} has no {', '.join(missing)}")
@@ -156,14 +165,22 @@ def _check_cards(con: Connection, path: Path, new: str) -> None:
 
 #: Extra staging columns (beyond ``load.RAW_COLUMNS``, which ``upsert_staged`` reads) that
 #: keep what validation, faces and set rows need, so cards are copied once, not twice.
-_EXTRA = {"_object": "c.object", "_faces": "c.card_faces", "_set_name": "c.set_name",
-          "_set_type": "c.set_type", "_set_id": "c.set_id", "_set": "c.set"}
+_EXTRA = {
+    "_object": "c.object",
+    "_faces": "c.card_faces",
+    "_set_name": "c.set_name",
+    "_set_type": "c.set_type",
+    "_set_id": "c.set_id",
+    "_set": "c.set",
+}
 
 
 def _add_extra_columns(con: Connection) -> None:
     types = {"_faces": transform.CARD_JSON_COLUMNS["card_faces"]}
     for col in _EXTRA:
-        con.execute(f"ALTER TABLE stage_cards ADD COLUMN IF NOT EXISTS {col} {types.get(col, 'VARCHAR')}")
+        con.execute(
+            f"ALTER TABLE stage_cards ADD COLUMN IF NOT EXISTS {col} {types.get(col, 'VARCHAR')}"
+        )
 
 
 def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
@@ -178,7 +195,9 @@ def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) ->
     cols = ", ".join([*transform.CARD_SELECT, *_EXTRA])
     exprs = ", ".join([*transform.CARD_SELECT.values(), *_EXTRA.values()])
     try:
-        con.execute(f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(path, shape)}) c")
+        con.execute(
+            f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(path, shape)}) c"
+        )
     except duckdb.Error as exc:
         raise _duck_error(path, exc) from None
     new = f"FROM stage_cards WHERE rowid > {int(start)}"

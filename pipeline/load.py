@@ -61,14 +61,21 @@ FACE_COLUMNS: dict[str, str] = {
 
 #: Layouts whose two faces are printed on the two sides of the card (so: no Magic back).
 DOUBLE_FACED_LAYOUTS = (
-    "transform", "modal_dfc", "meld", "double_faced_token", "reversible_card", "art_series",
+    "transform",
+    "modal_dfc",
+    "meld",
+    "double_faced_token",
+    "reversible_card",
+    "art_series",
     "battle",
 )
 
 #: Characters removed from every text field: C0/C1 controls but tab, LF and CR (handled
 #: below), zero-width space, LRM/RLM, bidi embeddings/overrides/isolates, BOM (RE2 syntax).
-_INVISIBLE = (r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\x{200b}\x{200e}\x{200f}"
-              r"\x{202a}-\x{202e}\x{2066}-\x{2069}\x{feff}]")
+_INVISIBLE = (
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\x{200b}\x{200e}\x{200f}"
+    r"\x{202a}-\x{202e}\x{2066}-\x{2069}\x{feff}]"
+)
 #: Anything ``clean_sql`` changes: one scan decides whether a value needs cleaning at all.
 _UNCLEAN = r"[\x00-\x1f\x7f-\x9f\x{200b}\x{200e}\x{200f}\x{2028}\x{2029}\x{202a}-\x{202e}\x{2066}-\x{2069}\x{feff}]"
 _UNCLEAN_MULTILINE = _UNCLEAN.replace(r"\x00-\x1f", r"\x00-\x09\x0b-\x1f")
@@ -83,13 +90,17 @@ def clean_sql(expr: str, multiline: bool = False) -> str:
     fields keep line breaks as LF (CR LF, CR, U+2028/9 become LF) and turn tabs into spaces.
     """
     if multiline:
-        body = (rf"regexp_replace(regexp_replace({expr}, '\r\n?|[\x{{2028}}\x{{2029}}]', "
-                rf"chr(10), 'g'), '\t', ' ', 'g')")
+        body = (
+            rf"regexp_replace(regexp_replace({expr}, '\r\n?|[\x{{2028}}\x{{2029}}]', "
+            rf"chr(10), 'g'), '\t', ' ', 'g')"
+        )
     else:
         body = rf"regexp_replace({expr}, '[\t\n\r\x{{2028}}\x{{2029}}]+', ' ', 'g')"
     unclean = _UNCLEAN_MULTILINE if multiline else _UNCLEAN
-    return (f"CASE WHEN regexp_matches({expr}, '{unclean}') "
-            f"THEN regexp_replace({body}, '{_INVISIBLE}', '', 'g') ELSE {expr} END")
+    return (
+        f"CASE WHEN regexp_matches({expr}, '{unclean}') "
+        f"THEN regexp_replace({body}, '{_INVISIBLE}', '', 'g') ELSE {expr} END"
+    )
 
 
 def _cleaned(column: str, sql_type: str, alias: str = "s") -> str:
@@ -111,15 +122,19 @@ def _dirty_sql(columns: dict[str, str], alias: str) -> str:
     single = [f"{alias}.{c}" for c, t in columns.items() if t == "VARCHAR" and c not in MULTILINE]
     single += [f"array_to_string({alias}.{c}, '')" for c, t in columns.items() if t == "VARCHAR[]"]
     checks = [f"regexp_matches(concat_ws('', {', '.join(single)}), '{_UNCLEAN}')"]
-    checks += [f"regexp_matches(coalesce({alias}.{c}, ''), '{_UNCLEAN_MULTILINE}')"
-               for c in MULTILINE if c in columns]
+    checks += [
+        f"regexp_matches(coalesce({alias}.{c}, ''), '{_UNCLEAN_MULTILINE}')"
+        for c in MULTILINE
+        if c in columns
+    ]
     return " OR ".join(checks)
 
 
 def _any_dirty(con: Connection, table: str, columns: dict[str, str]) -> bool:
     """Whether any row of ``table`` has text to clean (about 0.2 s per 100,000 cards)."""
-    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE "
-                       f"{_dirty_sql(columns, 'd')})").fetchone()[0]
+    return con.execute(
+        f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE {_dirty_sql(columns, 'd')})"
+    ).fetchone()[0]
 
 
 def _flagged(source: str, columns: dict[str, str]) -> str:
@@ -180,8 +195,9 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     # One scan finds whether any staged text needs cleaning (almost never): only then is the
     # slower cleaning insert used.
     dirty = _any_dirty(con, "stage_cards", RAW_COLUMNS)
-    raw = ", ".join(f"{_cleaned(c, t)} AS {c}" if dirty else f"s.{c}"
-                    for c, t in RAW_COLUMNS.items())
+    raw = ", ".join(
+        f"{_cleaned(c, t)} AS {c}" if dirty else f"s.{c}" for c, t in RAW_COLUMNS.items()
+    )
     derived = ", ".join(f"{expr} AS {name}" for name, expr in DERIVED_COLUMNS.items())
     n, distinct = con.execute("SELECT count(*), count(DISTINCT id) FROM stage_cards").fetchone()
     source = "stage_cards"
@@ -205,7 +221,9 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_cards)")
     fnames = ", ".join(FACE_COLUMNS)
     fdirty = _any_dirty(con, "stage_faces", FACE_COLUMNS)
-    fvalues = ", ".join(_cleaned(c, t, "f") if fdirty else f"f.{c}" for c, t in FACE_COLUMNS.items())
+    fvalues = ", ".join(
+        _cleaned(c, t, "f") if fdirty else f"f.{c}" for c, t in FACE_COLUMNS.items()
+    )
     con.execute(
         f"""
         INSERT INTO card_faces ({fnames})
@@ -221,8 +239,9 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
 
 def _clean_set_names(con: Connection) -> None:
     """Set names come from the same upstreams (and are printed on sheets): clean them too."""
-    con.execute(f"UPDATE sets SET name = {clean_sql('name')} "
-                f"WHERE regexp_matches(name, '{_UNCLEAN}')")
+    con.execute(
+        f"UPDATE sets SET name = {clean_sql('name')} WHERE regexp_matches(name, '{_UNCLEAN}')"
+    )
 
 
 def rederive(con: Connection) -> None:

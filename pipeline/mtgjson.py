@@ -31,9 +31,15 @@ from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set
 from boosterkit.pipeline.runs import recorded
 
 _SET_COLUMNS = {
-    "code": "VARCHAR", "name": "VARCHAR", "set_type": "VARCHAR", "released_at": "DATE",
-    "card_count": "INTEGER", "printed_size": "INTEGER", "parent_set_code": "VARCHAR",
-    "digital": "BOOLEAN", "source": "VARCHAR",
+    "code": "VARCHAR",
+    "name": "VARCHAR",
+    "set_type": "VARCHAR",
+    "released_at": "DATE",
+    "card_count": "INTEGER",
+    "printed_size": "INTEGER",
+    "parent_set_code": "VARCHAR",
+    "digital": "BOOLEAN",
+    "source": "VARCHAR",
 }
 _SETS_PREFIX = "sets="  # how a --set filter is kept in sync_runs.target for the replay
 _UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
@@ -46,9 +52,10 @@ def _layout(path: Path) -> str:
             for prefix, event, value in ijson.parse(f):
                 if prefix == "" and event == "start_array":
                     raise InputError(
-                        f"{path}: a JSON list, not an MTGJSON v5 file ({{\"meta\", \"data\"}}): "
+                        f'{path}: a JSON list, not an MTGJSON v5 file ({{"meta", "data"}}): '
                         "Scryfall cards go to `boosterkit sync --file`, a magic-sealed-data "
-                        "export to `boosterkit import collation`")
+                        "export to `boosterkit import collation`"
+                    )
                 if prefix == "" and event not in ("start_map", "map_key"):
                     break  # not an object at the top
                 if prefix == "data" and event == "map_key":
@@ -62,8 +69,12 @@ def _layout(path: Path) -> str:
     raise InputError(f"{path}: not an MTGJSON v5 file (no 'data' object with a set)")
 
 
-def read_sets(path: str | os.PathLike[str], only: Iterable[str] | None = None, *,
-              codes: set[str] | None = None) -> Iterator[dict[str, Any]]:
+def read_sets(
+    path: str | os.PathLike[str],
+    only: Iterable[str] | None = None,
+    *,
+    codes: set[str] | None = None,
+) -> Iterator[dict[str, Any]]:
     """Yield the set objects of an MTGJSON set file or AllPrintings, one at a time.
 
     ``only`` (set codes, any case) limits AllPrintings to those sets; ``codes``, when given,
@@ -136,7 +147,9 @@ def _load_set(con: Connection, rows: SetRows) -> None:
 def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None) -> dict[str, Any]:
     """Load files into the open transaction; the summary of what they held."""
     load.create_staging(con)
-    con.execute("CREATE OR REPLACE TEMP TABLE stage_uuids (uuid VARCHAR, card_id VARCHAR, side VARCHAR)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE stage_uuids (uuid VARCHAR, card_id VARCHAR, side VARCHAR)"
+    )
     known = _known_set_types(con)
     products: list[dict[str, Any]] = []
     sets: list[str] = []
@@ -164,10 +177,14 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
         "cards": staged,
         "tokens": con.execute(
             "SELECT count(*) FROM cards WHERE kind IN ('token', 'emblem') AND set_code IN "
-            "(SELECT unnest(?::VARCHAR[]))", [sets]).fetchone()[0],
+            "(SELECT unnest(?::VARCHAR[]))",
+            [sets],
+        ).fetchone()[0],
         "minigames": con.execute(
             "SELECT count(*) FROM cards WHERE kind = 'minigame' AND set_code IN "
-            "(SELECT unnest(?::VARCHAR[]))", [sets]).fetchone()[0],
+            "(SELECT unnest(?::VARCHAR[]))",
+            [sets],
+        ).fetchone()[0],
         "uuids": con.execute("SELECT count(*) FROM stage_uuids").fetchone()[0],
         "skipped_without_scryfall_id": skipped,
         "products": [p["code"] for p in products],
@@ -185,9 +202,13 @@ def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[st
     wanted = sorted({s for p in products for s in p.get("source_sets") or ()})
     if not wanted:
         return []
-    have = {r[0] for r in con.execute(
-        "SELECT DISTINCT set_code FROM cards WHERE set_code IN (SELECT unnest(?::VARCHAR[]))",
-        [wanted]).fetchall()}
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT set_code FROM cards WHERE set_code IN (SELECT unnest(?::VARCHAR[]))",
+            [wanted],
+        ).fetchall()
+    }
     return [s for s in wanted if s not in have]
 
 
@@ -209,12 +230,20 @@ def _check_only(paths: list[Path], only: Iterable[str] | None, in_files: set[str
         return
     held = sorted(in_files)
     listed = ", ".join(held[:20]) + (f" … ({len(held)} sets)" if len(held) > 20 else "")
-    raise InputError(f"sets: {', '.join(missing)} not in {', '.join(map(str, paths))} "
-                     f"(sets there: {listed or 'none'})", field="sets")
+    raise InputError(
+        f"sets: {', '.join(missing)} not in {', '.join(map(str, paths))} "
+        f"(sets there: {listed or 'none'})",
+        field="sets",
+    )
 
 
-def import_mtgjson(con: Connection, paths: Iterable[str | os.PathLike[str]], *,
-                   cache: Path | None = None, sets: Iterable[str] | None = None) -> dict[str, Any]:
+def import_mtgjson(
+    con: Connection,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    cache: Path | None = None,
+    sets: Iterable[str] | None = None,
+) -> dict[str, Any]:
     """Import MTGJSON set files / AllPrintings in one atomic, recorded load; return a summary.
 
     The summary lists the sets written, cards staged (printings, faces merged), tokens and

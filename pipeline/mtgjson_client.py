@@ -21,7 +21,14 @@ from boosterkit.errors import FetchError
 from boosterkit.pipeline.files import GZIP_MAGIC
 from boosterkit.pipeline.http import HttpClient
 
-_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+_RESERVED = {
+    "CON",
+    "PRN",
+    "AUX",
+    "NUL",
+    *(f"COM{i}" for i in range(10)),
+    *(f"LPT{i}" for i in range(10)),
+}
 
 
 class MtgjsonClient(HttpClient):
@@ -39,7 +46,9 @@ class MtgjsonClient(HttpClient):
         clock: Callable[[], float] = time.monotonic,
         **kw: Any,
     ) -> None:
-        super().__init__(base_url or config.mtgjson_url(), session=session, sleep=sleep, clock=clock, **kw)
+        super().__init__(
+            base_url or config.mtgjson_url(), session=session, sleep=sleep, clock=clock, **kw
+        )
 
     def set_url(self, code: str) -> str:
         """Where MTGJSON keeps a set's file (upper-case code, as MTGJSON names them).
@@ -49,19 +58,24 @@ class MtgjsonClient(HttpClient):
         name = code.upper()
         return f"{self.base_url}/{name + '_' if name in _RESERVED else name}.json.gz"
 
-    def set_file(self, code: str, dest: Path,
-                 progress: Callable[[int, int | None], None] | None = None) -> Path | None:
+    def set_file(
+        self, code: str, dest: Path, progress: Callable[[int, int | None], None] | None = None
+    ) -> Path | None:
         """Download ``CODE.json.gz`` to ``dest`` (checked to be whole gzip); None on a 404.
 
         A set file is one fetch: the fetch deadline (not the bulk-download one) bounds it.
         """
         url = self.set_url(code)
-        got = self.download(url, dest, progress, decode=True, missing_ok=True, deadline=self.deadline)
+        got = self.download(
+            url, dest, progress, decode=True, missing_ok=True, deadline=self.deadline
+        )
         if got is None:
             return None
         with open(got, "rb") as f:
             head = f.read(64)
-        if head[:2] != GZIP_MAGIC:  # a server that decompressed it on the way: JSON is checked at load
+        if (
+            head[:2] != GZIP_MAGIC
+        ):  # a server that decompressed it on the way: JSON is checked at load
             if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
                 return got
             got.unlink(missing_ok=True)

@@ -18,14 +18,28 @@ _COLOR_ORDER = "WUBRG"
 
 #: MTGJSON booster names → product kinds; any other name is its own kind.
 BOOSTER_KINDS = {
-    "default": "draft", "draft": "draft", "set": "set", "collector": "collector",
-    "play": "play", "arena": "arena", "jumpstart": "jumpstart",
+    "default": "draft",
+    "draft": "draft",
+    "set": "set",
+    "collector": "collector",
+    "play": "play",
+    "arena": "arena",
+    "jumpstart": "jumpstart",
 }
 
 _LANGS = {
-    "English": "en", "Japanese": "ja", "German": "de", "French": "fr", "Italian": "it",
-    "Spanish": "es", "Portuguese (Brazil)": "pt", "Russian": "ru", "Korean": "ko",
-    "Chinese Simplified": "zhs", "Chinese Traditional": "zht", "Phyrexian": "ph",
+    "English": "en",
+    "Japanese": "ja",
+    "German": "de",
+    "French": "fr",
+    "Italian": "it",
+    "Spanish": "es",
+    "Portuguese (Brazil)": "pt",
+    "Russian": "ru",
+    "Korean": "ko",
+    "Chinese Simplified": "zhs",
+    "Chinese Traditional": "zht",
+    "Phyrexian": "ph",
 }
 
 
@@ -136,7 +150,9 @@ def merge_printing(
         "power": front.get("power"),
         "toughness": front.get("toughness"),
         "loyalty": front.get("loyalty"),
-        "oracle_text": _join((e.get("text") for e in entries), "\n//\n") if multi else front.get("text"),
+        "oracle_text": _join((e.get("text") for e in entries), "\n//\n")
+        if multi
+        else front.get("text"),
         "in_booster": in_booster,
         "finishes": list(front.get("finishes") or []),
         "promo_types": list(front.get("promoTypes") or []),
@@ -149,18 +165,20 @@ def merge_printing(
     faces = []
     if multi:
         for i, e in enumerate(entries):
-            faces.append({
-                "card_id": card["id"],
-                "face_index": i,
-                "name": e.get("faceName") or e.get("name"),
-                "type_line": e.get("type"),
-                "mana_cost": e.get("manaCost"),
-                "colors": _colors(e.get("colors") or []),
-                "power": e.get("power"),
-                "toughness": e.get("toughness"),
-                "loyalty": e.get("loyalty"),
-                "oracle_text": e.get("text"),
-            })
+            faces.append(
+                {
+                    "card_id": card["id"],
+                    "face_index": i,
+                    "name": e.get("faceName") or e.get("name"),
+                    "type_line": e.get("type"),
+                    "mana_cost": e.get("manaCost"),
+                    "colors": _colors(e.get("colors") or []),
+                    "power": e.get("power"),
+                    "toughness": e.get("toughness"),
+                    "loyalty": e.get("loyalty"),
+                    "oracle_text": e.get("text"),
+                }
+            )
     return card, faces
 
 
@@ -190,7 +208,13 @@ def set_rows(data: Mapping[str, Any], known_types: Mapping[str, str]) -> SetRows
     tokens = data.get("tokens") or []
     token_codes = {str(t.get("setCode", own)).upper() for t in tokens} - {own}
     for tc in sorted(token_codes):
-        n = len({t["identifiers"].get("scryfallId") for t in tokens if str(t.get("setCode")).upper() == tc})
+        n = len(
+            {
+                t["identifiers"].get("scryfallId")
+                for t in tokens
+                if str(t.get("setCode")).upper() == tc
+            }
+        )
         out.sets.append(token_set_row(data, tc, n))
     for group, is_token in ((data.get("cards") or [], False), (tokens, True)):
         by_id: dict[str, list[Mapping[str, Any]]] = {}
@@ -242,24 +266,43 @@ def booster_products(
             cards = []
             for uuid, weight in (sheet.get("cards") or {}).items():
                 sc, num = numbers.get(uuid, elsewhere)
-                cards.append({"ref": uuid, "set_code": sc, "collector_number": num,
-                              "foil": foil, "weight": int(weight)})
-            sheets.append({
-                "name": sname, "foil": foil,
-                "balance_colors": bool(sheet.get("balanceColors", False)),
-                "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
-                "fixed": bool(sheet.get("fixed", False)),
-                "total_weight": int(sheet.get("totalWeight") or sum(c["weight"] for c in cards)),
-                "cards": cards,
-            })
+                cards.append(
+                    {
+                        "ref": uuid,
+                        "set_code": sc,
+                        "collector_number": num,
+                        "foil": foil,
+                        "weight": int(weight),
+                    }
+                )
+            sheets.append(
+                {
+                    "name": sname,
+                    "foil": foil,
+                    "balance_colors": bool(sheet.get("balanceColors", False)),
+                    "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
+                    "fixed": bool(sheet.get("fixed", False)),
+                    "total_weight": int(
+                        sheet.get("totalWeight") or sum(c["weight"] for c in cards)
+                    ),
+                    "cards": cards,
+                }
+            )
         variants = [
             {"weight": int(b["weight"]), "slots": [(k, int(v)) for k, v in b["contents"].items()]}
             for b in cfg.get("boosters") or []
         ]
         name = cfg.get("name") or f"{data.get('name')} {kind.title()} Booster"
-        products.append({
-            "code": product_code(set_code, bname), "set_code": set_code, "name": name,
-            "kind": kind, "source": "mtgjson", "variants": variants, "sheets": sheets,
-            "source_sets": sources or [set_code],
-        })
+        products.append(
+            {
+                "code": product_code(set_code, bname),
+                "set_code": set_code,
+                "name": name,
+                "kind": kind,
+                "source": "mtgjson",
+                "variants": variants,
+                "sheets": sheets,
+                "source_sets": sources or [set_code],
+            }
+        )
     return products

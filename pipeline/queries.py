@@ -19,11 +19,32 @@ RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
 #: accepted as soon as a set of that type is in the database.
 SET_TYPES = (
-    "core", "expansion", "masters", "eternal", "alchemy", "masterpiece", "arsenal",
-    "from_the_vault", "spellbook", "premium_deck", "duel_deck", "draft_innovation",
-    "treasure_chest", "commander", "planechase", "archenemy", "vanguard", "funny", "starter",
-    "box", "promo", "token", "memorabilia", "minigame",
+    "core",
+    "expansion",
+    "masters",
+    "eternal",
+    "alchemy",
+    "masterpiece",
+    "arsenal",
+    "from_the_vault",
+    "spellbook",
+    "premium_deck",
+    "duel_deck",
+    "draft_innovation",
+    "treasure_chest",
+    "commander",
+    "planechase",
+    "archenemy",
+    "vanguard",
+    "funny",
+    "starter",
+    "box",
+    "promo",
+    "token",
+    "memorabilia",
+    "minigame",
 )
+
 
 def _rows(con: Connection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     cur = con.execute(sql, params or [])
@@ -50,8 +71,10 @@ def _columns(columns: Any, known: tuple[str, ...]) -> list[str]:
     wanted = [c.lower() for c in columns]
     bad = [c for c in wanted if c not in known]
     if bad or not wanted:
-        raise InputError(f"columns: {', '.join(bad) or 'none given'}: expected some of "
-                         f"{', '.join(known)}", field="columns")
+        raise InputError(
+            f"columns: {', '.join(bad) or 'none given'}: expected some of {', '.join(known)}",
+            field="columns",
+        )
     return wanted
 
 
@@ -63,8 +86,9 @@ def _limit(limit: int | None) -> str:
     return f" LIMIT {int(limit)}"
 
 
-def list_sets(con: Connection, set_type: str | None = None, columns: Any = None,
-              limit: int | None = None) -> list[dict[str, Any]]:
+def list_sets(
+    con: Connection, set_type: str | None = None, columns: Any = None, limit: int | None = None
+) -> list[dict[str, Any]]:
     """Every known set (newest first), with how many printings of it are loaded.
 
     ``set_type``: only sets of that Scryfall type; a known type with no sets loaded gives an
@@ -76,10 +100,14 @@ def list_sets(con: Connection, set_type: str | None = None, columns: Any = None,
         wanted = set_type.strip().lower()
         present = set_types(con)
         if wanted not in SET_TYPES and wanted not in present:
-            have = (f"the database has {', '.join(present)}" if present
-                    else "the database has no sets yet (`boosterkit sync --sets`)")
-            raise InputError(f"set type {set_type!r}: not a Scryfall set type; {have}",
-                             field="type")
+            have = (
+                f"the database has {', '.join(present)}"
+                if present
+                else "the database has no sets yet (`boosterkit sync --sets`)"
+            )
+            raise InputError(
+                f"set type {set_type!r}: not a Scryfall set type; {have}", field="type"
+            )
         where, params = "WHERE s.set_type = ?", [wanted]
     wanted = _columns(columns, SET_FIELDS) if columns is not None else list(SET_FIELDS)
     cols = ", ".join("coalesce(n.cards, 0) AS cards" if c == "cards" else f"s.{c}" for c in wanted)
@@ -95,12 +123,19 @@ def list_sets(con: Connection, set_type: str | None = None, columns: Any = None,
 
 def _number_key() -> str:
     # "12", "12a", "★12": numeric part first, then the text.
-    return "TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER) NULLS LAST, collector_number"
+    return (
+        "TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER) NULLS LAST, collector_number"
+    )
 
 
-def list_cards(con: Connection, set_code: str | None, rarity: str | None = None,
-               query: str | None = None, columns: Any = None,
-               limit: int | None = None) -> list[dict[str, Any]]:
+def list_cards(
+    con: Connection,
+    set_code: str | None,
+    rarity: str | None = None,
+    query: str | None = None,
+    columns: Any = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
     """The printings of a set in collector-number order; unknown set → NotFoundError.
 
     ``query``: a Scryfall-style search (``pipeline.search``), within the set or, with
@@ -120,7 +155,9 @@ def list_cards(con: Connection, set_code: str | None, rarity: str | None = None,
         ).fetchone()[0]
         if not known:
             # a command to copy is suggested only for a well-formed code, never for raw input
-            hint = f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
+            hint = (
+                f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
+            )
             raise NotFoundError(f"set {set_code!r}: not in the database{hint}")
         params.append(code)
         where = "set_code = ?"
@@ -135,14 +172,16 @@ def list_cards(con: Connection, set_code: str | None, rarity: str | None = None,
     if rarity:
         r = rarity.strip().lower()
         if r not in RARITIES:
-            raise InputError(f"rarity {rarity!r}: expected one of {', '.join(RARITIES)}",
-                             field="rarity")
+            raise InputError(
+                f"rarity {rarity!r}: expected one of {', '.join(RARITIES)}", field="rarity"
+            )
         where += " AND rarity = ?"
         params.append(r)
     wanted = _columns(columns, CARD_COLUMNS) if columns is not None else list(CARD_FIELDS)
     return _rows(
-        con, f"SELECT {', '.join(wanted)} FROM cards WHERE {where} ORDER BY {order}, id"
-             f"{_limit(limit)}", params
+        con,
+        f"SELECT {', '.join(wanted)} FROM cards WHERE {where} ORDER BY {order}, id{_limit(limit)}",
+        params,
     )
 
 
@@ -150,7 +189,9 @@ def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
     """Path, schema version, row counts per table and the last sync runs."""
     tables = ("sets", "cards", "card_faces", "products", "sheets", "sheet_cards", "sync_runs")
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
-    kinds = dict(con.execute("SELECT kind, count(*) FROM cards GROUP BY kind ORDER BY kind").fetchall())
+    kinds = dict(
+        con.execute("SELECT kind, count(*) FROM cards GROUP BY kind ORDER BY kind").fetchall()
+    )
     runs = _rows(
         con,
         """SELECT id, source, target, status, started_at, finished_at, sets, cards, message,
@@ -185,16 +226,17 @@ def safe_image_url(url: str | None) -> str | None:
         return None
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    if parts.scheme != "https" or not any(host == h or host.endswith("." + h)
-                                          for h in IMAGE_HOSTS):
+    if parts.scheme != "https" or not any(host == h or host.endswith("." + h) for h in IMAGE_HOSTS):
         return None
     return url
 
 
 #: What ``--images`` says (on stderr) when none of the cards has an image.
-NO_IMAGES = ("--images: none of these cards has a Scryfall image in the database (MTGJSON "
-             "imports have none; a database from before images were kept gets them with "
-             "`boosterkit db rebuild` or `boosterkit sync SET`)")
+NO_IMAGES = (
+    "--images: none of these cards has a Scryfall image in the database (MTGJSON "
+    "imports have none; a database from before images were kept gets them with "
+    "`boosterkit db rebuild` or `boosterkit sync SET`)"
+)
 
 
 def card_art(con: Any, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
@@ -217,6 +259,9 @@ def card_art(con: Any, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
             own.close()
     rows = con.execute(
         "SELECT id, image_uris.small, artist FROM cards WHERE id IN (SELECT unnest(?)) "
-        "AND image_uris.small IS NOT NULL", [ids]).fetchall()
-    return {cid: CardArt(url, artist) for cid, small, artist in rows
-            if (url := safe_image_url(small))}
+        "AND image_uris.small IS NOT NULL",
+        [ids],
+    ).fetchall()
+    return {
+        cid: CardArt(url, artist) for cid, small, artist in rows if (url := safe_image_url(small))
+    }

@@ -63,11 +63,15 @@ def rebuild(con: Connection, cache_dir: Path) -> dict:
         fn = REPLAYERS.get(source)
         if fn is None:
             known = ", ".join(sorted(REPLAYERS))
-            raise BoosterkitError(f"sync run {run_id}: no replayer for source {source!r} (known: {known})")
+            raise BoosterkitError(
+                f"sync run {run_id}: no replayer for source {source!r} (known: {known})"
+            )
         paths = [cache_dir / rel for rel in files]
         for p in paths:
             if not p.exists():
-                raise BoosterkitError(f"sync run {run_id} ({source} {target}): cached file missing: {p}")
+                raise BoosterkitError(
+                    f"sync run {run_id} ({source} {target}): cached file missing: {p}"
+                )
         plan.append((fn, paths, target))
     with recorded(con, "rebuild", str(cache_dir)) as run:
         for table in data_tables(con):

@@ -24,7 +24,9 @@ from boosterkit.pipeline.db import Connection, storage_error, transaction
 class Run:
     source: str
     target: str | None
-    started_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).replace(tzinfo=None))
+    started_at: dt.datetime = field(
+        default_factory=lambda: dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    )
     sets: int = 0
     cards: int = 0
     message: str | None = None
@@ -35,9 +37,17 @@ def _insert(con: Connection, run: Run, status: str) -> None:
     con.execute(
         "INSERT INTO sync_runs (source, target, started_at, finished_at, status, sets, cards, "
         "message, cache_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run.source, run.target, run.started_at,
-         dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), status, run.sets, run.cards,
-         run.message, run.cache_files],
+        [
+            run.source,
+            run.target,
+            run.started_at,
+            dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
+            status,
+            run.sets,
+            run.cards,
+            run.message,
+            run.cache_files,
+        ],
     )
 
 

@@ -36,19 +36,28 @@ from boosterkit.errors import InputError
 
 Sql = tuple[str, list[Any]]
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>\s+)
   | (?P<open>-?\()
   | (?P<close>\))
   | (?P<term>-?(?:(?P<key>[A-Za-z]+)(?P<op><=|>=|!=|:|=|<|>)(?P<value>"[^"]*"|[^\s()"]+)
                |(?P<bang>!?)(?P<word>"[^"]*"|[^\s()"]+)))
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 COLORS = {"w": "W", "u": "U", "b": "B", "r": "R", "g": "G"}
 COLOR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 RARITY_RANK = {"common": 0, "uncommon": 1, "rare": 2, "mythic": 3, "special": 4, "bonus": 5}
-RARITY_ABBR = {"c": "common", "u": "uncommon", "r": "rare", "m": "mythic", "s": "special",
-               "b": "bonus"}
+RARITY_ABBR = {
+    "c": "common",
+    "u": "uncommon",
+    "r": "rare",
+    "m": "mythic",
+    "s": "special",
+    "b": "bonus",
+}
 _CMP = {":": "=", "=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
@@ -70,6 +79,7 @@ def _text(column: str) -> Callable[[str, str, str], Sql]:
         if op not in (":", "="):
             raise _fail(query, f"{op} does not apply to text; use : (contains)")
         return _like(column, value)
+
     return build
 
 
@@ -78,6 +88,7 @@ def _equal(column: str, lower: bool = True) -> Callable[[str, str, str], Sql]:
         if op not in (":", "=", "!="):
             raise _fail(query, f"{op} does not apply here; use : or !=")
         return f"{column} {_CMP[op]} ?", [value.lower() if lower else value]
+
     return build
 
 
@@ -88,6 +99,7 @@ def _number(column: str) -> Callable[[str, str, str], Sql]:
         except ValueError:
             raise _fail(query, f"{value!r} is not a number") from None
         return f"{column} {_CMP[op]} ?", [number]
+
     return build
 
 
@@ -117,13 +129,17 @@ def _colours(column: str) -> Callable[[str, str, str], Sql]:
         has_all = f"list_has_all({col}, ?::VARCHAR[])"
         within = f"list_has_all(?::VARCHAR[], {col})"
         size = len(codes)
-        sql = {":": (has_all, [codes]), ">=": (has_all, [codes]),
-               ">": (f"{has_all} AND len({col}) > ?", [codes, size]),
-               "=": (f"{has_all} AND len({col}) = ?", [codes, size]),
-               "!=": (f"NOT ({has_all} AND len({col}) = ?)", [codes, size]),
-               "<=": (within, [codes]),
-               "<": (f"{within} AND len({col}) < ?", [codes, size])}
+        sql = {
+            ":": (has_all, [codes]),
+            ">=": (has_all, [codes]),
+            ">": (f"{has_all} AND len({col}) > ?", [codes, size]),
+            "=": (f"{has_all} AND len({col}) = ?", [codes, size]),
+            "!=": (f"NOT ({has_all} AND len({col}) = ?)", [codes, size]),
+            "<=": (within, [codes]),
+            "<": (f"{within} AND len({col}) < ?", [codes, size]),
+        }
         return sql[op]
+
     return build
 
 
@@ -131,10 +147,14 @@ def _rarity(op: str, value: str, query: str) -> Sql:
     v = value.lower()
     name = RARITY_ABBR.get(v, v)
     if name not in RARITY_RANK:
-        raise _fail(query, f"unknown rarity {value!r} (common, uncommon, rare, mythic, special, bonus)")
+        raise _fail(
+            query, f"unknown rarity {value!r} (common, uncommon, rare, mythic, special, bonus)"
+        )
     if op in (":", "=", "!="):
         return f"rarity {_CMP[op]} ?", [name]
-    rank = "CASE rarity " + " ".join(f"WHEN '{r}' THEN {n}" for r, n in RARITY_RANK.items()) + " END"
+    rank = (
+        "CASE rarity " + " ".join(f"WHEN '{r}' THEN {n}" for r, n in RARITY_RANK.items()) + " END"
+    )
     return f"{rank} {_CMP[op]} ?", [RARITY_RANK[name]]
 
 
@@ -174,8 +194,12 @@ def _tokens(query: str) -> list[tuple[str, Any]]:
             out.append(("open", m["open"].startswith("-")))
         elif m["close"]:
             out.append(("close", None))
-        elif m["word"] is not None and m["word"].lower() == "or" and not m["bang"] \
-                and not m["term"].startswith("-"):
+        elif (
+            m["word"] is not None
+            and m["word"].lower() == "or"
+            and not m["bang"]
+            and not m["term"].startswith("-")
+        ):
             out.append(("or", None))
         else:
             out.append(("term", m))

@@ -39,7 +39,12 @@ Progress = Callable[[str, int, "int | None"], None]
 WaitNote = Callable[[str], None]
 
 BULK_TYPES = ("default_cards", "all_cards", "oracle_cards", "unique_artwork")
-SEARCH_PARAMS = {"unique": "prints", "include_extras": "true", "include_variations": "true", "order": "set"}
+SEARCH_PARAMS = {
+    "unique": "prints",
+    "include_extras": "true",
+    "include_variations": "true",
+    "order": "set",
+}
 #: Cached MTGJSON files of a set sync are ``<folder>/mtgjson-CODE.json.gz`` (how replay tells them).
 MTGJSON_PREFIX = "mtgjson-"
 _CODE = re.compile(r"^[a-z0-9]{2,8}$")
@@ -58,8 +63,12 @@ def _stamp() -> str:
 
 def _summary(source: str, target: str | None, run: Any, t0: float, **extra: Any) -> dict[str, Any]:
     return {
-        "source": source, "target": target, "sets": run.sets, "cards": run.cards,
-        "seconds": round(time.perf_counter() - t0, 3), **extra,
+        "source": source,
+        "target": target,
+        "sets": run.sets,
+        "cards": run.cards,
+        "seconds": round(time.perf_counter() - t0, 3),
+        **extra,
     }
 
 
@@ -67,7 +76,9 @@ def _store_json(cache: Path, data: dict[str, Any], rel: str) -> str:
     return cachemod.store_bytes(cache, json.dumps(data, ensure_ascii=False).encode("utf-8"), rel)
 
 
-def _fetch_set_list(client: ScryfallClient, cache: Path, folder: str) -> tuple[list[str], list[dict]]:
+def _fetch_set_list(
+    client: ScryfallClient, cache: Path, folder: str
+) -> tuple[list[str], list[dict]]:
     rels, sets = [], []
     for i, page in enumerate(client.pages("/sets"), 1):
         rels.append(_store_json(cache, page, f"{folder}/sets-{i}.json"))
@@ -104,12 +115,16 @@ def _fetch_sets(
             data = client.get_json(f"/sets/{code}")
         except ScryfallAPIError as exc:
             if exc.status == 404:
-                raise NotFoundError(f"set {code!r}: Scryfall knows no such set ({exc.details})") from None
+                raise NotFoundError(
+                    f"set {code!r}: Scryfall knows no such set ({exc.details})"
+                ) from None
             raise
         rels.append(_store_json(cache, data, f"{folder}/set-{code}.json"))
         family = [card_set(data).code.lower()]
         for parent in family:  # breadth-first: children of children too
-            family += [c.code.lower() for c in child_sets(parent, wrapped) if c.code.lower() not in family]
+            family += [
+                c.code.lower() for c in child_sets(parent, wrapped) if c.code.lower() not in family
+            ]
         card_sets += [c for c in family if c not in card_sets]
     for code in card_sets:
         done = 0
@@ -133,16 +148,23 @@ def _fetch_mtgjson(
             missing.append(code)
             continue
         try:
-            rels.append(cachemod.store_file(cache, raw, f"{folder}/{MTGJSON_PREFIX}{code.upper()}.json"))
+            rels.append(
+                cachemod.store_file(cache, raw, f"{folder}/{MTGJSON_PREFIX}{code.upper()}.json")
+            )
         finally:
             raw.unlink(missing_ok=True)
     return rels, missing
 
 
 def sync_sets(
-    con: Connection, codes: list[str], *, cache: Path,
-    client: ScryfallClient | None = None, progress: Progress | None = None,
-    mtgjson: MtgjsonClient | None = None, use_mtgjson: bool = True,
+    con: Connection,
+    codes: list[str],
+    *,
+    cache: Path,
+    client: ScryfallClient | None = None,
+    progress: Progress | None = None,
+    mtgjson: MtgjsonClient | None = None,
+    use_mtgjson: bool = True,
 ) -> dict[str, Any]:
     """Fetch sets, every printing of them and their child sets, and MTGJSON's file of each
     (its booster data: the real products); load it all atomically.
@@ -158,7 +180,9 @@ def sync_sets(
     codes = normalize_codes(codes)
     client = client or _scryfall_client()
     if use_mtgjson:
-        mtgjson = mtgjson or MtgjsonClient(sleep=client.sleep, clock=client.clock, on_wait=client.on_wait)
+        mtgjson = mtgjson or MtgjsonClient(
+            sleep=client.sleep, clock=client.clock, on_wait=client.on_wait
+        )
     client.bound_all(config.sync_deadline(), "sync deadline", *([mtgjson] if use_mtgjson else []))
     folder = f"scryfall/{_stamp()}"
     cachemod.remove_parts(cache)
@@ -184,17 +208,40 @@ def sync_sets(
         if missing:
             run.message = f"MTGJSON has no file for {', '.join(missing)}"
     requests = client.requests + (mtgjson.requests if mtgjson else 0)
-    return _summary("scryfall-set", run.target, run, t0, set_codes=card_sets, requests=requests,
-                    mtgjson=_mtgjson_summary(use_mtgjson, found, missing))
+    return _summary(
+        "scryfall-set",
+        run.target,
+        run,
+        t0,
+        set_codes=card_sets,
+        requests=requests,
+        mtgjson=_mtgjson_summary(use_mtgjson, found, missing),
+    )
 
 
-def _mtgjson_summary(used: bool, found: dict[str, Any] | None, missing: list[str]) -> dict[str, Any]:
+def _mtgjson_summary(
+    used: bool, found: dict[str, Any] | None, missing: list[str]
+) -> dict[str, Any]:
     if not used:
         return {"skipped": True}
     found = found or {}
-    keys = ("sets", "cards", "products", "resolved", "unresolved", "unresolved_sets", "source_sets_missing")
-    return {"skipped": False, "missing": missing,
-            **{k: found.get(k, [] if k in ("sets", "products", "source_sets_missing") else 0) for k in keys}}
+    keys = (
+        "sets",
+        "cards",
+        "products",
+        "resolved",
+        "unresolved",
+        "unresolved_sets",
+        "source_sets_missing",
+    )
+    return {
+        "skipped": False,
+        "missing": missing,
+        **{
+            k: found.get(k, [] if k in ("sets", "products", "source_sets_missing") else 0)
+            for k in keys
+        },
+    }
 
 
 def mtgjson_note(m: dict[str, Any] | None) -> str:
@@ -206,14 +253,18 @@ def mtgjson_note(m: dict[str, Any] | None) -> str:
     parts = []
     if m["sets"]:
         n, cards = len(m["products"]), m["cards"]  # cards: printings Scryfall had not
-        parts.append(f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'}, "
-                     f"+{cards} printing{'' if cards == 1 else 's'})")
+        parts.append(
+            f"MTGJSON: {', '.join(m['sets'])} ({n} product{'' if n == 1 else 's'}, "
+            f"+{cards} printing{'' if cards == 1 else 's'})"
+        )
     if m["missing"]:
         parts.append(f"MTGJSON has no file for {', '.join(m['missing'])}")
     if m["source_sets_missing"]:
         codes = " ".join(m["source_sets_missing"])
-        parts.append(f"their sheets also draw from {', '.join(m['source_sets_missing'])} "
-                     f"(boosterkit sync {codes})")
+        parts.append(
+            f"their sheets also draw from {', '.join(m['source_sets_missing'])} "
+            f"(boosterkit sync {codes})"
+        )
     return "".join(f"; {p}" for p in parts)
 
 
@@ -227,7 +278,9 @@ def replay_sets(con: Connection, files: list[Path], target: str | None) -> None:
         mtgjsonmod.load_files(con, mtgjson_files)
 
 
-def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None = None) -> dict[str, Any]:
+def sync_set_list(
+    con: Connection, *, cache: Path, client: ScryfallClient | None = None
+) -> dict[str, Any]:
     """Refresh the ``sets`` table from ``/sets``."""
     t0 = time.perf_counter()
     client = client or _scryfall_client()
@@ -241,7 +294,9 @@ def sync_set_list(con: Connection, *, cache: Path, client: ScryfallClient | None
 def _bulk_entry(client: ScryfallClient, bulk_type: str) -> BulkData:
     from boosterkit.pipeline.scryfall.models import BulkData
 
-    entries = [BulkData.from_json(d) for page in client.pages("/bulk-data") for d in page.get("data") or []]
+    entries = [
+        BulkData.from_json(d) for page in client.pages("/bulk-data") for d in page.get("data") or []
+    ]
     for entry in entries:
         if entry.type == bulk_type:
             return entry
@@ -250,26 +305,38 @@ def _bulk_entry(client: ScryfallClient, bulk_type: str) -> BulkData:
 
 
 def sync_bulk(
-    con: Connection, bulk_type: str, *, cache: Path,
-    client: ScryfallClient | None = None, progress: Progress | None = None,
+    con: Connection,
+    bulk_type: str,
+    *,
+    cache: Path,
+    client: ScryfallClient | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Download a bulk file (skipped when ``updated_at`` is unchanged) and ingest it."""
     t0 = time.perf_counter()
     if bulk_type not in BULK_TYPES:
-        raise InputError(f"bulk type {bulk_type!r}: expected one of {', '.join(BULK_TYPES)} (files of cards)")
+        raise InputError(
+            f"bulk type {bulk_type!r}: expected one of {', '.join(BULK_TYPES)} (files of cards)"
+        )
     client = client or _scryfall_client()
     entry = _bulk_entry(client, bulk_type)
     key = f"bulk:{bulk_type}"
     row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
     known = json.loads(row[0]) if row else {}
     rel = known.get("file")
-    downloaded = not (known.get("updated_at") == entry.updated_at and rel and (cache / rel).exists())
+    downloaded = not (
+        known.get("updated_at") == entry.updated_at and rel and (cache / rel).exists()
+    )
     if downloaded:
         safe = re.sub(r"[^0-9A-Za-z]+", "", entry.updated_at)
         raw = cache / "bulk" / f"{bulk_type}-{safe}.download"
         cachemod.remove_parts(cache)
         try:
-            client.download(entry.download_uri, raw, (lambda d, t: progress(bulk_type, d, t)) if progress else None)
+            client.download(
+                entry.download_uri,
+                raw,
+                (lambda d, t: progress(bulk_type, d, t)) if progress else None,
+            )
             rel = cachemod.store_file(cache, raw, f"bulk/{bulk_type}-{safe}.json")
         finally:
             raw.unlink(missing_ok=True)
@@ -279,7 +346,9 @@ def sync_bulk(
         run.cards, run.cache_files = counts["cards"], [rel]
         value = json.dumps({"updated_at": entry.updated_at, "file": rel})
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
-    return _summary("scryfall-bulk", bulk_type, run, t0, updated_at=entry.updated_at, downloaded=downloaded)
+    return _summary(
+        "scryfall-bulk", bulk_type, run, t0, updated_at=entry.updated_at, downloaded=downloaded
+    )
 
 
 def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> dict[str, Any]:
@@ -304,7 +373,9 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
                 run.cache_files = [stored.result()]
                 run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
         except BaseException:
-            if not kept and stored.exception() is None:  # waits for the copy; a failed load keeps none
+            if (
+                not kept and stored.exception() is None
+            ):  # waits for the copy; a failed load keeps none
                 cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
             raise
     return _summary("file", str(src), run, t0, shape=shape.holds)

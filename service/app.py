@@ -54,8 +54,9 @@ router = APIRouter()
 def health(request: Request) -> Response:
     """``{"status": "ok", …}`` with the database's name, schema version and row counts
     (read once per database content, then answered from memory)."""
-    return json_response({"status": "ok", "version": __version__,
-                          **request.app.state.database.health()})
+    return json_response(
+        {"status": "ok", "version": __version__, **request.app.state.database.health()}
+    )
 
 
 @router.get("/sets", tags=["data"])
@@ -157,8 +158,13 @@ def sheet(
 ) -> HTMLResponse:
     """The printable HTML setup sheet, as ``boosterkit deal --format html [--images]``."""
     req = DealRequest(
-        minigame=minigame, players=players, set=set_code, product=product, seed=seed,
-        strict_backs=strict_backs, lang=lang,
+        minigame=minigame,
+        players=players,
+        set=set_code,
+        product=product,
+        seed=seed,
+        strict_backs=strict_backs,
+        lang=lang,
     )
     with request.app.state.budget.take(_deal_packs(req)):
         setup = _deal(req, request)
@@ -182,8 +188,12 @@ def favicon() -> FileResponse:
 
 
 def create_app(
-    db_path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0,
-    allowed_hosts: Iterable[str] = DEFAULT_HOSTS, budget: WorkBudget | None = None,
+    db_path: str | Path,
+    *,
+    busy_timeout: float = 3.0,
+    linger: float = 1.0,
+    allowed_hosts: Iterable[str] = DEFAULT_HOSTS,
+    budget: WorkBudget | None = None,
 ) -> FastAPI:
     """The service over the database at ``db_path``, opened read-only while requests need it.
 

@@ -69,7 +69,12 @@ class ReadOnlyDatabase:
     """A read-only DuckDB file opened while requests use it and closed when none do."""
 
     def __init__(
-        self, path: str | Path, *, busy_timeout: float = 3.0, linger: float = 1.0, poll: float = 0.05
+        self,
+        path: str | Path,
+        *,
+        busy_timeout: float = 3.0,
+        linger: float = 1.0,
+        poll: float = 0.05,
     ) -> None:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
@@ -97,7 +102,8 @@ class ReadOnlyDatabase:
                 if not _is_lock_conflict(exc):
                     # answers name the file, never its folders (the log of `serve` has the path)
                     raise DatabaseUnavailable(
-                        str(exc).replace(str(self.path), self.path.name)) from exc
+                        str(exc).replace(str(self.path), self.path.name)
+                    ) from exc
                 if time.monotonic() >= deadline:
                     raise self._busy() from exc
             time.sleep(self.poll)

@@ -54,7 +54,9 @@ def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": one_line(message), "status": status, **extra}
 
 
-def _json(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def _json(
+    status: int, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
     return JSONResponse(error_body(status, message, **extra), status_code=status, headers=headers)
 
 
@@ -112,8 +114,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _bug(request: Request, exc: Exception) -> JSONResponse:
         log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return _json(500, f"internal error ({type(exc).__name__}) on {request.method} "
-                          f"{request.url.path}: a bug, please report it")
+        return _json(
+            500,
+            f"internal error ({type(exc).__name__}) on {request.method} "
+            f"{request.url.path}: a bug, please report it",
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -144,8 +149,13 @@ class BodyLimit:
     and bodies held at once over all requests stay under ``max_in_flight`` bytes: a request
     that finds no room within ``wait`` seconds gets 503 with ``Retry-After``."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, max_in_flight: int = MAX_BODY_BYTES_IN_FLIGHT,
-                 wait: float = BUDGET_WAIT) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        max_in_flight: int = MAX_BODY_BYTES_IN_FLIGHT,
+        wait: float = BUDGET_WAIT,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_in_flight = max_in_flight
@@ -196,9 +206,13 @@ class BodyLimit:
                 return None
             if not await self._reserve(len(chunks[-1]), deadline):
                 self.in_flight -= size - len(chunks[-1])
-                await self._send(send, 503, f"the service is busy: {self.max_in_flight} bytes of "
-                                 f"request bodies are in flight; try again in {RETRY_AFTER_BUSY} s",
-                                 [(b"retry-after", str(RETRY_AFTER_BUSY).encode())])
+                await self._send(
+                    send,
+                    503,
+                    f"the service is busy: {self.max_in_flight} bytes of "
+                    f"request bodies are in flight; try again in {RETRY_AFTER_BUSY} s",
+                    [(b"retry-after", str(RETRY_AFTER_BUSY).encode())],
+                )
                 return None
             more = message.get("more_body", False)
         return b"".join(chunks)
@@ -219,11 +233,21 @@ class BodyLimit:
         await self._send(send, 413, f"request body larger than {self.max_bytes} bytes")
 
     @staticmethod
-    async def _send(send: Send, status: int, message: str,
-                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        body = json.dumps(error_body(status, message), ensure_ascii=False,
-                          separators=(",", ":")).encode()  # as JSONResponse writes the others
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            *(headers or [])]})
+    async def _send(
+        send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        body = json.dumps(
+            error_body(status, message), ensure_ascii=False, separators=(",", ":")
+        ).encode()  # as JSONResponse writes the others
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *(headers or []),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

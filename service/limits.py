@@ -92,12 +92,23 @@ class HostAllowlist:
             await self.app(scope, receive, send)
             return
         shown = repr(header[:100]) if header is not None else "(none)"
-        message = (f"Host {shown} is not a name this service answers to; start it with "
-                   "`boosterkit serve --allow-host NAME` to add one")
-        body = json.dumps({"error": message, "status": 400}, ensure_ascii=False,
-                          separators=(",", ":")).encode()  # as JSONResponse writes the others
-        await send({"type": "http.response.start", "status": 400, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        message = (
+            f"Host {shown} is not a name this service answers to; start it with "
+            "`boosterkit serve --allow-host NAME` to add one"
+        )
+        body = json.dumps(
+            {"error": message, "status": 400}, ensure_ascii=False, separators=(",", ":")
+        ).encode()  # as JSONResponse writes the others
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -124,7 +135,8 @@ class WorkBudget:
                 if left <= 0:
                     raise ServiceBusy(
                         f"the service is busy: {self.used} of {self.capacity} packs are being "
-                        f"opened for other requests; try again in {RETRY_AFTER_BUSY} s")
+                        f"opened for other requests; try again in {RETRY_AFTER_BUSY} s"
+                    )
                 self._cond.wait(left)
             self.used += units
         try:

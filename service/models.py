@@ -20,7 +20,9 @@ MAX_PLAYERS = 32
 #: Largest request body accepted, in bytes (a setup to validate is well under this).
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
-SetCode = Annotated[str, StringConstraints(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9_-]+$")]
+SetCode = Annotated[
+    str, StringConstraints(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9_-]+$")
+]
 #: A product code or kind, or a minigame id or name.
 Name = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[^\x00-\x1f]+$")]
 #: Seeds are unsigned 64-bit integers, as the generator takes them.

@@ -47,8 +47,15 @@ def pool(req: PoolRequest, request: Request, con: Connection = Depends(cursor)) 
     """Each player's packs as a sorted pool: JSON as ``boosterkit pool --format json``, or
     the printable HTML (a page per player), text, Markdown or deck lists."""
     with request.app.state.budget.take(req.players * req.packs):
-        data = open_pools(req.set, req.players, req.packs, req.product, req.seed, db=con,
-                          products=request.app.state.database.products)
+        data = open_pools(
+            req.set,
+            req.players,
+            req.packs,
+            req.product,
+            req.seed,
+            db=con,
+            products=request.app.state.database.products,
+        )
     if req.format == "json":
         return json_response(data)
     body = render_pools(data, req.format, pool_images(con, data) if req.images else None)

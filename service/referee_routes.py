@@ -56,16 +56,26 @@ def play(req: PlayRequest, con: Connection = Depends(cursor)) -> Response:
 
 
 @router.post("/simulate")
-def simulate_games(req: SimulateRequest, request: Request,
-                   con: Connection = Depends(cursor)) -> Response:
+def simulate_games(
+    req: SimulateRequest, request: Request, con: Connection = Depends(cursor)
+) -> Response:
     """Deal and play ``games`` games: ``boosterkit simulate --json`` (a seed is chosen and
     reported when none is given)."""
     seed = new_seed() if req.seed is None else req.seed
     with request.app.state.budget.take(_packs(req)):
-        return json_response(simulate(
-            con, req.minigame, req.players, req.set, req.product, seed, req.games, req.policy,
-            products=request.app.state.database.products,
-        ))
+        return json_response(
+            simulate(
+                con,
+                req.minigame,
+                req.players,
+                req.set,
+                req.product,
+                seed,
+                req.games,
+                req.policy,
+                products=request.app.state.database.products,
+            )
+        )
 
 
 def _packs(req: SimulateRequest) -> int:

@@ -10,7 +10,10 @@ def fingerprint(con, *, with_runs: bool = False) -> dict[str, tuple[int, str]]:
     tables = rebuild.data_tables(con) + (["sync_runs"] if with_runs else [])
     out = {}
     for t in tables:
-        out[t] = tuple(con.execute(
-            f"SELECT count(*), md5(coalesce(string_agg(md5(CAST(r AS VARCHAR)), ',' "
-            f"ORDER BY md5(CAST(r AS VARCHAR))), '')) FROM {t} r").fetchone())
+        out[t] = tuple(
+            con.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(md5(CAST(r AS VARCHAR)), ',' "
+                f"ORDER BY md5(CAST(r AS VARCHAR))), '')) FROM {t} r"
+            ).fetchone()
+        )
     return out

@@ -53,8 +53,11 @@ class Answer:
 
 
 def json_answer(status: int, body: Any, headers: dict[str, str] | None = None) -> Answer:
-    return Answer(status, json.dumps(body).encode("utf-8"),
-                  {"Content-Type": "application/json; charset=utf-8", **(headers or {})})
+    return Answer(
+        status,
+        json.dumps(body).encode("utf-8"),
+        {"Content-Type": "application/json; charset=utf-8", **(headers or {})},
+    )
 
 
 def error_object(status: int, code: str, details: str) -> dict[str, Any]:
@@ -128,8 +131,12 @@ class FakeServer:
             h.close_connection = True
             return
         if fault is not None and not fault.truncate:
-            headers = {"Retry-After": "2"} if fault.status == 429 and not fault.headers else fault.headers
-            answer = json_answer(fault.status, error_object(fault.status, "fault", "injected by the test"), headers)
+            headers = (
+                {"Retry-After": "2"} if fault.status == 429 and not fault.headers else fault.headers
+            )
+            answer = json_answer(
+                fault.status, error_object(fault.status, "fault", "injected by the test"), headers
+            )
             return self._send(h, answer)
         answer = self.route(h, parts.path, query)
         self._send(h, answer, truncate=fault is not None)

@@ -58,7 +58,9 @@ class FakeMtgjson(FakeServer):
         m = _FILE.match(path)
         data = self.file_bytes(m.group(1)) if m and m.group(1).isupper() else None
         if data is None:
-            return Answer(404, b"<html><body>404 Not Found</body></html>", {"Content-Type": "text/html"})
+            return Answer(
+                404, b"<html><body>404 Not Found</body></html>", {"Content-Type": "text/html"}
+            )
         return Answer(200, data, {"Content-Type": "application/gzip"})
 
 

@@ -18,9 +18,20 @@ COLOURS = ("W", "U", "B", "R", "G")
 BASICS = (("Plains", "W"), ("Island", "U"), ("Swamp", "B"), ("Mountain", "R"), ("Forest", "G"))
 
 
-def card(set_code: str, number: int | str, rarity: str, released: str, *, type_line: str | None = None,
-         colors: tuple[str, ...] | None = None, booster: bool = True, name: str | None = None,
-         promo_types: tuple[str, ...] = (), full_art: bool = False, set_type: str = "expansion") -> dict[str, Any]:
+def card(
+    set_code: str,
+    number: int | str,
+    rarity: str,
+    released: str,
+    *,
+    type_line: str | None = None,
+    colors: tuple[str, ...] | None = None,
+    booster: bool = True,
+    name: str | None = None,
+    promo_types: tuple[str, ...] = (),
+    full_art: bool = False,
+    set_type: str = "expansion",
+) -> dict[str, Any]:
     """One Scryfall card object (the fields boosterkit reads)."""
     n = int(str(number).split("-")[-1]) if str(number).split("-")[-1].isdigit() else 0
     colors = colors if colors is not None else (COLOURS[n % 5],)
@@ -29,12 +40,24 @@ def card(set_code: str, number: int | str, rarity: str, released: str, *, type_l
         "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"boosterkit-fixture/{set_code}/{number}")),
         "oracle_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"boosterkit-oracle/{set_code}/{number}")),
         "name": name or f"{set_code.upper()} {rarity} {number}",
-        "set": set_code, "set_name": f"Fixture {set_code.upper()}", "set_type": set_type,
-        "collector_number": str(number), "lang": "en", "rarity": rarity, "layout": "normal",
-        "type_line": type_line or "Creature — Fixture", "mana_cost": "{1}", "cmc": 1.0,
-        "colors": list(colors), "color_identity": list(colors), "booster": booster,
-        "finishes": ["nonfoil", "foil"], "promo_types": list(promo_types), "frame_effects": [],
-        "full_art": full_art, "released_at": released,
+        "set": set_code,
+        "set_name": f"Fixture {set_code.upper()}",
+        "set_type": set_type,
+        "collector_number": str(number),
+        "lang": "en",
+        "rarity": rarity,
+        "layout": "normal",
+        "type_line": type_line or "Creature — Fixture",
+        "mana_cost": "{1}",
+        "cmc": 1.0,
+        "colors": list(colors),
+        "color_identity": list(colors),
+        "booster": booster,
+        "finishes": ["nonfoil", "foil"],
+        "promo_types": list(promo_types),
+        "frame_effects": [],
+        "full_art": full_art,
+        "released_at": released,
     }
 
 
@@ -51,16 +74,39 @@ def basics(set_code: str, start: int, count: int, released: str, **kw: Any) -> l
     out = []
     for i in range(count):
         name, _ = BASICS[i % 5]
-        out.append(card(set_code, start + i, "common", released, type_line=f"Basic Land — {name}",
-                        colors=(), name=f"{name} {start + i}", **kw))
+        out.append(
+            card(
+                set_code,
+                start + i,
+                "common",
+                released,
+                type_line=f"Basic Land — {name}",
+                colors=(),
+                name=f"{name} {start + i}",
+                **kw,
+            )
+        )
     return out
 
 
-def main_set(code: str, released: str, *, commons: int = 81, uncommons: int = 100, rares: int = 60,
-             mythics: int = 20, start: int = 1) -> list[dict]:
+def main_set(
+    code: str,
+    released: str,
+    *,
+    commons: int = 81,
+    uncommons: int = 100,
+    rares: int = 60,
+    mythics: int = 20,
+    start: int = 1,
+) -> list[dict]:
     """Commons, uncommons, rares, mythics numbered on from ``start``."""
     out: list[dict] = []
-    for count, rarity in ((commons, "common"), (uncommons, "uncommon"), (rares, "rare"), (mythics, "mythic")):
+    for count, rarity in (
+        (commons, "common"),
+        (uncommons, "uncommon"),
+        (rares, "rare"),
+        (mythics, "mythic"),
+    ):
         out += run(code, start, count, rarity, released)
         start += count
     return out
@@ -72,14 +118,24 @@ def guests(start: int, count: int, released: str) -> list[dict]:
 
 
 MKM, OTJ, BLB, DSK, FDN, DFT, EOE, FIN, TDM = (
-    "2024-02-09", "2024-04-19", "2024-08-02", "2024-09-27", "2024-11-15", "2025-02-14", "2025-08-01",
-    "2025-06-13", "2025-04-11")
+    "2024-02-09",
+    "2024-04-19",
+    "2024-08-02",
+    "2024-09-27",
+    "2024-11-15",
+    "2025-02-14",
+    "2025-08-01",
+    "2025-06-13",
+    "2025-04-11",
+)
 
 
 def mkm() -> list[dict]:
     """81 C, 100 U, 60 R, 20 M, 10 rare surveil lands, 10 basics; SPG 19–28; 31 `plst`
     cards released with MKM (7 C, 19 U, 3 R, 2 M: what Scryfall has, PB §3) and one older."""
-    out = main_set("mkm", MKM) + run("mkm", 262, 10, "rare", MKM, type_line="Land — Surveil", colors=())
+    out = main_set("mkm", MKM) + run(
+        "mkm", 262, 10, "rare", MKM, type_line="Land — Surveil", colors=()
+    )
     out += basics("mkm", 272, 10, MKM) + guests(19, 10, MKM)
     n = 0
     for rarity, count in (("common", 7), ("uncommon", 19), ("rare", 3), ("mythic", 2)):
@@ -95,7 +151,12 @@ def otj() -> list[dict]:
     and 66–80 (Collector-only); Big Score 1–30 and 31–40 (not in Play Boosters); SPG 29–38."""
     out = main_set("otj", OTJ, commons=71) + run("otj", 252, 10, "common", OTJ, **LAND)
     out += basics("otj", 272, 10, OTJ) + guests(29, 10, OTJ)
-    for start, count, rarity in ((1, 20, "uncommon"), (21, 30, "rare"), (51, 15, "mythic"), (66, 15, "mythic")):
+    for start, count, rarity in (
+        (1, 20, "uncommon"),
+        (21, 30, "rare"),
+        (51, 15, "mythic"),
+        (66, 15, "mythic"),
+    ):
         out += run("otp", start, count, rarity, OTJ, **BONUS)
     out += run("big", 1, 40, "mythic", OTJ, **BONUS)
     return out
@@ -121,7 +182,10 @@ def fdn() -> list[dict]:
     commons), basics 272–281, character lands 282–291, borderless 292–361; SPG 74–83 and a
     Special Guest of the same day outside that range (never drawn)."""
     out = main_set("fdn", FDN, commons=78)
-    out += [card("fdn", n, "common", FDN, **LAND) for n in (259, 260, 261, 263, 265, 266, 268, 269, 270, 271)]
+    out += [
+        card("fdn", n, "common", FDN, **LAND)
+        for n in (259, 260, 261, 263, 265, 266, 268, 269, 270, 271)
+    ]
     out += [card("fdn", n, "common", FDN) for n in (262, 264, 267)]
     out += basics("fdn", 272, 10, FDN) + basics("fdn", 282, 10, FDN, full_art=True, booster=False)
     n = 292
@@ -147,9 +211,19 @@ def eoe() -> list[dict]:
     """Main 1–261, celestial basics 262–266, basics 267–276, viewport 277–286 (5 R, 5 M),
     triumphant 287–302 (12 R, 4 M), surreal 303–316 (10 R, 4 M); Stellar Sights `eos` 1–45
     (30 R, 15 M) and 46–50 (Collector-only); SPG 119–128."""
-    out = main_set("eoe", EOE) + basics("eoe", 262, 5, EOE, full_art=True) + basics("eoe", 267, 10, EOE)
-    for start, count, rarity in ((277, 5, "rare"), (282, 5, "mythic"), (287, 12, "rare"), (299, 4, "mythic"),
-                                 (303, 10, "rare"), (313, 4, "mythic")):
+    out = (
+        main_set("eoe", EOE)
+        + basics("eoe", 262, 5, EOE, full_art=True)
+        + basics("eoe", 267, 10, EOE)
+    )
+    for start, count, rarity in (
+        (277, 5, "rare"),
+        (282, 5, "mythic"),
+        (287, 12, "rare"),
+        (299, 4, "mythic"),
+        (303, 10, "rare"),
+        (313, 4, "mythic"),
+    ):
         out += run("eoe", start, count, rarity, EOE, booster=False)
     for start, count, rarity in ((1, 30, "rare"), (31, 15, "mythic"), (46, 5, "mythic")):
         out += run("eos", start, count, rarity, EOE, **BONUS)
@@ -163,11 +237,25 @@ def fin() -> list[dict]:
     out += run("fin", 72, 10, "common", FIN, **LAND) + run("fin", 82, 110, "uncommon", FIN)
     out += run("fin", 192, 80, "rare", FIN) + run("fin", 272, 22, "mythic", FIN)
     out += basics("fin", 294, 16, FIN)
-    for start, count, rarity in ((310, 5, "rare"), (315, 5, "rare"), (320, 4, "mythic"), (324, 10, "common"),
-                                 (334, 30, "uncommon"), (364, 10, "rare"), (374, 20, "uncommon"),
-                                 (394, 8, "rare"), (402, 4, "mythic"), (577, 1, "mythic")):
+    for start, count, rarity in (
+        (310, 5, "rare"),
+        (315, 5, "rare"),
+        (320, 4, "mythic"),
+        (324, 10, "common"),
+        (334, 30, "uncommon"),
+        (364, 10, "rare"),
+        (374, 20, "uncommon"),
+        (394, 8, "rare"),
+        (402, 4, "mythic"),
+        (577, 1, "mythic"),
+    ):
         out += run("fin", start, count, rarity, FIN, booster=False)
-    for start, count, rarity in ((1, 17, "uncommon"), (18, 32, "rare"), (50, 15, "mythic"), (65, 2, "mythic")):
+    for start, count, rarity in (
+        (1, 17, "uncommon"),
+        (18, 32, "rare"),
+        (50, 15, "mythic"),
+        (65, 2, "mythic"),
+    ):
         out += run("fca", start, count, rarity, FIN, **BONUS)
     return out
 
@@ -180,8 +268,18 @@ def tdm() -> list[dict]:
     out += run("tdm", 260, 12, "mythic", TDM)
     out += basics("tdm", 272, 5, TDM, full_art=True, booster=False) + basics("tdm", 277, 15, TDM)
     n = 292
-    for rarity, count in (("common", 10), ("uncommon", 15), ("rare", 6), ("mythic", 4), ("rare", 40),
-                          ("mythic", 10), ("rare", 3), ("mythic", 3), ("rare", 15), ("mythic", 1)):
+    for rarity, count in (
+        ("common", 10),
+        ("uncommon", 15),
+        ("rare", 6),
+        ("mythic", 4),
+        ("rare", 40),
+        ("mythic", 10),
+        ("rare", 3),
+        ("mythic", 3),
+        ("rare", 15),
+        ("mythic", 1),
+    ):
         out += run("tdm", n, count, rarity, TDM, booster=False)
         n += count
     return out + guests(104, 15, TDM)
@@ -201,7 +299,11 @@ def later(code: str, released: str) -> list[dict]:
 def ecl() -> list[dict]:
     """81 C, 100 U, 60 R, 20 M, 10 basics + 5 full-art basics; 20 SPG released with it
     (160–179) and one of another date (never drawn)."""
-    out = main_set("ecl", ECL) + basics("ecl", 262, 10, ECL) + basics("ecl", 272, 5, ECL, full_art=True)
+    out = (
+        main_set("ecl", ECL)
+        + basics("ecl", 262, 10, ECL)
+        + basics("ecl", 272, 5, ECL, full_art=True)
+    )
     return out + guests(160, 20, ECL) + guests(180, 1, "2025-12-05")
 
 

@@ -90,14 +90,20 @@ class FakeScryfall(FakeServer):
             for s in self.sets["data"]:
                 if s["code"] == code:
                     return 200, s
-            return 404, error_object(404, "not_found", f"No Magic set found for the given code “{code}”.")
+            return 404, error_object(
+                404, "not_found", f"No Magic set found for the given code “{code}”."
+            )
         if path == "/cards/search":
             return self._search(query)
         if path == "/bulk-data":
             entry = {
-                "object": "bulk_data", "type": "default_cards", "name": "Default Cards",
-                "updated_at": self.bulk_updated_at, "content_type": "application/json",
-                "content_encoding": "gzip", "download_uri": f"{self.url}/bulk/default_cards.json",
+                "object": "bulk_data",
+                "type": "default_cards",
+                "name": "Default Cards",
+                "updated_at": self.bulk_updated_at,
+                "content_type": "application/json",
+                "content_encoding": "gzip",
+                "download_uri": f"{self.url}/bulk/default_cards.json",
             }
             return 200, {"object": "list", "has_more": False, "data": [entry]}
         return 404, error_object(404, "not_found", f"No route for {path}")
@@ -105,14 +111,18 @@ class FakeScryfall(FakeServer):
     def _search(self, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
         q = query.get("q", [""])[0].strip().lower()
         if not q.startswith(("e:", "set:")):
-            return 422, error_object(422, "bad_request", f"this fake only answers e:CODE, not {q!r}")
+            return 422, error_object(
+                422, "bad_request", f"this fake only answers e:CODE, not {q!r}"
+            )
         cards = self.cards.get(q.split(":", 1)[1], [])
         if not cards:
             return 404, error_object(404, "not_found", "Your query didn’t match any cards.")
         page = int(query.get("page", ["1"])[0])
         chunk = cards[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         body: dict[str, Any] = {
-            "object": "list", "total_cards": len(cards), "has_more": page * PAGE_SIZE < len(cards),
+            "object": "list",
+            "total_cards": len(cards),
+            "has_more": page * PAGE_SIZE < len(cards),
             "data": chunk,
         }
         if body["has_more"]:
@@ -125,7 +135,11 @@ class FakeScryfall(FakeServer):
         gz = self.gzip_bulk and "gzip" in h.headers.get("Accept-Encoding", "")
         if gz:
             data = gzip.compress(data, compresslevel=1)
-        return Answer(200, data, {"Content-Type": "application/json", **({"Content-Encoding": "gzip"} if gz else {})})
+        return Answer(
+            200,
+            data,
+            {"Content-Type": "application/json", **({"Content-Encoding": "gzip"} if gz else {})},
+        )
 
 
 if __name__ == "__main__":  # a server for manual runs: python tests/scryfall_server.py

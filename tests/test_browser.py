@@ -31,8 +31,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
 ]
 DEAL = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 2}
 
@@ -60,7 +66,16 @@ def images_server(images_db: Path):
 @contextmanager
 def _serve(real_db: Path):
     port = _free_port()
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "serve", "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "boosterkit.cli",
+        "--db",
+        str(real_db),
+        "serve",
+        "--port",
+        str(port),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -82,8 +97,10 @@ def _serve(real_db: Path):
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.skip(f"headless Chromium not found at {CHROMIUM}: install the Debian packages "
-                    "chromium and chromium-driver (.ci/run does)")
+        pytest.skip(
+            f"headless Chromium not found at {CHROMIUM}: install the Debian packages "
+            "chromium and chromium-driver (.ci/run does)"
+        )
     playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -155,14 +172,17 @@ def test_deal_and_print_from_the_page(server: str, browser, tmp_path: Path) -> N
 def _watch(page) -> list[str]:
     """The page's failed requests (HTTP errors, 404s included) as they happen."""
     failures: list[str] = []
-    page.on("response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 400
-            else None)
+    page.on(
+        "response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 400 else None
+    )
     return failures
 
 
 def _sheet_shown(page) -> bool:
-    return page.evaluate("(() => { const h = document.getElementById('sheet');"
-                         " return !h.hidden && (h.shadowRoot?.childNodes.length ?? 0) > 0; })()")
+    return page.evaluate(
+        "(() => { const h = document.getElementById('sheet');"
+        " return !h.hidden && (h.shadowRoot?.childNodes.length ?? 0) > 0; })()"
+    )
 
 
 def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, browser) -> None:
@@ -185,7 +205,10 @@ def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, brows
     offer = page.inner_text("#set-offer-text")
     assert page.is_visible("#set-offer") and "printed for MID, which is not loaded" in offer
     for code in ("AFR", "KHM", "ZNR", "STX", "MH2"):
-        assert code in offer and page.locator(f"#set-offer button[data-set={code.lower()}]").count() == 1
+        assert (
+            code in offer
+            and page.locator(f"#set-offer button[data-set={code.lower()}]").count() == 1
+        )
     page.fill("#seed", "6")
     page.click("#deal")
     page.wait_for_selector("#status.error")
@@ -238,8 +261,9 @@ def test_the_form_survives_a_reload_and_nothing_404s(server: str, browser) -> No
     context.close()
 
 
-def test_card_images_markup_without_fetching_them(images_server: str, images_db: Path,
-                                                   browser) -> None:
+def test_card_images_markup_without_fetching_them(
+    images_server: str, images_db: Path, browser
+) -> None:
     from boosterkit.pipeline import db
 
     page = browser.new_page()
@@ -266,14 +290,20 @@ def test_card_images_markup_without_fetching_them(images_server: str, images_db:
         .querySelectorAll('section.page')].map((s) => [s.dataset.audience,
         [...s.querySelectorAll('.has-art')].map((a) => [a.querySelector('img').getAttribute('src'),
             a.querySelector('.credit')?.textContent, a.querySelector('.uid').textContent])]))()""")
-    setup = httpx.post(f"{images_server}/deal", timeout=30, json={
-        "minigame": "roll-for-initiative", "players": 3, "set": "one", "seed": 7}).json()
+    setup = httpx.post(
+        f"{images_server}/deal",
+        timeout=30,
+        json={"minigame": "roll-for-initiative", "players": 3, "set": "one", "seed": 7},
+    ).json()
     owner = {c["uid"]: z["owner"] for z in setup["zones"] for c in z["cards"]}
     card_of = {c["uid"]: c["card_id"] for z in setup["zones"] for c in z["cards"]}
     con = db.connect(images_db, read_only=True)
     try:
-        art = dict(con.execute("SELECT id, [image_uris.small, artist] FROM cards "
-                               "WHERE image_uris IS NOT NULL").fetchall())
+        art = dict(
+            con.execute(
+                "SELECT id, [image_uris.small, artist] FROM cards WHERE image_uris IS NOT NULL"
+            ).fetchall()
+        )
     finally:
         con.close()
     pages = dict(found)
@@ -292,14 +322,22 @@ def test_card_images_markup_without_fetching_them(images_server: str, images_db:
     # The same box on sealed pools: POST /pool with "images": true, shown as it answers.
     _open_pools(page, players=2, packs=1, seed=7, set_code="one")
     assert page.is_checked("#images")
-    shown = page.evaluate("[...document.getElementById('sheet').shadowRoot"
-                          ".querySelectorAll('li.art')].map((li) => [li.querySelector('img')"
-                          ".getAttribute('src'), li.querySelector('figcaption')?.textContent])")
-    answer = httpx.post(f"{images_server}/pool", timeout=30, json={
-        "set": "one", "players": 2, "packs": 1, "seed": 7, "format": "html", "images": True}).text
-    expected = re.findall(r'<img src="([^"]+)".*?(?:<figcaption>([^<]*)</figcaption>)?</figure>',
-                          answer)
-    assert shown and shown == [[html.unescape(src), html.unescape(c) or None] for src, c in expected]
+    shown = page.evaluate(
+        "[...document.getElementById('sheet').shadowRoot"
+        ".querySelectorAll('li.art')].map((li) => [li.querySelector('img')"
+        ".getAttribute('src'), li.querySelector('figcaption')?.textContent])"
+    )
+    answer = httpx.post(
+        f"{images_server}/pool",
+        timeout=30,
+        json={"set": "one", "players": 2, "packs": 1, "seed": 7, "format": "html", "images": True},
+    ).text
+    expected = re.findall(
+        r'<img src="([^"]+)".*?(?:<figcaption>([^<]*)</figcaption>)?</figure>', answer
+    )
+    assert shown and shown == [
+        [html.unescape(src), html.unescape(c) or None] for src, c in expected
+    ]
     assert all(credit.startswith("Illus. ") for _, credit in shown if credit)
     page.close()
 
@@ -346,8 +384,7 @@ def _pools_shown(page) -> list[dict]:
     for heading, lines in found:
         cards = [POOL_LINE.match(x) for x in lines]
         assert all(cards), lines
-        shown.append({"heading": heading,
-                      "cards": [(int(m[1]), m[2], bool(m[3])) for m in cards]})
+        shown.append({"heading": heading, "cards": [(int(m[1]), m[2], bool(m[3])) for m in cards]})
     return shown
 
 
@@ -356,7 +393,9 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
 
     pypdf = pytest.importorskip("pypdf")
     data = httpx.post(f"{server}/pool", json=POOL, timeout=30).json()
-    expected = [[(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]]
+    expected = [
+        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
+    ]
     assert all(name for pool in expected for _, name, _ in pool) and len(expected) == 2
 
     context = browser.new_context(accept_downloads=True)
@@ -374,7 +413,8 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
     shown = _pools_shown(page)
     assert [p["cards"] for p in shown] == expected
     assert [p["heading"] for p in shown] == [
-        f"Player {k} of 2: 3 × afr-draft (event seed 11)" for k in (1, 2)]
+        f"Player {k} of 2: 3 × afr-draft (event seed 11)" for k in (1, 2)
+    ]
     assert "seed 11" in page.inner_text("#status") and page.is_enabled("#print")
 
     # One deck list per player, as `pool -f decklist -o DIR` writes them.
@@ -420,15 +460,19 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     page.goto(f"{server}/")
     page.wait_for_selector("body[data-ready=true]", timeout=15000)
     _open_pools(page, players=3, packs=None, seed=5, set_code="khm")  # 6 packs by default
-    data = httpx.post(f"{server}/pool", timeout=30,
-                      json={"set": "khm", "players": 3, "packs": 6, "seed": 5}).json()
+    data = httpx.post(
+        f"{server}/pool", timeout=30, json={"set": "khm", "players": 3, "packs": 6, "seed": 5}
+    ).json()
     assert [p["cards"] for p in _pools_shown(page)] == [
-        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]]
+        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
+    ]
     assert page.is_visible("#downloads")
     # A sealed pool of 6 packs still prints on one A4 page per player.
     page.emulate_media(media="print")
     pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
-    assert [p.extract_text().split(":")[0] for p in pdf.pages] == [f"Player {k} of 3" for k in (1, 2, 3)]
+    assert [p.extract_text().split(":")[0] for p in pdf.pages] == [
+        f"Player {k} of 3" for k in (1, 2, 3)
+    ]
     page.emulate_media(media="screen")
     assert page.locator("#set option[value='']").is_disabled()  # a pool needs a chosen set
 
@@ -439,8 +483,11 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     page.select_option("#set", "zzz")
     page.click("#deal")
     page.wait_for_selector("#status.error", timeout=15000)
-    expected = httpx.post(f"{server}/pool", json={"set": "zzz", "players": 3, "packs": 6,
-                                                  "seed": 5, "format": "html"}, timeout=30)
+    expected = httpx.post(
+        f"{server}/pool",
+        json={"set": "zzz", "players": 3, "packs": 6, "seed": 5, "format": "html"},
+        timeout=30,
+    )
     assert expected.status_code == 404
     assert page.inner_text("#status") == expected.json()["error"]  # the API's one line
     assert not _sheet_shown(page) and page.is_disabled("#print") and page.is_hidden("#downloads")
@@ -465,6 +512,8 @@ def test_the_api_docs_render_offline(server: str, browser) -> None:
     page.goto(f"{server}/docs")
     page.wait_for_selector(".opblock", timeout=15000)
     paths = set(page.locator(".opblock-summary-path").all_inner_texts())
-    assert {"/packs", "/deal", "/validate", "/sheet", "/sets/{code}/products"} <= {p.replace("\u200b", "") for p in paths}
+    assert {"/packs", "/deal", "/validate", "/sheet", "/sets/{code}/products"} <= {
+        p.replace("\u200b", "") for p in paths
+    }
     assert external == []  # nothing fetched from outside the service
     page.close()

@@ -70,8 +70,10 @@ def test_values_are_parameters_never_sql() -> None:
 def test_query_across_sets_with_columns_and_limit(con) -> None:
     rows = queries.list_cards(con, None, query="t:dragon r:mythic", columns="name,set_code")
     assert {r["set_code"] for r in rows} >= {"afr", "stx"} and set(rows[0]) == {"name", "set_code"}
-    assert queries.list_cards(con, None, query="t:dragon r:mythic", columns="name,set_code",
-                              limit=3) == rows[:3]
+    assert (
+        queries.list_cards(con, None, query="t:dragon r:mythic", columns="name,set_code", limit=3)
+        == rows[:3]
+    )
 
 
 @pytest.mark.parametrize("query, words", [
@@ -89,8 +91,9 @@ def test_cli_json_equals_library(capsys, real_db: Path, con) -> None:
     args = ["cards", "--q", "t:creature c:g mv<=3", "--columns", "name,mana_value", "--limit", "7"]
     code, out, _ = run(capsys, "--db", str(real_db), *args, "--json")
     assert code == 0
-    assert json.loads(out) == queries.list_cards(con, None, None, "t:creature c:g mv<=3",
-                                                 "name,mana_value", 7)
+    assert json.loads(out) == queries.list_cards(
+        con, None, None, "t:creature c:g mv<=3", "name,mana_value", 7
+    )
     code, out, _ = run(capsys, "--db", str(real_db), "sets", "--columns", "code,cards",
                        "--limit", "2", "--json")  # fmt: skip
     assert code == 0 and json.loads(out) == queries.list_sets(con, None, "code,cards", 2)

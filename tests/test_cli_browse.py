@@ -22,14 +22,20 @@ def loaded(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("browse") / "t.duckdb"
     con = db.connect(path)
     cache = path.parent / "t.cache"
-    for parts in (("sets", "sets.json"), ("cards", "one.unique-cards.json"), ("cards", "woe+wot.unique-cards.json")):
+    for parts in (
+        ("sets", "sets.json"),
+        ("cards", "one.unique-cards.json"),
+        ("cards", "woe+wot.unique-cards.json"),
+    ):
         sync.sync_file(con, shared_path(*parts), cache=cache)
     con.close()
     return path
 
 
 def _cli(path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([BIN, "--db", str(path), *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [BIN, "--db", str(path), *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def _lib(path: Path, fn, *args):
@@ -46,7 +52,11 @@ def _lib(path: Path, fn, *args):
         (["sets", "--json"], queries.list_sets, ()),
         (["sets", "--type", "minigame", "--json"], queries.list_sets, ("minigame",)),
         (["cards", "ONE", "--json"], queries.list_cards, ("one",)),
-        (["cards", "woe", "--rarity", "Mythic", "--format", "json"], queries.list_cards, ("woe", "mythic")),
+        (
+            ["cards", "woe", "--rarity", "Mythic", "--format", "json"],
+            queries.list_cards,
+            ("woe", "mythic"),
+        ),
     ],
 )
 def test_json_equals_library(loaded: Path, args, fn, fargs) -> None:
@@ -84,7 +94,8 @@ def test_text_output_and_errors(loaded: Path) -> None:
     assert r.returncode == 0 and r.stdout.count("\n") == 20 + 2  # header, rule, 20 rows
     r = _cli(loaded, "cards", "zzz")
     assert r.returncode == 1 and r.stderr.strip() == (
-        "boosterkit: error: set 'zzz': not in the database (try `boosterkit sync zzz`)")
+        "boosterkit: error: set 'zzz': not in the database (try `boosterkit sync zzz`)"
+    )
     r = _cli(loaded, "cards", "one", "--rarity", "shiny")
     assert r.returncode == 2 and "rarity 'shiny'" in r.stderr and "Traceback" not in r.stderr
     with pytest.raises(NotFoundError):
@@ -98,11 +109,14 @@ def test_unknown_set_type_is_an_error_listing_the_types_present(loaded: Path) ->
     present = sorted({s["set_type"] for s in _lib(loaded, queries.list_sets)})
     assert "eternal" in present and "minigame" in present  # from the real set list
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == (f"boosterkit: error: set type 'bogus': not a Scryfall set type; the "
-                        f"database has {', '.join(present)}\n")
+    assert r.stderr == (
+        f"boosterkit: error: set type 'bogus': not a Scryfall set type; the "
+        f"database has {', '.join(present)}\n"
+    )
     # a Scryfall type is a filter even with no set of it loaded; case does not matter
     assert _lib(loaded, queries.list_sets, "Vanguard") == [
-        s for s in _lib(loaded, queries.list_sets) if s["set_type"] == "vanguard"]
+        s for s in _lib(loaded, queries.list_sets) if s["set_type"] == "vanguard"
+    ]
     con = db.connect(":memory:")
     assert queries.list_sets(con, "alchemy") == []
     with pytest.raises(InputError, match=r"'bogus': .*no sets yet \(`boosterkit sync --sets`\)$"):

@@ -130,7 +130,9 @@ def test_byte_identical_across_processes_and_hash_seeds(real_db: Path) -> None:
     outs = []
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        outs.append(subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=120).stdout)
+        outs.append(
+            subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=120).stdout
+        )
     assert outs[0] == outs[1]
     lib = open_packs("afr", "set", 300, 9, db=real_db)
     assert outs[0].decode() == "".join(to_json(p.to_dict(), indent=None) + "\n" for p in lib)

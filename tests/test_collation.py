@@ -31,62 +31,89 @@ def real(real_db: Path):
 
 def test_every_product_sheet_and_card_is_stored(real, export):
     assert len(export) == 329
-    stored = real.execute("SELECT count(*) FROM products WHERE source = 'sealed-data'").fetchone()[0]
+    stored = real.execute("SELECT count(*) FROM products WHERE source = 'sealed-data'").fetchone()[
+        0
+    ]
     assert stored == len(export)
     for p in export:
         code = sealed_product_code(p["code"], p["set_code"])
-        weights = real.execute("SELECT weight FROM product_variants WHERE product_code = ? "
-                               "ORDER BY variant_index", [code]).fetchall()
+        weights = real.execute(
+            "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
+            [code],
+        ).fetchall()
         assert [w for (w,) in weights] == [b["weight"] for b in p["boosters"]], code
-        sheets = dict(real.execute("SELECT sheet_name, total_weight FROM sheets WHERE product_code = ?",
-                                   [code]).fetchall())
+        sheets = dict(
+            real.execute(
+                "SELECT sheet_name, total_weight FROM sheets WHERE product_code = ?", [code]
+            ).fetchall()
+        )
         assert sheets == {n: s["total_weight"] for n, s in p["sheets"].items()}, code
     n_refs = sum(len(s["cards"]) for p in export for s in p["sheets"].values())
-    assert real.execute("SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
-                        "WHERE p.source = 'sealed-data'").fetchone()[0] == n_refs
+    assert (
+        real.execute(
+            "SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
+            "WHERE p.source = 'sealed-data'"
+        ).fetchone()[0]
+        == n_refs
+    )
 
 
 def test_variant_slots_keep_the_source_order(real, export):
     afr_set = next(p for p in export if p["code"] == "afr-set")
     for i, b in enumerate(afr_set["boosters"], start=1):
-        rows = real.execute("SELECT sheet_name, count FROM variant_slots WHERE product_code = 'afr-set' "
-                            "AND variant_index = ? ORDER BY rowid", [i]).fetchall()
+        rows = real.execute(
+            "SELECT sheet_name, count FROM variant_slots WHERE product_code = 'afr-set' "
+            "AND variant_index = ? ORDER BY rowid",
+            [i],
+        ).fetchall()
         assert rows == list(b["sheets"].items())
 
 
-@pytest.mark.parametrize("code, set_code, kind, stored", [
-    ("afr", "afr", "draft", "afr-draft"),
-    ("afr-set", "afr", "set", "afr-set"),
-    ("afr-collector", "afr", "collector", "afr-collector"),
-    ("afr-arena", "afr", "arena", "afr-arena"),
-    ("afr-theme-b", "afr", "theme", "afr-theme-b"),
-    ("afr-theme-dungeons", "afr", "theme", "afr-theme-dungeons"),
-    ("stx-jp", "stx", "draft", "stx-jp"),
-    ("stx-set-jp", "stx", "set", "stx-set-jp"),
-    ("iko-collector-jp", "iko", "collector", "iko-collector-jp"),
-    ("sir-arena-1", "sir", "arena", "sir-arena-1"),
-    ("one-jumpstart", "one", "jumpstart", "one-jumpstart"),
-    ("5ed-starter", "5ed", "starter", "5ed-starter"),
-])
+@pytest.mark.parametrize(
+    "code, set_code, kind, stored",
+    [
+        ("afr", "afr", "draft", "afr-draft"),
+        ("afr-set", "afr", "set", "afr-set"),
+        ("afr-collector", "afr", "collector", "afr-collector"),
+        ("afr-arena", "afr", "arena", "afr-arena"),
+        ("afr-theme-b", "afr", "theme", "afr-theme-b"),
+        ("afr-theme-dungeons", "afr", "theme", "afr-theme-dungeons"),
+        ("stx-jp", "stx", "draft", "stx-jp"),
+        ("stx-set-jp", "stx", "set", "stx-set-jp"),
+        ("iko-collector-jp", "iko", "collector", "iko-collector-jp"),
+        ("sir-arena-1", "sir", "arena", "sir-arena-1"),
+        ("one-jumpstart", "one", "jumpstart", "one-jumpstart"),
+        ("5ed-starter", "5ed", "starter", "5ed-starter"),
+    ],
+)
 def test_product_kind_and_code(real, code, set_code, kind, stored):
     assert product_kind(code, set_code) == kind
     assert sealed_product_code(code, set_code) == stored
-    assert real.execute("SELECT kind, source FROM products WHERE code = ?", [stored]).fetchone() == (
-        kind, "sealed-data")
+    assert real.execute(
+        "SELECT kind, source FROM products WHERE code = ?", [stored]
+    ).fetchone() == (kind, "sealed-data")
 
 
 def test_letter_suffix_resolves_to_the_number_without_it(real, export):
-    refs = [(p["code"], r) for p in export if p["set_code"] in ("znr", "khm", "stx", "mh2")
-            for s in p["sheets"].values() for r in s["cards"]
-            if re.match(r"^(znr|khm|stx|mh2):\d+[a-z](:|$)", r)]
+    refs = [
+        (p["code"], r)
+        for p in export
+        if p["set_code"] in ("znr", "khm", "stx", "mh2")
+        for s in p["sheets"].values()
+        for r in s["cards"]
+        if re.match(r"^(znr|khm|stx|mh2):\d+[a-z](:|$)", r)
+    ]
     assert refs, "the export names multi-part cards with a letter"
     for code, ref in refs:
         set_code, number = ref.split(":")[:2]
         product = sealed_product_code(code, code.split("-")[0])
-        cid = real.execute("SELECT card_id FROM sheet_cards WHERE product_code = ? AND ref = ?",
-                           [product, ref]).fetchone()[0]
-        expected = real.execute("SELECT id FROM cards WHERE set_code = ? AND collector_number = ?",
-                                [set_code, number[:-1]]).fetchone()
+        cid = real.execute(
+            "SELECT card_id FROM sheet_cards WHERE product_code = ? AND ref = ?", [product, ref]
+        ).fetchone()[0]
+        expected = real.execute(
+            "SELECT id FROM cards WHERE set_code = ? AND collector_number = ?",
+            [set_code, number[:-1]],
+        ).fetchone()
         assert expected is not None and cid == expected[0], ref
 
 
@@ -98,17 +125,25 @@ def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export
     assert len(summary["unresolved_examples"]) == 5
     for e in summary["unresolved_examples"]:
         product, sheet, ref = e.split()
-        assert mem_db.execute("SELECT card_id FROM sheet_cards WHERE product_code = ? AND sheet_name = ? "
-                              "AND ref = ?", [product, sheet, ref]).fetchone() == (None,)
+        assert mem_db.execute(
+            "SELECT card_id FROM sheet_cards WHERE product_code = ? AND sheet_name = ? AND ref = ?",
+            [product, sheet, ref],
+        ).fetchone() == (None,)
     # a later import of the cards fills the references it can
     afr = json.loads(shared_path("mtgjson", "AFR.json").read_text())["data"]["cards"]
     numbers = {c["number"] for c in afr}
-    expected = sum(1 for p in export for s in p["sheets"].values() for r in s["cards"]
-                   if r.split(":")[0] == "afr" and re.sub(r"[a-z]$", "", r.split(":")[1]) in numbers)
+    expected = sum(
+        1
+        for p in export
+        for s in p["sheets"].values()
+        for r in s["cards"]
+        if r.split(":")[0] == "afr" and re.sub(r"[a-z]$", "", r.split(":")[1]) in numbers
+    )
     import_mtgjson(mem_db, [shared_path("mtgjson", "AFR.json")])
     resolved = mem_db.execute(
         "SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
-        "WHERE card_id IS NOT NULL AND sc.set_code = 'afr' AND p.source = 'sealed-data'").fetchone()[0]
+        "WHERE card_id IS NOT NULL AND sc.set_code = 'afr' AND p.source = 'sealed-data'"
+    ).fetchone()[0]
     assert resolved == expected > 0
 
 
@@ -122,21 +157,35 @@ def test_reimport_is_idempotent(mem_db):
 
 
 def _one_product(**changes) -> list[dict]:
-    p = {"name": "Test", "code": "tst", "set_code": "tst", "set_name": "Test",
-         "boosters": [{"sheets": {"common": 1}, "weight": 1}],
-         "sheets": {"common": {"total_weight": 1, "cards": {"tst:1": 1}}}}
+    p = {
+        "name": "Test",
+        "code": "tst",
+        "set_code": "tst",
+        "set_name": "Test",
+        "boosters": [{"sheets": {"common": 1}, "weight": 1}],
+        "sheets": {"common": {"total_weight": 1, "cards": {"tst:1": 1}}},
+    }
     p.update(changes)
     return [p]
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"not": "a list"}, "expected a JSON list"),
-    (_one_product(sheets={"common": {"total_weight": 1, "cards": {"tst-1": 1}}}), "'tst-1' is not 'set:number"),
-    (_one_product(sheets={"common": {"total_weight": 1}}), "has no 'cards'"),
-    (_one_product(boosters=[{"sheets": {"rare": 1}, "weight": 1}]), "undefined sheet"),
-    (_one_product(sheets={"common": {"total_weight": 1, "cards": {"tst:1": -3}}}), "not a positive integer"),
-    ([{"code": "x"}], "no 'set_code' key"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"not": "a list"}, "expected a JSON list"),
+        (
+            _one_product(sheets={"common": {"total_weight": 1, "cards": {"tst-1": 1}}}),
+            "'tst-1' is not 'set:number",
+        ),
+        (_one_product(sheets={"common": {"total_weight": 1}}), "has no 'cards'"),
+        (_one_product(boosters=[{"sheets": {"rare": 1}, "weight": 1}]), "undefined sheet"),
+        (
+            _one_product(sheets={"common": {"total_weight": 1, "cards": {"tst:1": -3}}}),
+            "not a positive integer",
+        ),
+        ([{"code": "x"}], "no 'set_code' key"),
+    ],
+)
 def test_malformed_exports_fail_cleanly(mem_db, tmp_path, data, message):
     bad = tmp_path / "sealed.json"
     bad.write_text(json.dumps(data))
@@ -146,11 +195,23 @@ def test_malformed_exports_fail_cleanly(mem_db, tmp_path, data, message):
     assert mem_db.execute("SELECT count(*) FROM products").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize("parts, message", [
-    (("cards", "one.unique-cards.json"), "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$"),
-    (("sets", "sets.json"), "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$"),
-    (("mtgjson", "MAFR.json"), "an MTGJSON file, not a magic-sealed-data export: use `boosterkit import mtgjson`"),
-])
+@pytest.mark.parametrize(
+    "parts, message",
+    [
+        (
+            ("cards", "one.unique-cards.json"),
+            "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$",
+        ),
+        (
+            ("sets", "sets.json"),
+            "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$",
+        ),
+        (
+            ("mtgjson", "MAFR.json"),
+            "an MTGJSON file, not a magic-sealed-data export: use `boosterkit import mtgjson`",
+        ),
+    ],
+)
 def test_other_sources_point_to_their_command(mem_db, parts, message):
     with pytest.raises(InputError, match=message):
         import_collation(mem_db, shared_path(*parts))
@@ -160,8 +221,21 @@ def test_other_sources_point_to_their_command(mem_db, parts, message):
 def test_cli_json_equals_library(tmp_path):
     path = str(shared_path("boosters", "sealed_basic_data.json"))
     proc = subprocess.run(
-        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
-         "import", "collation", path, "--json"], capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "boosterkit.cli",
+            "--db",
+            str(tmp_path / "cli.duckdb"),
+            "import",
+            "collation",
+            path,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith("imported 329 products")
     con = db.connect(":memory:")
@@ -175,8 +249,10 @@ def test_cached_export_replays_on_rebuild(db_file, tmp_path):
     con = db.connect(db_file)
     import_mtgjson(con, [shared_path("mtgjson", "AFR.json")], cache=cache)
     import_collation(con, shared_path("boosters", "sealed_basic_data.json"), cache=cache)
-    query = ("SELECT count(*), count(card_id), sum(weight) FROM sheet_cards sc JOIN products p "
-             "ON p.code = sc.product_code WHERE p.source = 'sealed-data'")
+    query = (
+        "SELECT count(*), count(card_id), sum(weight) FROM sheet_cards sc JOIN products p "
+        "ON p.code = sc.product_code WHERE p.source = 'sealed-data'"
+    )
     before = con.execute(query).fetchone()
     rebuild(con, cache)
     assert con.execute(query).fetchone() == before

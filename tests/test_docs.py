@@ -42,7 +42,7 @@ def test_command_documented_in_readme(command: str) -> None:
 def _section(title: str) -> str:
     start = README.index(f"\n## {title}\n")
     end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
+    return README[start : end if end > 0 else None]
 
 
 def test_limits_table_states_the_bounds_the_code_sets() -> None:
@@ -55,7 +55,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
     limits_md = _section("Limits and failure behaviour")
-    fetch_md = README[README.index("**Fetch limits**"):README.index("### import mtgjson")]
+    fetch_md = README[README.index("**Fetch limits**") : README.index("### import mtgjson")]
     mib = 1024 * 1024
     expected = {
         limits_md: [

@@ -51,8 +51,10 @@ class FakeTime:
 
 @pytest.fixture(scope="module")
 def servers():
-    with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api, \
-            FakeMtgjson(roots=(FIX / "mtgjson",)) as mj:
+    with (
+        FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api,
+        FakeMtgjson(roots=(FIX / "mtgjson",)) as mj,
+    ):
         yield api, mj
 
 
@@ -85,8 +87,13 @@ def _retry_notes(t: FakeTime) -> list[str]:
 
 def _sync(con, cache, api, mj, t: FakeTime, codes=("spg",), **kw):
     opts = {"sleep": t.sleep, "clock": t.clock, "timeout": 0.3, "on_wait": t.notes.append, **kw}
-    return sync.sync_sets(con, list(codes), cache=cache, client=ScryfallClient(api.url, **opts),
-                          mtgjson=MtgjsonClient(mj.url, **opts))
+    return sync.sync_sets(
+        con,
+        list(codes),
+        cache=cache,
+        client=ScryfallClient(api.url, **opts),
+        mtgjson=MtgjsonClient(mj.url, **opts),
+    )
 
 
 def _fails(loaded, up, t: FakeTime, match: str, **kw) -> str:
@@ -98,24 +105,35 @@ def _fails(loaded, up, t: FakeTime, match: str, **kw) -> str:
     msg = str(info.value)
     assert "\n" not in msg and len(msg) < 600
     assert fingerprint(con, with_runs=True) == before
-    assert sorted(p for p in cache.rglob("*") if p.is_file()) == files  # nothing half-fetched, no .part
+    assert (
+        sorted(p for p in cache.rglob("*") if p.is_file()) == files
+    )  # nothing half-fetched, no .part
     return msg
 
 
 # --- links ------------------------------------------------------------------------------
 
+
 def _paged(api: FakeScryfall, next_of) -> None:
     """Searches answer pages of 1 card forever, ``next_of(page)`` naming the next."""
+
     def search(query):
         page = int(query.get("page", ["1"])[0])
         card = api.cards["spg"][0]
-        return 200, {"object": "list", "total_cards": 3, "has_more": True, "data": [card],
-                     "next_page": next_of(page, query)}
+        return 200, {
+            "object": "list",
+            "total_cards": 3,
+            "has_more": True,
+            "data": [card],
+            "next_page": next_of(page, query),
+        }
+
     api._search = search
 
 
 def _page_url(api, query, page):
     from urllib.parse import urlencode
+
     return f"{api.url}/cards/search?{urlencode({k: v[0] for k, v in query.items()} | {'page': str(page)})}"
 
 
@@ -131,7 +149,9 @@ def test_next_page_loop_stops_with_one_line(loaded, up) -> None:
 def test_pages_past_total_cards_stop(loaded, up) -> None:
     api, mj = up
     _paged(api, lambda page, q: _page_url(api, q, page + 1))  # a new page forever
-    msg = _fails(loaded, up, FakeTime(), r"there is more, but 3 items were already read \(total_cards 3\)")
+    msg = _fails(
+        loaded, up, FakeTime(), r"there is more, but 3 items were already read \(total_cards 3\)"
+    )
     assert "page=4" in msg
     assert sum(r.path == "/cards/search" for r in api.requests) == 3
 
@@ -145,8 +165,13 @@ def test_pages_stop_at_the_page_cap(loaded, up, monkeypatch) -> None:
 
     def search(query):
         page = int(query.get("page", ["1"])[0])
-        return 200, {"object": "list", "total_cards": 10**9, "has_more": True,
-                     "data": [api.cards["spg"][0]], "next_page": _page_url(api, query, page + 1)}
+        return 200, {
+            "object": "list",
+            "total_cards": 10**9,
+            "has_more": True,
+            "data": [api.cards["spg"][0]],
+            "next_page": _page_url(api, query, page + 1),
+        }
 
     api._search = search
     _fails(loaded, up, FakeTime(), r"more than 4 pages; stopped")
@@ -174,7 +199,12 @@ def test_bulk_download_uri_to_another_host_is_refused(loaded, up) -> None:
     api._route = route
     t = FakeTime()
     with pytest.raises(FetchError, match="not following a download link to another host") as info:
-        sync.sync_bulk(con, "default_cards", cache=cache, client=ScryfallClient(api.url, sleep=t.sleep, clock=t.clock))
+        sync.sync_bulk(
+            con,
+            "default_cards",
+            cache=cache,
+            client=ScryfallClient(api.url, sleep=t.sleep, clock=t.clock),
+        )
     assert str(info.value).startswith(f"{EVIL}/default_cards.json")
     assert fingerprint(con, with_runs=True) == before and not list(cache.rglob("*.part"))
 
@@ -221,21 +251,32 @@ def test_redirect_loop_stops(loaded, up) -> None:
 
 # --- waits ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
 def test_huge_retry_after_is_capped_and_the_deadline_ends_it(loaded, up, upstream) -> None:
     api, mj = up
     (api if upstream == "scryfall" else mj).faults[:] = [Fault(429, {"Retry-After": "999999"})] * 5
     t = FakeTime()
-    msg = _fails(loaded, up, t, r"Retry-After 999999 s, capped at 120 s\); waiting 120 s more would "
-                                r"pass the 300 s fetch deadline \(gave up after 3 attempts\)")
+    msg = _fails(
+        loaded,
+        up,
+        t,
+        r"Retry-After 999999 s, capped at 120 s\); waiting 120 s more would "
+        r"pass the 300 s fetch deadline \(gave up after 3 attempts\)",
+    )
     assert "HTTP 429" in msg and [s for s in t.sleeps if s > 1] == [120.0, 120.0]
     retries = _retry_notes(t)
-    assert retries[0].startswith("waiting 120 s to retry 127.0.0.1:") and "capped at 120 s" in retries[0]
+    assert (
+        retries[0].startswith("waiting 120 s to retry 127.0.0.1:")
+        and "capped at 120 s" in retries[0]
+    )
     assert "attempt 2/5 next, deadline in 300 s" in retries[0]
     assert "attempt 3/5, deadline in 60 s)" in t.notes[-1]  # what it waited for last: 300 - 2 x 120
 
 
-@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e999", "soon", "Wed, 32 Foo 2024 99:00:00 GMT"])
+@pytest.mark.parametrize(
+    "value", ["inf", "nan", "-inf", "1e999", "soon", "Wed, 32 Foo 2024 99:00:00 GMT"]
+)
 def test_unparsable_retry_after_is_treated_as_absent(loaded, up, value) -> None:
     con, cache, before = loaded
     api, mj = up
@@ -262,8 +303,13 @@ def test_stalled_upstream_is_bounded_by_the_deadline(loaded, up, upstream) -> No
     api, mj = up
     (api if upstream == "scryfall" else mj).faults[:] = [Fault(stall=30)] * 5
     t = FakeTime()
-    msg = _fails(loaded, up, t, r"waiting 4 s more would pass the 5 s fetch deadline \(gave up after 3 attempts\)",
-                 deadline=5.0)
+    msg = _fails(
+        loaded,
+        up,
+        t,
+        r"waiting 4 s more would pass the 5 s fetch deadline \(gave up after 3 attempts\)",
+        deadline=5.0,
+    )
     assert "Timeout" in msg
     retries = _retry_notes(t)
     assert retries[0].startswith("waiting 1 s to retry 127.0.0.1:") and "Timeout" in retries[0]
@@ -274,8 +320,13 @@ def test_a_whole_sync_is_bounded_by_the_sync_deadline(loaded, up, monkeypatch) -
     monkeypatch.setenv("BOOSTERKIT_SYNC_DEADLINE", "10")
     api.faults[:] = [Fault(429, {"Retry-After": "6"})] * 2
     t = FakeTime()
-    _fails(loaded, up, t, r"/sets: HTTP 429 Too Many Requests; waiting 6 s more would pass the 10 s "
-                          r"sync deadline \(gave up after 2 attempts\)")
+    _fails(
+        loaded,
+        up,
+        t,
+        r"/sets: HTTP 429 Too Many Requests; waiting 6 s more would pass the 10 s "
+        r"sync deadline \(gave up after 2 attempts\)",
+    )
 
 
 def test_stall_without_deadline_pressure_gives_up_after_the_attempts(loaded, up) -> None:
@@ -296,14 +347,18 @@ def test_a_bulk_download_is_bounded_by_the_download_deadline(loaded, up) -> None
     def slow(done: int, total: int | None) -> None:  # every chunk takes an hour of the fake clock
         t.now += 3601
 
-    with pytest.raises(FetchError, match=r"/bulk/default_cards.json: the download was not done in time "
-                                         r"\(\d+ bytes\); gave up at the 3600 s download deadline$"):
+    with pytest.raises(
+        FetchError,
+        match=r"/bulk/default_cards.json: the download was not done in time "
+        r"\(\d+ bytes\); gave up at the 3600 s download deadline$",
+    ):
         client.download(f"{api.url}/bulk/default_cards.json", dest, slow)
     assert not dest.exists() and not list(cache.rglob("*.part"))
     assert fingerprint(con, with_runs=True) == before
 
 
 # --- bodies and storms --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
 def test_truncated_bodies_are_retried_then_fail_in_one_line(loaded, up, upstream) -> None:
@@ -316,20 +371,32 @@ def test_truncated_bodies_are_retried_then_fail_in_one_line(loaded, up, upstream
     assert not list(cache.rglob("*.part")) and not list(cache.rglob("*.download"))
     after_ok = fingerprint(con, with_runs=True)
     server.faults[:] = [Fault(truncate=True)] * 5
-    _fails((con, cache, after_ok), up, FakeTime(), r"the body was cut short .*\(gave up after 5 attempts\)")
+    _fails(
+        (con, cache, after_ok),
+        up,
+        FakeTime(),
+        r"the body was cut short .*\(gave up after 5 attempts\)",
+    )
 
 
 def test_truncated_gzip_without_length_is_not_loaded(loaded, up) -> None:
     api, mj = up
     whole = mj.file_bytes("SPG")
-    mj.route = lambda h, path, query: Answer(200, whole[: len(whole) - 20], {"Content-Type": "application/gzip"})
+    mj.route = lambda h, path, query: Answer(
+        200, whole[: len(whole) - 20], {"Content-Type": "application/gzip"}
+    )
     _fails(loaded, up, FakeTime(), r"SPG\.json\.gz: not a whole gzip file")
 
 
 def test_a_page_that_is_not_mtgjson_is_not_loaded(loaded, up) -> None:
     api, mj = up
     mj.route = lambda h, path, query: Answer(200, b"<html>Please log in to the hotel wifi</html>")
-    _fails(loaded, up, FakeTime(), r"SPG\.json\.gz: not an MTGJSON file \(neither gzip nor JSON: '<html>Please log in")
+    _fails(
+        loaded,
+        up,
+        FakeTime(),
+        r"SPG\.json\.gz: not an MTGJSON file \(neither gzip nor JSON: '<html>Please log in",
+    )
 
 
 @pytest.mark.parametrize("upstream", ["scryfall", "mtgjson"])
@@ -346,11 +413,17 @@ def test_5xx_storm_gives_up_with_bounded_backoff(loaded, up, upstream) -> None:
 def test_a_huge_answer_is_refused(loaded, up, monkeypatch) -> None:
     api, _ = up
     monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 1 << 16)  # /sets is ~1 MB: over it
-    _fails(loaded, up, FakeTime(), r"/sets: an answer of more than 0.0625 MB is not an API page; stopped")
+    _fails(
+        loaded,
+        up,
+        FakeTime(),
+        r"/sets: an answer of more than 0.0625 MB is not an API page; stopped",
+    )
     assert len(api.requests) == 1
 
 
 # --- the cache ----------------------------------------------------------------------------
+
 
 def test_leftover_part_files_are_removed(loaded, up) -> None:
     con, cache, _ = loaded
@@ -379,6 +452,7 @@ def test_store_failure_leaves_no_part(tmp_path: Path, monkeypatch) -> None:
 
 # --- the CLI: one line, exit 1 --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", ["loop", "other-host"])
 def test_cli_hostile_pages_one_line(case: str, tmp_path: Path) -> None:
     dbf = tmp_path / "t.duckdb"
@@ -387,12 +461,25 @@ def test_cli_hostile_pages_one_line(case: str, tmp_path: Path) -> None:
     before = fingerprint(con, with_runs=True)
     con.close()
     with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api, FakeMtgjson() as mj:
-        _paged(api, (lambda p, q: _page_url(api, q, 1 if p == 2 else 2)) if case == "loop" else (lambda p, q: EVIL))
-        env = dict(os.environ, SCRYFALL_API_URL=api.url, MTGJSON_API_URL=mj.url, BOOSTERKIT_DB=str(dbf))
-        r = subprocess.run([BIN, "sync", "spg"], env=env, capture_output=True, text=True, timeout=120)
+        _paged(
+            api,
+            (lambda p, q: _page_url(api, q, 1 if p == 2 else 2))
+            if case == "loop"
+            else (lambda p, q: EVIL),
+        )
+        env = dict(
+            os.environ, SCRYFALL_API_URL=api.url, MTGJSON_API_URL=mj.url, BOOSTERKIT_DB=str(dbf)
+        )
+        r = subprocess.run(
+            [BIN, "sync", "spg"], env=env, capture_output=True, text=True, timeout=120
+        )
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("boosterkit: error: ") and "Traceback" not in r.stderr
+    assert (
+        len(lines) == 1
+        and lines[0].startswith("boosterkit: error: ")
+        and "Traceback" not in r.stderr
+    )
     assert ("repeats an earlier page" if case == "loop" else EVIL) in lines[0]
     con = db.connect(dbf, read_only=True)
     assert fingerprint(con, with_runs=True) == before
@@ -405,18 +492,30 @@ def test_cli_mtgjson_storm_one_line_within_the_configured_deadline(tmp_path: Pat
     sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
     before = fingerprint(con, with_runs=True)
     con.close()
-    with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api, \
-            FakeMtgjson(roots=(FIX / "mtgjson",)) as mj:
+    with (
+        FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api,
+        FakeMtgjson(roots=(FIX / "mtgjson",)) as mj,
+    ):
         mj.faults[:] = [500] * 5
-        env = dict(os.environ, SCRYFALL_API_URL=api.url, MTGJSON_API_URL=mj.url, BOOSTERKIT_DB=str(dbf),
-                   BOOSTERKIT_FETCH_DEADLINE="2")  # back-off 1 s, then 2 s would pass it
-        r = subprocess.run([BIN, "sync", "spg"], env=env, capture_output=True, text=True, timeout=120)
+        env = dict(
+            os.environ,
+            SCRYFALL_API_URL=api.url,
+            MTGJSON_API_URL=mj.url,
+            BOOSTERKIT_DB=str(dbf),
+            BOOSTERKIT_FETCH_DEADLINE="2",
+        )  # back-off 1 s, then 2 s would pass it
+        r = subprocess.run(
+            [BIN, "sync", "spg"], env=env, capture_output=True, text=True, timeout=120
+        )
         asked = len(mj.requests)
     # how many attempts fit in 2 s depends on the machine (1 or 2): only the bound is asserted
     assert r.returncode == 1 and 1 <= asked <= 2
     (line,) = r.stderr.strip().splitlines()
-    assert re.fullmatch(rf"boosterkit: error: GET {re.escape(mj.url)}/SPG\.json\.gz: HTTP 500; "
-                        r"(waiting \d+ s more would pass|gave up at) the 2 s fetch deadline.*", line)
+    assert re.fullmatch(
+        rf"boosterkit: error: GET {re.escape(mj.url)}/SPG\.json\.gz: HTTP 500; "
+        r"(waiting \d+ s more would pass|gave up at) the 2 s fetch deadline.*",
+        line,
+    )
     con = db.connect(dbf, read_only=True)
     assert fingerprint(con, with_runs=True) == before
     con.close()

@@ -38,11 +38,15 @@ def test_a_truncated_gzip_export_is_one_line(tmp_path: Path, mem_db) -> None:
     assert mem_db.execute("SELECT count(*) FROM products").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize("load", [
-    lambda con, p, cache: import_collation(con, p, cache=cache),
-    lambda con, p, cache: import_mtgjson(con, [p], cache=cache),
-    lambda con, p, cache: ingest.detect(con, p),
-], ids=["collation", "mtgjson", "scryfall"])
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda con, p, cache: import_collation(con, p, cache=cache),
+        lambda con, p, cache: import_mtgjson(con, [p], cache=cache),
+        lambda con, p, cache: ingest.detect(con, p),
+    ],
+    ids=["collation", "mtgjson", "scryfall"],
+)
 def test_missing_file_and_directory_name_the_path(tmp_path: Path, mem_db, load) -> None:
     missing = tmp_path / "nope.json"
     with pytest.raises(InputError, match=rf"^{missing}: no such file$"):
@@ -54,11 +58,15 @@ def test_missing_file_and_directory_name_the_path(tmp_path: Path, mem_db, load) 
     assert "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("load", [
-    lambda con, p, cache: import_collation(con, p, cache=cache),
-    lambda con, p, cache: import_mtgjson(con, [p], cache=cache),
-    lambda con, p, cache: ingest.detect(con, p),
-], ids=["collation", "mtgjson", "scryfall"])
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda con, p, cache: import_collation(con, p, cache=cache),
+        lambda con, p, cache: import_mtgjson(con, [p], cache=cache),
+        lambda con, p, cache: ingest.detect(con, p),
+    ],
+    ids=["collation", "mtgjson", "scryfall"],
+)
 def test_a_device_is_refused_not_read_forever(tmp_path: Path, mem_db, load) -> None:
     with pytest.raises(InputError, match=r"^/dev/zero: a device, not a file$"):
         load(mem_db, Path("/dev/zero"), tmp_path / "cache")

@@ -18,8 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_schema_created_and_versioned(db_file: Path) -> None:
     con = db.connect(db_file)
     assert db.schema_version(con) == db.SCHEMA_VERSION
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    assert {"sets", "cards", "card_faces", "sync_runs", "products", "sheets", "sheet_cards"} <= tables
+    tables = {
+        r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+    }
+    assert {
+        "sets",
+        "cards",
+        "card_faces",
+        "sync_runs",
+        "products",
+        "sheets",
+        "sheet_cards",
+    } <= tables
     con.close()
     # Re-opening does not migrate again, read-only opens work on a current file.
     ro = db.connect(db_file, read_only=True)
@@ -47,7 +57,9 @@ def _stage(con, rows):
     load.create_staging(con)
     for r in rows:
         cols = ", ".join(r)
-        con.execute(f"INSERT INTO stage_cards ({cols}) VALUES ({', '.join('?' * len(r))})", list(r.values()))
+        con.execute(
+            f"INSERT INTO stage_cards ({cols}) VALUES ({', '.join('?' * len(r))})", list(r.values())
+        )
 
 
 def test_derived_columns(mem_db) -> None:
@@ -56,24 +68,75 @@ def test_derived_columns(mem_db) -> None:
         "('tafr','token'),('aafr','memorabilia')"
     )
     base = {"source": "scryfall"}
-    _stage(mem_db, [
-        {"id": "land", "name": "Forest", "set_code": "afr", "collector_number": "280",
-         "layout": "normal", "type_line": "Basic Land — Forest", **base},
-        {"id": "bear", "name": "Bear", "set_code": "afr", "collector_number": "1", "layout": "normal",
-         "type_line": "Legendary Creature — Bear", "power": "2", "toughness": "*", **base},
-        {"id": "tok", "name": "Angel", "set_code": "tafr", "collector_number": "1", "layout": "token",
-         "type_line": "Token Creature — Angel", **base},
-        {"id": "mini", "name": "Roll for Initiative", "set_code": "mafr", "collector_number": "5",
-         "layout": "double_faced_token", "type_line": "Card // Card", **base},
-        {"id": "art", "name": "Art", "set_code": "aafr", "collector_number": "1",
-         "layout": "art_series", "type_line": "Card // Card", **base},
-        {"id": "mdfc", "name": "X // Y", "set_code": "afr", "collector_number": "2",
-         "layout": "modal_dfc", "type_line": "Instant // Land", **base},
-    ])
+    _stage(
+        mem_db,
+        [
+            {
+                "id": "land",
+                "name": "Forest",
+                "set_code": "afr",
+                "collector_number": "280",
+                "layout": "normal",
+                "type_line": "Basic Land — Forest",
+                **base,
+            },
+            {
+                "id": "bear",
+                "name": "Bear",
+                "set_code": "afr",
+                "collector_number": "1",
+                "layout": "normal",
+                "type_line": "Legendary Creature — Bear",
+                "power": "2",
+                "toughness": "*",
+                **base,
+            },
+            {
+                "id": "tok",
+                "name": "Angel",
+                "set_code": "tafr",
+                "collector_number": "1",
+                "layout": "token",
+                "type_line": "Token Creature — Angel",
+                **base,
+            },
+            {
+                "id": "mini",
+                "name": "Roll for Initiative",
+                "set_code": "mafr",
+                "collector_number": "5",
+                "layout": "double_faced_token",
+                "type_line": "Card // Card",
+                **base,
+            },
+            {
+                "id": "art",
+                "name": "Art",
+                "set_code": "aafr",
+                "collector_number": "1",
+                "layout": "art_series",
+                "type_line": "Card // Card",
+                **base,
+            },
+            {
+                "id": "mdfc",
+                "name": "X // Y",
+                "set_code": "afr",
+                "collector_number": "2",
+                "layout": "modal_dfc",
+                "type_line": "Instant // Land",
+                **base,
+            },
+        ],
+    )
     assert load.upsert_staged(mem_db) == 6
-    got = {r[0]: r[1:] for r in mem_db.execute(
-        "SELECT id, kind, magic_back, is_land, is_basic_land, is_creature, is_legendary, "
-        "is_double_faced, power_num, toughness_num FROM cards").fetchall()}
+    got = {
+        r[0]: r[1:]
+        for r in mem_db.execute(
+            "SELECT id, kind, magic_back, is_land, is_basic_land, is_creature, is_legendary, "
+            "is_double_faced, power_num, toughness_num FROM cards"
+        ).fetchall()
+    }
     assert got["land"] == ("card", True, True, True, False, False, False, None, None)
     assert got["bear"] == ("card", True, False, False, True, True, False, 2.0, None)
     assert got["tok"][:2] == ("token", False)
@@ -83,13 +146,35 @@ def test_derived_columns(mem_db) -> None:
 
 
 def test_secondary_source_never_overwrites_scryfall(mem_db) -> None:
-    _stage(mem_db, [{"id": "a", "name": "Scryfall Name", "set_code": "afr", "collector_number": "1",
-                     "source": "scryfall"}])
+    _stage(
+        mem_db,
+        [
+            {
+                "id": "a",
+                "name": "Scryfall Name",
+                "set_code": "afr",
+                "collector_number": "1",
+                "source": "scryfall",
+            }
+        ],
+    )
     load.upsert_staged(mem_db)
-    _stage(mem_db, [{"id": "a", "name": "MTGJSON Name", "set_code": "afr", "collector_number": "1",
-                     "source": "mtgjson"}])
+    _stage(
+        mem_db,
+        [
+            {
+                "id": "a",
+                "name": "MTGJSON Name",
+                "set_code": "afr",
+                "collector_number": "1",
+                "source": "mtgjson",
+            }
+        ],
+    )
     load.upsert_staged(mem_db, keep_scryfall=True)
-    assert mem_db.execute("SELECT name, source FROM cards").fetchall() == [("Scryfall Name", "scryfall")]
+    assert mem_db.execute("SELECT name, source FROM cards").fetchall() == [
+        ("Scryfall Name", "scryfall")
+    ]
 
 
 def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
@@ -104,8 +189,18 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
         shutil.copytree(ROOT / folder, src / folder, ignore=ignore)
     out = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
     )
     wheel = next(out.glob("boosterkit-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

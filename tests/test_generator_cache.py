@@ -70,7 +70,6 @@ def test_clear_and_errors_are_not_cached(con) -> None:
     assert _built(cache) == 4
 
 
-
 @pytest.fixture
 def own_db(real_db: Path, tmp_path: Path) -> Path:
     """A private copy of the real database (these tests write to it)."""
@@ -115,8 +114,11 @@ def test_the_process_cache_follows_the_file_through_an_open_connection(own_db: P
     con = pdb.connect(own_db, read_only=True)
     after = open_packs("afr", "draft", 2, 3, db=con)
     con.close()
-    names = [(a.name, b.name) for a, b in zip(before[0].items, after[0].items) if a.card_id
-             and a.set == "afr"]
+    names = [
+        (a.name, b.name)
+        for a, b in zip(before[0].items, after[0].items)
+        if a.card_id and a.set == "afr"
+    ]
     assert names and all(b == f"{a} (x)" for a, b in names)
 
 
@@ -131,12 +133,17 @@ def test_unreadable_store_file_is_a_miss(own_db: Path) -> None:
     assert ProductStore(kept.parent).load("afr", "draft", key, lite=True) is not None
 
 
-
 def _dealt_creature(setup) -> str:
     """The card id of a dealt creature whose sheet line prints its toughness."""
-    return next(c.card_id for z in setup.zones if z.kind not in ("removed", "set_aside")
-                for c in z.cards if c.card_id and "Creature" in (c.type_line or "")
-                and (setup.facts.get(c.card_id) or {}).get("toughness"))
+    return next(
+        c.card_id
+        for z in setup.zones
+        if z.kind not in ("removed", "set_aside")
+        for c in z.cards
+        if c.card_id
+        and "Creature" in (c.type_line or "")
+        and (setup.facts.get(c.card_id) or {}).get("toughness")
+    )
 
 
 @pytest.mark.parametrize("shared", [False, True], ids=["process", "service"])
@@ -157,23 +164,27 @@ def test_a_changed_toughness_is_on_the_next_sheet(own_db: Path, shared: bool) ->
     assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1
     rw = pdb.connect(own_db)
     rw.execute("UPDATE cards SET toughness = '77' WHERE id = ?", [card])
-    rw.execute("UPDATE cards SET oracle_text = 'Roll a d20. Changed rules.' WHERE kind = "
-               "'minigame' AND name LIKE 'Roll for Initiative%'")
-    rw.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM cards WHERE kind = "
-               "'minigame' AND name LIKE 'Roll for Initiative%')")
+    rw.execute(
+        "UPDATE cards SET oracle_text = 'Roll a d20. Changed rules.' WHERE kind = "
+        "'minigame' AND name LIKE 'Roll for Initiative%'"
+    )
+    rw.execute(
+        "DELETE FROM card_faces WHERE card_id IN (SELECT id FROM cards WHERE kind = "
+        "'minigame' AND name LIKE 'Roll for Initiative%')"
+    )
     rw.close()
     again = deal(own_db, "base-race", 2, "afr", seed=seed, products=cache)
     assert again.facts[card]["toughness"] == "77"
     assert "toughness 77" in render_sheet(again, "text")
     assert {i: f for i, f in again.facts.items() if i != card} == {
-        i: f for i, f in setup.facts.items() if i != card}
+        i: f for i, f in setup.facts.items() if i != card
+    }
     rfi = deal(own_db, "roll-for-initiative", 4, "afr", seed=seed, products=cache)
     assert rfi.rules_text["text"] == "Roll a d20. Changed rules."
     assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1  # the stale one is dropped
 
 
-def test_kept_values_in_memory_follow_clear_and_unreadable_files_are_a_miss(
-        own_db: Path) -> None:
+def test_kept_values_in_memory_follow_clear_and_unreadable_files_are_a_miss(own_db: Path) -> None:
     from boosterkit.generator.cache import KeptStore
 
     calls: list[int] = []

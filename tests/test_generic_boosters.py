@@ -45,18 +45,43 @@ def test_overrides_replace_named_groups_and_sheets():
     # every override is for a Play Booster set, each names its set once
     sets = [s for o in g.overrides for s in o.sets]
     assert len(sets) == len(set(sets)) and set(sets) == {
-        "mkm", "otj", "dsk", "fdn", "dft", "tdm", "eoe", "fin", "spm", "tla", "ecl", "msh", "hob"}
+        "mkm",
+        "otj",
+        "dsk",
+        "fdn",
+        "dft",
+        "tdm",
+        "eoe",
+        "fin",
+        "spm",
+        "tla",
+        "ecl",
+        "msh",
+        "hob",
+    }
 
 
-@pytest.mark.parametrize("old, new, message", [
-    ("      commons:\n        - {weight: 56,", "      common_slots:\n        - {weight: 56,",
-     "no pack group 'common_slots' in the play template"),
-    ("set: plst\n        released_with_set: true", "set: plst\n        released_with_sets: true",
-     "unknown key 'released_with_sets'"),
-    ("{set: big, numbers: [1-30]", "{set: big, numbers: [30-1]", "ends before it starts"),
-    ("share: 18.5}\n          - {rarities: {uncommon: 1}, share: 60.7}",
-     "share: 18.5}\n          - {rarities: {uncommon: 1}}", "give 'share' on every group or on none"),
-])
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        (
+            "      commons:\n        - {weight: 56,",
+            "      common_slots:\n        - {weight: 56,",
+            "no pack group 'common_slots' in the play template",
+        ),
+        (
+            "set: plst\n        released_with_set: true",
+            "set: plst\n        released_with_sets: true",
+            "unknown key 'released_with_sets'",
+        ),
+        ("{set: big, numbers: [1-30]", "{set: big, numbers: [30-1]", "ends before it starts"),
+        (
+            "share: 18.5}\n          - {rarities: {uncommon: 1}, share: 60.7}",
+            "share: 18.5}\n          - {rarities: {uncommon: 1}}",
+            "give 'share' on every group or on none",
+        ),
+    ],
+)
 def test_bad_generic_yaml_fails_with_file_place_and_key(tmp_path, old, new, message):
     text = (gen.BOOSTERS_DIR / "generic.yaml").read_text()
     assert old in text
@@ -83,8 +108,12 @@ def test_bonus_sets_not_loaded_stay_unresolved_and_name_their_sync(tmp_path, cap
     _, rows = engine.draw_batch(cp, 5, 1, 2000)
     assert {len(r) for r in rows} == {15}
     slot, resolved = (engine.PROTO_FIELDS.index(k) for k in ("slot", "resolved"))
-    bonus = [cp.protos[x] for r in rows for x in r if cp.protos[x][slot] in
-             ("special_guest", "list_common_uncommon", "list_rare_mythic")]
+    bonus = [
+        cp.protos[x]
+        for r in rows
+        for x in r
+        if cp.protos[x][slot] in ("special_guest", "list_common_uncommon", "list_rare_mythic")
+    ]
     assert bonus and not any(b[resolved] for b in bonus)
     code, out, _ = run_cli(capsys, "--db", str(path), "products", "mkm")
     assert code == 0 and "fill with: boosterkit sync spg" in out
@@ -93,17 +122,47 @@ def test_bonus_sets_not_loaded_stay_unresolved_and_name_their_sync(tmp_path, cap
 def test_cli_opens_mkm_play_boosters(tmp_path, capsys):
     """The README's last quick-start step on a set in MKM's published shape."""
     path = _load(tmp_path, pf.mkm())
-    code, out, _ = run_cli(capsys, "--db", str(path), "open", "mkm", "-p", "play", "-n", "3", "--seed", "7",
-                           "--format", "jsonl")
+    code, out, _ = run_cli(
+        capsys,
+        "--db",
+        str(path),
+        "open",
+        "mkm",
+        "-p",
+        "play",
+        "-n",
+        "3",
+        "--seed",
+        "7",
+        "--format",
+        "jsonl",
+    )
     packs = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [p["product"] for p in packs] == ["mkm-play-generic"] * 3
     for p in packs:
         items = p["items"]
         assert len(items) == 15 and sum(i["magic_back"] for i in items) == 14
-        assert items[-1]["slot"] == "non_playable" and items[-1]["kind"] in ("token", "art_card", "ad")
+        assert items[-1]["slot"] == "non_playable" and items[-1]["kind"] in (
+            "token",
+            "art_card",
+            "ad",
+        )
         assert sum(i["slot"] == "uncommon" for i in items) == 3 and items[13]["foil"]
-    again, out2, _ = run_cli(capsys, "--db", str(path), "open", "mkm", "-p", "play", "-n", "3", "--seed", "7",
-                             "--format", "jsonl")
+    again, out2, _ = run_cli(
+        capsys,
+        "--db",
+        str(path),
+        "open",
+        "mkm",
+        "-p",
+        "play",
+        "-n",
+        "3",
+        "--seed",
+        "7",
+        "--format",
+        "jsonl",
+    )
     assert out2 == out  # same seed, same data: byte-identical
 
 
@@ -113,14 +172,22 @@ def test_set_whose_cards_are_not_booster_cards_says_why(tmp_path, capsys):
     path = _load(tmp_path, cards)
     with db.connect(path, read_only=True) as con:
         assert list_products(con, "blb") == []
-        with pytest.raises(NotFoundError, match=f"none of its {len(cards)} cards is marked for boosters"):
+        with pytest.raises(
+            NotFoundError, match=f"none of its {len(cards)} cards is marked for boosters"
+        ):
             resolve_product(con, "blb")
     code, out, _ = run_cli(capsys, "--db", str(path), "products", "blb")
-    assert code == 0 and out.startswith(f"blb: no products: none of its {len(cards)} cards is marked for boosters")
+    assert code == 0 and out.startswith(
+        f"blb: no products: none of its {len(cards)} cards is marked for boosters"
+    )
     assert len(out.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "--db", str(path), "open", "blb", "-p", "play", "--seed", "1")
     assert code != 0 and out == ""
-    assert "marked for boosters" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert (
+        "marked for boosters" in err
+        and "Traceback" not in err
+        and len(err.strip().splitlines()) == 1
+    )
 
 
 def _lci_cards() -> list[dict]:
@@ -144,13 +211,18 @@ def test_lci_generic_draft_has_foils_and_set_booster_no_phantom_minigame(tmp_pat
 
 
 def test_pre_eld_generic_draft_has_no_foil(tmp_path):
-    path = _load(tmp_path, pf.main_set("m19", "2018-07-13") + pf.basics("m19", 261, 10, "2018-07-13"))
+    path = _load(
+        tmp_path, pf.main_set("m19", "2018-07-13") + pf.basics("m19", 261, 10, "2018-07-13")
+    )
     with db.connect(path, read_only=True) as con:
         draft = resolve_product(con, "m19", "draft")
-    assert [dict(v.slots) for v in draft.variants] == [{"common": 10, "uncommon": 3, "rare_mythic": 1, "basic": 1}]
+    assert [dict(v.slots) for v in draft.variants] == [
+        {"common": 10, "uncommon": 3, "rare_mythic": 1, "basic": 1}
+    ]
 
 
 # --- precedence and merge: VOW -------------------------------------------------------------
+
 
 def _vow_dbs(tmp_path: Path, mtgjson_files: list[Path]) -> list[Path]:
     """Databases with the real sealed-data export plus one MTGJSON VOW file each."""
@@ -178,8 +250,11 @@ def _five_colour_share(product, seed: int, n: int) -> float:
     slot, colors = engine.PROTO_FIELDS.index("slot"), engine.PROTO_FIELDS.index("colors")
     full = 0
     for row in rows:
-        seen = {cp.protos[x][colors][0] for x in row
-                if cp.protos[x][slot] == "sfc_common_with_showcase" and len(cp.protos[x][colors]) == 1}
+        seen = {
+            cp.protos[x][colors][0]
+            for x in row
+            if cp.protos[x][slot] == "sfc_common_with_showcase" and len(cp.protos[x][colors]) == 1
+        }
         full += seen == set("WUBRG")
     return full / n
 
@@ -198,9 +273,13 @@ def test_vow_draft_takes_mtgjsons_colour_balance(tmp_path):
         products = {p["code"]: p for p in list_products(con, "vow")}
         draft = resolve_product(con, "vow")
         mtgjson = resolve_product(con, "vow", "vow-draft-mtgjson")
-        raw = con.execute("SELECT balance_colors FROM sheets WHERE product_code = 'vow-draft' "
-                          "AND sheet_name = 'sfc_common_with_showcase'").fetchone()[0]
-    assert (draft.code, draft.source) == ("vow-draft", "sealed-data") and products["vow-draft"]["default"]
+        raw = con.execute(
+            "SELECT balance_colors FROM sheets WHERE product_code = 'vow-draft' "
+            "AND sheet_name = 'sfc_common_with_showcase'"
+        ).fetchone()[0]
+    assert (draft.code, draft.source) == ("vow-draft", "sealed-data") and products["vow-draft"][
+        "default"
+    ]
     assert raw is False  # the export's own flag is kept as imported
     sheet = draft.sheets["sfc_common_with_showcase"]
     assert sheet.balance_colors and sum(c.resolved for c in sheet.cards) == 15
@@ -222,17 +301,49 @@ def test_union_matches_a_renamed_sheet_by_its_cards(mem_db):
     from boosterkit.pipeline.collation import write_products
 
     def product(code, source, sheet, balance, dup):
-        cards = [{"ref": f"zzz:{n}", "set_code": "zzz", "collector_number": str(n), "foil": False, "weight": 1}
-                 for n in range(1, 6)]
-        return {"code": code, "set_code": "zzz", "name": code, "kind": "draft", "source": source,
-                "variants": [{"weight": 1, "slots": [(sheet, 2)]}],
-                "sheets": [{"name": sheet, "foil": False, "balance_colors": balance, "allow_duplicates": dup,
-                            "fixed": False, "total_weight": 5, "cards": cards}]}
+        cards = [
+            {
+                "ref": f"zzz:{n}",
+                "set_code": "zzz",
+                "collector_number": str(n),
+                "foil": False,
+                "weight": 1,
+            }
+            for n in range(1, 6)
+        ]
+        return {
+            "code": code,
+            "set_code": "zzz",
+            "name": code,
+            "kind": "draft",
+            "source": source,
+            "variants": [{"weight": 1, "slots": [(sheet, 2)]}],
+            "sheets": [
+                {
+                    "name": sheet,
+                    "foil": False,
+                    "balance_colors": balance,
+                    "allow_duplicates": dup,
+                    "fixed": False,
+                    "total_weight": 5,
+                    "cards": cards,
+                }
+            ],
+        }
 
-    write_products(mem_db, [product("zzz-draft", "sealed-data", "commons", False, False),
-                            product("zzz-draft-mtgjson", "mtgjson", "commonSheet", True, True)])
+    write_products(
+        mem_db,
+        [
+            product("zzz-draft", "sealed-data", "commons", False, False),
+            product("zzz-draft-mtgjson", "mtgjson", "commonSheet", True, True),
+        ],
+    )
     p = resolve_product(mem_db, "zzz")
-    assert p.code == "zzz-draft" and p.sheets["commons"].balance_colors and p.sheets["commons"].allow_duplicates
+    assert (
+        p.code == "zzz-draft"
+        and p.sheets["commons"].balance_colors
+        and p.sheets["commons"].allow_duplicates
+    )
     assert p.sheets["commons"].total_weight == 5 and len(p.variants) == 1
 
 
@@ -246,11 +357,23 @@ def test_union_rule_names_the_counterpart():
 
 def test_readme_documents_eras_and_precedence():
     readme = (ROOT / "README.md").read_text()
-    for needle in ("boosterkit sync mkm", "boosterkit products mkm", "boosterkit open mkm -p play",
-                   "generic with overrides", "balance_colors"):
+    for needle in (
+        "boosterkit sync mkm",
+        "boosterkit products mkm",
+        "boosterkit open mkm -p play",
+        "generic with overrides",
+        "balance_colors",
+    ):
         assert needle in readme, needle
     doc = (gen.BOOSTERS_DIR / "README.md").read_text()
-    for key in ("released_with_set", "any_booster_flag", "exclude_types", "numbers", "overrides", "only_sets"):
+    for key in (
+        "released_with_set",
+        "any_booster_flag",
+        "exclude_types",
+        "numbers",
+        "overrides",
+        "only_sets",
+    ):
         assert f"`{key}" in doc, key
 
 
@@ -261,5 +384,8 @@ def test_generic_templates_and_overrides_line_up():
     g = gen.load_generic()
     kinds = Counter(r.kind for r in g.products)
     assert kinds == {"draft": 2, "set": 1, "play": 1}
-    assert all(any(r.kind == o.kind and r.overridden_for == s for r in g.for_set(s, dt.date(2025, 1, 1)))
-               for o in g.overrides for s in o.sets)
+    assert all(
+        any(r.kind == o.kind and r.overridden_for == s for r in g.for_set(s, dt.date(2025, 1, 1)))
+        for o in g.overrides
+        for s in o.sets
+    )

@@ -23,8 +23,9 @@ from helpers import run_cli
 from boosterkit.pipeline import db as pdb
 
 #: What ingest removes (or turns into a space, for line breaks in names).
-INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\u2029"
-                       "\u202a-\u202e\u2066-\u2069\ufeff]")
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+)
 MEGABYTE = "Meganame " + "M" * 1_000_000
 csv.field_size_limit(4 * 1024 * 1024)  # Python's reader stops at 128 KiB a cell by default
 
@@ -92,15 +93,19 @@ def hostile_db(hostile_file: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def assert_clean(text: str, where: str) -> None:
     found = INVISIBLE.search(text.replace("\n", ""))
-    assert found is None, (where, repr(text[max(0, found.start() - 40): found.end() + 40]))
+    assert found is None, (where, repr(text[max(0, found.start() - 40) : found.end() + 40]))
 
 
 def test_ingest_removes_control_and_invisible_characters(hostile_db: Path) -> None:
     con = pdb.connect(hostile_db, read_only=True)
     try:
         names = {r[0] for r in con.execute("SELECT name FROM cards").fetchall()}
-        texts = {r[0] for r in con.execute("SELECT oracle_text FROM cards WHERE oracle_text "
-                                           "LIKE 'Line one%'").fetchall()}
+        texts = {
+            r[0]
+            for r in con.execute(
+                "SELECT oracle_text FROM cards WHERE oracle_text LIKE 'Line one%'"
+            ).fetchall()
+        }
         types = con.execute("SELECT count(*) FROM cards WHERE type_line LIKE '%[2J'").fetchone()[0]
     finally:
         con.close()
@@ -118,7 +123,7 @@ def test_mtgjson_ingest_cleans_too(tmp_path: Path) -> None:
 
     data = json.loads(shared_path("mtgjson", "AFR.json").read_text())
     cards = data["data"]["cards"]
-    for i, card in enumerate(cards[:len(HOSTILE)]):
+    for i, card in enumerate(cards[: len(HOSTILE)]):
         card["name"] = HOSTILE[i]
         card["text"] = "One\x00\rTwo\u202e"
     path = tmp_path / "AFR.json"
@@ -126,10 +131,18 @@ def test_mtgjson_ingest_cleans_too(tmp_path: Path) -> None:
     con = pdb.connect(tmp_path / "m.duckdb")
     try:
         import_mtgjson(con, [path])
-        names = {r[0] for r in con.execute("SELECT name FROM cards UNION ALL "
-                                           "SELECT name FROM card_faces").fetchall()}
-        texts = {r[0] for r in con.execute("SELECT oracle_text FROM cards "
-                                           "WHERE oracle_text LIKE 'One%'").fetchall()}
+        names = {
+            r[0]
+            for r in con.execute(
+                "SELECT name FROM cards UNION ALL SELECT name FROM card_faces"
+            ).fetchall()
+        }
+        texts = {
+            r[0]
+            for r in con.execute(
+                "SELECT oracle_text FROM cards WHERE oracle_text LIKE 'One%'"
+            ).fetchall()
+        }
     finally:
         con.close()
     assert {CLEAN.get(h, h) for h in HOSTILE} <= names
@@ -140,8 +153,9 @@ def test_mtgjson_ingest_cleans_too(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "csv"])
 def test_open_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
-    code, out, err = run_cli(capsys, "--db", str(hostile_db), "open", "one", "-n", "24",
-                             "--seed", "5", "--format", fmt)
+    code, out, err = run_cli(
+        capsys, "--db", str(hostile_db), "open", "one", "-n", "24", "--seed", "5", "--format", fmt
+    )
     assert code == 0, err
     assert_clean(out, f"open --format {fmt}")
     assert "M" * 1_000_000 in out  # the 1 MB name came through whole
@@ -151,16 +165,29 @@ def test_open_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
         assert any(n.startswith("'=HYPERLINK") for n in names)
         for row in rows:
             for value in row.values():
-                assert not value.startswith(("=", "+", "-", "@", "\t", "\r")) or \
-                    re.fullmatch(r"-?\d+(\.\d+)?", value), value
+                assert not value.startswith(("=", "+", "-", "@", "\t", "\r")) or re.fullmatch(
+                    r"-?\d+(\.\d+)?", value
+                ), value
     if fmt == "json":
         names = {i["name"] for p in json.loads(out) for i in p["items"]}
         assert "<script>alert(1)</script>" in names  # data, exactly: escaping is per format
 
 
 def test_open_csv_raw_keeps_the_cells_as_they_are(hostile_db: Path, capsys) -> None:
-    code, out, _ = run_cli(capsys, "--db", str(hostile_db), "open", "one", "-n", "24",
-                           "--seed", "5", "--format", "csv", "--csv-raw")
+    code, out, _ = run_cli(
+        capsys,
+        "--db",
+        str(hostile_db),
+        "open",
+        "one",
+        "-n",
+        "24",
+        "--seed",
+        "5",
+        "--format",
+        "csv",
+        "--csv-raw",
+    )
     assert code == 0
     names = [r["name"] for r in csv.DictReader(io.StringIO(out))]
     assert '=HYPERLINK("http://evil.example","x")' in names
@@ -169,8 +196,21 @@ def test_open_csv_raw_keeps_the_cells_as_they_are(hostile_db: Path, capsys) -> N
 
 @pytest.mark.parametrize("fmt", ["text", "md", "html", "json"])
 def test_deal_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
-    code, out, err = run_cli(capsys, "--db", str(hostile_db), "deal", "roll-for-initiative",
-                             "--players", "4", "--set", "one", "--seed", "3", "--format", fmt)
+    code, out, err = run_cli(
+        capsys,
+        "--db",
+        str(hostile_db),
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "4",
+        "--set",
+        "one",
+        "--seed",
+        "3",
+        "--format",
+        fmt,
+    )
     assert code == 0, err
     assert_clean(out, f"deal --format {fmt}")
     lines = out.splitlines()
@@ -187,8 +227,10 @@ def test_organizer_page_and_api(hostile_db: Path) -> None:
     from boosterkit.service.app import create_app
 
     with TestClient(create_app(hostile_db), base_url="http://127.0.0.1") as client:
-        sheet = client.get("/sheet", params={"minigame": "roll-for-initiative", "players": 4,
-                                             "set": "one", "seed": 3})
+        sheet = client.get(
+            "/sheet",
+            params={"minigame": "roll-for-initiative", "players": 4, "set": "one", "seed": 3},
+        )
         packs = client.post("/packs", json={"set": "one", "count": 24, "seed": 5})
         page = client.get("/")
         sets = client.get("/sets")
@@ -204,8 +246,21 @@ def test_organizer_page_and_api(hostile_db: Path) -> None:
 def test_pool_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
     """Sealed pools print card names too: Markdown escapes them as the sheets do (no raw
     HTML, no link), HTML escapes them, text and deck lists keep them as plain text."""
-    code, out, err = run_cli(capsys, "--db", str(hostile_db), "pool", "one", "--players", "2",
-                             "--packs", "6", "--seed", "7", "--format", fmt)
+    code, out, err = run_cli(
+        capsys,
+        "--db",
+        str(hostile_db),
+        "pool",
+        "one",
+        "--players",
+        "2",
+        "--packs",
+        "6",
+        "--seed",
+        "7",
+        "--format",
+        fmt,
+    )
     assert code == 0, err
     assert_clean(out.replace("\f", ""), f"pool --format {fmt}")  # a form feed between players
     if fmt in ("md", "html"):
@@ -213,6 +268,8 @@ def test_pool_in_every_format(hostile_db: Path, capsys, fmt: str) -> None:
     if fmt == "md":
         assert "&lt;script" in out
         assert "](javascript:" not in out and "[click]" not in out
-        assert not any(line.lstrip().startswith(("## Injected", "| table")) for line in out.splitlines())
+        assert not any(
+            line.lstrip().startswith(("## Injected", "| table")) for line in out.splitlines()
+        )
     if fmt in ("text", "decklist"):
         assert "<script>alert(1)</script>" in out  # plain text: the name exactly

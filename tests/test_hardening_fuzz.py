@@ -27,23 +27,53 @@ from hypothesis import strategies as st
 from boosterkit.service.app import create_app
 
 EXAMPLES = int(os.environ.get("BOOSTERKIT_FUZZ_EXAMPLES", "25"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 #: Values that reach past the first checks (real sets, products, games) mixed with noise.
-KNOWN = ["afr", "stx", "khm", "mh2", "znr", "draft", "set", "collector", "afr-set",
-         "roll-for-initiative", "winchester-draft", "mini-master", "base-race", "foraging-squirrels"]
+KNOWN = [
+    "afr",
+    "stx",
+    "khm",
+    "mh2",
+    "znr",
+    "draft",
+    "set",
+    "collector",
+    "afr-set",
+    "roll-for-initiative",
+    "winchester-draft",
+    "mini-master",
+    "base-race",
+    "foraging-squirrels",
+]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.integers(-3, 40),
-    st.floats(), st.text(max_size=30), st.sampled_from(KNOWN),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.integers(-3, 40),
+    st.floats(),
+    st.text(max_size=30),
+    st.sampled_from(KNOWN),
 )
 json_values = st.recursive(
-    scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                     st.dictionaries(st.text(max_size=10), inner, max_size=4)),
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=12,
 )
-query_text = st.one_of(st.sampled_from(KNOWN), st.integers(-5, 50).map(str), st.text(max_size=30),
-                       st.sampled_from(["1e3", "2.0", "", " ", "\x00", "true", "%00", "-1"]))
+query_text = st.one_of(
+    st.sampled_from(KNOWN),
+    st.integers(-5, 50).map(str),
+    st.text(max_size=30),
+    st.sampled_from(["1e3", "2.0", "", " ", "\x00", "true", "%00", "-1"]),
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +100,10 @@ def api_routes(routes: list) -> list[APIRoute]:
 
 
 def routes(app) -> list[tuple[str, str, APIRoute]]:
-    return sorted(((m, r.path, r) for r in api_routes(app.routes) for m in r.methods
-                   if m != "HEAD"), key=lambda x: x[:2])
+    return sorted(
+        ((m, r.path, r) for r in api_routes(app.routes) for m in r.methods if m != "HEAD"),
+        key=lambda x: x[:2],
+    )
 
 
 def assert_sound(response: Any) -> None:
@@ -86,8 +118,9 @@ def assert_sound(response: Any) -> None:
 def body_fields(openapi: dict[str, Any], path: str, method: str) -> list[str]:
     """The fields of a route's JSON body, as its OpenAPI schema names them."""
     op = openapi["paths"].get(path, {}).get(method.lower(), {})
-    schema = (op.get("requestBody", {}).get("content", {}).get("application/json", {})
-              .get("schema", {}))
+    schema = (
+        op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+    )
     ref = schema.get("$ref", "")
     if ref:
         schema = openapi["components"]["schemas"][ref.rsplit("/", 1)[-1]]
@@ -99,16 +132,23 @@ def requests_for(draw, route: APIRoute, method: str, fields: list[str]) -> dict[
     path = route.path
     for name in re.findall(r"{(\w+)}", path):
         path = path.replace("{" + name + "}", quote(draw(query_text), safe="") or "x")
-    query = {p.alias: draw(query_text) for p in route.dependant.query_params
-             if draw(st.booleans())}
-    request: dict[str, Any] = {"method": method, "url": path + ("?" + urlencode(query) if query else "")}
+    query = {p.alias: draw(query_text) for p in route.dependant.query_params if draw(st.booleans())}
+    request: dict[str, Any] = {
+        "method": method,
+        "url": path + ("?" + urlencode(query) if query else ""),
+    }
     if method in ("POST", "PUT", "PATCH"):
         shaped = st.fixed_dictionaries({}, optional={f: json_values for f in fields})
         choice = draw(st.sampled_from(["shaped", "any", "bytes"]))
         if choice == "bytes":
             request["content"] = draw(st.binary(max_size=200))
-            request["headers"] = {"content-type": draw(st.sampled_from(
-                ["application/json", "text/plain", "application/x-www-form-urlencoded"]))}
+            request["headers"] = {
+                "content-type": draw(
+                    st.sampled_from(
+                        ["application/json", "text/plain", "application/x-www-form-urlencoded"]
+                    )
+                )
+            }
         else:  # Python's dumps writes NaN and Infinity, which Python's loads (the server) reads
             request["content"] = as_json(draw(shaped if choice == "shaped" else json_values))
             request["headers"] = {"content-type": "application/json"}
@@ -122,9 +162,17 @@ def as_json(value: Any) -> bytes:
 def test_every_route_is_fuzzed(app) -> None:
     """The routes this module fuzzes are all the app's API routes (and at least these)."""
     found = {(m, p) for m, p, _ in routes(app)}
-    assert {("POST", "/packs"), ("POST", "/deal"), ("POST", "/validate"), ("GET", "/sheet"),
-            ("GET", "/sets"), ("GET", "/sets/{code}/products"), ("GET", "/minigames"),
-            ("GET", "/health"), ("GET", "/")} <= found
+    assert {
+        ("POST", "/packs"),
+        ("POST", "/deal"),
+        ("POST", "/validate"),
+        ("GET", "/sheet"),
+        ("GET", "/sets"),
+        ("GET", "/sets/{code}/products"),
+        ("GET", "/minigames"),
+        ("GET", "/health"),
+        ("GET", "/"),
+    } <= found
 
 
 def test_fuzz_every_route(app, client: TestClient) -> None:
@@ -140,7 +188,9 @@ def test_fuzz_every_route(app, client: TestClient) -> None:
 
 
 @FUZZ
-@given(path=st.text(max_size=40), method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "OPTIONS"]))
+@given(
+    path=st.text(max_size=40), method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "OPTIONS"])
+)
 def test_fuzz_unknown_paths_and_methods(client: TestClient, path: str, method: str) -> None:
     for prefix in ("/", "/static/", "/docs-assets/", "/sets/"):
         assert_sound(client.request(method, prefix + quote(path, safe="/")))
@@ -151,8 +201,9 @@ def test_fuzz_unknown_paths_and_methods(client: TestClient, path: str, method: s
 
 @pytest.fixture(scope="module")
 def setup(client: TestClient) -> dict[str, Any]:
-    response = client.post("/deal", json={"minigame": "roll-for-initiative", "players": 3,
-                                          "set": "afr", "seed": 2})
+    response = client.post(
+        "/deal", json={"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+    )
     assert response.status_code == 200
     return response.json()
 
@@ -174,8 +225,13 @@ setups = st.tuples(st.lists(st.integers(0, 50), max_size=6), json_values)
 @FUZZ
 @given(change=setups)
 def test_fuzz_validate_route_with_mutated_setups(client: TestClient, setup, change) -> None:
-    assert_sound(client.post("/validate", content=as_json(mutate(setup, *change)),
-                             headers={"content-type": "application/json"}))
+    assert_sound(
+        client.post(
+            "/validate",
+            content=as_json(mutate(setup, *change)),
+            headers={"content-type": "application/json"},
+        )
+    )
 
 
 def run_cli(*args: str) -> tuple[int, str, str]:
@@ -216,8 +272,9 @@ def test_fuzz_validate_command_file_reading(real_db: Path, tmp_path: Path, conte
 
 @FUZZ
 @given(change=setups)
-def test_fuzz_validate_command_with_mutated_setups(real_db: Path, tmp_path: Path, setup,
-                                                   change) -> None:
+def test_fuzz_validate_command_with_mutated_setups(
+    real_db: Path, tmp_path: Path, setup, change
+) -> None:
     path = tmp_path / "setup.json"
     path.write_text(json.dumps(mutate(setup, *change)))
     code, out, err = run_cli("--db", str(real_db), "validate", str(path))
@@ -243,4 +300,6 @@ def test_play_reads_a_bounded_moves_file(real_db: Path, tmp_path: Path) -> None:
     setup.write_text("{}")  # read before the moves; what it holds is checked after them
     code, _, err = run_cli("--db", str(real_db), "play", str(setup), "/dev/zero")
     assert code == 2 and err.count("\n") == 1
-    assert f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err
+    assert (
+        f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err
+    )

@@ -46,25 +46,48 @@ def assert_error(response: Any, status: int, *words: str) -> dict[str, Any]:
 # --- Host ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "localhost", "LocalHost:80",
-                                  "[::1]", "[::1]:8000"])
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.0.0.1:8000", "localhost", "LocalHost:80", "[::1]", "[::1]:8000"]
+)
 def test_loopback_names_are_answered(client: TestClient, host: str) -> None:
     assert client.get("/minigames", headers={"host": host}).status_code == 200
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example",
-                                  "localhost.evil.example", "192.168.1.20", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:8000",
+        "127.0.0.1.evil.example",
+        "localhost.evil.example",
+        "192.168.1.20",
+        "",
+    ],
+)
 def test_other_hosts_get_400_before_any_route(client: TestClient, host: str) -> None:
-    for method, url in (("GET", "/minigames"), ("GET", "/health"), ("POST", "/packs"), ("GET", "/")):
-        body = assert_error(client.request(method, url, headers={"host": host},
-                                           json={"set": "afr"}), 400, "--allow-host")
+    for method, url in (
+        ("GET", "/minigames"),
+        ("GET", "/health"),
+        ("POST", "/packs"),
+        ("GET", "/"),
+    ):
+        body = assert_error(
+            client.request(method, url, headers={"host": host}, json={"set": "afr"}),
+            400,
+            "--allow-host",
+        )
         assert "not a name this service answers to" in body["error"]
 
 
 def test_allowed_hosts_of_serve() -> None:
     assert allowed_hosts("127.0.0.1") == ["127.0.0.1", "localhost", "::1"]
     assert allowed_hosts("192.168.1.20", ["Shop.Local"]) == [
-        "127.0.0.1", "localhost", "::1", "192.168.1.20", "shop.local"]
+        "127.0.0.1",
+        "localhost",
+        "::1",
+        "192.168.1.20",
+        "shop.local",
+    ]
     assert host_name("[::1]:8000") == "::1" and host_name("Shop.Local:80") == "shop.local"
 
 
@@ -79,35 +102,59 @@ def test_bound_to_every_interface_any_ip_but_only_listed_names() -> None:
 # --- one error contract, strict types --------------------------------------------------------
 
 
-@pytest.mark.parametrize("body", [
-    b'{"set": "afr",', b"not json", b"\xff\xfe\x00", b"[" * 100_000, b'{"set": "afr"}}',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"set": "afr",',
+        b"not json",
+        b"\xff\xfe\x00",
+        b"[" * 100_000,
+        b'{"set": "afr"}}',
+    ],
+)
 def test_malformed_json_is_always_422(client: TestClient, body: bytes) -> None:
     for url in ("/packs", "/deal", "/validate"):
         assert_error(client.post(url, content=body, headers=JSON), 422, "body")
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("count", True), ("count", 3.0), ("count", "3"), ("seed", 1e3), ("seed", "7"), ("seed", False),
-    ("set", 5), ("product", ["draft"]),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("count", True),
+        ("count", 3.0),
+        ("count", "3"),
+        ("seed", 1e3),
+        ("seed", "7"),
+        ("seed", False),
+        ("set", 5),
+        ("product", ["draft"]),
+    ],
+)
 def test_packs_types_are_strict(client: TestClient, field: str, value: Any) -> None:
     assert_error(client.post("/packs", json={"set": "afr", field: value}), 422, field)
     nan = client.post("/packs", content=b'{"set": "afr", "count": NaN}', headers=JSON)
     assert_error(nan, 422, "count")
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("players", True), ("players", 2.0), ("players", "2"), ("strict_backs", 1),
-    ("strict_backs", "true"), ("seed", 2.5),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("players", True),
+        ("players", 2.0),
+        ("players", "2"),
+        ("strict_backs", 1),
+        ("strict_backs", "true"),
+        ("seed", 2.5),
+    ],
+)
 def test_deal_types_are_strict(client: TestClient, field: str, value: Any) -> None:
     body = {"minigame": "roll-for-initiative", "players": 2, "set": "afr", field: value}
     assert_error(client.post("/deal", json=body), 422, field)
 
 
-@pytest.mark.parametrize("query", ["players=2.0", "players=+2", "players=%202", "seed=1e3",
-                                   "seed=0x10"])
+@pytest.mark.parametrize(
+    "query", ["players=2.0", "players=+2", "players=%202", "seed=1e3", "seed=0x10"]
+)
 def test_sheet_numbers_are_digits(client: TestClient, query: str) -> None:
     response = client.get(f"/sheet?minigame=roll-for-initiative&set=afr&players=2&{query}")
     assert_error(response, 422, "digits")
@@ -122,10 +169,18 @@ def test_errors_stay_one_line_whatever_the_request_holds(client: TestClient) -> 
 
 def test_strict_types_keep_valid_requests_working(client: TestClient) -> None:
     assert client.post("/packs", json={"set": "afr", "count": 2, "seed": 7}).status_code == 200
-    deal = {"minigame": "roll-for-initiative", "players": 2, "set": "afr", "seed": 2,
-            "strict_backs": True}
+    deal = {
+        "minigame": "roll-for-initiative",
+        "players": 2,
+        "set": "afr",
+        "seed": 2,
+        "strict_backs": True,
+    }
     assert client.post("/deal", json=deal).status_code == 200
-    assert client.get("/sheet?minigame=roll-for-initiative&players=2&set=afr&seed=2").status_code == 200
+    assert (
+        client.get("/sheet?minigame=roll-for-initiative&players=2&set=afr&seed=2").status_code
+        == 200
+    )
 
 
 # --- heavy work in flight --------------------------------------------------------------------
@@ -168,9 +223,13 @@ def test_packs_beyond_the_budget_get_503_with_retry_after(real_db: Path) -> None
     budget = WorkBudget(capacity=50, wait=0.0)
     with TestClient(create_app(real_db, budget=budget), base_url=LOCAL) as client:
         with budget.take(45):  # other requests hold 45 packs
-            assert client.post("/packs", json={"set": "afr", "count": 5, "seed": 1}).status_code == 200
-            for url, body in (("/packs", {"set": "afr", "count": 6, "seed": 1}),
-                              ("/deal", {"minigame": "winchester-draft", "players": 2, "set": "afr"})):
+            assert (
+                client.post("/packs", json={"set": "afr", "count": 5, "seed": 1}).status_code == 200
+            )
+            for url, body in (
+                ("/packs", {"set": "afr", "count": 6, "seed": 1}),
+                ("/deal", {"minigame": "winchester-draft", "players": 2, "set": "afr"}),
+            ):
                 response = client.post(url, json=body)
                 assert_error(response, 503, "busy")
                 assert response.headers["retry-after"] == "1"
@@ -262,7 +321,9 @@ def test_play_and_simulate_bounds_are_the_documented_ones(client: TestClient) ->
     over = client.post("/play", json={"setup": {}, "moves": [move] * (MAX_MOVES + 1)})
     assert_error(over, 422, "moves")
     at = client.post("/play", json={"setup": {}, "moves": [move] * MAX_MOVES})
-    assert "5000" not in at.text and "5,000" not in at.text  # the count is allowed: other checks answer
+    assert (
+        "5000" not in at.text and "5,000" not in at.text
+    )  # the count is allowed: other checks answer
     body = {"minigame": "mimic-match", "players": 2, "set": "afr", "seed": 1}
     assert_error(client.post("/simulate", json={**body, "games": MAX_SIM_GAMES + 1}), 422, "games")
     ok = client.post("/simulate", json={**body, "games": 1})
@@ -276,9 +337,11 @@ def test_every_error_answer_is_written_the_same_way(client: TestClient) -> None:
 
     from boosterkit.service.errors import error_body
 
-    for response in (client.get("/health", headers={"host": "evil.example"}),
-                     client.post("/packs", content=b"x" * (5 * 1024 * 1024), headers=JSON),
-                     client.post("/packs", json={"set": "afr", "count": True})):
+    for response in (
+        client.get("/health", headers={"host": "evil.example"}),
+        client.post("/packs", content=b"x" * (5 * 1024 * 1024), headers=JSON),
+        client.post("/packs", json={"set": "afr", "count": True}),
+    ):
         body = response.json()
         extra = {k: v for k, v in body.items() if k not in ("error", "status")}
         expected = JSONResponse(error_body(body["status"], body["error"], **extra)).body

@@ -35,8 +35,13 @@ def run(db: Path, *args: str, fsize: int | None = None) -> subprocess.CompletedP
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    return subprocess.run([*CLI, "--db", str(db), *args], capture_output=True, text=True,
-                          timeout=120, preexec_fn=limit if fsize else None)
+    return subprocess.run(
+        [*CLI, "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit if fsize else None,
+    )
 
 
 def digest(path: Path) -> str:
@@ -46,7 +51,9 @@ def digest(path: Path) -> str:
 def assert_one_line(done: subprocess.CompletedProcess[str], *words: str) -> str:
     assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
-    assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1, (
+        done.stderr
+    )
     for word in words:
         assert word in done.stderr, (word, done.stderr)
     return done.stderr
@@ -76,7 +83,7 @@ def damaged(src: Path, dest: Path, how: str, block: int = 1, offset: int = 4096)
     else:  # 4 KiB of noise in one block: its checksum fails when it is read
         at = HEADERS + block * BLOCK + offset
         assert at + 4096 <= len(data), "the database is smaller than expected"
-        data[at: at + 4096] = bytes((i * 151 + 7) % 256 for i in range(4096))
+        data[at : at + 4096] = bytes((i * 151 + 7) % 256 for i in range(4096))
     dest.write_bytes(bytes(data))
     if not dest.with_suffix(".cache").exists():  # `db rebuild` needs the cached files
         shutil.copytree(src.with_suffix(".cache"), dest.with_suffix(".cache"))
@@ -113,11 +120,15 @@ COMMANDS = [
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("how", ["truncated", "overwritten", "block"])
-def test_a_damaged_database_is_one_line_and_stays_as_it_was(synced: Path, tmp_path: Path,
-                                                           how: str, command: tuple) -> None:
+def test_a_damaged_database_is_one_line_and_stays_as_it_was(
+    synced: Path, tmp_path: Path, how: str, command: tuple
+) -> None:
     cards = str(shared_path("cards", "mom.unique-cards.json"))
-    path = (block_failing_on_read(synced, tmp_path) if how == "block"
-            else damaged(synced, tmp_path / f"{how}.duckdb", how))
+    path = (
+        block_failing_on_read(synced, tmp_path)
+        if how == "block"
+        else damaged(synced, tmp_path / f"{how}.duckdb", how)
+    )
     before = digest(path)
     args = [cards if a == "CARDS" else a for a in command]
     err = assert_one_line(run(path, *args), path.name, "damaged")
@@ -137,8 +148,11 @@ def test_the_service_answers_503_for_a_block_it_cannot_read(synced: Path, tmp_pa
 
     path = block_failing_on_read(synced, tmp_path)
     with TestClient(create_app(path), base_url="http://127.0.0.1") as client:
-        answers = [client.get("/sets"), client.post("/packs", json={"set": "one", "seed": 1}),
-                   client.get("/sets/one/products")]
+        answers = [
+            client.get("/sets"),
+            client.post("/packs", json={"set": "one", "seed": 1}),
+            client.get("/sets/one/products"),
+        ]
     bad = [a for a in answers if a.status_code != 200]
     assert bad, "no request read the damaged block"
     for answer in bad:
@@ -146,13 +160,17 @@ def test_the_service_answers_503_for_a_block_it_cannot_read(synced: Path, tmp_pa
         assert "damaged" in answer.json()["error"] and str(tmp_path) not in answer.text
 
 
-@pytest.mark.parametrize(("command", "limit", "fails"), [
-    ("sync", 60_000, "the cache copy"),
-    ("sync", 200_000, "DuckDB's write-ahead log at commit"),
-    ("rebuild", 50_000, "DuckDB's write-ahead log at commit"),
-])
+@pytest.mark.parametrize(
+    ("command", "limit", "fails"),
+    [
+        ("sync", 60_000, "the cache copy"),
+        ("sync", 200_000, "DuckDB's write-ahead log at commit"),
+        ("rebuild", 50_000, "DuckDB's write-ahead log at commit"),
+    ],
+)
 def test_a_file_size_limit_is_one_line_and_changes_nothing(
-        synced: Path, tmp_path: Path, command: str, limit: int, fails: str) -> None:
+    synced: Path, tmp_path: Path, command: str, limit: int, fails: str
+) -> None:
     path = tmp_path / "db.duckdb"
     shutil.copy(synced, path)
     shutil.copytree(synced.with_suffix(".cache"), path.with_suffix(".cache"))
@@ -176,7 +194,9 @@ def test_a_file_size_limit_is_one_line_and_changes_nothing(
 def test_storage_error_leaves_other_errors_alone() -> None:
     import duckdb
 
-    assert pdb.storage_error("x.duckdb", duckdb.CatalogException("Table foo does not exist")) is None
+    assert (
+        pdb.storage_error("x.duckdb", duckdb.CatalogException("Table foo does not exist")) is None
+    )
     assert pdb.storage_error("x.duckdb", ValueError("bug")) is None
     full = pdb.storage_error("x.duckdb", OSError(28, "No space left on device"))
     assert full is not None and "the disk is full" in str(full)
@@ -186,11 +206,28 @@ def test_output_that_cannot_be_written_names_the_output(synced: Path, tmp_path: 
     """``> /dev/full`` and a file-size limit on ``-o``: the output is named, not the
     database, and no partial ``-o`` file stays behind."""
     with open("/dev/full", "w") as full:
-        done = subprocess.run([*CLI, "--db", str(synced), "db", "info"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=60)
+        done = subprocess.run(
+            [*CLI, "--db", str(synced), "db", "info"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
     assert_one_line(done, "standard output: cannot write: No space left on device")
     out = tmp_path / "packs.jsonl"
-    done = run(synced, "open", "one", "-n", "50", "--seed", "1", "-f", "jsonl", "-o", str(out),
-               fsize=20_000)
+    done = run(
+        synced,
+        "open",
+        "one",
+        "-n",
+        "50",
+        "--seed",
+        "1",
+        "-f",
+        "jsonl",
+        "-o",
+        str(out),
+        fsize=20_000,
+    )
     assert_one_line(done, f"-o {out}: cannot write: File too large")
     assert not out.exists()

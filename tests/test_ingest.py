@@ -48,7 +48,9 @@ def test_ingest_every_shared_card_file(tmp_path: Path, name: str) -> None:
     assert con.execute("SELECT count(*) FROM card_faces").fetchone()[0] == faces
     # every set named by the cards is known, with the type the cards give it
     for code, set_type in {(c["set"], c["set_type"]) for c in cards}:
-        assert con.execute("SELECT set_type FROM sets WHERE code = ?", [code]).fetchone() == (set_type,)
+        assert con.execute("SELECT set_type FROM sets WHERE code = ?", [code]).fetchone() == (
+            set_type,
+        )
     # one cached, compressed copy, listed in the ok run
     files = con.execute("SELECT cache_files FROM sync_runs WHERE status = 'ok'").fetchone()[0]
     cached = tmp_path / "cache" / files[0]
@@ -84,11 +86,17 @@ def test_kinds_from_layout_and_set_type() -> None:
     con = db.connect(":memory:")
     with db.transaction(con):
         ingest.load_files(con, [path])
-    kinds = dict(con.execute("SELECT layout, list(DISTINCT kind) FROM cards GROUP BY layout").fetchall())
+    kinds = dict(
+        con.execute("SELECT layout, list(DISTINCT kind) FROM cards GROUP BY layout").fetchall()
+    )
     assert kinds["token"] == ["token"]
     assert kinds["planar"] == ["other"] and kinds["scheme"] == ["other"]
-    back = dict(con.execute("SELECT layout, bool_or(magic_back) FROM cards GROUP BY layout").fetchall())
-    assert back["token"] is False and back["reversible_card"] is False and back["transform"] is False
+    back = dict(
+        con.execute("SELECT layout, bool_or(magic_back) FROM cards GROUP BY layout").fetchall()
+    )
+    assert (
+        back["token"] is False and back["reversible_card"] is False and back["transform"] is False
+    )
     assert back["normal"] is True
 
 
@@ -112,7 +120,9 @@ def test_set_files(mem_db) -> None:
     n = len(json.loads(full.read_text(encoding="utf-8"))["data"])
     assert counts["sets"] == n + 1
     assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == n
-    row = mem_db.execute("SELECT set_type, parent_set_code FROM sets WHERE code = 'mclb'").fetchone()
+    row = mem_db.execute(
+        "SELECT set_type, parent_set_code FROM sets WHERE code = 'mclb'"
+    ).fetchone()
     assert row == ("minigame", "clb")
     assert mem_db.execute("SELECT count(*) FROM sets WHERE code <> lower(code)").fetchone()[0] == 0
 
@@ -120,13 +130,22 @@ def test_set_files(mem_db) -> None:
 def test_idempotent_and_rebuild_identical(tmp_path: Path) -> None:
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "cache"
-    for name in ("sets/sets.json", "cards/woe+wot.unique-cards.json", "cards/one.unique-cards.json"):
+    for name in (
+        "sets/sets.json",
+        "cards/woe+wot.unique-cards.json",
+        "cards/one.unique-cards.json",
+    ):
         sync.sync_file(con, shared_path(*name.split("/")), cache=cache)
     first = snapshot(con)
     sync.sync_file(con, shared_path("cards", "woe+wot.unique-cards.json"), cache=cache)
     assert snapshot(con) == first
     # minigame / token kinds follow the set list loaded first
-    assert con.execute("SELECT count(*) FROM cards WHERE set_code = 'wot' AND in_booster").fetchone()[0] == 0
+    assert (
+        con.execute("SELECT count(*) FROM cards WHERE set_code = 'wot' AND in_booster").fetchone()[
+            0
+        ]
+        == 0
+    )
     result = rebuild.rebuild(con, cache)
     assert result["runs"] == 4 and result["cards"] == len(first["cards"])
     assert snapshot(con) == first
@@ -147,9 +166,15 @@ BAD_FILES = {
     "number.json": lambda: "42",
     "rulings.json": lambda: shared_path("cards", "rulings-single-card.json").read_text(),
     "error.json": lambda: shared_path("errors", "validation_error-parse-mana.json").read_text(),
-    "array-of-sets.json": lambda: json.dumps(json.loads(shared_path("sets", "sets-page1.json").read_text())["data"]),
-    "card-without-id.json": lambda: json.dumps([{k: v for k, v in c.items() if k != "id"} for c in
-                                                json.loads(shared_path("cards", "one.unique-cards.json").read_text())[:3]]),
+    "array-of-sets.json": lambda: json.dumps(
+        json.loads(shared_path("sets", "sets-page1.json").read_text())["data"]
+    ),
+    "card-without-id.json": lambda: json.dumps(
+        [
+            {k: v for k, v in c.items() if k != "id"}
+            for c in json.loads(shared_path("cards", "one.unique-cards.json").read_text())[:3]
+        ]
+    ),
     "bad-gzip.json.gz": lambda: b"\x1f\x8b\x08\x00garbage",
 }
 
@@ -194,8 +219,11 @@ def test_sealed_data_export_points_to_import_collation(mem_db, tmp_path: Path, g
     src = shared_path("boosters", "sealed_basic_data.json")
     path = tmp_path / ("sealed.json.gz" if gz else "sealed.json")
     path.write_bytes(gzip.compress(src.read_bytes()) if gz else src.read_bytes())
-    with pytest.raises(InputError, match=r"magic-sealed-data export.*use `boosterkit import "
-                       r"collation`$") as err:
+    with pytest.raises(
+        InputError,
+        match=r"magic-sealed-data export.*use `boosterkit import "
+        r"collation`$",
+    ) as err:
         sync.sync_file(mem_db, path, cache=tmp_path / "c")
     assert str(path) in str(err.value) and "element 1" not in str(err.value)
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0

@@ -27,8 +27,13 @@ def test_all_27_games_are_catalogued() -> None:
     assert len(games) == 27 and len({g["id"] for g in games}) == 27
     unknown = {g["id"] for g in games if g["status"] == "U"}
     # research/minigames.md §2: five games whose rules text was never found.
-    assert unknown == {"cyber-simulacrum", "look-at-us-were-r-d", "demons-due",
-                       "beyond-booster-blitz", "into-the-story-assassin-edition"}
+    assert unknown == {
+        "cyber-simulacrum",
+        "look-at-us-were-r-d",
+        "demons-due",
+        "beyond-booster-blitz",
+        "into-the-story-assassin-edition",
+    }
     assert all(not g["dealable"] for g in games if g["id"] in unknown)
 
 
@@ -92,14 +97,19 @@ def _write(tmp_path: Path, mutate) -> Path:
     ("mutate", "message"),
     [
         (lambda d: d.update(colour="blue"), r"mimic-match.yaml.colour: unknown key"),
-        (lambda d: d["setup"]["steps"].append({"op": "juggle"}),
-         r"mimic-match.yaml.setup.steps\[7\].op: unknown op 'juggle'"),
-        (lambda d: d["setup"]["steps"][1].update(filter=["land", "shiny"]),
-         r"steps\[1\].filter: unknown filter term 'shiny'"),
-        (lambda d: d["setup"]["steps"][5].update(face="down"),
-         r"steps\[5\].face: unknown key"),
-        (lambda d: d["setup"]["steps"][5].update(shape="hexagon"),
-         r"steps\[5\].shape: 'hexagon' is not one of"),
+        (
+            lambda d: d["setup"]["steps"].append({"op": "juggle"}),
+            r"mimic-match.yaml.setup.steps\[7\].op: unknown op 'juggle'",
+        ),
+        (
+            lambda d: d["setup"]["steps"][1].update(filter=["land", "shiny"]),
+            r"steps\[1\].filter: unknown filter term 'shiny'",
+        ),
+        (lambda d: d["setup"]["steps"][5].update(face="down"), r"steps\[5\].face: unknown key"),
+        (
+            lambda d: d["setup"]["steps"][5].update(shape="hexagon"),
+            r"steps\[5\].shape: 'hexagon' is not one of",
+        ),
         (lambda d: d["status"].update(setup="maybe"), r"status.setup: 'maybe' is not C, I or U"),
         (lambda d: d["players"].pop("max"), r"players.max: missing"),
         (lambda d: d.update(id="mimic"), r"id: 'mimic' must equal the file name"),

@@ -28,29 +28,73 @@ def con(real_db: Path):
 
 def test_minigames_json_equals_the_library(capsys) -> None:
     code, out, _ = run(capsys, "minigames", "--json")
-    assert code == 0 and json.loads(out) == list_minigames() and out == to_json(list_minigames()) + "\n"
+    assert (
+        code == 0
+        and json.loads(out) == list_minigames()
+        and out == to_json(list_minigames()) + "\n"
+    )
     code, out, _ = run(capsys, "minigames")
     assert code == 0 and len(out.splitlines()) == 2 + 27
-    assert re.search(r"roll-for-initiative\s+Roll for Initiative\s+2\+\s+1, \+1 at 5\+ players", out)
+    assert re.search(
+        r"roll-for-initiative\s+Roll for Initiative\s+2\+\s+1, \+1 at 5\+ players", out
+    )
 
 
 def test_deal_json_equals_the_library_and_open(capsys, con, real_db: Path) -> None:
-    args = ["--db", str(real_db), "deal", "roll-for-initiative", "--players", "5", "--set",
-            "afr", "--seed", "2", "--format", "json"]
+    args = [
+        "--db",
+        str(real_db),
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "5",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    ]
     code, out, err = run(capsys, *args)
     lib = deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict()
     assert code == 0 and err == ""
     assert out == to_json(lib) + "\n"
     # The packs are exactly what `boosterkit open` gives for the same set, product and seed.
-    code, opened, _ = run(capsys, "--db", str(real_db), "open", "afr", "--product", lib["product"],
-                          "-n", "2", "--seed", "2", "--format", "json")
+    code, opened, _ = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "open",
+        "afr",
+        "--product",
+        lib["product"],
+        "-n",
+        "2",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    )
     assert code == 0 and json.loads(opened) == lib["packs"]
 
 
 def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, real_db: Path) -> None:
     target = tmp_path / "setup.json"
-    code, out, err = run(capsys, "--db", str(real_db), "deal", "booster-blitz", "--players", "2",
-                         "--set", "znr", "--format", "json", "-o", str(target))
+    code, out, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "deal",
+        "booster-blitz",
+        "--players",
+        "2",
+        "--set",
+        "znr",
+        "--format",
+        "json",
+        "-o",
+        str(target),
+    )
     seed_line, wrote = err.splitlines()  # the chosen seed, then what -o wrote
     seed = int(re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)", seed_line).group(1))
     assert wrote == f"wrote {target} ({target.stat().st_size:,} bytes)"
@@ -68,8 +112,9 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path
     bad.write_text(json.dumps(data))
     code, out, err = run(capsys, "--db", str(real_db), "validate", str(bad))
     lines = out.splitlines()
-    magic = sum(1 for p in data["packs"] for i in p["items"]
-                if i["kind"] == "card" or i["magic_back"])
+    magic = sum(
+        1 for p in data["packs"] for i in p["items"] if i["kind"] == "card" or i["magic_back"]
+    )
     assert code == 1 and err == ""
     assert lines[0] == f"{bad}: 2 rule violation(s)"
     assert lines[1:] == [
@@ -92,14 +137,19 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path
         (b"[1, 2, 3]", "setup: expected a JSON object, got list"),
         (b'{"minigame": "roll-for-initiative"}', "setup.players: missing"),
         (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
-        (b'{"minigame": "roll-for-initiative", "players": 0, "packs": [], "zones": []}',
-         "setup.players: expected at least 1, got 0"),
-        (b'{"minigame": "cyber-simulacrum", "players": 2, "packs": [], "zones": []}',
-         "the setup of Cyber Simulacrum is unknown (status U), so boosterkit cannot check it"),
+        (
+            b'{"minigame": "roll-for-initiative", "players": 0, "packs": [], "zones": []}',
+            "setup.players: expected at least 1, got 0",
+        ),
+        (
+            b'{"minigame": "cyber-simulacrum", "players": 2, "packs": [], "zones": []}',
+            "the setup of Cyber Simulacrum is unknown (status U), so boosterkit cannot check it",
+        ),
     ],
 )
-def test_garbage_files_exit_2_with_one_line(capsys, tmp_path: Path, real_db: Path,
-                                            content: bytes, message: str) -> None:
+def test_garbage_files_exit_2_with_one_line(
+    capsys, tmp_path: Path, real_db: Path, content: bytes, message: str
+) -> None:
     f = tmp_path / "garbage.json"
     f.write_bytes(content)
     code, out, err = run(capsys, "--db", str(real_db), "validate", str(f))
@@ -113,12 +163,26 @@ def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
     cases = [
         (["demons-due", "--players", "3"], 1, "Demon's Due: the setup is unknown"),
         # the library says "players: 1 …"; the CLI names its own flag
-        (["roil-royale", "--players", "1", "--set", "znr"], 2,
-         "error: --players 1 is out of range for Roil Royale (2–6 players)"),
+        (
+            ["roil-royale", "--players", "1", "--set", "znr"],
+            2,
+            "error: --players 1 is out of range for Roil Royale (2–6 players)",
+        ),
         (["mimic-match", "--players", "2", "--set", "xyz"], 1, "xyz"),
         (["vampire-wedding-planner", "--players", "2"], 1, "or import one (--set)"),
-        (["roll-for-initiative", "--players", "3", "--set", "afr", "-o",
-          "/nonexistent-dir/sheet.txt"], 2, "-o /nonexistent-dir/sheet.txt: cannot write"),
+        (
+            [
+                "roll-for-initiative",
+                "--players",
+                "3",
+                "--set",
+                "afr",
+                "-o",
+                "/nonexistent-dir/sheet.txt",
+            ],
+            2,
+            "-o /nonexistent-dir/sheet.txt: cannot write",
+        ),
     ]
     for args, want, message in cases:
         code, out, err = run(capsys, *base, *args, "--seed", "2")
@@ -132,13 +196,25 @@ def _snapshot(name: str, text: str) -> None:
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"no snapshot {path}: run with BOOSTERKIT_UPDATE_SNAPSHOTS=1"
-    assert text == path.read_text(encoding="utf-8"), f"{name} changed; rerun with " \
-        "BOOSTERKIT_UPDATE_SNAPSHOTS=1 if intended"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} changed; rerun with BOOSTERKIT_UPDATE_SNAPSHOTS=1 if intended"
+    )
 
 
 def test_text_sheet_snapshots(capsys, con, real_db: Path) -> None:
-    code, out, _ = run(capsys, "--db", str(real_db), "deal", "roll-for-initiative", "--players",
-                       "5", "--set", "afr", "--seed", "2")
+    code, out, _ = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "5",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+    )
     assert code == 0
     assert out == render_sheet(deal(con, "roll-for-initiative", 5, "afr", seed=2), "text")
     _snapshot("roll-for-initiative-afr-5p-seed2.txt", out)
@@ -167,8 +243,9 @@ def test_markdown_and_html_sheets_have_one_page_per_audience(con) -> None:
     sections = dict(re.findall(r'data-audience="([^"]+)">(.*?)</section>', page))
     hands = {z.owner: {c.name for c in z.cards} for z in setup.zones if z.kind == "hand"}
     every = set().union(*hands.values())
-    assert not any(f"> {n}<" in sections["table"] or f"</span> {n}" in sections["table"]
-                   for n in every)
+    assert not any(
+        f"> {n}<" in sections["table"] or f"</span> {n}" in sections["table"] for n in every
+    )
     for p, names in hands.items():
         others = every - names
         assert all(html.escape(n) in sections[p] for n in names)
@@ -199,8 +276,11 @@ def test_base_race_grids_go_to_their_owners(con) -> None:
         other = setup.zone(f"player-{3 - n} grid")
         assert page.startswith(f"\n# Base Race — player-{n} — `player-{n}`")
         assert all(md_names(c.name) in page for c in grid.cards)
-        assert not any(md_names(c.name) in page for c in other.cards
-                       if c.name not in {x.name for x in grid.cards})
+        assert not any(
+            md_names(c.name) in page
+            for c in other.cards
+            if c.name not in {x.name for x in grid.cards}
+        )
         # the facts Base Race is played by
         creature = next((c for c in grid.cards if "Creature" in (c.type_line or "")), None)
         if creature is not None:
@@ -215,8 +295,18 @@ def md_names(name: str) -> str:
 
 
 def test_sheet_labels_in_french_and_spanish(capsys, real_db: Path) -> None:
-    base = ["--db", str(real_db), "deal", "Lancez les dés pour l'initiative !", "--players",
-            "3", "--set", "afr", "--seed", "2"]
+    base = [
+        "--db",
+        str(real_db),
+        "deal",
+        "Lancez les dés pour l'initiative !",
+        "--players",
+        "3",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+    ]
     code, out, _ = run(capsys, *base, "--lang", "fr")
     assert code == 0 and out.startswith("LANCEZ LES DÉS POUR L'INITIATIVE ! [table]")
     assert "Joueurs:" in out and "ORGANISATEUR SEULEMENT" in out
@@ -236,8 +326,15 @@ def test_a_zone_of_one_card_says_card(con) -> None:
     assert not re.search(r"\b1 cards\b", sheets)  # zone headings and notes alike
 
 
-HOSTILE = ["<script>alert(1)</script>", "[x](javascript:alert(1))", "Evil\n## heading",
-           "Nul\x00by\x07te", "RTL \u202eevil\u202c", "=HYPERLINK(\"x\")", "`tick` *b* _i_ |pipe|"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "[x](javascript:alert(1))",
+    "Evil\n## heading",
+    "Nul\x00by\x07te",
+    "RTL \u202eevil\u202c",
+    '=HYPERLINK("x")',
+    "`tick` *b* _i_ |pipe|",
+]
 
 
 @pytest.fixture(scope="module")
@@ -251,26 +348,38 @@ def hostile_db(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     rw = db.connect(path)
     try:
         rows = rw.execute("SELECT id FROM cards WHERE set_code = 'afr' ORDER BY id").fetchall()
-        rw.executemany("UPDATE cards SET name = ? WHERE id = ?",
-                       [[f"{HOSTILE[k % len(HOSTILE)]} {k}", r[0]] for k, r in enumerate(rows)])
+        rw.executemany(
+            "UPDATE cards SET name = ? WHERE id = ?",
+            [[f"{HOSTILE[k % len(HOSTILE)]} {k}", r[0]] for k, r in enumerate(rows)],
+        )
     finally:
         rw.close()
     return path
 
 
 @pytest.mark.parametrize("game", ["roll-for-initiative", "mimic-match", "base-race"])
-def test_hostile_card_names_cannot_inject_into_any_format(capsys, hostile_db: Path,
-                                                          game: str) -> None:
+def test_hostile_card_names_cannot_inject_into_any_format(
+    capsys, hostile_db: Path, game: str
+) -> None:
     players = "3" if game != "base-race" else "2"
-    base = ["--db", str(hostile_db), "deal", game, "--players", players, "--set", "afr",
-            "--seed", "2"]
+    base = [
+        "--db",
+        str(hostile_db),
+        "deal",
+        game,
+        "--players",
+        players,
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+    ]
     outs = {}
     for fmt in ("text", "md", "html", "json"):
         code, out, err = run(capsys, *base, "--format", fmt)
         assert code == 0, err
         outs[fmt] = out
-    names = [c["name"] for z in json.loads(outs["json"])["zones"] for c in z["cards"]
-             if c["name"]]
+    names = [c["name"] for z in json.loads(outs["json"])["zones"] for c in z["cards"] if c["name"]]
     assert any("<script>" in n for n in names) and any("\n## heading" in n for n in names)
     for fmt in ("text", "md", "html"):
         out = outs[fmt]
@@ -287,8 +396,12 @@ def test_hostile_card_names_cannot_inject_into_any_format(capsys, hostile_db: Pa
     tokens = markdown_it.MarkdownIt("commonmark").parse(outs["md"])
     flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
     assert not [t for t in flat if t.type in ("html_inline", "html_block", "link_open", "image")]
-    h1 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"
-          and t.tag == "h1"]
+    h1 = [
+        tokens[i + 1].content
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.tag == "h1"
+    ]
     assert len(h1) == outs["html"].count('<section class="page"')
-    assert not any("heading" in tokens[i + 1].content for i, t in enumerate(tokens)
-                   if t.type == "heading_open")
+    assert not any(
+        "heading" in tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"
+    )

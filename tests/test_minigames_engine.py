@@ -22,8 +22,7 @@ from boosterkit.pipeline import db
 SETS = ("afr", "khm", "znr", "stx", "mh2")
 SETUP_SCHEMA = setup_schema()
 DEALABLE = [g for g in list_minigames() if g["dealable"]]
-COUNTS = [(g["id"], n) for g in DEALABLE
-          for n in sorted({g["players_min"], g["players_max"] or 8})]
+COUNTS = [(g["id"], n) for g in DEALABLE for n in sorted({g["players_min"], g["players_max"] or 8})]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +74,8 @@ def test_roll_for_initiative_packs_hands_and_rolls(con) -> None:
     assert (len(four.packs), len(five.packs)) == (1, 2)  # a second booster at 5+ players
     # The setup's packs are exactly `open afr --product set -n 2 --seed 2`.
     assert [p.to_dict() for p in five.packs] == [
-        p.to_dict() for p in open_packs("afr", "set", 2, 2, db=con)]
+        p.to_dict() for p in open_packs("afr", "set", 2, 2, db=con)
+    ]
     hands = [z for z in five.zones if z.kind == "hand"]
     assert [z.owner for z in hands] == [f"player-{i}" for i in range(1, 6)]
     sizes = {len(z.cards) for z in hands}
@@ -138,8 +138,9 @@ def test_base_race_basic_land_lies_in_every_cell_equally_often(con) -> None:
     spec, packs = get_minigame("base-race"), open_packs("znr", "set", 3, 2, db=con)
     cells = Counter()
     for s in range(1200):
-        grid = build_setup(spec, packs, 2, s, set_code="znr", product="set",
-                           strict_backs=True).zone("player-1 grid")
+        grid = build_setup(
+            spec, packs, 2, s, set_code="znr", product="set", strict_backs=True
+        ).zone("player-1 grid")
         cells[next(k for k, c in enumerate(grid.cards) if "Basic" in (c.type_line or ""))] += 1
     assert _chi2(cells, list(range(12)), 1200) < 31.26
 
@@ -154,7 +155,9 @@ def test_foraging_squirrels_puts_one_art_card_back_into_the_5x5_grid(con) -> Non
 
 
 def test_one_player_games_say_player(con) -> None:
-    with pytest.raises(InputError, match=r"^players: 2 is out of range for Dominarioes \(1 player\)$"):
+    with pytest.raises(
+        InputError, match=r"^players: 2 is out of range for Dominarioes \(1 player\)$"
+    ):
         deal(con, "dominarioes", 2, "stx", seed=1)
 
 
@@ -164,17 +167,29 @@ def test_mini_master_adds_15_outside_basic_lands_per_player(con) -> None:
         library = setup.zone(f"{p} library")
         outside = [c for c in library.cards if c.external]
         assert Counter(c.name for c in outside) == {
-            "Plains": 3, "Island": 3, "Swamp": 3, "Mountain": 3, "Forest": 3}
+            "Plains": 3,
+            "Island": 3,
+            "Swamp": 3,
+            "Mountain": 3,
+            "Forest": 3,
+        }
         assert all(c.uid.startswith(f"x{n}-") and c.card_id for c in outside)
         own = [c for c in library.cards if not c.external]
         assert {c.uid.split("-")[0] for c in own} == {f"p{n}"}  # each player's own pack
     ids = {c.card_id for z in setup.zones for c in z.cards if c.external}
-    rows = con.execute("SELECT count(*) FROM cards WHERE id IN (SELECT unnest(?)) "
-                       "AND is_basic_land AND set_code = 'afr'", [sorted(ids)]).fetchone()
+    rows = con.execute(
+        "SELECT count(*) FROM cards WHERE id IN (SELECT unnest(?)) "
+        "AND is_basic_land AND set_code = 'afr'",
+        [sorted(ids)],
+    ).fetchone()
     assert rows[0] == len(ids) == 5
     data = setup.to_dict()
-    assert all(c.get("external") is True for z in data["zones"] for c in z["cards"]
-               if c["uid"].startswith("x"))
+    assert all(
+        c.get("external") is True
+        for z in data["zones"]
+        for c in z["cards"]
+        if c["uid"].startswith("x")
+    )
 
 
 def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
@@ -184,8 +199,13 @@ def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
             setup = deal(con, "strictly-better", 3, "khm", seed=seed)
         except SetupError:  # a card from The List, not in real_db
             continue
-        dfc = [c for z in setup.zones if z.kind == "hand" for c in z.cards
-               if c.kind == "card" and not c.magic_back]
+        dfc = [
+            c
+            for z in setup.zones
+            if z.kind == "hand"
+            for c in z.cards
+            if c.kind == "card" and not c.magic_back
+        ]
         if dfc:
             break
     else:
@@ -198,7 +218,7 @@ def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
 
 
 def test_set_code_is_normalised_like_everywhere_else(con) -> None:
-    """" AFR " names the same set as "afr": the same packs and the same outside basic lands."""
+    """ " AFR " names the same set as "afr": the same packs and the same outside basic lands."""
     loose = deal(con, "mini-master", 2, " AFR ", seed=2)
     assert loose.set == "afr"
     assert loose.to_dict() == deal(con, "mini-master", 2, "afr", seed=2).to_dict()
@@ -234,8 +254,11 @@ def test_missing_basic_lands_name_the_sync_not_another_seed(real_db: Path, tmp_p
             with pytest.raises(SetupError) as err:
                 deal(rw, "base-race", 2, "one", seed=seed)
             message = str(err.value)
-            assert re.match(r"Base Race: giving each of the 2 players 1 basic land: the 3 packs "
-                            r"opened hold [01] basic lands?, and 2 are needed; ", message)
+            assert re.match(
+                r"Base Race: giving each of the 2 players 1 basic land: the 3 packs "
+                r"opened hold [01] basic lands?, and 2 are needed; ",
+                message,
+            )
             assert "cards in the packs are not in the database (e.g. one " in message
             assert "`boosterkit sync one`" in message and "another seed" not in message
     finally:
@@ -245,7 +268,9 @@ def test_missing_basic_lands_name_the_sync_not_another_seed(real_db: Path, tmp_p
 def test_refusals_are_clear(con) -> None:
     with pytest.raises(BoosterkitError, match="Cyber Simulacrum: the setup is unknown"):
         deal(con, "cyber-simulacrum", 2, "afr", seed=1)
-    with pytest.raises(InputError, match=r"^players: 7 is out of range for Roil Royale \(2–6 players\)$") as err:
+    with pytest.raises(
+        InputError, match=r"^players: 7 is out of range for Roil Royale \(2–6 players\)$"
+    ) as err:
         deal(con, "roil-royale", 7, "znr", seed=1)
     assert err.value.field == "players"  # the CLI rewords it as --players
     with pytest.raises(InputError, match=r"^players: 1000000000 is out of range \(at most 100\)$"):
@@ -255,6 +280,7 @@ def test_refusals_are_clear(con) -> None:
 
 
 # --- the minigame random source ------------------------------------------------------------
+
 
 def test_rng_is_reproducible_and_stream_separated() -> None:
     assert [Rng(5, "a").roll(20) for _ in range(3)] == [Rng(5, "a").roll(20) for _ in range(3)]
@@ -270,7 +296,8 @@ def test_rng_draws_are_the_generators_splitmix64() -> None:
 
     rng = Rng(42, "minigame/roll-for-initiative")
     assert [rng._next64() for _ in range(5)] == [
-        draw(stream_key(42, "minigame/roll-for-initiative"), n) for n in range(5)]
+        draw(stream_key(42, "minigame/roll-for-initiative"), n) for n in range(5)
+    ]
     keys = {stream_key(s, name) for s in (0, 1, 2**64 - 1) for name in ("", "a", "a\0", "ab")}
     assert len(keys) == 12
 
@@ -319,8 +346,10 @@ def test_deals_are_fair_across_seeds(con) -> None:
 
     mimic = get_minigame("mimic-match")
     packs = open_packs("afr", "set", 4, 2, db=con)
-    firsts = Counter(build_setup(mimic, packs, 4, s, set_code="afr", product="set").first_player
-                     for s in range(2000))
+    firsts = Counter(
+        build_setup(mimic, packs, 4, s, set_code="afr", product="set").first_player
+        for s in range(2000)
+    )
     players = [f"player-{i}" for i in range(1, 5)]
     assert _chi2(firsts, players, 2000) < 16.27
 
@@ -330,8 +359,16 @@ def test_deals_are_fair_across_seeds(con) -> None:
     where = Counter()
     for s in range(2000):
         setup = build_setup(rfi, one, 4, s, set_code="afr", product="set")
-        where[next((z.owner for z in setup.zones if any(c.uid == card for c in z.cards)
-                    and z.kind == "hand"), "set aside")] += 1
+        where[
+            next(
+                (
+                    z.owner
+                    for z in setup.zones
+                    if any(c.uid == card for c in z.cards) and z.kind == "hand"
+                ),
+                "set aside",
+            )
+        ] += 1
     hands = [f"player-{i}" for i in range(1, 5)]
     dealt = sum(where[h] for h in hands)
     assert dealt > 1500  # the set-aside remainder is small

@@ -63,15 +63,18 @@ def test_a_renamed_card_is_caught_in_the_zone_and_in_the_pack(con, setups) -> No
     card.update(name="Black Lotus", rarity="mythic", foil=True)
     verdict = validate_setup(con, data)
     mismatch = [v.message for v in verdict.violations if v.rule == "card-mismatch"]
-    assert mismatch == [f"zone 'player-1 hand': card {card['uid']} differs from the same uid in "
-                        "pack " + card["uid"][1] + " in name, rarity, foil"]
+    assert mismatch == [
+        f"zone 'player-1 hand': card {card['uid']} differs from the same uid in "
+        "pack " + card["uid"][1] + " in name, rarity, foil"
+    ]
     data = copy.deepcopy(setups["rfi"])  # the pack item renamed too: the database disagrees
     uid = _zone(data, "player-1 hand")["cards"][0]["uid"]
-    for item in [i for p in data["packs"] for i in p["items"]] + _zone(data, "player-1 hand")["cards"]:
+    for item in [i for p in data["packs"] for i in p["items"]] + _zone(data, "player-1 hand")[
+        "cards"
+    ]:
         if item["uid"] == uid:
             item["name"] = "Black Lotus"
     assert {"card-data", "pack-contents"} <= _rules(con, data)
-
 
 
 def test_a_field_dropped_from_a_zone_card_is_a_mismatch(con, setups) -> None:
@@ -81,10 +84,14 @@ def test_a_field_dropped_from_a_zone_card_is_a_mismatch(con, setups) -> None:
         data = copy.deepcopy(setups["rfi"])
         card = _zone(data, "player-2 hand")["cards"][0]
         del card[field]
-        mismatch = [v.message for v in validate_setup(con, data).violations
-                    if v.rule == "card-mismatch"]
-        assert mismatch == [f"zone 'player-2 hand': card {card['uid']} differs from the same "
-                            f"uid in pack {card['uid'][1]} in {field}"]
+        mismatch = [
+            v.message for v in validate_setup(con, data).violations if v.rule == "card-mismatch"
+        ]
+        assert mismatch == [
+            f"zone 'player-2 hand': card {card['uid']} differs from the same "
+            f"uid in pack {card['uid'][1]} in {field}"
+        ]
+
 
 def test_a_top_level_seed_other_than_the_packs_is_a_violation(con, setups) -> None:
     data = copy.deepcopy(setups["rfi"])
@@ -92,11 +99,11 @@ def test_a_top_level_seed_other_than_the_packs_is_a_violation(con, setups) -> No
     assert "seed" in _rules(con, data)
 
 
-
 @pytest.mark.parametrize("top", ["", "khm", "ZNR", " znr"])
 def test_a_top_level_set_other_than_the_packs_is_a_violation(con, setups, top: str) -> None:
     data = {**copy.deepcopy(setups["base"]), "set": top}
     assert _rules(con, data) == {"set"} and "set" in _rules(con, data, exact=True)
+
 
 def test_base_race_grids_keep_one_basic_land_each(con, setups) -> None:
     """Swapping a nonland of player-1's grid with player-2's basic land keeps every count
@@ -134,7 +141,8 @@ def test_a_zone_without_its_visibility_is_a_violation(con, setups) -> None:
     del _zone(data, "grid")["visibility"]
     verdict = validate_setup(con, data)
     assert [(v.rule, v.message) for v in verdict.violations] == [
-        ("zone-visibility", "zone 'grid': visibility None, the rules make it 'hidden'")]
+        ("zone-visibility", "zone 'grid': visibility None, the rules make it 'hidden'")
+    ]
 
 
 def test_exact_lists_each_difference_from_deal(con, setups) -> None:
@@ -150,12 +158,12 @@ def test_exact_lists_each_difference_from_deal(con, setups) -> None:
     assert "cards differ from position 1" in exact[0].message
 
 
-
 def test_exact_compares_the_notes_the_sheet_prints(con, setups) -> None:
     data = copy.deepcopy(setups["rfi"])
     data["notes"] = [*data["notes"][:-1], "player-1 starts."]  # a forged first-player note
     assert validate_setup(con, data).valid  # the rules hold (notes are words, not rules)…
     assert _rules(con, data, exact=True) == {"exact-notes"}  # … but not what deal wrote
+
 
 def test_validate_exact_cli(capsys, tmp_path: Path, real_db: Path, setups) -> None:
     data = copy.deepcopy(setups["base"])
@@ -172,8 +180,13 @@ def test_validate_exact_cli(capsys, tmp_path: Path, real_db: Path, setups) -> No
 # --- fuzzing: mutations of real setups -----------------------------------------------------
 
 _FIELDS = ("name", "card_id", "rarity", "kind", "foil", "magic_back", "uid", "type_line")
-_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 30), st.text(max_size=12),
-                    st.sampled_from(["Black Lotus", "card", "token", "mythic", "p1-1", "x1-1"]))
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 30),
+    st.text(max_size=12),
+    st.sampled_from(["Black Lotus", "card", "token", "mythic", "p1-1", "x1-1"]),
+)
 
 
 @st.composite
@@ -181,8 +194,9 @@ def mutations(draw, setups: dict) -> tuple[dict, str]:
     """A real setup with one change that makes it a different setup."""
     key = draw(st.sampled_from(sorted(setups)))
     data = copy.deepcopy(setups[key])
-    kind = draw(st.sampled_from(["item", "unset", "move", "drop", "dup", "pack", "top", "roll",
-                                 "zone"]))
+    kind = draw(
+        st.sampled_from(["item", "unset", "move", "drop", "dup", "pack", "top", "roll", "zone"])
+    )
     zones = [z for z in data["zones"] if z["cards"]]
     z = draw(st.sampled_from(zones))
     k = draw(st.integers(0, len(z["cards"]) - 1))
@@ -209,15 +223,21 @@ def mutations(draw, setups: dict) -> tuple[dict, str]:
         field = draw(st.sampled_from(["seed", "players", "minigame", "set"]))
         data[field] = draw(_VALUES)
     elif kind == "roll":
-        data["rolls"] = {**data["rolls"], draw(st.sampled_from(["player-1", "player-9"])):
-                         draw(st.integers(-2, 25))}
+        data["rolls"] = {
+            **data["rolls"],
+            draw(st.sampled_from(["player-1", "player-9"])): draw(st.integers(-2, 25)),
+        }
         data["first_player"] = draw(st.sampled_from(["player-1", "player-2", None]))
     else:
         z[draw(st.sampled_from(["name", "owner", "kind", "rows", "visibility"]))] = draw(_VALUES)
     return data, key
 
 
-@settings(max_examples=int(os.environ.get("BOOSTERKIT_FUZZ_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("BOOSTERKIT_FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_fuzzed_setups_never_crash_and_no_forgery_passes(con, setups, data) -> None:
     mutated, key = data.draw(mutations(setups))
@@ -234,8 +254,11 @@ def test_fuzzed_setups_never_crash_and_no_forgery_passes(con, setups, data) -> N
 def _diff(a: object, b: object, path: str = "") -> list[str]:
     """Where two JSON values differ (for failure messages)."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return [d for k in sorted(set(a) | set(b), key=str)
-                for d in _diff(a.get(k), b.get(k), f"{path}.{k}")]
+        return [
+            d
+            for k in sorted(set(a) | set(b), key=str)
+            for d in _diff(a.get(k), b.get(k), f"{path}.{k}")
+        ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
     return [] if a == b else [f"{path}: {a!r:.60} -> {b!r:.60}"]

@@ -13,8 +13,15 @@ from boosterkit.pipeline import db
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -57,5 +64,6 @@ def test_each_audience_prints_on_its_own_pages(page, real_db: Path, paper: str) 
         others = set().union(*(h for k, h in hands.items() if k != n)) - hands[n]
         assert not any(name in text for name in others)  # nobody else's cards on the page
     table = " ".join(groups[0])
-    assert not any(name in table for h in hands.values() for name in h
-                   if name not in setup.rules_text["text"])
+    assert not any(
+        name in table for h in hands.values() for name in h if name not in setup.rules_text["text"]
+    )

@@ -29,8 +29,13 @@ def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:
     setup = deal(con, "roll-for-initiative", 7, "afr", seed=32)
     unknown = [c for c in setup.zone("set aside").cards if not c.resolved and c.kind == "card"]
     assert len(unknown) == 1 and unknown[0].set == "plist"
-    assert any(f"{unknown[0].uid} (PLIST {unknown[0].collector_number}) in the set aside is an "
-               "unknown card" in n and "no sync resolves them" in n for n in setup.notes)
+    assert any(
+        f"{unknown[0].uid} (PLIST {unknown[0].collector_number}) in the set aside is an "
+        "unknown card"
+        in n
+        and "no sync resolves them" in n
+        for n in setup.notes
+    )
     organizer = render_sheet(setup, "text").split("[organizer]")[1]
     assert f"unknown card (PLIST {unknown[0].collector_number})" in organizer
     assert validate_setup(con, setup.to_dict(), exact=True).valid
@@ -53,8 +58,11 @@ def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> Non
     assert len(set(order.values())) == 24  # 24 players on a d20: ties broken by roll-offs
     assert setup.first_player == min(order, key=order.get)
     assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
-    with pytest.raises(InputError, match=r"^players: 25 is more than Roll for Initiative "
-                                         r"serves \(at most 24\): the two boosters hold 24"):
+    with pytest.raises(
+        InputError,
+        match=r"^players: 25 is more than Roll for Initiative "
+        r"serves \(at most 24\): the two boosters hold 24",
+    ):
         deal(con, "roll-for-initiative", 25, "afr", seed=0)
 
 
@@ -62,8 +70,10 @@ def test_inferred_steps_and_products_are_noted(con) -> None:
     mm = deal(con, "magic-and-minions", 4, "afr", seed=0)
     assert any(n.startswith("Inferred, not printed on the card: Draft Boosters") for n in mm.notes)
     wd = deal(con, "winchester-draft", 2, "mh2", seed=0)
-    assert "Inferred, not printed on the card: basic lands, ads, tokens (and other cards " \
-           "without Magic backs) are taken out." in wd.notes
+    assert (
+        "Inferred, not printed on the card: basic lands, ads, tokens (and other cards "
+        "without Magic backs) are taken out." in wd.notes
+    )
 
 
 def test_rules_text_comes_from_the_card_else_the_catalogue(con) -> None:
@@ -90,8 +100,9 @@ def test_face_down_games_drop_double_faced_cards_by_default(con) -> None:
     assert default.strict_backs and not keep.strict_backs
     removed = {c.uid for c in default.zone("removed").cards}
     assert {c.uid for c in dfc} <= removed
-    assert any("double-faced Magic cards too: this game's cards lie face down" in n
-               for n in default.notes)
+    assert any(
+        "double-faced Magic cards too: this game's cards lie face down" in n for n in default.notes
+    )
     assert validate_setup(con, default.to_dict(), exact=True).valid
     # the file without strict_backs means the game's default
     data = default.to_dict()
@@ -100,8 +111,13 @@ def test_face_down_games_drop_double_faced_cards_by_default(con) -> None:
 
 
 def test_printed_names_in_other_languages_find_the_game() -> None:
-    for name in ("Lancez les dés pour l'initiative !", "lancez les des pour l'initiative",
-                 "Tirada de iniciativa", "TIRADA DE INICIATIVA", "Roll for Initiative"):
+    for name in (
+        "Lancez les dés pour l'initiative !",
+        "lancez les des pour l'initiative",
+        "Tirada de iniciativa",
+        "TIRADA DE INICIATIVA",
+        "Roll for Initiative",
+    ):
         assert get_minigame(name).id == "roll-for-initiative"
     assert get_minigame("careful study (minigame)").id == "careful-study"
 
@@ -147,22 +163,41 @@ def test_sheet_labels_follow_the_language(con) -> None:
         deal(con, "mini-master", 2, "afr", seed=2, lang="de")
 
 
-@pytest.mark.parametrize(("game", "players", "set_code", "seed", "message"), [
-    ("base-race", 2, "khm", 23,
-     "Base Race: dealing 11 cards to the 2 players: the 3 packs opened hold 20 cards once the "
-     "lands or cards without a Magic back are taken out, and 22 are needed; try another seed "
-     "(this was 23) or another set"),
-    ("booster-blitz", 2, "khm", 0,
-     "Booster Blitz: making 4 piles of 3: player-1's own pack holds 11 cards once the cards "
-     "without a Magic back are taken out, and 12 are needed; try another seed (this was 0) or "
-     "another set"),
-    ("foraging-squirrels", 4, "khm", 0,
-     "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 23 "
-     "cards once the cards without a Magic back are taken out, and 25 are needed; try another "
-     "seed (this was 0) or another set"),
-])
-def test_short_packs_say_what_they_lacked_and_what_to_do(con, game, players, set_code, seed,
-                                                         message) -> None:
+@pytest.mark.parametrize(
+    ("game", "players", "set_code", "seed", "message"),
+    [
+        (
+            "base-race",
+            2,
+            "khm",
+            23,
+            "Base Race: dealing 11 cards to the 2 players: the 3 packs opened hold 20 cards once the "
+            "lands or cards without a Magic back are taken out, and 22 are needed; try another seed "
+            "(this was 23) or another set",
+        ),
+        (
+            "booster-blitz",
+            2,
+            "khm",
+            0,
+            "Booster Blitz: making 4 piles of 3: player-1's own pack holds 11 cards once the cards "
+            "without a Magic back are taken out, and 12 are needed; try another seed (this was 0) or "
+            "another set",
+        ),
+        (
+            "foraging-squirrels",
+            4,
+            "khm",
+            0,
+            "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 23 "
+            "cards once the cards without a Magic back are taken out, and 25 are needed; try another "
+            "seed (this was 0) or another set",
+        ),
+    ],
+)
+def test_short_packs_say_what_they_lacked_and_what_to_do(
+    con, game, players, set_code, seed, message
+) -> None:
     with pytest.raises(SetupError) as err:
         deal(con, game, players, set_code, seed=seed)
     assert str(err.value) == message

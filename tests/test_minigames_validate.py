@@ -53,8 +53,10 @@ def test_moved_card_breaks_equal_hands(con, rfi: dict) -> None:
     _zone(data, "player-2 hand")["cards"].append(card)
     rules = _rules(con, data)
     assert set(rules) == {"zone-count"}
-    assert any("zone 'player-1 hand': 3 cards; the rules give 4 (equal shares" in m
-               for m in rules["zone-count"])
+    assert any(
+        "zone 'player-1 hand': 3 cards; the rules give 4 (equal shares" in m
+        for m in rules["zone-count"]
+    )
     assert any("'player-2 hand': 5 cards" in m for m in rules["zone-count"])
 
 
@@ -67,7 +69,8 @@ def test_duplicated_card(con, rfi: dict) -> None:
     rules = _rules(con, data)
     assert rules["card-duplicated"] == [
         f"zone 'player-2 hand': card {dup['uid']} ({dup['name']}) appears more than once "
-        "(also in 'player-1 hand')"]
+        "(also in 'player-1 hand')"
+    ]
     assert any(lost["uid"] in m and "is in no zone" in m for m in rules["card-missing"])
 
 
@@ -81,8 +84,10 @@ def test_token_in_a_hand(con, rfi: dict) -> None:
     removed.append(swapped)
     hand.append(token)
     rules = _rules(con, data)
-    assert (f"zone 'player-3 hand': card {token['uid']} ({token['name']}) is one of the cards "
-            "without a Magic back the rules remove") in rules["card-not-allowed"]
+    assert (
+        f"zone 'player-3 hand': card {token['uid']} ({token['name']}) is one of the cards "
+        "without a Magic back the rules remove"
+    ) in rules["card-not-allowed"]
     assert any(swapped["uid"] in m and "zone 'removed'" in m for m in rules["card-not-allowed"])
 
 
@@ -100,8 +105,10 @@ def test_flags_in_the_file_are_not_trusted(con, rfi: dict) -> None:
     removed.remove(token)
     removed.append(hand.pop())
     hand.append(token)
-    assert any(token["uid"] in m and "without a Magic back" in m
-               for m in _rules(con, data)["card-not-allowed"])
+    assert any(
+        token["uid"] in m and "without a Magic back" in m
+        for m in _rules(con, data)["card-not-allowed"]
+    )
 
 
 def test_wrong_grid(con) -> None:
@@ -109,7 +116,8 @@ def test_wrong_grid(con) -> None:
     grid = _zone(data, "grid")
     grid["rows"], grid["cols"] = 2, 8
     assert _rules(con, data)["grid-shape"] == [
-        "zone 'grid': a 8x2 grid (cols x rows); the rules need 4x4"]
+        "zone 'grid': a 8x2 grid (cols x rows); the rules need 4x4"
+    ]
     data = deal(con, "mimic-match", 2, "afr", seed=3).to_dict()
     moved = _zone(data, "grid")["cards"].pop()
     _zone(data, "deck")["cards"].append(moved)
@@ -123,7 +131,8 @@ def test_wrong_pack_count(con, rfi: dict) -> None:
     for z in data["zones"]:
         z["cards"] = [c for c in z["cards"] if c["uid"].startswith("p1-")]
     assert _rules(con, data) == {
-        "pack-count": ["packs: 1 listed; Roll for Initiative at 5 players uses 2"]}
+        "pack-count": ["packs: 1 listed; Roll for Initiative at 5 players uses 2"]
+    }
 
 
 def test_reroll_of_ties_missing(con, rfi: dict) -> None:
@@ -134,8 +143,10 @@ def test_reroll_of_ties_missing(con, rfi: dict) -> None:
     data["tiebreaks"] = {p: v for p, v in data["tiebreaks"].items() if p not in (first, other)}
     rules = _rules(con, data)
     pair = sorted([first, other], key=lambda p: int(p.split("-")[1]))
-    assert rules["roll-tie"] == [f"rolls: {pair[0]} and {pair[1]} tied at {data['rolls'][first]}; "
-                                 "the card has tied players roll again"]
+    assert rules["roll-tie"] == [
+        f"rolls: {pair[0]} and {pair[1]} tied at {data['rolls'][first]}; "
+        "the card has tied players roll again"
+    ]
 
 
 def test_roll_offs_follow_the_card(con, rfi: dict) -> None:
@@ -146,11 +157,13 @@ def test_roll_offs_follow_the_card(con, rfi: dict) -> None:
     data["tiebreaks"]["player-5"] = list(data["tiebreaks"]["player-2"])
     assert _rules(con, data)["roll-tie"] == [
         f"rolls: player-2 and player-5 tied at 12/{data['tiebreaks']['player-2'][0]}; the card "
-        "has tied players roll again"]
+        "has tied players roll again"
+    ]
     data = copy.deepcopy(rfi)  # an untied player may not roll again
     data["tiebreaks"]["player-1"] = [3]
     assert _rules(con, data)["roll-tie"] == [
-        "tiebreaks: player-1 rolled again after 20 without a tie; only tied players roll again"]
+        "tiebreaks: player-1 rolled again after 20 without a tie; only tied players roll again"
+    ]
     data = copy.deepcopy(rfi)  # one tied player stops while the other rolls on
     data["tiebreaks"]["player-5"] = [data["tiebreaks"]["player-2"][0], 4]
     assert "roll-tie" in _rules(con, data)
@@ -167,7 +180,8 @@ def test_rolls_and_first_player(con, rfi: dict) -> None:
     lowest = min(data["rolls"], key=data["rolls"].get)
     data["first_player"] = next(p for p in data["rolls"] if p != lowest)
     assert _rules(con, data)["first-player"][0].endswith(
-        f"but the lowest roll (after roll-offs) is {lowest}'s")
+        f"but the lowest roll (after roll-offs) is {lowest}'s"
+    )
 
 
 def test_own_pack_games_keep_each_pack_with_its_player(con) -> None:
@@ -177,8 +191,10 @@ def test_own_pack_games_keep_each_pack_with_its_player(con) -> None:
     h1.append(b)
     h2.append(a)
     msgs = _rules(con, data)["card-not-allowed"]
-    assert f"zone 'player-1 hand': card {b['uid']} ({b['name']}) comes from pack 2, not this " \
-           "player's own pack 1" in msgs
+    assert (
+        f"zone 'player-1 hand': card {b['uid']} ({b['name']}) comes from pack 2, not this "
+        "player's own pack 1" in msgs
+    )
 
 
 def test_outside_additions_are_checked(con) -> None:
@@ -193,7 +209,8 @@ def test_outside_additions_are_checked(con) -> None:
     data = deal(con, "strictly-better", 3, "znr", seed=6).to_dict()
     _zone(data, "player-1 hand")["cards"].append(copy.deepcopy(plains))
     assert _rules(con, data)["card-foreign"] == [
-        f"zone 'player-1 hand': card {plains['uid']} (Plains) is not from the listed packs"]
+        f"zone 'player-1 hand': card {plains['uid']} (Plains) is not from the listed packs"
+    ]
 
 
 def test_a_token_stripped_of_its_id_is_caught_by_reopening_the_packs(con, rfi: dict) -> None:
@@ -213,7 +230,8 @@ def test_a_token_stripped_of_its_id_is_caught_by_reopening_the_packs(con, rfi: d
     assert _rules(con, data)["pack-contents"] == [
         f"pack {n} (afr-set seed 2, pack {n}): item {token['uid']} ({token['name']}) differs "
         f"from what the seed opens ({token['uid']} ({token['name']})) in card_id, kind, "
-        "magic_back"]
+        "magic_back"
+    ]
 
 
 def test_pack_contents_must_be_what_the_seed_opens(con, rfi: dict) -> None:
@@ -222,11 +240,13 @@ def test_pack_contents_must_be_what_the_seed_opens(con, rfi: dict) -> None:
     rules = _rules(con, data)
     assert rules["pack-contents"] == [
         f"pack 1 (afr-set seed 2, pack 1): {len(rfi['packs'][0]['items']) - 1} items listed; "
-        f"the seed opens {len(rfi['packs'][0]['items'])}"]
+        f"the seed opens {len(rfi['packs'][0]['items'])}"
+    ]
     data = copy.deepcopy(rfi)
     data["packs"][1]["seed"] = 3
     assert _rules(con, data)["pack-contents"][0].startswith(
-        "pack 2 (afr-set seed 3, pack 2): item p2-")
+        "pack 2 (afr-set seed 3, pack 2): item p2-"
+    )
 
 
 def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
@@ -236,8 +256,10 @@ def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
     tampered = copy.deepcopy(rfi)
     tampered["packs"][1]["seed"] = 3
     for data in (rfi, tampered, rfi):
-        assert (validate_setup(con, data, products=cache).to_dict()
-                == validate_setup(con, data).to_dict())
+        assert (
+            validate_setup(con, data, products=cache).to_dict()
+            == validate_setup(con, data).to_dict()
+        )
     # afr-set built once; 4 uses: the tampered setup's packs are two seeded runs, each opened
     assert cache.misses + cache.loads == 1 and cache.hits == 3
 
@@ -281,13 +303,42 @@ def test_unknown_card_and_zone(con, rfi: dict) -> None:
     [
         ([1, 2], "setup: expected a JSON object"),
         ({"minigame": "roll-for-initiative"}, "setup.players: missing"),
-        ({"minigame": "x", "players": "5", "set": "afr", "seed": 1, "packs": [], "zones": [],
-          "rolls": {}}, "setup.players: expected int"),
-        ({"minigame": "chess", "players": 2, "set": "afr", "seed": 1, "packs": [], "zones": [],
-          "rolls": {}}, "setup.minigame: unknown minigame 'chess'"),
-        ({"minigame": "roil-royale", "players": 2, "set": "afr", "seed": 1,
-          "packs": [{"items": [{"name": "x"}]}], "zones": [], "rolls": {}},
-         r"setup.packs\[0\].items\[0\]: an item is an object with a string uid"),
+        (
+            {
+                "minigame": "x",
+                "players": "5",
+                "set": "afr",
+                "seed": 1,
+                "packs": [],
+                "zones": [],
+                "rolls": {},
+            },
+            "setup.players: expected int",
+        ),
+        (
+            {
+                "minigame": "chess",
+                "players": 2,
+                "set": "afr",
+                "seed": 1,
+                "packs": [],
+                "zones": [],
+                "rolls": {},
+            },
+            "setup.minigame: unknown minigame 'chess'",
+        ),
+        (
+            {
+                "minigame": "roil-royale",
+                "players": 2,
+                "set": "afr",
+                "seed": 1,
+                "packs": [{"items": [{"name": "x"}]}],
+                "zones": [],
+                "rolls": {},
+            },
+            r"setup.packs\[0\].items\[0\]: an item is an object with a string uid",
+        ),
     ],
 )
 def test_malformed_input_is_an_input_error(con, data, message: str) -> None:
@@ -303,7 +354,9 @@ def test_a_setup_dealt_by_hand_with_only_ids_validates(con) -> None:
         return [{"uid": i["uid"], "card_id": i["card_id"], "kind": i["kind"]} for i in items]
 
     data = {
-        "minigame": "strictly-better", "players": 4, "first_player": "player-2",
+        "minigame": "strictly-better",
+        "players": 4,
+        "first_player": "player-2",
         "packs": [{"items": slim(p["items"])} for p in full["packs"]],
         "zones": [{**z, "cards": slim(z["cards"])} for z in full["zones"]],
     }

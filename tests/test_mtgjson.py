@@ -43,7 +43,10 @@ def test_printing_counts_match_the_file(real, code):
     data = _data(code)
     expected = _ids_by_set(data.get("cards", []) + data.get("tokens", []))
     for set_code, ids in expected.items():
-        got = {r[0] for r in real.execute("SELECT id FROM cards WHERE set_code = ?", [set_code]).fetchall()}
+        got = {
+            r[0]
+            for r in real.execute("SELECT id FROM cards WHERE set_code = ?", [set_code]).fetchall()
+        }
         assert got == ids, set_code
 
 
@@ -54,13 +57,15 @@ def test_tokens_land_in_their_token_set(real, code):
     assert list(tokens) == [f"t{code.lower()}"]
     rows = real.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
-        [f"t{code.lower()}"]).fetchall()
+        [f"t{code.lower()}"],
+    ).fetchall()
     assert sum(n for _, _, n in rows) == len(tokens[f"t{code.lower()}"])
     assert {k for k, _, _ in rows} <= {"token", "emblem"} and not any(b for _, b, _ in rows)
     emblems = {t["identifiers"]["scryfallId"] for t in data["tokens"] if t["layout"] == "emblem"}
     assert sum(n for k, _, n in rows if k == "emblem") == len(emblems)
-    assert real.execute("SELECT set_type, parent_set_code FROM sets WHERE code = ?",
-                        [f"t{code.lower()}"]).fetchone() == ("token", code.lower())
+    assert real.execute(
+        "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [f"t{code.lower()}"]
+    ).fetchone() == ("token", code.lower())
 
 
 @pytest.mark.parametrize("code", [c for c in REAL_MTGJSON if c.startswith("M") and c != "MH2"])
@@ -70,10 +75,12 @@ def test_minigame_sets_are_minigames(real, code):
     ids = {t["identifiers"]["scryfallId"] for t in data["tokens"]}
     rows = real.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
-        [code.lower()]).fetchall()
+        [code.lower()],
+    ).fetchall()
     assert rows == [("minigame", False, len(ids))]
-    assert real.execute("SELECT set_type, parent_set_code FROM sets WHERE code = ?",
-                        [code.lower()]).fetchone() == ("minigame", code[1:].lower())
+    assert real.execute(
+        "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [code.lower()]
+    ).fetchone() == ("minigame", code[1:].lower())
 
 
 def test_substitute_token_set_is_not_a_minigame(mem_db):
@@ -82,7 +89,8 @@ def test_substitute_token_set_is_not_a_minigame(mem_db):
     kinds = mem_db.execute("SELECT DISTINCT kind FROM cards WHERE set_code = 'skhm'").fetchall()
     assert kinds == [("token",)]
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == len(
-        {t["identifiers"]["scryfallId"] for t in data["tokens"]})
+        {t["identifiers"]["scryfallId"] for t in data["tokens"]}
+    )
 
 
 @pytest.mark.parametrize("code", ["KHM", "ZNR", "STX", "MH2", "MAFR"])
@@ -100,7 +108,8 @@ def test_faces_are_merged_into_one_printing(real, code):
         ).fetchall()
         assert faces == [(e.get("faceName"), e.get("type")) for e in entries]
         name, layout, df, back = real.execute(
-            "SELECT name, layout, is_double_faced, magic_back FROM cards WHERE id = ?", [sid]).fetchone()
+            "SELECT name, layout, is_double_faced, magic_back FROM cards WHERE id = ?", [sid]
+        ).fetchone()
         assert name == entries[0]["name"] and layout == entries[0]["layout"]
         two_sided = layout in ("modal_dfc", "transform", "double_faced_token")
         assert df == two_sided
@@ -116,19 +125,28 @@ def test_booster_products_match_the_source(real, code):
     for name, cfg in booster.items():
         pcode = f"{code.lower()}-{'draft' if name == 'default' else name}-mtgjson"
         variants = real.execute(
-            "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index", [pcode]
+            "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
+            [pcode],
         ).fetchall()
         assert [w for (w,) in variants] == [b["weight"] for b in cfg["boosters"]]
         for i, b in enumerate(cfg["boosters"], start=1):
-            slots = real.execute("SELECT sheet_name, count FROM variant_slots WHERE product_code = ? "
-                                 "AND variant_index = ?", [pcode, i]).fetchall()
+            slots = real.execute(
+                "SELECT sheet_name, count FROM variant_slots WHERE product_code = ? "
+                "AND variant_index = ?",
+                [pcode, i],
+            ).fetchall()
             assert dict(slots) == b["contents"]
         for sname, sheet in cfg["sheets"].items():
-            total, foil = real.execute("SELECT total_weight, foil FROM sheets WHERE product_code = ? "
-                                       "AND sheet_name = ?", [pcode, sname]).fetchone()
+            total, foil = real.execute(
+                "SELECT total_weight, foil FROM sheets WHERE product_code = ? AND sheet_name = ?",
+                [pcode, sname],
+            ).fetchone()
             assert (total, foil) == (sheet["totalWeight"], sheet["foil"])
-            rows = real.execute("SELECT ref, weight, card_id FROM sheet_cards WHERE product_code = ? "
-                                "AND sheet_name = ?", [pcode, sname]).fetchall()
+            rows = real.execute(
+                "SELECT ref, weight, card_id FROM sheet_cards WHERE product_code = ? "
+                "AND sheet_name = ?",
+                [pcode, sname],
+            ).fetchall()
             assert {r: w for r, w, _ in rows} == sheet["cards"]
             for ref, _, cid in rows:
                 assert cid == uuid_to_id.get(ref)  # cards of other sets (STA) stay unresolved
@@ -137,20 +155,35 @@ def test_booster_products_match_the_source(real, code):
 def test_unresolved_references_are_reported(mem_db):
     data = _data("STX")
     own = {e["uuid"] for e in data["cards"] + data["tokens"]}
-    foreign = [u for cfg in data["booster"].values() for s in cfg["sheets"].values()
-               for u in s["cards"] if u not in own]
+    foreign = [
+        u
+        for cfg in data["booster"].values()
+        for s in cfg["sheets"].values()
+        for u in s["cards"]
+        if u not in own
+    ]
     summary = import_mtgjson(mem_db, [shared_path("mtgjson", "STX.json")])
     assert foreign and summary["unresolved"] == len(foreign)
     assert summary["resolved"] + summary["unresolved"] == summary["sheet_cards"]
     assert summary["unresolved_examples"] and all(
-        e.split()[-1] in foreign for e in summary["unresolved_examples"])
+        e.split()[-1] in foreign for e in summary["unresolved_examples"]
+    )
     stored = mem_db.execute("SELECT count(*) FROM sheet_cards WHERE card_id IS NULL").fetchone()[0]
     assert stored == len(foreign)  # kept, never dropped
 
 
 def _counts(con) -> dict[str, int]:
-    tables = ("sets", "cards", "card_faces", "mtgjson_uuids", "products", "product_variants",
-              "variant_slots", "sheets", "sheet_cards")
+    tables = (
+        "sets",
+        "cards",
+        "card_faces",
+        "mtgjson_uuids",
+        "products",
+        "product_variants",
+        "variant_slots",
+        "sheets",
+        "sheet_cards",
+    )
     return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
 
@@ -162,7 +195,9 @@ def test_reimport_is_idempotent(mem_db):
     second = import_mtgjson(mem_db, files)
     assert first == second and _counts(mem_db) == before
     assert mem_db.execute("SELECT * FROM cards ORDER BY id").fetchall() == snapshot
-    assert mem_db.execute("SELECT status, count(*) FROM sync_runs GROUP BY 1").fetchall() == [("ok", 2)]
+    assert mem_db.execute("SELECT status, count(*) FROM sync_runs GROUP BY 1").fetchall() == [
+        ("ok", 2)
+    ]
 
 
 def test_scryfall_values_win(mem_db, tmp_path):
@@ -173,10 +208,13 @@ def test_scryfall_values_win(mem_db, tmp_path):
     mem_db.execute("UPDATE cards SET name = 'from scryfall' WHERE id = ?", [card["id"]])
     set_before = mem_db.execute("SELECT * FROM sets WHERE code = 'mh2'").fetchall()
     import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
-    assert mem_db.execute("SELECT name, source FROM cards WHERE id = ?", [card["id"]]).fetchone() == (
-        "from scryfall", "scryfall")
+    assert mem_db.execute(
+        "SELECT name, source FROM cards WHERE id = ?", [card["id"]]
+    ).fetchone() == ("from scryfall", "scryfall")
     assert mem_db.execute("SELECT * FROM sets WHERE code = 'mh2'").fetchall() == set_before
-    assert mem_db.execute("SELECT count(*) FROM cards WHERE id = ?", [card["id"]]).fetchone()[0] == 1
+    assert (
+        mem_db.execute("SELECT count(*) FROM cards WHERE id = ?", [card["id"]]).fetchone()[0] == 1
+    )
 
 
 def test_scryfall_after_mtgjson_replaces_the_row(mem_db, tmp_path):
@@ -190,7 +228,9 @@ def test_scryfall_after_mtgjson_replaces_the_row(mem_db, tmp_path):
     import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
     n = mem_db.execute("SELECT count(*) FROM cards").fetchone()[0]
     mtgjson_row = mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone()
-    assert mtgjson_row != scryfall_row  # source, and e.g. MTGJSON's curly apostrophe in the type line
+    assert (
+        mtgjson_row != scryfall_row
+    )  # source, and e.g. MTGJSON's curly apostrophe in the type line
     sync_file(mem_db, single, cache=tmp_path / "b")
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == n  # still one row
     assert mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone() == scryfall_row
@@ -203,13 +243,16 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "not an MTGJSON v5 file"),
-    ('{"meta": {}, "data": [1]}', "not an MTGJSON v5 file"),
-    ('{"meta": {}, "data": {"name": "x"}}', "no 'code'"),
-    ('{"meta": {}, "data": {"code": "X", "cards": [{"name": "a"}]}}', r"cards\[0\] lacks uuid"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not an MTGJSON v5 file"),
+        ('{"meta": {}, "data": [1]}', "not an MTGJSON v5 file"),
+        ('{"meta": {}, "data": {"name": "x"}}', "no 'code'"),
+        ('{"meta": {}, "data": {"code": "X", "cards": [{"name": "a"}]}}', r"cards\[0\] lacks uuid"),
+    ],
+)
 def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
     bad = _write(tmp_path / "bad.json", content)
     good = shared_path("mtgjson", "MAFR.json")
@@ -220,11 +263,15 @@ def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
     assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize("parts", [("boosters", "sealed_basic_data.json"),
-                                   ("cards", "one.unique-cards.json")])
+@pytest.mark.parametrize(
+    "parts", [("boosters", "sealed_basic_data.json"), ("cards", "one.unique-cards.json")]
+)
 def test_a_json_list_points_to_sync_file_and_import_collation(mem_db, parts):
-    with pytest.raises(InputError, match=r"a JSON list, not an MTGJSON v5 file .*"
-                       r"`boosterkit sync --file`.*`boosterkit import collation`$"):
+    with pytest.raises(
+        InputError,
+        match=r"a JSON list, not an MTGJSON v5 file .*"
+        r"`boosterkit sync --file`.*`boosterkit import collation`$",
+    ):
         import_mtgjson(mem_db, [shared_path(*parts)])
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
@@ -264,8 +311,11 @@ def test_all_printings_streams_and_filters(tmp_path):
 def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
     allp = _all_printings(tmp_path, ["AFR", "MAFR", "KHM"])
     con = db.connect(":memory:")
-    with pytest.raises(InputError, match=r"^sets: ZZZ not in .*AllPrintings\.json\.gz "
-                       r"\(sets there: AFR, KHM, MAFR\)$") as err:
+    with pytest.raises(
+        InputError,
+        match=r"^sets: ZZZ not in .*AllPrintings\.json\.gz "
+        r"\(sets there: AFR, KHM, MAFR\)$",
+    ) as err:
         import_mtgjson(con, [allp], sets=["afr", "zzz"])  # afr is there: a typo must not pass
     assert err.value.field == "sets"
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 0  # nothing half-written
@@ -273,18 +323,37 @@ def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
     with pytest.raises(InputError, match=r"^sets: KHM not in .*AFR\.json \(sets there: AFR\)$"):
         import_mtgjson(con, [set_file], sets=["KHM"])
     proc = subprocess.run(
-        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
-         "import", "mtgjson", str(allp), "--set", "afr", "--set", "zzz"],
-        capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "boosterkit.cli",
+            "--db",
+            str(tmp_path / "cli.duckdb"),
+            "import",
+            "mtgjson",
+            str(allp),
+            "--set",
+            "afr",
+            "--set",
+            "zzz",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
-    assert proc.stderr.startswith("boosterkit: error: --set ZZZ not in ") and proc.stderr.count("\n") == 1
+    assert (
+        proc.stderr.startswith("boosterkit: error: --set ZZZ not in ")
+        and proc.stderr.count("\n") == 1
+    )
 
 
 def test_cached_files_replay_on_rebuild(db_file, tmp_path):
     cache = tmp_path / "cache"
     con = db.connect(db_file)
-    import_mtgjson(con, [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")],
-                   cache=cache)
+    import_mtgjson(
+        con, [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")], cache=cache
+    )
     before = _counts(con)
     files = con.execute("SELECT cache_files FROM sync_runs WHERE source = 'mtgjson'").fetchone()[0]
     assert len(files) == 2 and all((cache / f).exists() for f in files)
@@ -296,8 +365,21 @@ def test_cached_files_replay_on_rebuild(db_file, tmp_path):
 def test_cli_json_equals_library(tmp_path):
     files = [str(shared_path("mtgjson", "MAFR.json")), str(shared_path("mtgjson", "MKHM.json"))]
     proc = subprocess.run(
-        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
-         "import", "mtgjson", *files, "--json"], capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "boosterkit.cli",
+            "--db",
+            str(tmp_path / "cli.duckdb"),
+            "import",
+            "mtgjson",
+            *files,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "10 minigame cards" in proc.stderr
     con = db.connect(":memory:")
@@ -307,7 +389,19 @@ def test_cli_json_equals_library(tmp_path):
 def test_cli_bad_file_is_one_line_exit_2(tmp_path):
     bad = _write(tmp_path / "x.json", "[]")
     proc = subprocess.run(
-        [sys.executable, "-m", "boosterkit.cli", "--db", str(tmp_path / "cli.duckdb"),
-         "import", "mtgjson", str(bad)], capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "boosterkit.cli",
+            "--db",
+            str(tmp_path / "cli.duckdb"),
+            "import",
+            "mtgjson",
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("boosterkit: error: ") and proc.stderr.count("\n") == 1

@@ -107,8 +107,15 @@ def _brute(weights, n):
 def test_class_programme_equals_enumeration() -> None:
     weights = (5, 5, 3, 2, 2, 1, 1)
     cards = tuple(_card(str(i), "rare" if w < 3 else "common") for i, w in enumerate(weights))
-    product = ProductDef("x", "tst", "x", "draft", "generic", (VariantDef(1, 1, (("s", 3),)),),
-                         {"s": SheetDef("s", cards, weights)})
+    product = ProductDef(
+        "x",
+        "tst",
+        "x",
+        "draft",
+        "generic",
+        (VariantDef(1, 1, (("s", 3),)),),
+        {"s": SheetDef("s", cards, weights)},
+    )
     sheet = compile_product(product).sheets[0]
     groups = [("rare" if w < 3 else "common", False) for w in weights]
     got = sheet_odds(sheet, 3, groups)
@@ -125,16 +132,41 @@ def test_class_programme_equals_enumeration() -> None:
 def test_balanced_sheet_equals_enumeration() -> None:
     """Two colours seeded, then n - 2 draws by the corrected weights from the cards left:
     every (seed pair, order of later draws) enumerated."""
-    def mono(name, colour, cost=1.0):
-        return CardInfo(f"id-{name}", name, "tst", name, "common", "card", True, "Creature",
-                        (colour,) if colour else (), cost)
 
-    cards = (mono("w1", "W"), mono("w2", "W"), mono("u1", "U"), mono("u2", "U"), mono("u3", "U"),
-             mono("x1", None), mono("x2", None))
+    def mono(name, colour, cost=1.0):
+        return CardInfo(
+            f"id-{name}",
+            name,
+            "tst",
+            name,
+            "common",
+            "card",
+            True,
+            "Creature",
+            (colour,) if colour else (),
+            cost,
+        )
+
+    cards = (
+        mono("w1", "W"),
+        mono("w2", "W"),
+        mono("u1", "U"),
+        mono("u2", "U"),
+        mono("u3", "U"),
+        mono("x1", None),
+        mono("x2", None),
+    )
     weights = (1, 2, 1, 1, 3, 2, 1)
     for n in (3, 4):
-        product = ProductDef("x", "tst", "x", "draft", "generic", (VariantDef(1, 1, (("s", n),)),),
-                             {"s": SheetDef("s", cards, weights, balance_colors=True)})
+        product = ProductDef(
+            "x",
+            "tst",
+            "x",
+            "draft",
+            "generic",
+            (VariantDef(1, 1, (("s", n),)),),
+            {"s": SheetDef("s", cards, weights, balance_colors=True)},
+        )
         sheet = compile_product(product).sheets[0]
         got = sheet_odds(sheet, n, [("common", False)] * len(cards))
         cw = sheet.corrected[n][0].tolist()
@@ -211,12 +243,15 @@ def test_cli_table_csv_parquet(capsys, real_db: Path, tmp_path: Path) -> None:
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("set,product,per,level,group,foil,expected,chance")
     target = tmp_path / "odds.parquet"
-    code, _, _ = run(capsys, "--db", str(real_db), "odds", "afr", "-f", "parquet", "-o", str(target))
+    code, _, _ = run(
+        capsys, "--db", str(real_db), "odds", "afr", "-f", "parquet", "-o", str(target)
+    )
     frame = pl.read_parquet(target)
     lib = odds("afr", db=real_db)
     assert code == 0 and frame.height == len(lib["groups"]) + len(lib["cards"])
     assert frame.filter(pl.col("level") == "group")["chance"].to_list() == [
-        g["chance"] for g in lib["groups"]]
+        g["chance"] for g in lib["groups"]
+    ]
 
 
 def test_box_sizes_file(tmp_path: Path) -> None:
@@ -242,7 +277,9 @@ def test_bad_input(capsys, real_db: Path) -> None:
     code, out, err = run(capsys, "--db", str(real_db), "odds", "afr", "--per", "crate")
     assert code == 2 and out == ""
     code, _, err = run(capsys, "--db", str(real_db), "odds", "zzz")
-    assert code == 1 and err.startswith("boosterkit: error: set 'zzz'") and len(err.splitlines()) == 1
+    assert (
+        code == 1 and err.startswith("boosterkit: error: set 'zzz'") and len(err.splitlines()) == 1
+    )
 
 
 def test_programme_too_large_falls_back_to_an_approximation(monkeypatch) -> None:

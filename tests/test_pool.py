@@ -42,8 +42,14 @@ def test_pool_cards_are_counted_and_sorted(real_db: Path) -> None:
     assert sum(e["count"] for e in pool["cards"]) == len(magic) == 6 * 15
     others = [i for p in pool["packs"] for i in p["items"] if i["kind"] != "card"]
     assert sum(o["count"] for o in pool["others"]) == len(others)
-    keys = [(SECTIONS.index(e["section"]), TYPES.index(e["type"]) if e["type"] in TYPES else 9,
-             e["mana_value"]) for e in pool["cards"]]
+    keys = [
+        (
+            SECTIONS.index(e["section"]),
+            TYPES.index(e["type"]) if e["type"] in TYPES else 9,
+            e["mana_value"],
+        )
+        for e in pool["cards"]
+    ]
     assert keys == sorted(keys)
     white = [e for e in pool["cards"] if e["section"] == "White"]
     assert white and all(e["colors"] == ["W"] and "Land" not in e["type_line"] for e in white)
@@ -65,7 +71,10 @@ def test_decklist_imports_as_a_sideboard(real_db: Path) -> None:
 
 def test_deck_names_follow_arena() -> None:
     assert deck_name("Fire // Ice", "split") == "Fire // Ice"
-    assert deck_name("Valki, God of Lies // Tibalt, Cosmic Impostor", "modal_dfc") == "Valki, God of Lies"
+    assert (
+        deck_name("Valki, God of Lies // Tibalt, Cosmic Impostor", "modal_dfc")
+        == "Valki, God of Lies"
+    )
     assert deck_name("Bonecrusher Giant // Stomp", "adventure") == "Bonecrusher Giant"
     assert deck_name("Lolth, Spider Queen", "normal") == "Lolth, Spider Queen"
 
@@ -81,7 +90,9 @@ def test_double_faced_cards_import_by_front_name(real_db: Path) -> None:
         assert f" {front} (ZNR) {e['collector_number']}" in text and e["name"] not in text
 
 
-def test_cli_json_equals_library_and_files_per_player(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_cli_json_equals_library_and_files_per_player(
+    capsys, real_db: Path, tmp_path: Path
+) -> None:
     args = ["--db", str(real_db), "pool", "afr", "--players", "3", "--packs", "3", "--seed", "4"]
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0 and json.loads(out) == open_pools("afr", 3, 3, seed=4, db=real_db)

@@ -43,22 +43,33 @@ def _minigame_share(product) -> Fraction:
     """The share of ALL packs whose token/ad slot is a minigame, from the compiled weights."""
     total = sum(v.weight for v in product.variants)
     slot = next(e for e in product.extras if e.name == "token_ad")
-    with_slot = sum(v.weight for v in product.variants
-                    if not {s for s, c in v.slots if c} & set(slot.unless_sheets))
+    with_slot = sum(
+        v.weight
+        for v in product.variants
+        if not {s for s, c in v.slots if c} & set(slot.unless_sheets)
+    )
     mg = sum(o.weight for o in slot.options if o.kind == "minigame")
     return Fraction(with_slot, total) * Fraction(mg, sum(o.weight for o in slot.options))
 
 
 def test_precedence_and_defaults(real):
     products = {p["code"]: p for p in list_products(real, "AFR")}
-    assert {"afr-draft", "afr-set", "afr-collector", "afr-draft-mtgjson", "afr-arena-mtgjson"} <= set(products)
+    assert {
+        "afr-draft",
+        "afr-set",
+        "afr-collector",
+        "afr-draft-mtgjson",
+        "afr-arena-mtgjson",
+    } <= set(products)
     assert products["afr-draft"]["default"] and not products["afr-draft-mtgjson"]["default"]
     assert products["afr-arena"]["default"] and not products["afr-arena-mtgjson"]["default"]
     assert products["afr-theme-b"]["default"]  # shortest code among the theme boosters
     defaults = Counter(p["kind"] for p in products.values() if p["default"])
     assert set(defaults.values()) == {1}
     assert [c for c, p in products.items() if p["default_for_set"]] == ["afr-draft"]
-    assert not any(p["source"] == "generic" for p in products.values())  # real data covers draft and set
+    assert not any(
+        p["source"] == "generic" for p in products.values()
+    )  # real data covers draft and set
 
 
 def test_english_edition_is_the_default_before_a_regional_one(real):
@@ -74,7 +85,9 @@ def test_resolve_by_kind_code_and_default(real):
     assert resolve_product(real, "afr").code == "afr-draft"
     assert resolve_product(real, "afr", "set").code == "afr-set"
     assert resolve_product(real, "AFR", "afr-draft-mtgjson").source == "mtgjson"
-    with pytest.raises(NotFoundError, match=r"no product 'booster-box'.*afr-set \(set, sealed-data\)"):
+    with pytest.raises(
+        NotFoundError, match=r"no product 'booster-box'.*afr-set \(set, sealed-data\)"
+    ):
         resolve_product(real, "afr", "booster-box")
     with pytest.raises(NotFoundError, match="set 'zzz9': not in the database.*afr"):
         resolve_product(real, "zzz9")
@@ -91,13 +104,21 @@ def test_sheets_carry_card_facts_and_unresolved_references(real):
     source = next(x for x in export if x["code"] == "afr-set")["sheets"]["rare_mythic"]["cards"]
     assert all(c.resolved and c.rarity in ("rare", "mythic") and c.set == "afr" for c in rare.cards)
     assert {f"{c.set}:{c.collector_number}": w for c, w in zip(rare.cards, rare.weights)} == source
-    row = real.execute("SELECT name, type_line, mana_value FROM cards WHERE id = ?",
-                       [rare.cards[0].card_id]).fetchone()
+    row = real.execute(
+        "SELECT name, type_line, mana_value FROM cards WHERE id = ?", [rare.cards[0].card_id]
+    ).fetchone()
     assert (rare.cards[0].name, rare.cards[0].type_line, rare.cards[0].mana_value) == row
     the_list = p.sheets["the_list"]  # plist cards are not in the database
     assert len(the_list.cards) == 300
-    assert all(not c.resolved and c.card_id is None and c.set == "plist" and c.magic_back
-               and c.kind == "card" and c.collector_number for c in the_list.cards)
+    assert all(
+        not c.resolved
+        and c.card_id is None
+        and c.set == "plist"
+        and c.magic_back
+        and c.kind == "card"
+        and c.collector_number
+        for c in the_list.cards
+    )
 
 
 def test_set_booster_extras(real):
@@ -108,9 +129,13 @@ def test_set_booster_extras(real):
     assert art.options[0].gold_stamped_per_mille == 50
     assert token_ad.unless_sheets == ("the_list",)
     kinds = {o.kind: o for o in token_ad.options}
-    assert len(kinds["minigame"].cards) == 5 and all(c.kind == "minigame" for c in kinds["minigame"].cards)
-    assert len(kinds["token"].cards) == real.execute(
-        "SELECT count(*) FROM cards WHERE set_code = 'tafr'").fetchone()[0]
+    assert len(kinds["minigame"].cards) == 5 and all(
+        c.kind == "minigame" for c in kinds["minigame"].cards
+    )
+    assert (
+        len(kinds["token"].cards)
+        == real.execute("SELECT count(*) FROM cards WHERE set_code = 'tafr'").fetchone()[0]
+    )
     assert _minigame_share(p) == Fraction(5, 100)  # of ALL packs (settings.minigame_share)
 
 
@@ -135,8 +160,12 @@ def test_listing_says_which_sync_fills_missing_extras(real):
     assert "boosterkit sync afr (brings aafr)" in p["fill"]
     assert p["missing_extra_sets"] == ["aafr"]
     assert p["unresolved"] == 300 and p["unresolved_sets"] == {"plist": 300}
-    assert len(p["variants"]) == real.execute(
-        "SELECT count(*) FROM product_variants WHERE product_code = 'afr-set'").fetchone()[0]
+    assert (
+        len(p["variants"])
+        == real.execute(
+            "SELECT count(*) FROM product_variants WHERE product_code = 'afr-set'"
+        ).fetchone()[0]
+    )
     total = sum(v["weight"] for v in p["variants"])
     assert all(v["percent"] == round(100 * v["weight"] / total, 4) for v in p["variants"])
     assert abs(sum(v["percent"] for v in p["variants"]) - 100) < 1e-3  # 24 roundings of ≤ 5e-5
@@ -145,14 +174,24 @@ def test_listing_says_which_sync_fills_missing_extras(real):
 def test_generic_products_for_a_set_without_collation(one_db):
     cards = json.loads(shared_path("cards", "one.unique-cards.json").read_text())
     products = {p["code"]: p for p in list_products(one_db, "one")}
-    assert set(products) == {"one-draft-generic", "one-set-generic"}  # released 2023: no play booster
+    assert set(products) == {
+        "one-draft-generic",
+        "one-set-generic",
+    }  # released 2023: no play booster
     assert all(p["source"] == "generic" for p in products.values())
     draft = resolve_product(one_db, "one")
     assert draft.code == "one-draft-generic" and draft.variants[0].slots == (
-        ("common", 10), ("uncommon", 3), ("rare_mythic", 1), ("basic", 1))
+        ("common", 10),
+        ("uncommon", 3),
+        ("rare_mythic", 1),
+        ("basic", 1),
+    )
     in_booster = [c for c in cards if c["booster"] and "Basic" not in c["type_line"]]
-    for sheet, rarities in (("common", {"common"}), ("uncommon", {"uncommon"}),
-                            ("rare_mythic", {"rare", "mythic"})):
+    for sheet, rarities in (
+        ("common", {"common"}),
+        ("uncommon", {"uncommon"}),
+        ("rare_mythic", {"rare", "mythic"}),
+    ):
         expect = {c["id"] for c in in_booster if c["rarity"] in rarities}
         assert {c.card_id for c in draft.sheets[sheet].cards} == expect
     rm = draft.sheets["rare_mythic"]
@@ -171,8 +210,11 @@ def test_generic_set_booster_shares(one_db):
     for c, w in zip(wc.cards, wc.weights):
         by_rarity["rm" if c.rarity in ("rare", "mythic") else c.rarity] += w
     total = sum(by_rarity.values())
-    assert (Fraction(by_rarity["common"], total), Fraction(by_rarity["uncommon"], total),
-            Fraction(by_rarity["rm"], total)) == (Fraction(700, 1000), Fraction(175, 1000), Fraction(125, 1000))
+    assert (
+        Fraction(by_rarity["common"], total),
+        Fraction(by_rarity["uncommon"], total),
+        Fraction(by_rarity["rm"], total),
+    ) == (Fraction(700, 1000), Fraction(175, 1000), Fraction(125, 1000))
     assert p.sheets["foil"].foil and p.sheets["foil_basic"].foil
     weights = Counter()
     for v in p.variants:
@@ -191,9 +233,15 @@ def test_fill_hints_one_line_per_sync_command(one_db):
     assert products["one-draft-generic"]["fill"] == ["boosterkit sync one (brings tone)"]
 
 
-@pytest.mark.parametrize("released, kinds", [
-    ("2019-01-25", {"draft"}), ("2021-07-23", {"draft", "set"}), ("2024-08-02", {"play"}), (None, {"draft"}),
-])
+@pytest.mark.parametrize(
+    "released, kinds",
+    [
+        ("2019-01-25", {"draft"}),
+        ("2021-07-23", {"draft", "set"}),
+        ("2024-08-02", {"play"}),
+        (None, {"draft"}),
+    ],
+)
 def test_generic_eras(released, kinds):
     import datetime as dt
 
@@ -208,42 +256,80 @@ def test_nonmagic_rules_by_kind_and_era():
     assert rules.rule_for("set", dt.date(2021, 7, 23)).name == "set-booster-2020-2023"
     assert rules.rule_for("draft", dt.date(2021, 7, 23)).name == "draft-booster-since-bfz"
     assert rules.rule_for("play", dt.date(2024, 8, 2)).name == "play-booster-mkm-to-fdn"
-    kinds = {d: [o.kind for o in rules.rule_for("play", d).slots[0].options]
-             for d in (dt.date(2024, 2, 9), dt.date(2025, 2, 14), dt.date(2025, 8, 1))}
-    assert kinds == {dt.date(2024, 2, 9): ["token", "art_card", "ad"],  # WPN
-                     dt.date(2025, 2, 14): ["token", "art_card"],  # no ads from DFT (mtgrocks)
-                     dt.date(2025, 8, 1): ["token"]}  # no ads or art cards from EOE (Wizards)
+    kinds = {
+        d: [o.kind for o in rules.rule_for("play", d).slots[0].options]
+        for d in (dt.date(2024, 2, 9), dt.date(2025, 2, 14), dt.date(2025, 8, 1))
+    }
+    assert kinds == {
+        dt.date(2024, 2, 9): ["token", "art_card", "ad"],  # WPN
+        dt.date(2025, 2, 14): ["token", "art_card"],  # no ads from DFT (mtgrocks)
+        dt.date(2025, 8, 1): ["token"],
+    }  # no ads or art cards from EOE (Wizards)
     assert rules.rule_for("collector", dt.date(2021, 7, 23)).slots == ()
     assert rules.rule_for("arena", dt.date(2021, 7, 23)) is None
 
 
 def test_minigame_share_setting(tmp_path):
-    text = (ex.BOOSTERS_DIR / "nonmagic.yaml").read_text().replace(
-        "minigame_share: all_packs", "minigame_share: token_ad_slot")
+    text = (
+        (ex.BOOSTERS_DIR / "nonmagic.yaml")
+        .read_text()
+        .replace("minigame_share: all_packs", "minigame_share: token_ad_slot")
+    )
     alt = tmp_path / "nonmagic.yaml"
     alt.write_text(text)
     rule = ex.load_nonmagic(alt).rule_for("set", __import__("datetime").date(2021, 7, 23))
     variants = [(3, (("common", 1),)), (1, (("common", 1), ("the_list", 1)))]
-    slots = ex.compile_extras(rule, "afr", variants, {"common": {"afr"}, "the_list": {"plist"}},
-                              {}, set(), "token_ad_slot")
+    slots = ex.compile_extras(
+        rule,
+        "afr",
+        variants,
+        {"common": {"afr"}, "the_list": {"plist"}},
+        {},
+        set(),
+        "token_ad_slot",
+    )
     opts = slots[1].options
     assert Fraction(opts[0].weight, sum(o.weight for o in opts)) == Fraction(5, 100)
-    slots = ex.compile_extras(rule, "afr", variants, {"common": {"afr"}, "the_list": {"plist"}},
-                              {}, set(), "all_packs")
+    slots = ex.compile_extras(
+        rule, "afr", variants, {"common": {"afr"}, "the_list": {"plist"}}, {}, set(), "all_packs"
+    )
     opts = slots[1].options
     assert Fraction(opts[0].weight, sum(o.weight for o in opts)) == Fraction(5, 75)
 
 
-@pytest.mark.parametrize("loader, name, old, new, message", [
-    (ex.load_nonmagic, "nonmagic.yaml", "gold_stamped_percent: 5}", "gold_stamp_percent: 5}",
-     "unknown key 'gold_stamp_percent'"),
-    (ex.load_nonmagic, "nonmagic.yaml", "minigame_share: all_packs", "minigame_share: half",
-     "minigame_share: 'half' is not one of"),
-    (gen.load_generic, "generic.yaml", "balance_colors: true}", "balance_colour: true}",
-     "unknown key 'balance_colour'"),
-    (gen.load_generic, "generic.yaml", "rare_mythic: 1, basic: 1}", "rare_mythic: 1, basics: 1}",
-     "unknown key 'basics'"),
-])
+@pytest.mark.parametrize(
+    "loader, name, old, new, message",
+    [
+        (
+            ex.load_nonmagic,
+            "nonmagic.yaml",
+            "gold_stamped_percent: 5}",
+            "gold_stamp_percent: 5}",
+            "unknown key 'gold_stamp_percent'",
+        ),
+        (
+            ex.load_nonmagic,
+            "nonmagic.yaml",
+            "minigame_share: all_packs",
+            "minigame_share: half",
+            "minigame_share: 'half' is not one of",
+        ),
+        (
+            gen.load_generic,
+            "generic.yaml",
+            "balance_colors: true}",
+            "balance_colour: true}",
+            "unknown key 'balance_colour'",
+        ),
+        (
+            gen.load_generic,
+            "generic.yaml",
+            "rare_mythic: 1, basic: 1}",
+            "rare_mythic: 1, basics: 1}",
+            "unknown key 'basics'",
+        ),
+    ],
+)
 def test_unknown_keys_fail_with_file_and_key(tmp_path, loader, name, old, new, message):
     text = (ex.BOOSTERS_DIR / name).read_text()
     assert old in text
@@ -257,16 +343,26 @@ def test_unknown_keys_fail_with_file_and_key(tmp_path, loader, name, old, new, m
 def test_cli_json_equals_library(real_db, real):
     proc = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "afr", "--json"],
-        capture_output=True, text=True, check=False)
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     listed = json.loads(proc.stdout)
     assert listed == json.loads(json.dumps(list_products(real, "afr")))
-    assert listed and all({"code", "set_code", "kind", "source"} <= set(p) and p["set_code"] == "afr"
-                          for p in listed)
+    assert listed and all(
+        {"code", "set_code", "kind", "source"} <= set(p) and p["set_code"] == "afr" for p in listed
+    )
     text = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "afr"],
-        capture_output=True, text=True, check=True).stdout
-    assert "afr-set  [set, sealed-data, default]" in text and "fill with: boosterkit sync afr (brings aafr)" in text
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert (
+        "afr-set  [set, sealed-data, default]" in text
+        and "fill with: boosterkit sync afr (brings aafr)" in text
+    )
 
 
 def test_cli_set_without_products_says_so(tmp_path):
@@ -280,7 +376,12 @@ def test_cli_set_without_products_says_so(tmp_path):
     text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
     assert text.startswith("wot: no products: none of its 63 cards is marked for boosters")
     assert len(text.strip().splitlines()) == 1
-    assert json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout) == []
+    assert (
+        json.loads(
+            subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout
+        )
+        == []
+    )
 
 
 def test_a_known_set_without_cards_names_the_sync(tmp_path):
@@ -292,20 +393,27 @@ def test_a_known_set_without_cards_names_the_sync(tmp_path):
     with db.connect(path) as con:
         sync_file(con, shared_path("sets", "sets.json"), cache=tmp_path / "cache")
     run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path)]
-    text = subprocess.run([*run, "products", "WOE"], capture_output=True, text=True, check=True).stdout
-    assert text.strip() == ("woe: no products: no cards of it are loaded yet; "
-                            "run `boosterkit sync woe`")
+    text = subprocess.run(
+        [*run, "products", "WOE"], capture_output=True, text=True, check=True
+    ).stdout
+    assert text.strip() == (
+        "woe: no products: no cards of it are loaded yet; run `boosterkit sync woe`"
+    )
     opened = subprocess.run([*run, "open", "woe"], capture_output=True, text=True)
     assert opened.returncode != 0 and opened.stdout == ""
     assert opened.stderr.strip().splitlines() == [
         "boosterkit: error: set 'woe' has no booster products: no cards of it are loaded yet; "
-        "run `boosterkit sync woe`"]
+        "run `boosterkit sync woe`"
+    ]
 
 
 def test_cli_unknown_set(real_db):
     proc = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "products", "nope"],
-        capture_output=True, text=True, check=False)
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 1 and proc.stderr.startswith("boosterkit: error: set 'nope'")
 
 
@@ -316,7 +424,9 @@ def test_minigame_dropped_only_when_the_set_list_proves_it_absent():
     rule = rules.rule_for("set", dt.date(2023, 2, 10))
     variants = [(1, (("common", 1),))]
     kept = ex.compile_extras(rule, "one", variants, {"common": {"one"}}, {}, set(), "all_packs")
-    dropped = ex.compile_extras(rule, "one", variants, {"common": {"one"}}, {}, {"mone"}, "all_packs")
+    dropped = ex.compile_extras(
+        rule, "one", variants, {"common": {"one"}}, {}, {"mone"}, "all_packs"
+    )
     assert [o.kind for o in kept[1].options] == ["minigame", "token", "ad"]
     assert [o.kind for o in dropped[1].options] == ["token", "ad"]
     assert [o.weight for o in dropped[1].options] == [9, 1]
@@ -328,8 +438,9 @@ def test_no_minigame_for_sets_that_had_none(set_code):
     import datetime as dt
 
     rule = ex.load_nonmagic().rule_for("set", dt.date(2023, 11, 17))
-    slots = ex.compile_extras(rule, set_code, [(1, (("common", 1),))], {"common": {set_code}}, {},
-                              set(), "all_packs")
+    slots = ex.compile_extras(
+        rule, set_code, [(1, (("common", 1),))], {"common": {set_code}}, {}, set(), "all_packs"
+    )
     assert [o.kind for o in slots[1].options] == ["token", "ad"]
 
 

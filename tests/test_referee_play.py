@@ -88,10 +88,28 @@ def tamper(game: str, setup: dict, moves: list[dict], con: Any) -> tuple[int, di
     return None
 
 
-def round_trip(con: Any, tmp_path: Path, game: str, players: int, set_code: str, games: int,
-               policy: str, tamper_every: int, product: str | None = None) -> dict:
-    stats = simulate(con, game, players, set_code, product, seed=20261130, games=games,
-                     policy=policy, log_dir=tmp_path)
+def round_trip(
+    con: Any,
+    tmp_path: Path,
+    game: str,
+    players: int,
+    set_code: str,
+    games: int,
+    policy: str,
+    tamper_every: int,
+    product: str | None = None,
+) -> dict:
+    stats = simulate(
+        con,
+        game,
+        players,
+        set_code,
+        product,
+        seed=20261130,
+        games=games,
+        policy=policy,
+        log_dir=tmp_path,
+    )
     played = logged_games(tmp_path)
     con = CardStats(con)  # Base Race's toughness, read once per set for the replays
     failures = stats["setup_failures"]
@@ -110,7 +128,7 @@ def round_trip(con: Any, tmp_path: Path, game: str, players: int, set_code: str,
             bad = tamper(game, setup, moves, con)
             if bad:
                 k, move, rule = bad
-                v = replay(setup, [*moves[:k], move, *moves[k + 1:]], con).violation
+                v = replay(setup, [*moves[:k], move, *moves[k + 1 :]], con).violation
                 assert (v.move, v.rule) == (k + 1, rule), (v, bad)
                 tampered += 1
     assert tampered >= stats["dealt"] // tamper_every // 2
@@ -126,7 +144,9 @@ def test_simulate_logs_replay_to_the_same_result(con, tmp_path, game, players, s
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "players", "set_code"), TABLES)
-def test_a_thousand_games_replay_and_tampered_logs_fail(con, tmp_path, game, players, set_code) -> None:
+def test_a_thousand_games_replay_and_tampered_logs_fail(
+    con, tmp_path, game, players, set_code
+) -> None:
     stats = round_trip(con, tmp_path, game, players, set_code, 1000, "random", 25, ALL_DEALT)
     assert stats["dealt"] == 1000
     if game == "base-race":  # a symmetric game under a random policy and a random first player
@@ -145,7 +165,10 @@ def test_simulate_is_deterministic_and_reports_statistics(con, tmp_path) -> None
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert a["finished"] == 30 and abs(sum(a["win_share"].values()) - 1) < 1e-3
     t = a["turns"]
-    assert t["min"] <= t["p10"] <= t["p50"] <= t["p90"] <= t["max"] and t["min"] <= t["mean"] <= t["max"]
+    assert (
+        t["min"] <= t["p10"] <= t["p50"] <= t["p90"] <= t["max"]
+        and t["min"] <= t["mean"] <= t["max"]
+    )
     assert set(a["ended_by"]) <= {"mimics-uncovered", "finder-decided"}
     assert simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=6, games=30) != a
 
@@ -157,9 +180,9 @@ def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
     s = new_game(setup)
     assert dict(zip(s.table.players, s.dice)) == setup["rolls"]
     assert s.table.players[s.to_move] == setup["first_player"]
-    assert sum(len(h) for h in s.hands) == sum(len(z["cards"]) for z in setup["zones"]
-                                               if z["kind"] == "hand")
-
+    assert sum(len(h) for h in s.hands) == sum(
+        len(z["cards"]) for z in setup["zones"] if z["kind"] == "hand"
+    )
 
 
 def test_base_race_board_is_the_dealt_random_arrangement(con) -> None:
@@ -182,7 +205,9 @@ def test_base_race_board_is_the_dealt_random_arrangement(con) -> None:
                     land_cells.add((p, k))
     assert len(land_cells) > 2  # not always the first cell: the board follows the deal
 
+
 # --- the CLI -------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
@@ -190,18 +215,43 @@ def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
     out = {}
     for game, players, set_code in TABLES:
         folder = tmp_path_factory.mktemp(game)
-        result = CliRunner().invoke(cli_app, [
-            "--db", str(real_db), "simulate", game, "--players", str(players), "--set", set_code,
-            "--product", ALL_DEALT, "--seed", "9", "--games", "4", "--log", str(folder)])
+        result = CliRunner().invoke(
+            cli_app,
+            [
+                "--db",
+                str(real_db),
+                "simulate",
+                game,
+                "--players",
+                str(players),
+                "--set",
+                set_code,
+                "--product",
+                ALL_DEALT,
+                "--seed",
+                "9",
+                "--games",
+                "4",
+                "--log",
+                str(folder),
+            ],
+        )
         assert result.exit_code == 0, result.output
         out[game] = folder
     return out
 
 
 @pytest.mark.parametrize("game", list(GAMES))
-def test_play_json_equals_the_library_and_text_ends_with_the_result(capsys, con, real_db, logs, game) -> None:
-    setup_file, moves_file = logs[game] / "game-0001.setup.json", logs[game] / "game-0001.moves.jsonl"
-    code, out, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(moves_file), "--json")
+def test_play_json_equals_the_library_and_text_ends_with_the_result(
+    capsys, con, real_db, logs, game
+) -> None:
+    setup_file, moves_file = (
+        logs[game] / "game-0001.setup.json",
+        logs[game] / "game-0001.moves.jsonl",
+    )
+    code, out, err = run(
+        capsys, "--db", str(real_db), "play", str(setup_file), str(moves_file), "--json"
+    )
     rep = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
     assert code == 0 and err == "" and out == to_json(rep.to_dict()) + "\n"
     assert rep.complete and json.loads(out)["result"]["finished"] is True
@@ -217,7 +267,7 @@ def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
     moves = read_moves((folder / "game-0002.moves.jsonl").read_text())
     k, move, rule = tamper("base-race", setup, moves, con)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("".join(json.dumps(m) + "\n" for m in [*moves[:k], move, *moves[k + 1:]]))
+    bad.write_text("".join(json.dumps(m) + "\n" for m in [*moves[:k], move, *moves[k + 1 :]]))
     code, out, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(bad))
     last = out.splitlines()[-1]
     assert code == 1 and err == ""
@@ -231,7 +281,11 @@ def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text(json.dumps(moves[0]) + "\n\n{not json\n")
     code, out, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(broken))
-    assert code == 2 and out == "" and err.startswith(f"boosterkit: error: {broken}: line 3: not valid JSON")
+    assert (
+        code == 2
+        and out == ""
+        and err.startswith(f"boosterkit: error: {broken}: line 3: not valid JSON")
+    )
     assert len(err.splitlines()) == 1
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"player": "player-1", "card": "p1-1", "to": "a9"}) + "\n")
@@ -242,36 +296,135 @@ def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
 
 
 def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> None:
-    code, out, err = run(capsys, "--db", str(real_db), "simulate", "roll-for-initiative",
-                         "--players", "3", "--set", "afr", "--product", ALL_DEALT, "--seed", "4", "--games", "25",
-                         "--policy", "greedy", "--json")
-    lib = simulate(con, "roll-for-initiative", 3, "afr", ALL_DEALT, seed=4, games=25, policy="greedy")
+    code, out, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "roll-for-initiative",
+        "--players",
+        "3",
+        "--set",
+        "afr",
+        "--product",
+        ALL_DEALT,
+        "--seed",
+        "4",
+        "--games",
+        "25",
+        "--policy",
+        "greedy",
+        "--json",
+    )
+    lib = simulate(
+        con, "roll-for-initiative", 3, "afr", ALL_DEALT, seed=4, games=25, policy="greedy"
+    )
     assert code == 0 and err == "" and out == to_json(lib) + "\n"
-    code, out, _ = run(capsys, "--db", str(real_db), "simulate", "roll-for-initiative",
-                       "--players", "3", "--set", "afr", "--product", ALL_DEALT, "--seed", "4", "--games", "25",
-                       "--policy", "greedy")
+    code, out, _ = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "roll-for-initiative",
+        "--players",
+        "3",
+        "--set",
+        "afr",
+        "--product",
+        ALL_DEALT,
+        "--seed",
+        "4",
+        "--games",
+        "25",
+        "--policy",
+        "greedy",
+    )
     assert code == 0 and "games: 25 dealt: 25 finished: 25" in out and "win share: player-1" in out
-    code, _, err = run(capsys, "--db", str(real_db), "simulate", "booster-blitz", "--players", "2",
-                       "--seed", "1", "--games", "2")
+    code, _, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "booster-blitz",
+        "--players",
+        "2",
+        "--seed",
+        "1",
+        "--games",
+        "2",
+    )
     assert code == 2 and "referee plays" in err
-    code, _, err = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "3",
-                       "--seed", "1", "--games", "2")
+    code, _, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "base-race",
+        "--players",
+        "3",
+        "--seed",
+        "1",
+        "--games",
+        "2",
+    )
     assert code == 2 and "--players 3 is out of range" in err
-    code, _, err = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "2",
-                       "--seed", "1", "--games", "0")
+    code, _, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "base-race",
+        "--players",
+        "2",
+        "--seed",
+        "1",
+        "--games",
+        "0",
+    )
     assert code == 2 and "--games" in err
     # bad arguments leave no log folder behind; an unwritable one is one line
-    code, _, err = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "3",
-                       "--seed", "1", "--games", "2", "--log", str(tmp_path / "runs"))
+    code, _, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "base-race",
+        "--players",
+        "3",
+        "--seed",
+        "1",
+        "--games",
+        "2",
+        "--log",
+        str(tmp_path / "runs"),
+    )
     assert code == 2 and not (tmp_path / "runs").exists()
     (tmp_path / "file").write_text("")
-    code, out, err = run(capsys, "--db", str(real_db), "simulate", "mimic-match", "--players", "2",
-                         "--seed", "1", "--games", "1", "--log", str(tmp_path / "file" / "x"))
-    assert code == 2 and out == "" and err.startswith(f"boosterkit: error: --log {tmp_path / 'file' / 'x'}: cannot create")
+    code, out, err = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "mimic-match",
+        "--players",
+        "2",
+        "--seed",
+        "1",
+        "--games",
+        "1",
+        "--log",
+        str(tmp_path / "file" / "x"),
+    )
+    assert (
+        code == 2
+        and out == ""
+        and err.startswith(f"boosterkit: error: --log {tmp_path / 'file' / 'x'}: cannot create")
+    )
     assert len(err.splitlines()) == 1
 
 
 # --- HTTP ----------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def client(real_db: Path) -> TestClient:
@@ -284,31 +437,74 @@ def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> 
     setup = json.loads((folder / "game-0003.setup.json").read_text())
     moves = read_moves((folder / "game-0003.moves.jsonl").read_text())
     r = client.post("/play", json={"setup": setup, "moves": moves})
-    _, out, _ = run(capsys, "--db", str(real_db), "play", str(folder / "game-0003.setup.json"),
-                    str(folder / "game-0003.moves.jsonl"), "--json")
+    _, out, _ = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "play",
+        str(folder / "game-0003.setup.json"),
+        str(folder / "game-0003.moves.jsonl"),
+        "--json",
+    )
     assert r.status_code == 200 and r.text == out
-    r = client.post("/simulate", json={"minigame": "base-race", "players": 2, "set": "znr",
-                                       "product": ALL_DEALT, "seed": 8, "games": 6, "policy": "greedy"})
-    _, out, _ = run(capsys, "--db", str(real_db), "simulate", "base-race", "--players", "2", "--set",
-                    "znr", "--product", ALL_DEALT, "--seed", "8", "--games", "6", "--policy", "greedy", "--json")
+    r = client.post(
+        "/simulate",
+        json={
+            "minigame": "base-race",
+            "players": 2,
+            "set": "znr",
+            "product": ALL_DEALT,
+            "seed": 8,
+            "games": 6,
+            "policy": "greedy",
+        },
+    )
+    _, out, _ = run(
+        capsys,
+        "--db",
+        str(real_db),
+        "simulate",
+        "base-race",
+        "--players",
+        "2",
+        "--set",
+        "znr",
+        "--product",
+        ALL_DEALT,
+        "--seed",
+        "8",
+        "--games",
+        "6",
+        "--policy",
+        "greedy",
+        "--json",
+    )
     assert r.status_code == 200 and r.text == out and r.json()["dealt"] == 6
 
 
 def test_post_play_and_simulate_errors(client, logs) -> None:
     assert {"/play", "/simulate"} <= set(client.get("/openapi.json").json()["paths"])
     setup = json.loads((logs["mimic-match"] / "game-0001.setup.json").read_text())
-    r = client.post("/play", json={"setup": setup, "moves": [{"player": "player-9", "cells": [1, 2],
-                                                               "take": False}]})
+    r = client.post(
+        "/play",
+        json={"setup": setup, "moves": [{"player": "player-9", "cells": [1, 2], "take": False}]},
+    )
     assert r.status_code == 422 and "player-9" in r.json()["error"]
-    r = client.post("/play", json={"setup": setup, "moves": [{"player": setup["first_player"],
-                                                               "cells": [1, 1], "take": True}]})
+    r = client.post(
+        "/play",
+        json={
+            "setup": setup,
+            "moves": [{"player": setup["first_player"], "cells": [1, 1], "take": True}],
+        },
+    )
     assert r.status_code == 200 and r.json()["violation"]["rule"] == "two-cards"
     r = client.post("/simulate", json={"minigame": "mimic-match", "players": 2, "games": 10_000})
     assert r.status_code == 422 and "games" in r.json()["error"]
     r = client.post("/simulate", json={"minigame": "nope", "players": 2, "games": 1})
     assert r.status_code == 404
-    r = client.post("/simulate", json={"minigame": "mimic-match", "players": 2, "games": 1,
-                                       "policy": "smart"})
+    r = client.post(
+        "/simulate", json={"minigame": "mimic-match", "players": 2, "games": 1, "policy": "smart"}
+    )
     assert r.status_code == 422
 
 

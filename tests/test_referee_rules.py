@@ -16,14 +16,37 @@ from boosterkit.minigames.referee.common import card_from_item, stat
 from boosterkit.minigames.rng import Rng
 
 
-def item(uid: str, type_line: str | None = "Creature — Bear", colors: str = "", mv: float | None = 2,
-         toughness: Any = None, loyalty: Any = None, name: str | None = None, **extra: Any) -> dict:
+def item(
+    uid: str,
+    type_line: str | None = "Creature — Bear",
+    colors: str = "",
+    mv: float | None = 2,
+    toughness: Any = None,
+    loyalty: Any = None,
+    name: str | None = None,
+    **extra: Any,
+) -> dict:
     """A setup item in the setup JSON's shape (plus toughness/loyalty, as a setup may carry)."""
-    return {"uid": uid, "card_id": None, "name": name or f"Card {uid}", "set": "tst",
-            "collector_number": "1", "rarity": "common", "foil": False, "slot": "common",
-            "kind": "card", "magic_back": True, "resolved": True, "type_line": type_line,
-            "colors": list(colors), "mana_value": mv, "layout": "normal",
-            "toughness": toughness, "loyalty": loyalty, **extra}
+    return {
+        "uid": uid,
+        "card_id": None,
+        "name": name or f"Card {uid}",
+        "set": "tst",
+        "collector_number": "1",
+        "rarity": "common",
+        "foil": False,
+        "slot": "common",
+        "kind": "card",
+        "magic_back": True,
+        "resolved": True,
+        "type_line": type_line,
+        "colors": list(colors),
+        "mana_value": mv,
+        "layout": "normal",
+        "toughness": toughness,
+        "loyalty": loyalty,
+        **extra,
+    }
 
 
 def card(*args: Any, **kwargs: Any):
@@ -38,36 +61,53 @@ def violation(state: Any, move: dict) -> RuleViolation:
 
 # --- Roll for Initiative -------------------------------------------------------------------
 
+
 def rfi_setup(hands: list[list[dict]], rolls: list[int], first: str | None = None) -> dict:
     players = [f"player-{i}" for i in range(1, len(hands) + 1)]
-    return {"minigame": "roll-for-initiative", "players": len(hands), "set": "tst",
-            "product": "set", "seed": 11, "packs": [], "rolls": dict(zip(players, rolls)),
-            "first_player": first, "notes": [],
-            "zones": [{"name": f"{p} hand", "owner": p, "kind": "hand", "cards": h}
-                      for p, h in zip(players, hands)]}
+    return {
+        "minigame": "roll-for-initiative",
+        "players": len(hands),
+        "set": "tst",
+        "product": "set",
+        "seed": 11,
+        "packs": [],
+        "rolls": dict(zip(players, rolls)),
+        "first_player": first,
+        "notes": [],
+        "zones": [
+            {"name": f"{p} hand", "owner": p, "kind": "hand", "cards": h}
+            for p, h in zip(players, hands)
+        ],
+    }
 
 
 def play(state: Any, player: str, uid: str, *effects: dict, face_down: bool = False) -> Any:
-    return apply(state, {"player": player, "card": uid, "face_down": face_down,
-                         "effects": list(effects)})
+    return apply(
+        state, {"player": player, "card": uid, "face_down": face_down, "effects": list(effects)}
+    )
 
 
 def test_rfi_lowest_starting_initiative_goes_first_then_clockwise() -> None:
     # "The player with the lowest starting initiative goes first."
-    s = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")],
-                            [item("p1-3", colors="W")]], [9, 14, 3]))
+    s = new_game(
+        rfi_setup(
+            [[item("p1-1", colors="W")], [item("p1-2", colors="W")], [item("p1-3", colors="W")]],
+            [9, 14, 3],
+        )
+    )
     assert s.to_move == 2
     s = play(s, "player-3", "p1-3", {"color": "W", "target": "player-3"})
     assert s.to_move == 0  # clockwise: player-3 → player-1
-
 
 
 def test_rfi_tied_lowest_rolls_are_ordered_by_the_setups_roll_offs() -> None:
     # "In case of a tie, the tied players roll again. The player with the lowest starting
     # initiative goes first." The setup keeps the first rolls and the roll-offs in tiebreaks.
     hands = [[item(f"p1-{k}", colors="W")] for k in range(1, 5)]
-    setup = {**rfi_setup(hands, [12, 4, 4, 4]),
-             "tiebreaks": {"player-2": [11], "player-3": [9, 2], "player-4": [9, 15]}}
+    setup = {
+        **rfi_setup(hands, [12, 4, 4, 4]),
+        "tiebreaks": {"player-2": [11], "player-3": [9, 2], "player-4": [9, 15]},
+    }
     s = new_game(setup)
     assert s.table.players[s.to_move] == "player-3" and s.dice == (12, 4, 4, 4)
     assert new_game({**setup, "first_player": "player-4"}).to_move == 3  # the setup says
@@ -75,13 +115,17 @@ def test_rfi_tied_lowest_rolls_are_ordered_by_the_setups_roll_offs() -> None:
         with pytest.raises(InputError):
             new_game({**setup, **bad})
 
+
 def test_rfi_white_and_black_count_at_the_end_in_front_of_the_target() -> None:
     # "White Card: At the end of the game, increase a player's roll by 2."
     # "Black Card: At the end of the game, decrease a player's roll by 2."
     # "Cards with effects that will be counted at the end of the game should be placed in
     # front of the target player."
-    s = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="B")]], [10, 12],
-                           first="player-1"))
+    s = new_game(
+        rfi_setup(
+            [[item("p1-1", colors="W")], [item("p1-2", colors="B")]], [10, 12], first="player-1"
+        )
+    )
     s = play(s, "player-1", "p1-1", {"color": "W", "target": "player-1"})
     assert s.dice == (10, 12) and s.mods[0] == (("p1-1", 2),) and s.discard == ()
     s = play(s, "player-2", "p1-2", {"color": "B", "target": "player-1"})
@@ -92,16 +136,19 @@ def test_rfi_white_and_black_count_at_the_end_in_front_of_the_target() -> None:
 
 def test_rfi_blue_rerolls_another_die_and_keeps_only_a_lower_result() -> None:
     # "Blue Card: Reroll another player's die, but use the new result only if it's lower."
-    hands = [[item("p1-1", colors="U"), item("p1-3", colors="U")], [item("p1-2", colors="U"),
-                                                                  item("p1-4", colors="U")]]
+    hands = [
+        [item("p1-1", colors="U"), item("p1-3", colors="U")],
+        [item("p1-2", colors="U"), item("p1-4", colors="U")],
+    ]
     s = new_game(rfi_setup(hands, [4, 12]))
     assert s.to_move == 0
     higher = play(s, "player-1", "p1-1", {"color": "U", "target": "player-2", "die": 17})
     assert higher.dice == (4, 12) and higher.discard == ("p1-1",)
     lower = play(s, "player-1", "p1-1", {"color": "U", "target": "player-2", "die": 5})
     assert lower.dice == (4, 5)
-    v = violation(s, {"player": "player-1", "card": "p1-1",
-                      "effects": [{"color": "U", "target": "player-1"}]})
+    v = violation(
+        s, {"player": "player-1", "card": "p1-1", "effects": [{"color": "U", "target": "player-1"}]}
+    )
     assert v.rule == "another-player" and v.cards == ["p1-1"]
 
 
@@ -110,8 +157,17 @@ def test_rfi_red_rerolls_another_die_which_must_be_used() -> None:
     s = new_game(rfi_setup([[item("p1-1", colors="R")], [item("p1-2", colors="R")]], [4, 2]))
     s2 = play(s, "player-2", "p1-2", {"color": "R", "target": "player-1", "die": 19})
     assert s2.dice == (19, 2)
-    assert violation(s, {"player": "player-2", "card": "p1-2",
-                         "effects": [{"color": "R", "target": "player-2"}]}).rule == "another-player"
+    assert (
+        violation(
+            s,
+            {
+                "player": "player-2",
+                "card": "p1-2",
+                "effects": [{"color": "R", "target": "player-2"}],
+            },
+        ).rule
+        == "another-player"
+    )
 
 
 def test_rfi_green_rerolls_own_die_and_keeps_only_a_higher_result() -> None:
@@ -119,8 +175,17 @@ def test_rfi_green_rerolls_own_die_and_keeps_only_a_higher_result() -> None:
     s = new_game(rfi_setup([[item("p1-1", colors="G")], [item("p1-2")]], [10, 15]))
     assert play(s, "player-1", "p1-1", {"color": "G", "die": 4}).dice == (10, 15)
     assert play(s, "player-1", "p1-1", {"color": "G", "die": 18}).dice == (18, 15)
-    assert violation(s, {"player": "player-1", "card": "p1-1",
-                         "effects": [{"color": "G", "target": "player-2"}]}).rule == "own-die"
+    assert (
+        violation(
+            s,
+            {
+                "player": "player-1",
+                "card": "p1-1",
+                "effects": [{"color": "G", "target": "player-2"}],
+            },
+        ).rule
+        == "own-die"
+    )
 
 
 def test_rfi_colourless_lets_every_player_reroll_and_use_the_result() -> None:
@@ -147,11 +212,17 @@ def test_rfi_multicoloured_card_applies_each_colour_to_its_own_target() -> None:
     # target a different player."
     hands = [[item("p1-1", colors="WU")], [item("p1-2")], [item("p1-3")]]
     s = new_game(rfi_setup(hands, [5, 16, 9], first="player-1"))
-    s2 = play(s, "player-1", "p1-1", {"color": "U", "target": "player-2", "die": 2},
-              {"color": "W", "target": "player-1"})
+    s2 = play(
+        s,
+        "player-1",
+        "p1-1",
+        {"color": "U", "target": "player-2", "die": 2},
+        {"color": "W", "target": "player-1"},
+    )
     assert s2.dice == (5, 2, 9) and s2.mods[0] == (("p1-1", 2),)
-    v = violation(s, {"player": "player-1", "card": "p1-1",
-                      "effects": [{"color": "W", "target": "player-1"}]})
+    v = violation(
+        s, {"player": "player-1", "card": "p1-1", "effects": [{"color": "W", "target": "player-1"}]}
+    )
     assert v.rule == "card-colours" and "WU" in v.message
     assert len([m for m in legal_moves(s) if not m["face_down"]]) == 3 * 2  # W any, U others
 
@@ -162,15 +233,26 @@ def test_rfi_any_card_face_down_is_plus_or_minus_one_at_the_end() -> None:
     s = new_game(rfi_setup([[item("p1-1", colors="R")], [item("p1-2")]], [7, 9]))
     s2 = play(s, "player-1", "p1-1", {"delta": -1, "target": "player-2"}, face_down=True)
     assert s2.mods[1] == (("p1-1", -1),) and rfi.final(s2) == (7, 8)
-    assert violation(s, {"player": "player-1", "card": "p1-1", "face_down": True,
-                         "effects": [{"delta": 2, "target": "player-2"}]}).rule == "face-down"
+    assert (
+        violation(
+            s,
+            {
+                "player": "player-1",
+                "card": "p1-1",
+                "face_down": True,
+                "effects": [{"delta": 2, "target": "player-2"}],
+            },
+        ).rule
+        == "face-down"
+    )
 
 
 def test_rfi_card_not_in_hand_and_not_your_turn() -> None:
     # "On each player's turn, they play a card"
     s = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")]], [3, 9]))
-    v = violation(s, {"player": "player-1", "card": "p1-2",
-                      "effects": [{"color": "W", "target": "player-1"}]})
+    v = violation(
+        s, {"player": "player-1", "card": "p1-2", "effects": [{"color": "W", "target": "player-1"}]}
+    )
     assert v.rule == "card-not-in-hand" and v.cards == ["p1-2"]
     assert violation(s, {"player": "player-2", "card": "p1-2"}).rule == "not-your-turn"
 
@@ -178,8 +260,13 @@ def test_rfi_card_not_in_hand_and_not_your_turn() -> None:
 def test_rfi_final_tie_is_rolled_off_by_the_tied_players() -> None:
     # "Play continues until all players are out of cards." … "who has the highest roll";
     # a tie: "In case of a tie, the tied players roll again."
-    s = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")],
-                            [item("p1-3", colors="B")]], [12, 12, 14], first="player-1"))
+    s = new_game(
+        rfi_setup(
+            [[item("p1-1", colors="W")], [item("p1-2", colors="W")], [item("p1-3", colors="B")]],
+            [12, 12, 14],
+            first="player-1",
+        )
+    )
     s = play(s, "player-1", "p1-1", {"color": "W", "target": "player-3"})
     s = play(s, "player-2", "p1-2", {"color": "W", "target": "player-2"})
     s = play(s, "player-3", "p1-3", {"color": "B", "target": "player-3"})
@@ -203,8 +290,16 @@ def test_rfi_dice_not_given_come_from_the_seeded_stream() -> None:
 
 # --- Base Race -----------------------------------------------------------------------------
 
+
 def test_stat_reads_printed_toughness_and_loyalty() -> None:
-    assert [stat("3"), stat("*"), stat("1+*"), stat("X"), stat(None), stat(5)] == [3, 0, 1, 0, None, 5]
+    assert [stat("3"), stat("*"), stat("1+*"), stat("X"), stat(None), stat(5)] == [
+        3,
+        0,
+        1,
+        0,
+        None,
+        5,
+    ]
 
 
 def test_battle_creatures_higher_toughness_wins_tie_to_attacker() -> None:
@@ -237,8 +332,15 @@ def test_battle_instant_sorcery_enchantment_discard_both() -> None:
     # "If either of the revealed cards is an Instant/Sorcery/Enchantment, discard both
     # revealed cards. (Other effects still happen.)"
     bear = card("a", toughness=9)
-    for tl in ("Instant", "Sorcery", "Enchantment — Aura", "Enchantment Creature — Nymph",
-               "Instant // Land", "Battle — Siege", None):
+    for tl in (
+        "Instant",
+        "Sorcery",
+        "Enchantment — Aura",
+        "Enchantment Creature — Nymph",
+        "Instant // Land",
+        "Battle — Siege",
+        None,
+    ):
         spell = card("s", tl, toughness=3)
         assert br.battle(bear, spell) == br.Battle(False, False, rule="instant-sorcery-enchantment")
         assert br.battle(spell, bear) == br.Battle(False, False, rule="instant-sorcery-enchantment")
@@ -252,7 +354,11 @@ def test_battle_artifacts_are_discarded_for_an_extra_turn() -> None:
     # "If one of the revealed cards is an Artifact, the player who owns it discards it and
     # takes an extra turn. If both revealed cards are Artifacts, only the attacker gets the
     # extra turn."
-    relic, axe, bear = card("r", "Artifact"), card("x", "Artifact — Equipment"), card("b", toughness=2)
+    relic, axe, bear = (
+        card("r", "Artifact"),
+        card("x", "Artifact — Equipment"),
+        card("b", toughness=2),
+    )
     assert br.battle(bear, relic) == br.Battle(True, False, extra_turn="defender", rule="artifact")
     assert br.battle(relic, bear) == br.Battle(False, True, extra_turn="attacker", rule="artifact")
     assert br.battle(relic, axe) == br.Battle(False, False, extra_turn="attacker", rule="artifact")
@@ -266,22 +372,43 @@ def test_battle_lands_lose_and_land_attacking_land_wins() -> None:
     assert br.battle(bear, swamp).winner == "attacker"
     assert br.battle(swamp, bear).winner == "defender"
     assert br.battle(relic, swamp).winner == "attacker"
-    assert br.battle(swamp, forest) == br.Battle(True, True, winner="attacker",
-                                                 rule="land-attacks-land")
+    assert br.battle(swamp, forest) == br.Battle(
+        True, True, winner="attacker", rule="land-attacks-land"
+    )
 
 
 def br_setup(one: list[dict] | None = None, two: list[dict] | None = None) -> dict:
     """Two grids: a basic land at grid position 1 (the back-left corner), bears elsewhere."""
+
     def grid(p: int, given: list[dict] | None) -> list[dict]:
         cards = [item(f"p{p}-1", "Basic Land — Forest", mv=0)]
         cards += [item(f"p{p}-{k}", toughness=2) for k in range(2, 13)]
         for c in given or []:
             cards[int(c["uid"].split("-")[1]) - 1] = c
         return cards
-    return {"minigame": "base-race", "players": 2, "set": "tst", "product": "set", "seed": 3,
-            "packs": [], "rolls": {}, "first_player": None, "notes": [],
-            "zones": [{"name": f"player-{p} grid", "owner": f"player-{p}", "kind": "grid",
-                       "rows": 3, "cols": 4, "cards": grid(p, g)} for p, g in ((1, one), (2, two))]}
+
+    return {
+        "minigame": "base-race",
+        "players": 2,
+        "set": "tst",
+        "product": "set",
+        "seed": 3,
+        "packs": [],
+        "rolls": {},
+        "first_player": None,
+        "notes": [],
+        "zones": [
+            {
+                "name": f"player-{p} grid",
+                "owner": f"player-{p}",
+                "kind": "grid",
+                "rows": 3,
+                "cols": 4,
+                "cards": grid(p, g),
+            }
+            for p, g in ((1, one), (2, two))
+        ],
+    }
 
 
 def test_base_race_board_faces_the_grids_and_starts_full() -> None:
@@ -305,7 +432,9 @@ def test_base_race_movement_rules() -> None:
     assert violation(s, {"player": "player-1", "card": "p1-10", "to": "c4"}).rule == "one-space"
     assert violation(s, {"player": "player-1", "card": "p1-10", "to": "b5"}).rule == "one-space"
     assert violation(s, {"player": "player-1", "card": "p2-9", "to": "a3"}).rule == "not-your-card"
-    assert violation(s, {"player": "player-1", "card": "p9-9", "to": "a3"}).rule == "card-not-on-board"
+    assert (
+        violation(s, {"player": "player-1", "card": "p9-9", "to": "a3"}).rule == "card-not-on-board"
+    )
     s = apply(s, {"player": "player-2", "card": "p2-12", "to": "a3"})  # 2 vs 2: attacker wins
     assert s.board[br.index_of("a3")] == "p2-12" and s.board[br.index_of("a4")] is None
     assert "p2-12" in s.face_up and s.discard == ("p1-9",)
@@ -332,15 +461,20 @@ def test_base_race_artifact_owner_takes_an_extra_turn() -> None:
 
 def test_base_race_revealed_land_loses_and_game_ends() -> None:
     # "When a Land is revealed in battle, its owner loses the game."
-    s = new_game(br_setup(two=[item("p2-12", "Basic Land — Swamp", mv=0),
-                               item("p2-1", toughness=2)]))
+    s = new_game(
+        br_setup(two=[item("p2-12", "Basic Land — Swamp", mv=0), item("p2-1", toughness=2)])
+    )
     s = apply(s, {"player": "player-1", "card": "p1-9", "to": "a4"})
     res = result(s)
     assert res["winner"] == "player-1" and res["ended_by"] == "land-revealed"
     assert violation(s, {"player": "player-2", "card": "p2-11", "to": "b3"}).rule == "game-over"
     # "When one Land attacks another, the attacking land wins the game."
-    s = new_game(br_setup(one=[item("p1-9", "Basic Land — Plains", mv=0), item("p1-1", toughness=1)],
-                          two=[item("p2-12", "Basic Land — Swamp", mv=0), item("p2-1", toughness=2)]))
+    s = new_game(
+        br_setup(
+            one=[item("p1-9", "Basic Land — Plains", mv=0), item("p1-1", toughness=1)],
+            two=[item("p2-12", "Basic Land — Swamp", mv=0), item("p2-1", toughness=2)],
+        )
+    )
     s = apply(s, {"player": "player-2", "card": "p2-12", "to": "a3"})
     assert result(s)["winner"] == "player-2" and result(s)["ended_by"] == "land-attacks-land"
 
@@ -357,10 +491,15 @@ def test_base_race_grid_needs_one_land_and_known_toughness() -> None:
 
 # --- Mimic Match ---------------------------------------------------------------------------
 
+
 def test_is_match_colour_mana_value_colourless_and_mimics() -> None:
     # "If they share a color or mana value" … "Colorless cards can be matched with other
     # colorless cards, but mimics can only be matched with each other."
-    red2, red5, blue2 = card("a", colors="R", mv=2), card("b", colors="R", mv=5), card("c", colors="U", mv=2)
+    red2, red5, blue2 = (
+        card("a", colors="R", mv=2),
+        card("b", colors="R", mv=5),
+        card("c", colors="U", mv=2),
+    )
     green3, gold = card("d", colors="G", mv=3), card("e", colors="UG", mv=6)
     rock1, rock4 = card("f", "Artifact", mv=1), card("g", "Artifact", mv=4)
     land1, land2 = card("h", "Basic Land — Swamp", mv=0), card("i", "Basic Land — Island", mv=0)
@@ -376,17 +515,31 @@ def test_is_match_colour_mana_value_colourless_and_mimics() -> None:
 
 
 def mm_setup(grid: list[dict], deck: list[dict], players: int = 2, first: str = "player-1") -> dict:
-    return {"minigame": "mimic-match", "players": players, "set": "tst", "product": "set",
-            "seed": 4, "packs": [], "rolls": {}, "first_player": first, "notes": [],
-            "zones": [{"name": "grid", "owner": None, "kind": "grid", "rows": 4, "cols": 4,
-                       "cards": grid}, {"name": "deck", "owner": None, "kind": "deck",
-                                        "cards": deck}]}
+    return {
+        "minigame": "mimic-match",
+        "players": players,
+        "set": "tst",
+        "product": "set",
+        "seed": 4,
+        "packs": [],
+        "rolls": {},
+        "first_player": first,
+        "notes": [],
+        "zones": [
+            {"name": "grid", "owner": None, "kind": "grid", "rows": 4, "cols": 4, "cards": grid},
+            {"name": "deck", "owner": None, "kind": "deck", "cards": deck},
+        ],
+    }
 
 
 def mm_grid() -> list[dict]:
     """Cells 1-2 match (red), 3-4 do not (green 3 / blue 5), 15-16 are the mimics."""
-    cards = [item("p1-1", colors="R", mv=1), item("p1-2", colors="R", mv=4),
-             item("p1-3", colors="G", mv=3), item("p1-4", colors="U", mv=5)]
+    cards = [
+        item("p1-1", colors="R", mv=1),
+        item("p1-2", colors="R", mv=4),
+        item("p1-3", colors="G", mv=3),
+        item("p1-4", colors="U", mv=5),
+    ]
     cards += [item(f"p2-{k}", colors="W", mv=k) for k in range(1, 11)]
     cards += [item("p3-1", "Basic Land — Swamp", mv=0), item("p3-2", "Basic Land — Plains", mv=0)]
     return cards
@@ -396,8 +549,12 @@ def test_mimic_match_take_refill_and_go_again() -> None:
     # "If they share a color or mana value, you may reveal them, announce what matches and
     # take those cards, then take another turn." … "After a match has been made, replace the
     # empty spaces with two new cards from the deck, face down."
-    s = new_game(mm_setup(mm_grid(), [item("p4-1", colors="B"), item("p4-2", colors="B"),
-                                      item("p4-3", colors="B")]))
+    s = new_game(
+        mm_setup(
+            mm_grid(),
+            [item("p4-1", colors="B"), item("p4-2", colors="B"), item("p4-3", colors="B")],
+        )
+    )
     s = apply(s, {"player": "player-1", "cells": [2, 1], "take": True})
     assert s.collected[0] == ("p1-2", "p1-1") and s.to_move == 0
     assert s.grid[:2] == ("p4-1", "p4-2") and s.deck == ("p4-3",)
@@ -411,12 +568,20 @@ def test_mimic_match_take_refill_and_go_again() -> None:
 def test_mimic_match_tampered_takes_fail() -> None:
     s = new_game(mm_setup(mm_grid(), []))
     v = violation(s, {"player": "player-1", "cells": [3, 4], "take": True})
-    assert v.rule == "not-a-match" and v.cards == ["p1-3", "p1-4"] and "G, mana value 3" in v.message
-    assert violation(s, {"player": "player-1", "cells": [15, 5], "take": True}).rule == "not-a-match"
-    assert violation(s, {"player": "player-2", "cells": [1, 2], "take": True}).rule == "not-your-turn"
+    assert (
+        v.rule == "not-a-match" and v.cards == ["p1-3", "p1-4"] and "G, mana value 3" in v.message
+    )
+    assert (
+        violation(s, {"player": "player-1", "cells": [15, 5], "take": True}).rule == "not-a-match"
+    )
+    assert (
+        violation(s, {"player": "player-2", "cells": [1, 2], "take": True}).rule == "not-your-turn"
+    )
     assert violation(s, {"player": "player-1", "cells": [1, 1], "take": True}).rule == "two-cards"
     assert violation(s, {"player": "player-1", "cells": [1, 17], "take": True}).rule == "empty-cell"
-    v = violation(s, {"player": "player-1", "cells": [1, 2], "take": True, "cards": ["p1-2", "p1-1"]})
+    v = violation(
+        s, {"player": "player-1", "cells": [1, 2], "take": True, "cards": ["p1-2", "p1-1"]}
+    )
     assert v.rule == "cards-not-at-cells"
 
 
@@ -429,7 +594,9 @@ def test_mimic_match_empty_deck_leaves_holes_and_refill_can_be_entered() -> None
     s = new_game(mm_setup(mm_grid(), deck))
     s2 = apply(s, {"player": "player-1", "cells": [1, 2], "take": True, "refill": ["p4-3", "p4-1"]})
     assert s2.grid[:2] == ("p4-3", "p4-1") and s2.deck == ("p4-2",)
-    v = violation(s, {"player": "player-1", "cells": [1, 2], "take": True, "refill": ["p1-3", "p4-1"]})
+    v = violation(
+        s, {"player": "player-1", "cells": [1, 2], "take": True, "refill": ["p1-3", "p4-1"]}
+    )
     assert v.rule == "refill-not-from-deck"
 
 
@@ -442,8 +609,14 @@ def test_mimic_match_mimics_end_the_game_with_two_bonus_points() -> None:
     s = apply(s, {"player": "player-2", "cells": [1, 2], "take": True})
     s = apply(s, {"player": "player-2", "cells": [15, 16], "take": True})
     res = result(s)
-    assert res == {"finished": True, "winner": "player-2", "ended_by": "mimics-uncovered",
-                   "turns": 3, "scores": {"player-1": 0, "player-2": 6}, "finder": "player-2"}
+    assert res == {
+        "finished": True,
+        "winner": "player-2",
+        "ended_by": "mimics-uncovered",
+        "turns": 3,
+        "scores": {"player-1": 0, "player-2": 6},
+        "finder": "player-2",
+    }
 
 
 def test_mimic_match_tie_is_decided_by_the_finder() -> None:
@@ -465,8 +638,10 @@ def test_mimic_match_tie_is_decided_by_the_finder() -> None:
     s = apply(s, {"player": "player-1", "cells": [3, 4], "take": False})
     s = apply(s, {"player": "player-2", "cells": [15, 16], "take": True})  # player-2: 4
     assert s.phase == "decide" and result(s) is None
-    assert legal_moves(s) == [{"player": "player-2", "winner": "player-1"},
-                              {"player": "player-2", "winner": "player-2"}]
+    assert legal_moves(s) == [
+        {"player": "player-2", "winner": "player-1"},
+        {"player": "player-2", "winner": "player-2"},
+    ]
     assert violation(s, {"player": "player-2", "winner": "player-3"}).rule == "not-tied"
     assert violation(s, {"player": "player-1", "winner": "player-1"}).rule == "not-your-turn"
     done = apply(s, {"player": "player-2", "winner": "player-1"})
@@ -487,12 +662,15 @@ def test_mimic_match_needs_two_mimics() -> None:
 def test_a_move_of_another_games_log_is_bad_input_before_any_rule() -> None:
     """A move with a field its game does not know is malformed (``play`` exit 2), even when it
     is not that player's turn: the shape is checked before the rules."""
-    rfi_state = new_game(rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")]],
-                                   [3, 9]))  # player-1 to move
+    rfi_state = new_game(
+        rfi_setup([[item("p1-1", colors="W")], [item("p1-2", colors="W")]], [3, 9])
+    )  # player-1 to move
     mm_state = new_game(mm_setup(mm_grid(), []))  # player-1 to move
-    for state, move in ((rfi_state, {"player": "player-2", "card": "p1-2", "to": "a1"}),
-                        (rfi_state, {"player": "player-2", "cells": [1, 2], "take": False}),
-                        (mm_state, {"player": "player-2", "card": "p1-1", "to": "b4"}),
-                        (mm_state, {"player": "player-2", "card": "p1-1", "face_down": True})):
+    for state, move in (
+        (rfi_state, {"player": "player-2", "card": "p1-2", "to": "a1"}),
+        (rfi_state, {"player": "player-2", "cells": [1, 2], "take": False}),
+        (mm_state, {"player": "player-2", "card": "p1-1", "to": "b4"}),
+        (mm_state, {"player": "player-2", "card": "p1-1", "face_down": True}),
+    ):
         with pytest.raises(InputError, match="unknown field"):
             apply(state, move)

@@ -58,8 +58,11 @@ def test_search_pages_real_one_page1_then_not_found_means_zero() -> None:
     page = _json("search", "one-set-search-page1.json")
     last = {**page, "has_more": False, "data": page["data"][:96]}
     last.pop("next_page")
-    responses.get(f"{BASE}/cards/search", json=page, match=[responses.matchers.query_param_matcher(
-        {"q": "e:one", "unique": "prints"})])
+    responses.get(
+        f"{BASE}/cards/search",
+        json=page,
+        match=[responses.matchers.query_param_matcher({"q": "e:one", "unique": "prints"})],
+    )
     responses.get(page["next_page"], json=last)
     t = FakeTime()
     c = _client(t)
@@ -67,9 +70,16 @@ def test_search_pages_real_one_page1_then_not_found_means_zero() -> None:
     assert [len(p["data"]) for p in got] == [175, 96]
     assert sum(len(p["data"]) for p in got) == page["total_cards"] == 271
 
-    responses.get(f"{BASE}/cards/search", status=404, json={
-        "object": "error", "code": "not_found", "status": 404,
-        "details": "Your query didn’t match any cards."})
+    responses.get(
+        f"{BASE}/cards/search",
+        status=404,
+        json={
+            "object": "error",
+            "code": "not_found",
+            "status": 404,
+            "details": "Your query didn’t match any cards.",
+        },
+    )
     assert list(c.search_pages("e:tzzz")) == []
 
 
@@ -109,7 +119,10 @@ def test_5xx_retried_with_backoff_then_clear_error() -> None:
     responses.reset()
     responses.get(f"{BASE}/sets", status=502, body="bad gateway")
     t = FakeTime()
-    with pytest.raises(FetchError, match=r"GET https://api.scryfall.com/sets: HTTP 502 \(gave up after 3 attempts\)"):
+    with pytest.raises(
+        FetchError,
+        match=r"GET https://api.scryfall.com/sets: HTTP 502 \(gave up after 3 attempts\)",
+    ):
         _client(t, max_retries=2).get_json("/sets")
     assert len(responses.calls) == 3
 

@@ -71,7 +71,9 @@ def test_health_reports_schema_and_counts(client: TestClient, con) -> None:
     assert body["database"] == "real.duckdb" and "path" not in body and "last_runs" not in body
 
 
-def test_health_and_kept_products_answer_without_the_database(real_db: Path, tmp_path: Path) -> None:
+def test_health_and_kept_products_answer_without_the_database(
+    real_db: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "copy.duckdb"
     shutil.copy(real_db, path)
     app = create_app(path)
@@ -98,7 +100,9 @@ def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path
     assert codes == {r[0] for r in con.execute("SELECT code FROM sets").fetchall()}
     expansions = client.get("/sets", params={"type": "expansion"}).json()
     assert expansions and {s["set_type"] for s in expansions} == {"expansion"}
-    assert "afr" in {s["code"] for s in expansions} and "mafr" not in {s["code"] for s in expansions}
+    assert "afr" in {s["code"] for s in expansions} and "mafr" not in {
+        s["code"] for s in expansions
+    }
 
 
 def test_sets_of_an_unknown_type_is_422(client: TestClient) -> None:
@@ -134,7 +138,19 @@ def test_minigames_equal_the_cli(client: TestClient, real_db: Path) -> None:
 def test_packs_equal_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
     response = client.post("/packs", json={"set": "afr", "product": "set", "count": 3, "seed": 42})
     assert response.status_code == 200
-    expected = cli(real_db, "open", "afr", "--product", "set", "--count", "3", "--seed", "42", "--format", "json")
+    expected = cli(
+        real_db,
+        "open",
+        "afr",
+        "--product",
+        "set",
+        "--count",
+        "3",
+        "--seed",
+        "42",
+        "--format",
+        "json",
+    )
     assert response.text == expected
     packs = response.json()
     assert [p["index"] for p in packs] == [1, 2, 3]
@@ -177,13 +193,19 @@ def test_packs_bad_input(client: TestClient, body: dict, status: int, words: lis
 
 
 def test_malformed_json_is_422(client: TestClient) -> None:
-    response = client.post("/packs", content=b'{"set": "afr",', headers={"content-type": "application/json"})
+    response = client.post(
+        "/packs", content=b'{"set": "afr",', headers={"content-type": "application/json"}
+    )
     assert_error(response, 422, "json")
 
 
 def test_body_size_limit(client: TestClient) -> None:
     big = b'{"set": "afr", "pad": "' + b"x" * MAX_BODY_BYTES + b'"}'
-    assert_error(client.post("/packs", content=big, headers={"content-type": "application/json"}), 413, "larger")
+    assert_error(
+        client.post("/packs", content=big, headers={"content-type": "application/json"}),
+        413,
+        "larger",
+    )
 
     def chunks():  # no Content-Length: the limit still holds
         yield big[: len(big) // 2]
@@ -195,9 +217,16 @@ def test_body_size_limit(client: TestClient) -> None:
 
 def test_concurrent_requests_match_sequential_ones(client: TestClient) -> None:
     seeds = list(range(100, 116))
-    sequential = {s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text for s in seeds}
+    sequential = {
+        s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text for s in seeds
+    }
     with ThreadPoolExecutor(max_workers=8) as pool:
-        texts = list(pool.map(lambda s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text, seeds))
+        texts = list(
+            pool.map(
+                lambda s: client.post("/packs", json={"set": "stx", "count": 2, "seed": s}).text,
+                seeds,
+            )
+        )
     assert texts == [sequential[s] for s in seeds]
 
 
@@ -209,7 +238,19 @@ DEAL = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 2
 def test_deal_equals_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
     response = client.post("/deal", json=DEAL)
     assert response.status_code == 200, response.text
-    expected = cli(real_db, "deal", "roll-for-initiative", "--players", "4", "--set", "afr", "--seed", "2", "--format", "json")
+    expected = cli(
+        real_db,
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "4",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    )
     assert response.text == expected
     setup = response.json()
     assert (setup["minigame"], setup["players"], setup["seed"]) == ("roll-for-initiative", 4, 2)
@@ -264,7 +305,19 @@ def test_sheet_equals_the_cli_html(client: TestClient, real_db: Path) -> None:
     response = client.get("/sheet", params=DEAL)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    expected = cli(real_db, "deal", "roll-for-initiative", "--players", "4", "--set", "afr", "--seed", "2", "--format", "html")
+    expected = cli(
+        real_db,
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "4",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+        "--format",
+        "html",
+    )
     assert response.text.strip() == expected.strip()
     setup = client.post("/deal", json=DEAL).json()
     some_card = next(c["name"] for c in _all_cards(setup) if c.get("name"))
@@ -310,7 +363,16 @@ def test_organizer_page_and_its_files(client: TestClient) -> None:
 
 def test_openapi_lists_every_route(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
-    assert set(paths) >= {"/health", "/sets", "/sets/{code}/products", "/packs", "/minigames", "/deal", "/validate", "/sheet"}
+    assert set(paths) >= {
+        "/health",
+        "/sets",
+        "/sets/{code}/products",
+        "/packs",
+        "/minigames",
+        "/deal",
+        "/validate",
+        "/sheet",
+    }
     docs = client.get("/docs")
     assert docs.status_code == 200 and "/openapi.json" in docs.text
     assert not re.search(r'(src|href)="(https?:)?//', docs.text)  # works offline
@@ -343,8 +405,9 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
         con.close()
         """
     )
-    writer = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     with TestClient(create_app(path, busy_timeout=0.3), base_url=LOCAL) as client:
         try:
             assert writer.stdout.readline().strip() == "locked"
@@ -363,7 +426,9 @@ def test_products_are_cached_until_a_sync_changes_the_file(real_db: Path, tmp_pa
     shutil.copy(real_db, path)
     body = {"set": "afr", "product": "draft", "count": 2, "seed": 3}
     deal = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 3}
-    with TestClient(create_app(path, linger=0), base_url=LOCAL) as client:  # the file is closed between requests
+    with TestClient(
+        create_app(path, linger=0), base_url=LOCAL
+    ) as client:  # the file is closed between requests
         products = client.app.state.database.products
         first = client.post("/packs", json=body)
         assert first.status_code == 200 and products.misses == 1
@@ -396,14 +461,19 @@ def test_library_value_is_the_response(client: TestClient, real_db: Path) -> Non
     from boosterkit.generator import open_packs
 
     packs = open_packs("mh2", count=2, seed=5, db=real_db)
-    assert client.post("/packs", json={"set": "mh2", "count": 2, "seed": 5}).text == to_json(packs) + "\n"
+    assert (
+        client.post("/packs", json={"set": "mh2", "count": 2, "seed": 5}).text
+        == to_json(packs) + "\n"
+    )
 
 
 def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.duckdb"
     done = subprocess.run(
         [sys.executable, "-m", "boosterkit.cli", "--db", str(missing), "serve", "--port", "1"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 1
     assert done.stderr.startswith("boosterkit: error: ") and done.stderr.count("\n") == 1
@@ -426,7 +496,11 @@ def test_serve_refuses_a_missing_database_in_one_line(tmp_path: Path) -> None:
         ("POST", "/packs", {"set": ["afr"]}),
         ("POST", "/deal", {"minigame": "cyber-simulacrum", "players": 2}),
         ("POST", "/deal", {"minigame": "base-race", "players": 2, "set": "tafr"}),
-        ("POST", "/validate", {"minigame": "base-race", "players": 2, "packs": "none", "zones": []}),
+        (
+            "POST",
+            "/validate",
+            {"minigame": "base-race", "players": 2, "packs": "none", "zones": []},
+        ),
         ("POST", "/validate", None),
     ],
 )

@@ -17,7 +17,9 @@ from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable, ReadO
 @pytest.fixture
 def schema_db(db_file: Path) -> Path:
     con = pdb.connect(db_file)
-    con.execute("INSERT INTO sets (code, name) VALUES ('afr', 'Adventures in the Forgotten Realms')")
+    con.execute(
+        "INSERT INTO sets (code, name) VALUES ('afr', 'Adventures in the Forgotten Realms')"
+    )
     con.close()
     return db_file
 
@@ -38,7 +40,9 @@ def _hold_write_lock(path: Path, seconds: float | None) -> subprocess.Popen:
         con.close()
         """
     )
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -61,7 +65,9 @@ class _Clock:
 def test_reads_and_releases_the_file(schema_db: Path) -> None:
     database = ReadOnlyDatabase(schema_db, linger=0)
     with database.cursor() as cur:
-        assert cur.execute("SELECT name FROM sets").fetchall() == [("Adventures in the Forgotten Realms",)]
+        assert cur.execute("SELECT name FROM sets").fetchall() == [
+            ("Adventures in the Forgotten Realms",)
+        ]
     # Closed after the request: a writer (a sync) can open the file now.
     con = pdb.connect(schema_db)
     con.close()

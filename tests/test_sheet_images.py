@@ -25,9 +25,11 @@ from boosterkit.pipeline.queries import card_art, safe_image_url
 from boosterkit.service.app import create_app
 
 SECTION = re.compile(r'<section class="page" data-audience="([^"]+)">(.*?)</section>')
-ART = re.compile(r'<div class="has-art"><span class="art"><img src="([^"]+)"[^>]*>'
-                 r'(?:<span class="credit">([^<]*)</span>)?</span><div>.*?'
-                 r'<span class="uid">([^<]+)</span>')
+ART = re.compile(
+    r'<div class="has-art"><span class="art"><img src="([^"]+)"[^>]*>'
+    r'(?:<span class="credit">([^<]*)</span>)?</span><div>.*?'
+    r'<span class="uid">([^<]+)</span>'
+)
 LOCAL = "http://127.0.0.1"
 
 
@@ -39,8 +41,9 @@ def con(images_db: Path):
 
 
 def _small_and_artist(con, card_id: str) -> tuple[str | None, str | None]:
-    return con.execute("SELECT image_uris.small, artist FROM cards WHERE id = ?",
-                       [card_id]).fetchone()
+    return con.execute(
+        "SELECT image_uris.small, artist FROM cards WHERE id = ?", [card_id]
+    ).fetchone()
 
 
 def test_scryfall_cards_keep_image_uris_and_artist(con, tmp_path: Path, scryfall_dir: Path) -> None:
@@ -48,16 +51,24 @@ def test_scryfall_cards_keep_image_uris_and_artist(con, tmp_path: Path, scryfall
         "SELECT count(*), count(image_uris), count(artist) FROM cards WHERE set_code = 'one'"
     ).fetchone()
     assert n == 271 and images == n and artists == n
-    raw = {c["id"]: c for c in json.loads((scryfall_dir / "cards" / "one.unique-cards.json")
-                                          .read_text())}
+    raw = {
+        c["id"]: c
+        for c in json.loads((scryfall_dir / "cards" / "one.unique-cards.json").read_text())
+    }
     for cid, small, normal, artist in con.execute(
-            "SELECT id, image_uris.small, image_uris.normal, artist FROM cards "
-            "WHERE set_code = 'one' ORDER BY collector_number LIMIT 20").fetchall():
-        assert (small, normal, artist) == (raw[cid]["image_uris"]["small"],
-                                           raw[cid]["image_uris"]["normal"], raw[cid]["artist"])
+        "SELECT id, image_uris.small, image_uris.normal, artist FROM cards "
+        "WHERE set_code = 'one' ORDER BY collector_number LIMIT 20"
+    ).fetchall():
+        assert (small, normal, artist) == (
+            raw[cid]["image_uris"]["small"],
+            raw[cid]["image_uris"]["normal"],
+            raw[cid]["artist"],
+        )
     # MTGJSON: the artist, never an image
-    mtgjson = con.execute("SELECT count(*), count(image_uris), count(artist) FROM cards "
-                          "WHERE set_code = 'afr' AND kind = 'card'").fetchone()
+    mtgjson = con.execute(
+        "SELECT count(*), count(image_uris), count(artist) FROM cards "
+        "WHERE set_code = 'afr' AND kind = 'card'"
+    ).fetchone()
     assert mtgjson[0] > 250 and mtgjson[1] == 0 and mtgjson[2] > 0.95 * mtgjson[0]
     # A double-faced card keeps its images on its faces: the front face's are the card's.
     from boosterkit.pipeline.sync import sync_file
@@ -65,12 +76,15 @@ def test_scryfall_cards_keep_image_uris_and_artist(con, tmp_path: Path, scryfall
     mom = db.connect(tmp_path / "mom.duckdb")
     try:
         sync_file(mom, scryfall_dir / "cards" / "mom.unique-cards.json", cache=tmp_path / "c")
-        rows = mom.execute("SELECT id, image_uris.small, artist FROM cards "
-                           "WHERE layout = 'transform'").fetchall()
+        rows = mom.execute(
+            "SELECT id, image_uris.small, artist FROM cards WHERE layout = 'transform'"
+        ).fetchall()
     finally:
         mom.close()
-    raw = {c["id"]: c for c in json.loads((scryfall_dir / "cards" / "mom.unique-cards.json")
-                                          .read_text())}
+    raw = {
+        c["id"]: c
+        for c in json.loads((scryfall_dir / "cards" / "mom.unique-cards.json").read_text())
+    }
     assert len(rows) > 10
     for cid, small, artist in rows:
         front = raw[cid]["card_faces"][0]
@@ -82,8 +96,9 @@ def _pages(sheet: str) -> dict[str, list[tuple[str, str, str]]]:
     """audience → [(img src, credit, uid)] of the card images on that page."""
     pages = {}
     for audience, body in SECTION.findall(sheet):
-        found = [(html.unescape(s), html.unescape(c), html.unescape(u))
-                 for s, c, u in ART.findall(body)]
+        found = [
+            (html.unescape(s), html.unescape(c), html.unescape(u)) for s, c, u in ART.findall(body)
+        ]
         assert len(found) == body.count("<img "), audience  # every image sits by its card
         pages[audience] = found
     return pages
@@ -111,8 +126,9 @@ def test_images_only_where_the_card_is_shown(con, game: str) -> None:
     shown = {c.uid for z in setup.zones for c in z.cards if c.card_id in images}
     assert seen["organizer"] == shown
     if game == "mimic-match":  # everything lies face down: no image on the table's page
-        assert seen["table"] == set() and all(z.face_down or z.visibility == "hidden"
-                                              for z in setup.zones)
+        assert seen["table"] == set() and all(
+            z.face_down or z.visibility == "hidden" for z in setup.zones
+        )
 
 
 def test_without_images_the_sheet_is_byte_identical(con, real_db: Path) -> None:
@@ -134,9 +150,15 @@ def test_without_images_the_sheet_is_byte_identical(con, real_db: Path) -> None:
 
 def test_image_urls_off_scryfall_are_never_printed(images_db: Path, tmp_path: Path) -> None:
     assert safe_image_url("https://cards.scryfall.io/small/front/a/b/x.jpg?1") is not None
-    for bad in ("http://cards.scryfall.io/x.jpg", "https://evil.example/x.jpg",
-                "javascript:alert(1)", 'https://cards.scryfall.io/x.jpg" onerror="x',
-                "https://cards.scryfall.io.evil.example/x.jpg", "", None):
+    for bad in (
+        "http://cards.scryfall.io/x.jpg",
+        "https://evil.example/x.jpg",
+        "javascript:alert(1)",
+        'https://cards.scryfall.io/x.jpg" onerror="x',
+        "https://cards.scryfall.io.evil.example/x.jpg",
+        "",
+        None,
+    ):
         assert safe_image_url(bad) is None, bad
     import shutil
 
@@ -144,11 +166,18 @@ def test_image_urls_off_scryfall_are_never_printed(images_db: Path, tmp_path: Pa
     shutil.copy(images_db, path)
     rw = db.connect(path)
     try:
-        ids = [r[0] for r in rw.execute("SELECT id FROM cards WHERE set_code = 'one' "
-                                        "ORDER BY id LIMIT 3").fetchall()]
-        rw.execute("UPDATE cards SET image_uris = {'small': 'https://evil.example/t.gif', "
-                   "'normal': NULL, 'large': NULL, 'png': NULL, 'art_crop': NULL, "
-                   "'border_crop': NULL} WHERE id = ?", [ids[0]])
+        ids = [
+            r[0]
+            for r in rw.execute(
+                "SELECT id FROM cards WHERE set_code = 'one' ORDER BY id LIMIT 3"
+            ).fetchall()
+        ]
+        rw.execute(
+            "UPDATE cards SET image_uris = {'small': 'https://evil.example/t.gif', "
+            "'normal': NULL, 'large': NULL, 'png': NULL, 'art_crop': NULL, "
+            "'border_crop': NULL} WHERE id = ?",
+            [ids[0]],
+        )
         art = card_art(rw, ids)
     finally:
         rw.close()
@@ -156,8 +185,20 @@ def test_image_urls_off_scryfall_are_never_printed(images_db: Path, tmp_path: Pa
 
 
 def test_cli_deal_and_pool_images(capsys, images_db: Path, con) -> None:
-    base = ["--db", str(images_db), "deal", "roll-for-initiative", "-n", "3", "--set", "one",
-            "--seed", "7", "-f", "html"]
+    base = [
+        "--db",
+        str(images_db),
+        "deal",
+        "roll-for-initiative",
+        "-n",
+        "3",
+        "--set",
+        "one",
+        "--seed",
+        "7",
+        "-f",
+        "html",
+    ]
     code, out, err = run(capsys, *base, "--images")
     setup = deal(con, "roll-for-initiative", 3, "one", seed=7)
     assert code == 0 and out == render_sheet(setup, "html", sheet_images(con, setup))
@@ -167,8 +208,20 @@ def test_cli_deal_and_pool_images(capsys, images_db: Path, con) -> None:
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "--images: only HTML sheets carry card images" in err
 
-    pool = ["--db", str(images_db), "pool", "one", "--players", "2", "--packs", "2",
-            "--seed", "3", "-f", "html"]
+    pool = [
+        "--db",
+        str(images_db),
+        "pool",
+        "one",
+        "--players",
+        "2",
+        "--packs",
+        "2",
+        "--seed",
+        "3",
+        "-f",
+        "html",
+    ]
     code, out, _ = run(capsys, *pool, "--images")
     data = open_pools("one", 2, 2, seed=3, db=images_db)
     art = pool_images(images_db, data)
@@ -187,14 +240,42 @@ def test_http_sheet_and_pool_images_equal_the_cli(capsys, images_db: Path) -> No
     with TestClient(create_app(images_db), base_url=LOCAL) as client:
         params = {"minigame": "roll-for-initiative", "players": 3, "set": "one", "seed": 7}
         r = client.get("/sheet", params={**params, "images": "true"})
-        _, out, _ = run(capsys, "--db", str(images_db), "deal", "roll-for-initiative", "-n",
-                        "3", "--set", "one", "--seed", "7", "-f", "html", "--images")
+        _, out, _ = run(
+            capsys,
+            "--db",
+            str(images_db),
+            "deal",
+            "roll-for-initiative",
+            "-n",
+            "3",
+            "--set",
+            "one",
+            "--seed",
+            "7",
+            "-f",
+            "html",
+            "--images",
+        )
         assert r.status_code == 200 and r.text == out and "<img " in r.text
         assert "<img" not in client.get("/sheet", params=params).text
         body = {"set": "one", "players": 2, "packs": 2, "seed": 3, "format": "html"}
         r = client.post("/pool", json={**body, "images": True})
-        _, out, _ = run(capsys, "--db", str(images_db), "pool", "one", "--players", "2",
-                        "--packs", "2", "--seed", "3", "-f", "html", "--images")
+        _, out, _ = run(
+            capsys,
+            "--db",
+            str(images_db),
+            "pool",
+            "one",
+            "--players",
+            "2",
+            "--packs",
+            "2",
+            "--seed",
+            "3",
+            "-f",
+            "html",
+            "--images",
+        )
         assert r.status_code == 200 and r.text == out and "<img " in r.text
         r = client.post("/pool", json={**body, "format": "json", "images": True})
         assert r.status_code == 422 and "only HTML pools carry card images" in r.json()["error"]
@@ -204,8 +285,20 @@ def test_http_sheet_and_pool_images_equal_the_cli(capsys, images_db: Path) -> No
 
 def test_cli_says_when_no_card_has_an_image(capsys, real_db: Path) -> None:
     """MTGJSON-only data: the sheet is the one without --images, and stderr says why."""
-    base = ["--db", str(real_db), "deal", "roll-for-initiative", "-n", "4", "--set", "afr",
-            "--seed", "2", "-f", "html"]
+    base = [
+        "--db",
+        str(real_db),
+        "deal",
+        "roll-for-initiative",
+        "-n",
+        "4",
+        "--set",
+        "afr",
+        "--seed",
+        "2",
+        "-f",
+        "html",
+    ]
     code, out, err = run(capsys, *base, "--images")
     _, plain, plain_err = run(capsys, *base)
     assert code == 0 and out == plain and "<img" not in out

@@ -26,7 +26,10 @@ def same_packs(cp: engine.CompiledProduct, count: int, seeds=SEEDS) -> None:
 
 def test_the_counter_layout_is_the_engines() -> None:
     assert (small.REDRAWS, small.BLOCK, small.EXTRA_BASE) == (
-        engine.REDRAWS, engine.BLOCK, engine.EXTRA_BASE)
+        engine.REDRAWS,
+        engine.BLOCK,
+        engine.EXTRA_BASE,
+    )
 
 
 def test_extras_gold_stamps_and_unless_sheets() -> None:

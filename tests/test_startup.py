@@ -31,14 +31,21 @@ print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 
 def imported(*argv: str) -> tuple[list[str], str]:
     """(heavy modules imported by ``boosterkit ARGV``, its stdout)."""
-    proc = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), *argv],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE % (HEAVY,), *argv], capture_output=True, text=True, check=True
+    )
     return json.loads(proc.stderr.strip().splitlines()[-1]), proc.stdout
 
 
 def test_help_and_the_catalogue_import_no_database_http_or_numpy() -> None:
-    for argv in (["--help"], ["minigames"], ["minigames", "--json"], ["open", "--help"],
-                 ["deal", "--help"], ["sync", "--help"]):
+    for argv in (
+        ["--help"],
+        ["minigames"],
+        ["minigames", "--json"],
+        ["open", "--help"],
+        ["deal", "--help"],
+        ["sync", "--help"],
+    ):
         heavy, out = imported(*argv)
         assert heavy == [], (argv, heavy)
         assert out
@@ -57,11 +64,35 @@ def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: 
     db = tmp_path / "kept.duckdb"
     shutil.copy(real_db, db)
     open_args = ["--db", str(db), "open", "afr", "-n", "2", "--seed", "7", "--format", "json"]
-    deal_args = ["--db", str(db), "deal", "roll-for-initiative", "--players", "4", "--set", "afr",
-                 "--seed", "3", "--format", "json"]
+    deal_args = [
+        "--db",
+        str(db),
+        "deal",
+        "roll-for-initiative",
+        "--players",
+        "4",
+        "--set",
+        "afr",
+        "--seed",
+        "3",
+        "--format",
+        "json",
+    ]
     seed = _dealable(real_db, "base-race", 2, None)["seed"]
-    sheet_args = ["--db", str(db), "deal", "base-race", "--players", "2", "--set", "afr",
-                  "--seed", str(seed), "--format", "text"]
+    sheet_args = [
+        "--db",
+        str(db),
+        "deal",
+        "base-race",
+        "--players",
+        "2",
+        "--set",
+        "afr",
+        "--seed",
+        str(seed),
+        "--format",
+        "text",
+    ]
     first_heavy, first = imported(*open_args)
     assert "duckdb" in first_heavy  # compiled from the database, then kept beside it
     assert list((tmp_path / "kept.cache" / "products").glob("afr.default.*.pickle"))
@@ -103,8 +134,9 @@ def _dealable(db: Path, game: str, players: int, products) -> dict:
     raise AssertionError(f"no dealable seed for {game}")
 
 
-def test_deal_and_validate_of_kept_products_read_no_card_rows(real_db: Path,
-                                                              tmp_path: Path) -> None:
+def test_deal_and_validate_of_kept_products_read_no_card_rows(
+    real_db: Path, tmp_path: Path
+) -> None:
     import copy
 
     from boosterkit.generator.cache import ProductCache
@@ -122,8 +154,9 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(real_db: Path,
         assert again.to_dict() == setup
         assert again.facts and again.rules_text  # in the setup compared above
         with pdb.connect(db, read_only=True) as con:  # the kept facts are the database's
-            rows = card_rows(con, {c["card_id"] for z in setup["zones"] for c in z["cards"]
-                                   if c.get("card_id")})
+            rows = card_rows(
+                con, {c["card_id"] for z in setup["zones"] for c in z["cards"] if c.get("card_id")}
+            )
         assert again.facts == {i: {k: r[k] for k in FACTS} for i, r in rows.items()}
         assert validate_setup(_Unreadable(), setup, products=cache).valid, game
         # every named violation still found from the kept rows, card-data included
@@ -138,8 +171,12 @@ def test_public_entry_points_live_in_their_own_modules() -> None:
     from boosterkit.generator import iter_packs, load_product, new_seed, open_packs
     from boosterkit.minigames import deal, list_minigames, validate_setup
 
-    assert open_packs.__module__ == iter_packs.__module__ == new_seed.__module__ \
+    assert (
+        open_packs.__module__
+        == iter_packs.__module__
+        == new_seed.__module__
         == "boosterkit.generator.packs"
+    )
     assert load_product.__module__ == "boosterkit.generator.cache"
     assert callable(deal) and deal.__module__ == "boosterkit.minigames.dealer"
     assert list_minigames.__module__ == "boosterkit.minigames.catalog"
@@ -151,8 +188,9 @@ def test_public_entry_points_live_in_their_own_modules() -> None:
 
 
 def test_the_cache_module_does_not_import_the_entry_points() -> None:
-    code = ("import sys, boosterkit.generator.cache; "
-            "print('boosterkit.generator.packs' in sys.modules)")
+    code = (
+        "import sys, boosterkit.generator.cache; print('boosterkit.generator.packs' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -168,8 +206,9 @@ def test_booster_yaml_is_parsed_once_per_file_version(tmp_path: Path) -> None:
     copy.write_text(text, encoding="utf-8")
     first = ex.load_nonmagic(copy)
     assert ex.load_nonmagic(copy) is first
-    copy.write_text(text.replace("minigame_share: all_packs", "minigame_share: token_ad_slot"),
-                    encoding="utf-8")
+    copy.write_text(
+        text.replace("minigame_share: all_packs", "minigame_share: token_ad_slot"), encoding="utf-8"
+    )
     assert ex.load_nonmagic(copy).minigame_share == "token_ad_slot"  # a new version is re-read
 
 
@@ -190,6 +229,7 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
         def wrapper(*args, **kwargs):
             calls[name] += 1
             return fn(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(dealer, "check_players", counted("players", mengine.check_players))
@@ -201,15 +241,20 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
 
 
 def test_the_service_deals_and_validates_kept_products_without_the_database(
-        real_db: Path, tmp_path: Path) -> None:
+    real_db: Path, tmp_path: Path
+) -> None:
     from fastapi.testclient import TestClient
 
     from boosterkit.service.app import create_app
 
     db = tmp_path / "served.duckdb"
     shutil.copy(real_db, db)
-    body = {"minigame": "mimic-match", "players": 4, "set": "afr",
-            "seed": _dealable(real_db, "mimic-match", 4, None)["seed"]}
+    body = {
+        "minigame": "mimic-match",
+        "players": 4,
+        "set": "afr",
+        "seed": _dealable(real_db, "mimic-match", 4, None)["seed"],
+    }
     with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
         dealt = client.post("/deal", json=body)  # reads the database once: then kept
         assert dealt.status_code == 200, dealt.text

@@ -70,8 +70,12 @@ def test_cli_sync_set_with_child_sets(api: FakeScryfall, tmp_path: Path) -> None
     assert summary["cards"] == len(expected) == 344
     # every search asked for every printing, and page 2 of woe (281 > 175) was followed
     searches = [q for q in api.requests if q.path == "/cards/search"]
-    assert all(q.query["unique"] == ["prints"] and q.query["include_extras"] == ["true"]
-               and q.query["include_variations"] == ["true"] for q in searches)
+    assert all(
+        q.query["unique"] == ["prints"]
+        and q.query["include_extras"] == ["true"]
+        and q.query["include_variations"] == ["true"]
+        for q in searches
+    )
     assert [q.query.get("page") for q in searches if q.query["q"] == ["e:woe"]] == [None, ["2"]]
     assert all(q.headers["User-Agent"].startswith("boosterkit/") for q in api.requests)
     # pacing is asserted where it is decided, on the client's clock (see
@@ -80,7 +84,9 @@ def test_cli_sync_set_with_child_sets(api: FakeScryfall, tmp_path: Path) -> None
     con = db.connect(dbf, read_only=True)
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 344
     assert con.execute("SELECT count(*) FROM cards WHERE set_code = 'wot'").fetchone()[0] == 63
-    run = con.execute("SELECT source, target, status, sets, cards, cache_files FROM sync_runs").fetchall()
+    run = con.execute(
+        "SELECT source, target, status, sets, cards, cache_files FROM sync_runs"
+    ).fetchall()
     assert len(run) == 1 and run[0][:5] == ("scryfall-set", "woe", "ok", len(children) + 1, 344)
     cache = dbf.parent / "t.cache"
     assert all((cache / f).exists() for f in run[0][5])
@@ -131,7 +137,9 @@ def test_unknown_set_one_line_no_change(api: FakeScryfall, tmp_path: Path) -> No
     con.close()
     r = _run(["sync", "zzq"], dbf, api)
     assert r.returncode == 1
-    assert r.stderr.strip().startswith("boosterkit: error: set 'zzq'") and "\n" not in r.stderr.strip()
+    assert (
+        r.stderr.strip().startswith("boosterkit: error: set 'zzq'") and "\n" not in r.stderr.strip()
+    )
     assert "Traceback" not in r.stderr
     con = db.connect(dbf, read_only=True)
     assert snapshot(con) == before
@@ -144,7 +152,10 @@ def test_http_error_after_retries_changes_nothing(mem_db, tmp_path: Path) -> Non
     before = snapshot(mem_db)
     with _fake() as api:
         # /sets and /sets/woe answer, then every search fails with a server error
-        api._search = lambda q: (500, {"object": "error", "status": 500, "code": "boom", "details": "x"})
+        api._search = lambda q: (
+            500,
+            {"object": "error", "status": 500, "code": "boom", "details": "x"},
+        )
         client = ScryfallClient(api.url, sleep=lambda s: None, max_retries=2)
         with pytest.raises(FetchError, match=r"HTTP 500 \(gave up after 3 attempts\)"):
             sync.sync_sets(mem_db, ["woe"], cache=tmp_path, client=client)
@@ -163,7 +174,9 @@ def test_429_then_success_through_sync(api: FakeScryfall, mem_db, tmp_path: Path
     assert mem_db.execute("SELECT count(*) FROM sets WHERE code = 'one'").fetchone()[0] == 1
 
 
-def test_child_set_without_cards_is_zero_not_failure(api: FakeScryfall, mem_db, tmp_path: Path) -> None:
+def test_child_set_without_cards_is_zero_not_failure(
+    api: FakeScryfall, mem_db, tmp_path: Path
+) -> None:
     summary = sync.sync_sets(mem_db, ["mom"], cache=tmp_path, client=_client(api))
     # mom has ~10 child sets; the shared files hold cards for mom only: the rest answer 404
     assert len(summary["set_codes"]) > 5
@@ -190,7 +203,9 @@ def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -
         assert sync.sync_bulk(con, "default_cards", cache=cache, client=_client(api))["downloaded"]
         with pytest.raises(InputError, match="bulk type 'rulings': expected one of default_cards"):
             sync.sync_bulk(con, "rulings", cache=cache, client=_client(api))
-        with pytest.raises(InputError, match="bulk type 'all_cards': Scryfall offers default_cards"):
+        with pytest.raises(
+            InputError, match="bulk type 'all_cards': Scryfall offers default_cards"
+        ):
             sync.sync_bulk(con, "all_cards", cache=cache, client=_client(api))
         sync.sync_set_list(con, cache=cache, client=_client(api))
     before = snapshot(con)
@@ -234,8 +249,13 @@ def test_sync_killed_mid_load_leaves_old_data(tmp_path: Path) -> None:
     con.close()
     big = _big_file(tmp_path, 12)  # ≈18,000 cards
     env = dict(os.environ, BOOSTERKIT_DB=str(dbf))
-    proc = subprocess.Popen([BIN, "sync", "--file", str(big)], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [BIN, "sync", "--file", str(big)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     import psutil
 
     child, seen = psutil.Process(proc.pid), False
@@ -276,7 +296,11 @@ def test_cli_bad_file_exit_code_no_traceback(tmp_path: Path, api: FakeScryfall) 
 
 
 def test_cli_file_summary_line(tmp_path: Path, api: FakeScryfall) -> None:
-    r = _run(["sync", "--file", str(shared_path("cards", "one.unique-cards.json"))], tmp_path / "t.duckdb", api)
+    r = _run(
+        ["sync", "--file", str(shared_path("cards", "one.unique-cards.json"))],
+        tmp_path / "t.duckdb",
+        api,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("synced 1 set, 271 cards in ") and r.stderr.endswith(" s\n")
 
@@ -296,8 +320,21 @@ print(json.dumps(sorted(m for m in ("requests", "urllib3", "scrython") if m in s
 def test_sync_file_imports_no_http_client(tmp_path: Path) -> None:
     """A local file needs no network code (issue 13: its start-up is part of the ingest time)."""
     src = shared_path("cards", "one.unique-cards.json")
-    r = subprocess.run([sys.executable, "-c", _HTTP_PROBE, "--db", str(tmp_path / "t.duckdb"),
-                        "sync", "--file", str(src)], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _HTTP_PROBE,
+            "--db",
+            str(tmp_path / "t.duckdb"),
+            "sync",
+            "--file",
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("synced 1 set, 271 cards in ")
     assert json.loads(r.stderr.strip().splitlines()[-1]) == []

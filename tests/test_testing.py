@@ -52,8 +52,9 @@ def test_strategies_in_a_users_suite(pytester: pytest.Pytester, real_db: Path) -
     result.stdout.fnmatch_lines(["*seed=1000*"])
 
 
-def test_strategies_skip_without_a_database(pytester: pytest.Pytester, tmp_path: Path,
-                                            monkeypatch) -> None:
+def test_strategies_skip_without_a_database(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("BOOSTERKIT_DB", str(tmp_path / "none.duckdb"))
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-rs", "-p", "no:cacheprovider")
@@ -66,7 +67,8 @@ def test_strategies_skip_without_a_database(pytester: pytest.Pytester, tmp_path:
 def test_packs_equal_open_packs(real_db: Path, data) -> None:
     ps = data.draw(testing.packs("afr", "set", 2, db=real_db))
     assert [p.to_dict() for p in ps] == [
-        p.to_dict() for p in open_packs("afr", "set", 2, ps[0].seed, db=real_db)]
+        p.to_dict() for p in open_packs("afr", "set", 2, ps[0].seed, db=real_db)
+    ]
 
 
 def test_seeds_cover_the_generator_range_and_shrink_to_zero() -> None:

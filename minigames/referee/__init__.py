@@ -26,8 +26,18 @@ GAMES: dict[str, ModuleType] = {
 POLICIES = ("random", "greedy")
 
 __all__ = [
-    "GAMES", "POLICIES", "Card", "RuleViolation", "apply", "apply_logged", "game_module",
-    "legal_moves", "new_game", "replay", "result", "simulate",
+    "GAMES",
+    "POLICIES",
+    "Card",
+    "RuleViolation",
+    "apply",
+    "apply_logged",
+    "game_module",
+    "legal_moves",
+    "new_game",
+    "replay",
+    "result",
+    "simulate",
 ]
 
 

@@ -71,6 +71,7 @@ NEIGHBOURS = tuple(tuple(_neighbours(i)) for i in range(24))
 
 # --- the battle ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Battle:
     """What a battle does: who keeps their card, who takes an extra turn, who wins the game.
@@ -111,12 +112,13 @@ def battle(attacker: Card, defender: Card) -> Battle:
     if a == "land" and d == "land":  # "When one Land attacks another, the attacking land wins"
         return Battle(True, True, winner="attacker", rule="land-attacks-land")
     if "land" in (a, d):  # "When a Land is revealed in battle, its owner loses the game."
-        return Battle(True, True, winner="defender" if a == "land" else "attacker",
-                      rule="land-revealed")
+        return Battle(
+            True, True, winner="defender" if a == "land" else "attacker", rule="land-revealed"
+        )
     # "If one of the revealed cards is an Artifact, the player who owns it discards it and
     # takes an extra turn. If both revealed cards are Artifacts, only the attacker gets the
     # extra turn."
-    extra = ("attacker" if a == "artifact" else "defender" if d == "artifact" else None)
+    extra = "attacker" if a == "artifact" else "defender" if d == "artifact" else None
     if "spell" in (a, d):  # "discard both revealed cards. (Other effects still happen.)"
         return Battle(False, False, extra_turn=extra, rule="instant-sorcery-enchantment")
     if extra:
@@ -130,6 +132,7 @@ def battle(attacker: Card, defender: Card) -> Battle:
 
 
 # --- the game -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class State:
@@ -169,11 +172,13 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
     for uid in owner:
         card = table.cards[uid]
         if (card.has("Creature") and card.toughness is None) or (
-                card.has("Planeswalker") and not card.has("Creature") and card.loyalty is None):
-            raise InputError(f"setup: {card.label} is not in the database, so its toughness or "
-                             "loyalty is unknown; import its set")
-    lands = [sum(1 for u in owner if owner[u] == s and table.cards[u].has("Land"))
-             for s in (0, 1)]
+            card.has("Planeswalker") and not card.has("Creature") and card.loyalty is None
+        ):
+            raise InputError(
+                f"setup: {card.label} is not in the database, so its toughness or "
+                "loyalty is unknown; import its set"
+            )
+    lands = [sum(1 for u in owner if owner[u] == s and table.cards[u].has("Land")) for s in (0, 1)]
     if lands != [1, 1]:
         raise InputError(f"setup: each Base Race grid holds one land, these hold {lands}")
     first = table.players.index(table.first_player) if table.first_player else None
@@ -231,34 +236,49 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
         if _moves_of(state, seat):
             raise RuleViolation("must-move", f"{players[seat]} has a legal move and cannot pass")
         passes = state.passes + 1
-        state = evolve(state, passes=passes, turns=state.turns + 1,
-                        event=f"{players[seat]} cannot move and passes")
+        state = evolve(
+            state,
+            passes=passes,
+            turns=state.turns + 1,
+            event=f"{players[seat]} cannot move and passes",
+        )
         if passes >= 2:
             return evolve(state, ended_by="no-moves")
         return evolve(state, to_move=1 - seat)
     uid = need(move, "card", str)
     to = index_of(move.get("to"))
     if uid not in state.board:
-        raise RuleViolation("card-not-on-board", f"{_label(state, uid)} is not on the board",
-                            [uid])
+        raise RuleViolation("card-not-on-board", f"{_label(state, uid)} is not on the board", [uid])
     if state.owner[uid] != seat:
-        raise RuleViolation("not-your-card", f"{uid} belongs to {players[state.owner[uid]]}",
-                            [uid])
+        raise RuleViolation("not-your-card", f"{uid} belongs to {players[state.owner[uid]]}", [uid])
     at = state.board.index(uid)
     if to not in NEIGHBOURS[at]:  # "one space either vertically or horizontally"
-        raise RuleViolation("one-space", f"{uid} on {square(at)} cannot reach {square(to)}: "
-                            "one space, vertically or horizontally", [uid])
+        raise RuleViolation(
+            "one-space",
+            f"{uid} on {square(at)} cannot reach {square(to)}: "
+            "one space, vertically or horizontally",
+            [uid],
+        )
     target = state.board[to]
     if target is not None and state.owner[target] == seat:  # "not onto … another card they own"
-        raise RuleViolation("onto-own-card", f"{square(to)} holds {_label(state, target)}, "
-                            f"{players[seat]}'s own card", [uid, target])
+        raise RuleViolation(
+            "onto-own-card",
+            f"{square(to)} holds {_label(state, target)}, {players[seat]}'s own card",
+            [uid, target],
+        )
     if target is None:  # "move a card safely onto an empty space"
         board = list(state.board)
         board[at], board[to] = None, uid
         extra, nxt = _after(state, seat, None)
-        return evolve(state, board=tuple(board), turns=state.turns + 1, passes=0, extra=extra,
-                      to_move=nxt, event=f"{players[seat]} moves {uid} {SQUARES[at]} → "
-                                         f"{SQUARES[to]}")
+        return evolve(
+            state,
+            board=tuple(board),
+            turns=state.turns + 1,
+            passes=0,
+            extra=extra,
+            to_move=nxt,
+            event=f"{players[seat]} moves {uid} {SQUARES[at]} → {SQUARES[to]}",
+        )
     return _battle(evolve(state, turns=state.turns + 1, passes=0), seat, uid, target, at, to)
 
 
@@ -275,15 +295,19 @@ def _battle(state: State, seat: int, uid: str, target: str, at: int, to: int) ->
         if out.attacker_stays:
             board[at], board[to] = None, uid
     face_up = state.face_up | {c for c in (uid, target) if c not in gone}
-    text = (f"{players[seat]} attacks {cards[target].label} on {square(to)} with "
-            f"{cards[uid].label}: {out.rule}")
+    text = (
+        f"{players[seat]} attacks {cards[target].label} on {square(to)} with "
+        f"{cards[uid].label}: {out.rule}"
+    )
     text += f"; discarded {', '.join(gone)}" if gone else ""
-    state = evolve(state, board=tuple(board), face_up=face_up,
-                    discard=state.discard + tuple(gone), event=text)
+    state = evolve(
+        state, board=tuple(board), face_up=face_up, discard=state.discard + tuple(gone), event=text
+    )
     if out.winner:
         win = seat if out.winner == "attacker" else 1 - seat
-        return evolve(state, winner=win, ended_by=out.rule, to_move=None,
-                      event=f"{text}; {players[win]} wins")
+        return evolve(
+            state, winner=win, ended_by=out.rule, to_move=None, event=f"{text}; {players[win]} wins"
+        )
     if out.extra_turn:
         who = seat if out.extra_turn == "attacker" else 1 - seat
         text += f"; {players[who]} takes an extra turn"
@@ -301,19 +325,32 @@ def result(state: State) -> dict[str, Any] | None:
     if not state.over:
         return None
     players = state.table.players
-    left = {p: sum(1 for u in state.board if u and state.owner[u] == s)
-            for s, p in enumerate(players)}
-    return {"finished": True, "winner": None if state.winner is None else players[state.winner],
-            "ended_by": state.ended_by, "turns": state.turns, "cards_left": left}
+    left = {
+        p: sum(1 for u in state.board if u and state.owner[u] == s) for s, p in enumerate(players)
+    }
+    return {
+        "finished": True,
+        "winner": None if state.winner is None else players[state.winner],
+        "ended_by": state.ended_by,
+        "turns": state.turns,
+        "cards_left": left,
+    }
 
 
 def state_dict(state: State) -> dict[str, Any]:
     """The board as JSON: each occupied square's card, owner and whether it is face up."""
     players = state.table.players
-    board = {square(i): {"card": u, "owner": players[state.owner[u]], "face_up": u in state.face_up}
-             for i, u in enumerate(state.board) if u}
-    return {"to_move": None if state.over or state.to_move is None else players[state.to_move],
-            "board": board, "discard": list(state.discard), "turns": state.turns}
+    board = {
+        square(i): {"card": u, "owner": players[state.owner[u]], "face_up": u in state.face_up}
+        for i, u in enumerate(state.board)
+        if u
+    }
+    return {
+        "to_move": None if state.over or state.to_move is None else players[state.to_move],
+        "board": board,
+        "discard": list(state.discard),
+        "turns": state.turns,
+    }
 
 
 def render(state: State) -> str:
@@ -337,8 +374,9 @@ def render(state: State) -> str:
 
 # --- policies (simulation) ---------------------------------------------------------------
 
-_STEPS = tuple(tuple(abs(i // 4 - j // 4) + abs(i % 4 - j % 4) for j in range(24))
-               for i in range(24))
+_STEPS = tuple(
+    tuple(abs(i // 4 - j // 4) + abs(i % 4 - j % 4) for j in range(24)) for i in range(24)
+)
 
 
 def _distance(opponents: list[int], index: int) -> int:
@@ -359,8 +397,7 @@ class _Near(dict):
         return value
 
 
-def _score(state: State, pos: Mapping[str, int], near: dict[int, int], uid: str, to: int
-           ) -> float:
+def _score(state: State, pos: Mapping[str, int], near: dict[int, int], uid: str, to: int) -> float:
     """The greedy player's value of moving ``uid`` to square ``to``, from its own cards and
     the face-up ones. ``pos``: the mover's cards' squares; ``near``: the distance from a
     square to the nearest opponent card (filled as needed)."""

@@ -17,8 +17,18 @@ from typing import Any, TypeVar
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.minigames.rng import Rng
 
-CARD_TYPES = ("Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land",
-              "Planeswalker", "Sorcery", "Tribal")
+CARD_TYPES = (
+    "Artifact",
+    "Battle",
+    "Creature",
+    "Enchantment",
+    "Instant",
+    "Kindred",
+    "Land",
+    "Planeswalker",
+    "Sorcery",
+    "Tribal",
+)
 T = TypeVar("T")
 _NUMBER = re.compile(r"[-+]?\d+")
 
@@ -40,8 +50,12 @@ class RuleViolation(BoosterkitError):
         return f"{where}{self.rule}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "rule": self.rule, "message": self.message,
-                "cards": list(self.cards)}
+        return {
+            "move": self.move,
+            "rule": self.rule,
+            "message": self.message,
+            "cards": list(self.cards),
+        }
 
 
 def stat(value: Any) -> int | None:
@@ -83,7 +97,9 @@ def front_types(type_line: str | None) -> tuple[frozenset[str], bool]:
     return frozenset(w for w in words if w in CARD_TYPES), "Legendary" in words
 
 
-def card_from_item(item: Mapping[str, Any], stats: Mapping[str, tuple[Any, Any]] | None = None) -> Card:
+def card_from_item(
+    item: Mapping[str, Any], stats: Mapping[str, tuple[Any, Any]] | None = None
+) -> Card:
     """A ``Card`` from a setup item (unknown fields are ignored). ``toughness`` / ``loyalty``
     come from the item when it has them, else from ``stats`` (by ``card_id``)."""
     is_card = item.get("kind", "card") == "card"
@@ -92,9 +108,16 @@ def card_from_item(item: Mapping[str, Any], stats: Mapping[str, tuple[Any, Any]]
     if stats is not None and "toughness" not in item and item.get("card_id") in stats:
         tough, loyal = stats[item["card_id"]]
     mv = item.get("mana_value")
-    return Card(uid=item["uid"], name=item.get("name"), types=types, legendary=legendary,
-                colors=tuple(item.get("colors") or ()), mana_value=None if mv is None else float(mv),
-                toughness=stat(tough), loyalty=stat(loyal))
+    return Card(
+        uid=item["uid"],
+        name=item.get("name"),
+        types=types,
+        legendary=legendary,
+        colors=tuple(item.get("colors") or ()),
+        mana_value=None if mv is None else float(mv),
+        toughness=stat(tough),
+        loyalty=stat(loyal),
+    )
 
 
 class CardStats:
@@ -113,16 +136,19 @@ class CardStats:
     def lookup(self, items: Iterable[Mapping[str, Any]]) -> dict[str, tuple[Any, Any]]:
         """The stats of ``items`` (setup items) that are in the database."""
         items = [it for it in items if it.get("card_id")]
-        new = sorted({str(it.get("set")) for it in items
-                      if it["card_id"] not in self.known} - self.sets)
+        new = sorted(
+            {str(it.get("set")) for it in items if it["card_id"] not in self.known} - self.sets
+        )
         if new:
             rows = self.con.execute(
                 "SELECT id, toughness, loyalty FROM cards WHERE set_code IN (SELECT unnest(?))",
-                [new]).fetchall()
+                [new],
+            ).fetchall()
             self.known.update((r[0], (r[1], r[2])) for r in rows)
             self.sets.update(new)
-        return {it["card_id"]: self.known[it["card_id"]] for it in items
-                if it["card_id"] in self.known}
+        return {
+            it["card_id"]: self.known[it["card_id"]] for it in items if it["card_id"] in self.known
+        }
 
 
 def evolve(state: T, **changes: Any) -> T:
@@ -135,6 +161,7 @@ def evolve(state: T, **changes: Any) -> T:
 
 
 # --- the setup ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Table:
@@ -154,12 +181,18 @@ class Table:
         """The seat index of ``player`` (``InputError`` for a name that is not at the table)."""
         if isinstance(player, str) and player in self.players:
             return self.players.index(player)
-        raise InputError(f"{what}: {player!r} is not a player of this game "
-                         f"({', '.join(self.players)})")
+        raise InputError(
+            f"{what}: {player!r} is not a player of this game ({', '.join(self.players)})"
+        )
 
 
-def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
-               play_zones: Callable[[str], bool] | None = None) -> Table:
+def read_setup(
+    data: Any,
+    game: str,
+    con: Any = None,
+    need_stats: bool = False,
+    play_zones: Callable[[str], bool] | None = None,
+) -> Table:
     """A ``Table`` from a setup JSON (``Setup.to_dict()``); ``InputError`` for a wrong shape.
 
     ``need_stats``: look toughness and loyalty up in ``con`` (Base Race needs them).
@@ -179,8 +212,11 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
     zones: dict[str, tuple[str, ...]] = {}
     items: dict[str, Mapping[str, Any]] = {}
     for k, z in enumerate(zones_raw):
-        if not isinstance(z, Mapping) or not isinstance(z.get("name"), str) \
-                or not isinstance(z.get("cards"), list):
+        if (
+            not isinstance(z, Mapping)
+            or not isinstance(z.get("name"), str)
+            or not isinstance(z.get("cards"), list)
+        ):
             raise InputError(f"setup: zones[{k}] needs a name and a list of cards")
         uids = []
         for j, it in enumerate(z["cards"]):
@@ -192,8 +228,12 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
             uids.append(it["uid"])
         zones[z["name"]] = tuple(uids)
     stats = None
-    used = [items[u] for name, uids in zones.items() if play_zones is None or play_zones(name)
-            for u in uids]
+    used = [
+        items[u]
+        for name, uids in zones.items()
+        if play_zones is None or play_zones(name)
+        for u in uids
+    ]
     missing = [it for it in used if "toughness" not in it]
     if need_stats and missing:
         if con is None:
@@ -209,18 +249,28 @@ def read_setup(data: Any, game: str, con: Any = None, need_stats: bool = False,
     if not isinstance(rolls, Mapping):
         raise InputError("setup: rolls must be an object")
     if first is not None and first not in names:
-        raise InputError(f"setup: first_player {first!r} is not a player of this game "
-                         f"({', '.join(names)})")
+        raise InputError(
+            f"setup: first_player {first!r} is not a player of this game ({', '.join(names)})"
+        )
     tiebreaks = data.get("tiebreaks") or {}
     if not isinstance(tiebreaks, Mapping) or not all(
-            isinstance(v, list) and all(type(d) is int for d in v) for v in tiebreaks.values()):
+        isinstance(v, list) and all(type(d) is int for d in v) for v in tiebreaks.values()
+    ):
         raise InputError("setup: tiebreaks must be an object of lists of dice")
     seed = data.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"setup: seed must be a non-negative integer, got {seed!r}")
-    return Table(game=game, players=names, seed=seed, cards=cards, zones=zones,
-                 first_player=first, rolls=dict(rolls), items=items,
-                 tiebreaks={p: tuple(v) for p, v in tiebreaks.items()})
+    return Table(
+        game=game,
+        players=names,
+        seed=seed,
+        cards=cards,
+        zones=zones,
+        first_player=first,
+        rolls=dict(rolls),
+        items=items,
+        tiebreaks={p: tuple(v) for p, v in tiebreaks.items()},
+    )
 
 
 def zone(table: Table, name: str, size: int | None = None) -> tuple[str, ...]:
@@ -234,6 +284,7 @@ def zone(table: Table, name: str, size: int | None = None) -> tuple[str, ...]:
 
 
 # --- moves --------------------------------------------------------------------------------
+
 
 def need(move: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str = "") -> Any:
     """``move[key]`` checked to be of ``kind`` (``InputError`` naming the field otherwise)."""

@@ -55,9 +55,11 @@ def is_match(a: Card, b: Card, mimics: frozenset[str] | None = None) -> bool:
 
 def why_not(a: Card, b: Card) -> str:
     """Words for a failed match: each card's colours and mana value."""
+
     def desc(c: Card) -> str:
         mv = "no mana value" if c.mana_value is None else f"mana value {c.mana_value:g}"
         return f"{c.label}: {''.join(c.colors) or 'colourless'}, {mv}"
+
     return f"{desc(a)}; {desc(b)}"
 
 
@@ -88,19 +90,28 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
     tagged = {u for u in grid + deck if table.items[u].get("tag") == "mimic"}
     mimics = frozenset(tagged or {u for u in grid + deck if table.cards[u].has("Land")})
     if len(mimics) != 2:
-        raise InputError(f"setup: Mimic Match has two mimics (lands) among the grid and deck; "
-                         f"this setup has {len(mimics)}")
+        raise InputError(
+            f"setup: Mimic Match has two mimics (lands) among the grid and deck; "
+            f"this setup has {len(mimics)}"
+        )
     first = table.players.index(table.first_player) if table.first_player else 0
     n = len(table.players)
-    return State(table=table, grid=tuple(grid), deck=tuple(deck), mimics=mimics,
-                 collected=tuple(() for _ in range(n)), seen=tuple(frozenset() for _ in range(n)),
-                 to_move=first)
+    return State(
+        table=table,
+        grid=tuple(grid),
+        deck=tuple(deck),
+        mimics=mimics,
+        collected=tuple(() for _ in range(n)),
+        seen=tuple(frozenset() for _ in range(n)),
+        to_move=first,
+    )
 
 
 def scores(state: State) -> tuple[int, ...]:
-    """"1 point for every card they collected", +2 for the mimic finder."""
-    return tuple(len(c) + (MIMIC_BONUS if i == state.finder else 0)
-                 for i, c in enumerate(state.collected))
+    """ "1 point for every card they collected", +2 for the mimic finder."""
+    return tuple(
+        len(c) + (MIMIC_BONUS if i == state.finder else 0) for i, c in enumerate(state.collected)
+    )
 
 
 def _cell(state: State, value: Any) -> int:
@@ -112,7 +123,7 @@ def _cell(state: State, value: Any) -> int:
 
 
 def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None], tuple[str, ...]]:
-    """"replace the empty spaces with two new cards from the deck, face down." """
+    """ "replace the empty spaces with two new cards from the deck, face down." """
     grid, deck = list(state.grid), list(state.deck)
     count = min(len(holes), len(deck))
     if given is None:
@@ -121,8 +132,12 @@ def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None
         if not isinstance(given, list) or not all(isinstance(u, str) for u in given):
             raise InputError("move: 'refill' is a list of card uids")
         if len(given) != count or len(set(given)) != count or not set(given) <= set(deck):
-            raise RuleViolation("refill-not-from-deck", f"the holes take {count} cards from "
-                                f"the deck; {', '.join(given) or 'none'} are not that", given)
+            raise RuleViolation(
+                "refill-not-from-deck",
+                f"the holes take {count} cards from "
+                f"the deck; {', '.join(given) or 'none'} are not that",
+                given,
+            )
         drawn = list(given)
     for hole in holes:
         grid[hole] = None
@@ -141,31 +156,56 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
         raise RuleViolation("two-cards", "a turn looks at two different cards")
     a, b = state.grid[i], state.grid[j]
     if "cards" in move and move["cards"] != [a, b]:
-        raise RuleViolation("cards-not-at-cells", f"cells {i + 1} and {j + 1} hold {a} and "
-                            f"{b}, not {move['cards']}", [a, b])
+        raise RuleViolation(
+            "cards-not-at-cells",
+            f"cells {i + 1} and {j + 1} hold {a} and {b}, not {move['cards']}",
+            [a, b],
+        )
     take = need(move, "take", bool)
     cards, who = state.table.cards, state.table.players[seat]
     seen = list(state.seen)
     seen[seat] = seen[seat] | {a, b}
     turns = state.turns + 1
     if not take:  # "Otherwise, leave them in place, and the next player takes their turn."
-        return evolve(state, seen=tuple(seen), turns=turns,
-                      to_move=(seat + 1) % len(state.collected),
-                      event=f"{who} looks at cells {i + 1} and {j + 1}")
+        return evolve(
+            state,
+            seen=tuple(seen),
+            turns=turns,
+            to_move=(seat + 1) % len(state.collected),
+            event=f"{who} looks at cells {i + 1} and {j + 1}",
+        )
     if not is_match(cards[a], cards[b], state.mimics):
-        raise RuleViolation("not-a-match", f"{a} and {b} share no colour or mana value, or "
-                            f"only one is a mimic ({why_not(cards[a], cards[b])})", [a, b])
+        raise RuleViolation(
+            "not-a-match",
+            f"{a} and {b} share no colour or mana value, or "
+            f"only one is a mimic ({why_not(cards[a], cards[b])})",
+            [a, b],
+        )
     collected = list(state.collected)
     collected[seat] = collected[seat] + (a, b)
     if {a, b} == state.mimics:  # "The game ends when a player reveals the two mimics"
         grid = tuple(None if k in (i, j) else u for k, u in enumerate(state.grid))
-        return _end(evolve(state, seen=tuple(seen), turns=turns, collected=tuple(collected),
-                           finder=seat, grid=grid,
-                           event=f"{who} uncovers the mimics {a} and {b}"))
+        return _end(
+            evolve(
+                state,
+                seen=tuple(seen),
+                turns=turns,
+                collected=tuple(collected),
+                finder=seat,
+                grid=grid,
+                event=f"{who} uncovers the mimics {a} and {b}",
+            )
+        )
     grid, deck = _refill(state, [i, j], move.get("refill"))
-    return evolve(state, seen=tuple(seen), turns=turns, collected=tuple(collected),
-                  grid=tuple(grid), deck=deck,  # "then take another turn"
-                  event=f"{who} takes {cards[a].label} and {cards[b].label}")
+    return evolve(
+        state,
+        seen=tuple(seen),
+        turns=turns,
+        collected=tuple(collected),
+        grid=tuple(grid),
+        deck=deck,  # "then take another turn"
+        event=f"{who} takes {cards[a].label} and {cards[b].label}",
+    )
 
 
 def _end(state: State) -> State:
@@ -192,10 +232,17 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
         chosen = state.table.seat(need(move, "winner", str), "winner")
         if chosen not in state.tied:
             names = ", ".join(players[t] for t in state.tied)
-            raise RuleViolation("not-tied", f"the finder chooses among the tied players "
-                                f"({names}), not {players[chosen]}")
-        return evolve(state, phase="over", winner=chosen, ended_by="finder-decided",
-                       event=f"{players[seat]} decides the tie: {players[chosen]} wins")
+            raise RuleViolation(
+                "not-tied",
+                f"the finder chooses among the tied players ({names}), not {players[chosen]}",
+            )
+        return evolve(
+            state,
+            phase="over",
+            winner=chosen,
+            ended_by="finder-decided",
+            event=f"{players[seat]} decides the tie: {players[chosen]} wins",
+        )
     if "winner" in move:
         raise RuleViolation("no-tie", "only the mimic finder decides, and only a tie")
     return _look(state, seat, move)
@@ -212,7 +259,7 @@ def legal_moves(state: State) -> list[dict[str, Any]]:
     full = [k for k, u in enumerate(state.grid) if u is not None]
     out = []
     for x, i in enumerate(full):
-        for j in full[x + 1:]:
+        for j in full[x + 1 :]:
             out.append({"player": me, "cells": [i + 1, j + 1], "take": False})
             if is_match(cards[state.grid[i]], cards[state.grid[j]], state.mimics):
                 out.append({"player": me, "cells": [i + 1, j + 1], "take": True})
@@ -224,26 +271,37 @@ def result(state: State) -> dict[str, Any] | None:
     if state.phase != "over":
         return None
     players = state.table.players
-    return {"finished": True, "winner": players[state.winner], "ended_by": state.ended_by,
-            "turns": state.turns, "scores": dict(zip(players, scores(state))),
-            "finder": players[state.finder]}
+    return {
+        "finished": True,
+        "winner": players[state.winner],
+        "ended_by": state.ended_by,
+        "turns": state.turns,
+        "scores": dict(zip(players, scores(state))),
+        "finder": players[state.finder],
+    }
 
 
 def state_dict(state: State) -> dict[str, Any]:
     """The grid (null for a hole), the deck size, collected cards and whose turn it is."""
     players = state.table.players
-    return {"phase": state.phase,
-            "to_move": None if state.phase == "over" else players[state.to_move],
-            "grid": list(state.grid), "deck": len(state.deck),
-            "collected": {p: list(c) for p, c in zip(players, state.collected)},
-            "scores": dict(zip(players, scores(state))), "turns": state.turns}
+    return {
+        "phase": state.phase,
+        "to_move": None if state.phase == "over" else players[state.to_move],
+        "grid": list(state.grid),
+        "deck": len(state.deck),
+        "collected": {p: list(c) for p, c in zip(players, state.collected)},
+        "scores": dict(zip(players, scores(state))),
+        "turns": state.turns,
+    }
 
 
 def render(state: State) -> str:
     """The grid (``..`` for a hole), the deck and the cards each player holds."""
     cols, lines = 4, []
     for r in range(0, len(state.grid), cols):
-        lines.append("  " + " ".join((u or "..").ljust(7) for u in state.grid[r:r + cols]).rstrip())
+        lines.append(
+            "  " + " ".join((u or "..").ljust(7) for u in state.grid[r : r + cols]).rstrip()
+        )
     got = ", ".join(f"{p} {len(c)}" for p, c in zip(state.table.players, state.collected))
     points = ", ".join(f"{p} {n}" for p, n in zip(state.table.players, scores(state)))
     nxt = "" if state.phase == "over" else f"; next: {state.table.players[state.to_move]}"
@@ -253,6 +311,7 @@ def render(state: State) -> str:
 
 
 # --- policies (simulation) ---------------------------------------------------------------
+
 
 def _take_mimics(state: State, seat: int) -> bool:
     """Greedy takes the mimics when that wins (or ties) or nothing else is left to draw."""
@@ -268,8 +327,10 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
     seat, cards = state.to_move, state.table.cards
     me = state.table.players[seat]
     if state.phase == "decide":
-        return {"player": me, "winner": me if seat in state.tied
-                else state.table.players[rng.choose(state.tied)]}
+        return {
+            "player": me,
+            "winner": me if seat in state.tied else state.table.players[rng.choose(state.tied)],
+        }
     full = [k for k, u in enumerate(state.grid) if u is not None]
 
     def look(i: int, j: int) -> dict[str, Any]:
@@ -284,10 +345,11 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
         return look(i, rng.choose([k for k in full if k != i]))
     known = [k for k in full if state.grid[k] in state.seen[seat]]
     for x, i in enumerate(known):
-        for j in known[x + 1:]:
+        for j in known[x + 1 :]:
             pair = {state.grid[i], state.grid[j]}
             if is_match(cards[state.grid[i]], cards[state.grid[j]], state.mimics) and (
-                    pair != state.mimics or _take_mimics(state, seat)):
+                pair != state.mimics or _take_mimics(state, seat)
+            ):
                 return look(i, j)
     unseen = [k for k in full if k not in known]
     i = rng.choose(unseen or full)

@@ -77,10 +77,17 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
         dice.append(value)
     # "The player with the lowest starting initiative goes first." / "In case of a tie, the
     # tied players roll again": the setup's roll-offs order them, lower first (as ``deal``).
-    first = table.first_player or min(table.players, key=lambda p: (
-        table.rolls[p], table.tiebreaks.get(p, ()), table.players.index(p)))
-    state = State(table=table, hands=tuple(hands), dice=tuple(dice),
-                  mods=tuple(() for _ in hands), to_move=table.players.index(first))
+    first = table.first_player or min(
+        table.players,
+        key=lambda p: (table.rolls[p], table.tiebreaks.get(p, ()), table.players.index(p)),
+    )
+    state = State(
+        table=table,
+        hands=tuple(hands),
+        dice=tuple(dice),
+        mods=tuple(() for _ in hands),
+        to_move=table.players.index(first),
+    )
     return state if any(hands) else _finish(state)
 
 
@@ -90,7 +97,7 @@ def final(state: State) -> tuple[int, ...]:
 
 
 def _finish(state: State) -> State:
-    """"Once everyone is out of cards, check to see who has the highest roll." """
+    """ "Once everyone is out of cards, check to see who has the highest roll." """
     values = final(state)
     top = max(values)
     tied = tuple(i for i, v in enumerate(values) if v == top)
@@ -120,7 +127,9 @@ def _target(state: State, effect: Mapping[str, Any], color: str) -> int:
     return state.table.seat(need(effect, "target", str, f"{color} effect"), f"{color} target")
 
 
-def _effect(state: State, seat: int, effect: Mapping[str, Any], card: str) -> tuple[State, dict, str]:
+def _effect(
+    state: State, seat: int, effect: Mapping[str, Any], card: str
+) -> tuple[State, dict, str]:
     """Apply one colour's effect; the state, the effect as logged, and what happened."""
     color, players = effect["color"], state.table.players
     only(effect, ("color", "target", "die"), f"{color} effect")
@@ -130,26 +139,37 @@ def _effect(state: State, seat: int, effect: Mapping[str, Any], card: str) -> tu
         t = _target(state, effect, color)
         mods = list(state.mods)
         mods[t] = mods[t] + ((card, END_OF_GAME[color]),)
-        return (evolve(state, mods=tuple(mods)), {"color": color, "target": players[t]},
-                f"{color}: {players[t]} {END_OF_GAME[color]:+d} at the end")
+        return (
+            evolve(state, mods=tuple(mods)),
+            {"color": color, "target": players[t]},
+            f"{color}: {players[t]} {END_OF_GAME[color]:+d} at the end",
+        )
     if color == "G":  # "Reroll your own die, but use the new result only if it's higher."
         t = _target(state, effect, color) if "target" in effect else seat
         if t != seat:
-            raise RuleViolation("own-die", f"green re-rolls the player's own die, not "
-                                f"{players[t]}'s", [card])
+            raise RuleViolation(
+                "own-die", f"green re-rolls the player's own die, not {players[t]}'s", [card]
+            )
     else:  # U: "Reroll another player's die" / R: "Reroll another player's die."
         t = _target(state, effect, color)
         if t == seat:
-            raise RuleViolation("another-player", f"{'blue' if color == 'U' else 'red'} "
-                                f"re-rolls another player's die, not {players[seat]}'s own", [card])
+            raise RuleViolation(
+                "another-player",
+                f"{'blue' if color == 'U' else 'red'} "
+                f"re-rolls another player's die, not {players[seat]}'s own",
+                [card],
+            )
     new, state = _die(state, effect.get("die"), f"{color} effect")
     old = state.dice[t]
     keep = {"U": new < old, "R": True, "G": new > old}[color]  # lower / must use / higher
     dice = list(state.dice)
     dice[t] = new if keep else old
     how = "must use" if color == "R" else "kept" if keep else "not kept"
-    return (evolve(state, dice=tuple(dice)), {"color": color, "target": players[t], "die": new},
-            f"{color}: {players[t]} re-rolls {old} → {new} ({how})")
+    return (
+        evolve(state, dice=tuple(dice)),
+        {"color": color, "target": players[t], "die": new},
+        f"{color}: {players[t]} re-rolls {old} → {new} ({how})",
+    )
 
 
 def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
@@ -157,8 +177,11 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
     seat = state.to_move
     card = need(move, "card", str)
     if card not in state.hands[seat]:
-        raise RuleViolation("card-not-in-hand", f"{_label(state, card)} is not in "
-                            f"{state.table.players[seat]}'s hand", [card])
+        raise RuleViolation(
+            "card-not-in-hand",
+            f"{_label(state, card)} is not in {state.table.players[seat]}'s hand",
+            [card],
+        )
     face_down = move.get("face_down", False)
     if not isinstance(face_down, bool):
         raise InputError("move: 'face_down' must be true or false")
@@ -171,33 +194,44 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
     who = state.table.players[seat]
     if face_down:  # "Any Card Played Face Down: … increase or decrease a player's die roll by 1."
         if len(effects) != 1:
-            raise RuleViolation("face-down", "a card played face down has one effect: ±1 to "
-                                "one player", [card])
+            raise RuleViolation(
+                "face-down", "a card played face down has one effect: ±1 to one player", [card]
+            )
         only(effects[0], ("delta", "target"), "face-down effect")
         delta = need(effects[0], "delta", int, "face-down effect")
         if delta not in (1, -1):
-            raise RuleViolation("face-down", f"a card played face down gives +1 or -1, not "
-                                f"{delta:+d}", [card])
+            raise RuleViolation(
+                "face-down", f"a card played face down gives +1 or -1, not {delta:+d}", [card]
+            )
         t = _target(state, effects[0], "face-down")
         mods = list(state.mods)
         mods[t] = mods[t] + ((card, delta),)
-        state = evolve(state, mods=tuple(mods),
-                        event=f"{who} plays {card} face down: {state.table.players[t]} "
-                              f"{delta:+d} at the end")
+        state = evolve(
+            state,
+            mods=tuple(mods),
+            event=f"{who} plays {card} face down: {state.table.players[t]} {delta:+d} at the end",
+        )
         logged = [{"delta": delta, "target": state.table.players[t]}]
         return _next_turn(state, seat), _log(who, card, True, logged)
     colors = [c for c in WUBRG if c in state.table.cards[card].colors]
     given = [need(e, "color", str, "effect") for e in effects]
     if sorted(given) != sorted(colors):
         shown = "".join(colors) or "colourless"
-        raise RuleViolation("card-colours", f"{_label(state, card)} is {shown}; the move "
-                            f"applies {''.join(given) or 'no colour'}", [card])
+        raise RuleViolation(
+            "card-colours",
+            f"{_label(state, card)} is {shown}; the move applies {''.join(given) or 'no colour'}",
+            [card],
+        )
     if not colors:  # "Colorless Card: Each player may reroll their die."
         n = len(state.hands)
-        state = evolve(state, phase="reroll", pending=tuple((seat + k) % n for k in range(n)),
-                        played_by=seat, discard=state.discard + (card,),
-                        event=f"{who} plays {_label(state, card)}, colourless: each player "
-                              "may re-roll")
+        state = evolve(
+            state,
+            phase="reroll",
+            pending=tuple((seat + k) % n for k in range(n)),
+            played_by=seat,
+            discard=state.discard + (card,),
+            event=f"{who} plays {_label(state, card)}, colourless: each player may re-roll",
+        )
         state = evolve(state, to_move=state.pending[0])
         return state, _log(who, card, False, [])
     by_color = {e["color"]: e for e in effects}
@@ -258,8 +292,7 @@ def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
     text = "roll-off: " + ", ".join(f"{p} {v}" for p, v in rolled.items())
     logged = {"roll_off": True, "dice": rolled}
     if len(tied) == 1:
-        return evolve(state, phase="over", winner=tied[0], ended_by="roll-off",
-                       event=text), logged
+        return evolve(state, phase="over", winner=tied[0], ended_by="roll-off", event=text), logged
     return evolve(state, tied=tied, to_move=tied[0], event=text + " (tied again)"), logged
 
 
@@ -276,18 +309,24 @@ def apply_logged(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str
         raise RuleViolation("game-over", "the game is over; no more moves")
     if state.phase == "roll-off":
         if "roll_off" not in move:
-            raise RuleViolation("roll-off-due", "the highest rolls tie: the tied players roll "
-                                "again (a roll_off move)")
+            raise RuleViolation(
+                "roll-off-due",
+                "the highest rolls tie: the tied players roll again (a roll_off move)",
+            )
         return _roll_off(state, move)
     player = need(move, "player", str)
     seat = state.table.seat(player)
     if seat != state.to_move:
-        raise RuleViolation("not-your-turn", f"it is {state.table.players[state.to_move]}'s "
-                            f"{'decision' if state.phase == 'reroll' else 'turn'}, not {player}'s")
+        raise RuleViolation(
+            "not-your-turn",
+            f"it is {state.table.players[state.to_move]}'s "
+            f"{'decision' if state.phase == 'reroll' else 'turn'}, not {player}'s",
+        )
     if state.phase == "reroll":
         if "reroll" not in move:
-            raise RuleViolation("reroll-due", f"{player} first decides whether to re-roll "
-                                "(colourless card)")
+            raise RuleViolation(
+                "reroll-due", f"{player} first decides whether to re-roll (colourless card)"
+            )
         return _reroll(state, move)
     return _play(state, move)
 
@@ -317,8 +356,14 @@ def legal_moves(state: State) -> list[dict[str, Any]]:
             out.append({"player": me, "card": card, "face_down": False, "effects": effects})
         for t in players:
             for delta in (1, -1):
-                out.append({"player": me, "card": card, "face_down": True,
-                            "effects": [{"delta": delta, "target": t}]})
+                out.append(
+                    {
+                        "player": me,
+                        "card": card,
+                        "face_down": True,
+                        "effects": [{"delta": delta, "target": t}],
+                    }
+                )
     return out
 
 
@@ -344,7 +389,9 @@ def state_dict(state: State) -> dict[str, Any]:
         "phase": state.phase,
         "to_move": None if state.phase == "over" else players[state.to_move],
         "dice": dict(zip(players, state.dice)),
-        "in_front": {p: [{"card": c, "delta": d} for c, d in m] for p, m in zip(players, state.mods)},
+        "in_front": {
+            p: [{"card": c, "delta": d} for c, d in m] for p, m in zip(players, state.mods)
+        },
         "initiative": dict(zip(players, final(state))),
         "hands": {p: list(h) for p, h in zip(players, state.hands)},
         "discard": list(state.discard),
@@ -357,17 +404,22 @@ def render(state: State) -> str:
     parts = []
     for p, d, m, h in zip(state.table.players, state.dice, state.mods, state.hands):
         extra = sum(x for _, x in m)
-        parts.append(f"{p} {d}{f' {extra:+d}' if extra else ''} ({len(h)} "
-                     f"card{'' if len(h) == 1 else 's'})")
+        parts.append(
+            f"{p} {d}{f' {extra:+d}' if extra else ''} ({len(h)} card{'' if len(h) == 1 else 's'})"
+        )
     nxt = "" if state.phase == "over" else f"; next: {state.table.players[state.to_move]}"
     phase = {"reroll": " (colourless re-roll decision)", "roll-off": " (roll-off)"}.get(
-        state.phase, "")
+        state.phase, ""
+    )
     return "  " + ", ".join(parts) + nxt + phase
 
 
 # --- policies (simulation) ---------------------------------------------------------------
 
-def _effect_gain(state: State, seat: int, color: str, target: int, values: tuple[int, ...]) -> float:
+
+def _effect_gain(
+    state: State, seat: int, color: str, target: int, values: tuple[int, ...]
+) -> float:
     """Expected gain in the mover's lead from one colour's effect on ``target``."""
     d = state.dice[target]
     lead = 0.01 * values[target] if target != seat else 0.0  # aim at the leader
@@ -397,8 +449,15 @@ def _greedy(state: State) -> dict[str, Any]:
             effects.append({"color": c, "target": players[t]})
         move = {"player": players[seat], "card": card, "face_down": False, "effects": effects}
         if not colors or gain < 1:
-            gain, move = 1.0, {"player": players[seat], "card": card, "face_down": True,
-                               "effects": [{"delta": 1, "target": players[seat]}]}
+            gain, move = (
+                1.0,
+                {
+                    "player": players[seat],
+                    "card": card,
+                    "face_down": True,
+                    "effects": [{"delta": 1, "target": players[seat]}],
+                },
+            )
         if best is None or gain > best[0]:
             best = (gain, move)
     return best[1]
@@ -410,12 +469,21 @@ def _random(state: State, rng: Rng) -> dict[str, Any]:
     seat, players = state.to_move, state.table.players
     me, card = players[seat], rng.choose(state.hands[seat])
     if rng.below(2):
-        return {"player": me, "card": card, "face_down": True,
-                "effects": [{"delta": rng.choose((1, -1)), "target": rng.choose(players)}]}
+        return {
+            "player": me,
+            "card": card,
+            "face_down": True,
+            "effects": [{"delta": rng.choose((1, -1)), "target": rng.choose(players)}],
+        }
     others = [p for p in players if p != me]
-    effects = [{"color": c, "target": rng.choose(players if c in END_OF_GAME else
-                                                 others if c in "UR" else [me])}
-               for c in WUBRG if c in state.table.cards[card].colors]
+    effects = [
+        {
+            "color": c,
+            "target": rng.choose(players if c in END_OF_GAME else others if c in "UR" else [me]),
+        }
+        for c in WUBRG
+        if c in state.table.cards[card].colors
+    ]
     return {"player": me, "card": card, "face_down": False, "effects": effects}
 
 

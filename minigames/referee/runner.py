@@ -72,8 +72,10 @@ class Replay:
             "players": len(last.table.players),
             "seed": last.table.seed,
             "start": mod.state_dict(self.states[0]),
-            "moves": [{"move": n, "played": m, "event": s.event, "state": mod.state_dict(s)}
-                      for n, (m, s) in enumerate(zip(self.moves, self.states[1:]), 1)],
+            "moves": [
+                {"move": n, "played": m, "event": s.event, "state": mod.state_dict(s)}
+                for n, (m, s) in enumerate(zip(self.moves, self.states[1:]), 1)
+            ],
             "complete": self.complete,
             "result": self.result,
             "violation": self.violation.to_dict() if self.violation else None,
@@ -127,6 +129,7 @@ def replay(setup: Mapping[str, Any], moves: Iterable[Mapping[str, Any]], con: An
 
 # --- simulation ---------------------------------------------------------------------------
 
+
 def game_seed(seed: int, index: int) -> int:
     """The seed of setup ``index`` (1-based) of a simulation run with ``seed``."""
     return pack_key(seed, index)
@@ -143,8 +146,9 @@ class Game:
     result: dict[str, Any]
 
 
-def play_out(setup: Mapping[str, Any], policy: str, con: Any = None,
-             max_moves: int = MAX_MOVES) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def play_out(
+    setup: Mapping[str, Any], policy: str, con: Any = None, max_moves: int = MAX_MOVES
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Play ``setup`` to the end with ``policy``: the logged moves and the result
     (``{"finished": false, "ended_by": "move-limit"}`` after ``max_moves``)."""
     mod = game_module(setup["minigame"])
@@ -161,18 +165,25 @@ def play_out(setup: Mapping[str, Any], policy: str, con: Any = None,
     return moves, res
 
 
-def simulate_games(con: Any, game: str, players: int, set_code: str | None = None,
-                   product: str | None = None, seed: int = 0, games: int = 100,
-                   policy: str = "random", products: Any = None,
-                   max_moves: int = MAX_MOVES) -> Iterator[Game | str]:
+def simulate_games(
+    con: Any,
+    game: str,
+    players: int,
+    set_code: str | None = None,
+    product: str | None = None,
+    seed: int = 0,
+    games: int = 100,
+    policy: str = "random",
+    products: Any = None,
+    max_moves: int = MAX_MOVES,
+) -> Iterator[Game | str]:
     """Each simulated game in order, or the message of a setup that could not be dealt."""
     from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import SetupError, deal
 
     mod = game_module(game)
     if policy not in POLICIES:
-        raise InputError(f"policy: {policy!r} is not one of {', '.join(POLICIES)}",
-                         field="policy")
+        raise InputError(f"policy: {policy!r} is not one of {', '.join(POLICIES)}", field="policy")
     if games < 1:
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
     products = products or ProductCache()
@@ -200,8 +211,7 @@ def _percentile(values: list[int], p: float) -> int | None:
 def write_game(log_dir: Path, game: Game, width: int) -> None:
     """``game-NNNN.setup.json`` and ``game-NNNN.moves.jsonl`` in ``log_dir``."""
     stem = log_dir / f"game-{game.index:0{width}d}"
-    Path(f"{stem}.setup.json").write_text(to_json(game.setup, indent=None) + "\n",
-                                          encoding="utf-8")
+    Path(f"{stem}.setup.json").write_text(to_json(game.setup, indent=None) + "\n", encoding="utf-8")
     lines = "".join(to_json(m, indent=None) + "\n" for m in game.moves)
     Path(f"{stem}.moves.jsonl").write_text(lines, encoding="utf-8")
 
@@ -229,16 +239,24 @@ class _Tally:
         turns, n = sorted(self.turns), len(self.turns)
         return {
             "finished": n,
-            "win_share": {f"player-{i}": round(self.wins.get(f"player-{i}", 0) / n, 4)
-                          if n else None for i in range(1, players + 1)},
+            "win_share": {
+                f"player-{i}": round(self.wins.get(f"player-{i}", 0) / n, 4) if n else None
+                for i in range(1, players + 1)
+            },
             "draws": self.wins.get("draw", 0),
-            "turns": {"mean": round(sum(turns) / n, 2) if n else None,
-                      "min": turns[0] if n else None, "p10": _percentile(turns, 10),
-                      "p50": _percentile(turns, 50), "p90": _percentile(turns, 90),
-                      "max": turns[-1] if n else None},
+            "turns": {
+                "mean": round(sum(turns) / n, 2) if n else None,
+                "min": turns[0] if n else None,
+                "p10": _percentile(turns, 10),
+                "p50": _percentile(turns, 50),
+                "p90": _percentile(turns, 90),
+                "max": turns[-1] if n else None,
+            },
             "ended_by": dict(sorted(self.ended.items())),
-            "setup_failures": {"count": len(self.failures),
-                               "first": self.failures[0] if self.failures else None},
+            "setup_failures": {
+                "count": len(self.failures),
+                "first": self.failures[0] if self.failures else None,
+            },
         }
 
 
@@ -247,15 +265,25 @@ def _log_dir(log_dir: str | Path) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"log: {log_dir}: cannot create: {exc.strerror or exc}",
-                         field="log") from exc
+        raise InputError(
+            f"log: {log_dir}: cannot create: {exc.strerror or exc}", field="log"
+        ) from exc
     return out
 
 
-def simulate(con: Any, game: str, players: int, set_code: str | None = None,
-             product: str | None = None, seed: int = 0, games: int = 100,
-             policy: str = "random", log_dir: str | Path | None = None, products: Any = None,
-             max_moves: int = MAX_MOVES) -> dict[str, Any]:
+def simulate(
+    con: Any,
+    game: str,
+    players: int,
+    set_code: str | None = None,
+    product: str | None = None,
+    seed: int = 0,
+    games: int = 100,
+    policy: str = "random",
+    log_dir: str | Path | None = None,
+    products: Any = None,
+    max_moves: int = MAX_MOVES,
+) -> dict[str, Any]:
     """Deal and play ``games`` games; statistics of how they went.
 
     ``log_dir``: write each setup and move log there (``game-NNNN.setup.json``,
@@ -265,8 +293,9 @@ def simulate(con: Any, game: str, players: int, set_code: str | None = None,
     mod = game_module(game)
     width, tally, results = max(4, len(str(games))), _Tally(), []
     out_dir = None
-    for g in simulate_games(con, game, players, set_code, product, seed, games, policy,
-                            products, max_moves):
+    for g in simulate_games(
+        con, game, players, set_code, product, seed, games, policy, products, max_moves
+    ):
         if isinstance(g, str):
             tally.failures.append(g)
             continue
@@ -274,16 +303,21 @@ def simulate(con: Any, game: str, players: int, set_code: str | None = None,
         if log_dir is not None:
             out_dir = out_dir or _log_dir(log_dir)
             write_game(out_dir, g, width)
-            results.append(to_json({"game": g.index, "seed": g.seed, "result": g.result},
-                                   indent=None))
+            results.append(
+                to_json({"game": g.index, "seed": g.seed, "result": g.result}, indent=None)
+            )
     if log_dir is not None:
         out_dir = out_dir or _log_dir(log_dir)
-        (out_dir / "results.jsonl").write_text("".join(r + "\n" for r in results),
-                                               encoding="utf-8")
+        (out_dir / "results.jsonl").write_text("".join(r + "\n" for r in results), encoding="utf-8")
     return {
-        "minigame": mod.GAME, "players": players,
-        "set": tally.setup.get("set", set_code), "product": tally.setup.get("product", product),
-        "seed": seed, "policy": policy, "games": games, "dealt": games - len(tally.failures),
+        "minigame": mod.GAME,
+        "players": players,
+        "set": tally.setup.get("set", set_code),
+        "product": tally.setup.get("product", product),
+        "seed": seed,
+        "policy": policy,
+        "games": games,
+        "dealt": games - len(tally.failures),
         **tally.stats(players),
         "log": str(out_dir) if out_dir is not None else None,
     }
@@ -292,15 +326,19 @@ def simulate(con: Any, game: str, players: int, set_code: str | None = None,
 def stats_text(stats: Mapping[str, Any]) -> str:
     """The statistics of ``simulate`` for people."""
     s = stats
-    head = (f"{s['minigame']}: {s['players']} players, {str(s['set']).upper()} "
-            f"({s['product'] or 'default'} boosters), seed {s['seed']}, policy {s['policy']}")
+    head = (
+        f"{s['minigame']}: {s['players']} players, {str(s['set']).upper()} "
+        f"({s['product'] or 'default'} boosters), seed {s['seed']}, policy {s['policy']}"
+    )
     lines = [head, f"games: {s['games']} dealt: {s['dealt']} finished: {s['finished']}"]
     if s["finished"]:
         shares = ", ".join(f"{p} {v:.1%}" for p, v in s["win_share"].items())
         lines.append(f"win share: {shares}" + (f"; draws {s['draws']}" if s["draws"] else ""))
         t = s["turns"]
-        lines.append(f"turns: mean {t['mean']}, min {t['min']}, p10 {t['p10']}, median "
-                     f"{t['p50']}, p90 {t['p90']}, max {t['max']}")
+        lines.append(
+            f"turns: mean {t['mean']}, min {t['min']}, p10 {t['p10']}, median "
+            f"{t['p50']}, p90 {t['p90']}, max {t['max']}"
+        )
     lines.append("ended by: " + ", ".join(f"{k} {v}" for k, v in s["ended_by"].items()))
     if s["setup_failures"]["count"]:
         f = s["setup_failures"]

@@ -29,7 +29,13 @@ SEARCH_INTERVAL = 0.5
 #: A list without ``total_cards`` (``/sets``, ``/bulk-data``) stops after this many pages.
 MAX_PAGES = 1000
 
-__all__ = ["DEFAULT_RETRY_AFTER", "MIN_INTERVAL", "SEARCH_INTERVAL", "ScryfallAPIError", "ScryfallClient"]
+__all__ = [
+    "DEFAULT_RETRY_AFTER",
+    "MIN_INTERVAL",
+    "SEARCH_INTERVAL",
+    "ScryfallAPIError",
+    "ScryfallClient",
+]
 
 
 class ScryfallClient(HttpClient):
@@ -49,9 +55,13 @@ class ScryfallClient(HttpClient):
         **kw: Any,
     ) -> None:
         super().__init__(
-            base_url or config.api_url(), extra_origins=[bulk_url or config.bulk_url()],
-            session=session, sleep=sleep, clock=clock,
-            intervals={"/cards/search": SEARCH_INTERVAL}, **kw,
+            base_url or config.api_url(),
+            extra_origins=[bulk_url or config.bulk_url()],
+            session=session,
+            sleep=sleep,
+            clock=clock,
+            intervals={"/cards/search": SEARCH_INTERVAL},
+            **kw,
         )
         self.session.headers.update({"Accept": "application/json"})
 
@@ -68,7 +78,9 @@ class ScryfallClient(HttpClient):
             raise ScryfallAPIError(url, status, data)
         return data
 
-    def pages(self, path_or_url: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    def pages(
+        self, path_or_url: str, params: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every page of a list object, following ``next_page`` on the API's host.
 
         Stops with a ``FetchError`` on a ``next_page`` seen before, on a page with nothing
@@ -88,8 +100,10 @@ class ScryfallClient(HttpClient):
             if nxt in seen:
                 raise FetchError(f"GET {nxt}: next_page repeats an earlier page; stopped")
             if (isinstance(total, int) and items >= total) or not page.get("data"):
-                raise FetchError(f"GET {nxt}: Scryfall says there is more, but {items} items "
-                                 f"were already read (total_cards {total}); stopped")
+                raise FetchError(
+                    f"GET {nxt}: Scryfall says there is more, but {items} items "
+                    f"were already read (total_cards {total}); stopped"
+                )
             if len(seen) > MAX_PAGES:
                 raise FetchError(f"GET {nxt}: more than {MAX_PAGES} pages; stopped")
             self.check_url(nxt, "next_page link")

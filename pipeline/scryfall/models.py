@@ -54,4 +54,6 @@ class BulkData:
                 content_encoding=data.get("content_encoding"),
             )
         except KeyError as exc:
-            raise FetchError(f"bulk-data entry without {exc.args[0]!r}: {dict(data)!r:.200}") from None
+            raise FetchError(
+                f"bulk-data entry without {exc.args[0]!r}: {dict(data)!r:.200}"
+            ) from None

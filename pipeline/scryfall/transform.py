@@ -23,8 +23,11 @@ def _as_raw(*names: str) -> dict[str, str]:
 _FACE_FIELDS = {k: v for k, v in FACE_COLUMNS.items() if k not in ("card_id", "face_index")}
 #: Faces as read from the JSON: the ``card_faces`` columns, and the face's images and artist
 #: (a double-faced card has them on its faces only).
-_FACE_STRUCT = "STRUCT(" + ", ".join(
-    f"{k} {v}" for k, v in {**_FACE_FIELDS, **_as_raw("image_uris", "artist")}.items()) + ")"
+_FACE_STRUCT = (
+    "STRUCT("
+    + ", ".join(f"{k} {v}" for k, v in {**_FACE_FIELDS, **_as_raw("image_uris", "artist")}.items())
+    + ")"
+)
 
 
 #: The fields of a Scryfall card object that boosterkit reads, with their DuckDB types.
@@ -83,7 +86,11 @@ CARD_SELECT: dict[str, str] = {
 }
 
 #: SELECT list over ``c`` (the card) and ``f`` (one face, ``i`` its 0-based index).
-FACE_SELECT: dict[str, str] = {"card_id": "c.id", "face_index": "i", **{k: f"f.{k}" for k in _FACE_FIELDS}}
+FACE_SELECT: dict[str, str] = {
+    "card_id": "c.id",
+    "face_index": "i",
+    **{k: f"f.{k}" for k in _FACE_FIELDS},
+}
 
 #: The fields of a Scryfall set object that boosterkit reads.
 SET_JSON_COLUMNS: dict[str, str] = {
