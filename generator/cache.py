@@ -432,18 +432,20 @@ class ProductCache:
                 generation = self._generation
             try:
                 built = self._build(set_code, product, db, path, key, lite)
+                alias = self._alias(set_code, product, path, key, built.code())
+                with self._lock:
+                    if generation == self._generation:
+                        kept = self._items.setdefault(mkey, built)
+                        kept.merge(built)
+                        if alias is not None:
+                            self._items[alias] = kept
+                        while len(self._items) > self.maxsize:
+                            self._items.popitem(last=False)
             finally:
+                # only once the product is in memory: a thread arriving in between would
+                # otherwise find neither the product nor the pending build, and build again
                 with self._lock:
                     self._pending.pop(mkey, None)
-            alias = self._alias(set_code, product, path, key, built.code())
-            with self._lock:
-                if generation == self._generation:
-                    kept = self._items.setdefault(mkey, built)
-                    kept.merge(built)
-                    if alias is not None:
-                        self._items[alias] = kept
-                    while len(self._items) > self.maxsize:
-                        self._items.popitem(last=False)
         return built.form(lite)
 
     @staticmethod

@@ -97,15 +97,17 @@ def kept_cards(
     if not kept.keeps(db):
         return None
 
+    cp = compiled if compiled is not None else kept.get(set_code, product, db, lite=True)
+
     def build(con: Connection) -> KeptCards:
         from boosterkit.minigames.dealer import basic_lands
 
-        cp = compiled if compiled is not None else kept.get(set_code, product, db, lite=True)
         basics = basic_lands(con, set_code.strip().lower())
         ids = {f[0] for f in cp.item_fields if f[0] and f[9]}  # card_id, resolved
         return KeptCards(card_rows(con, ids | {b.card_id for b in basics.values()}), basics)
 
-    return kept.kept("cards", build, db, (set_code, product))
+    # keyed by the product's code, so a kind (``set``) and its code (``afr-set``) share it
+    return kept.kept("cards", build, db, (set_code, cp.product.code))
 
 
 def _minigames(con: Connection) -> KeptMinigames:

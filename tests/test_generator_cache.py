@@ -161,7 +161,7 @@ def test_a_changed_toughness_is_on_the_next_sheet(own_db: Path, shared: bool) ->
     card = _dealt_creature(setup)
     assert deal(own_db, "base-race", 2, "afr", seed=seed, products=cache).facts == setup.facts
     kept = own_db.parent / "own.cache" / "kept"
-    assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1
+    assert len(list(kept.glob("cards.afr.afr-set.*.pickle"))) == 1
     rw = pdb.connect(own_db)
     rw.execute("UPDATE cards SET toughness = '77' WHERE id = ?", [card])
     rw.execute(
@@ -181,7 +181,7 @@ def test_a_changed_toughness_is_on_the_next_sheet(own_db: Path, shared: bool) ->
     }
     rfi = deal(own_db, "roll-for-initiative", 4, "afr", seed=seed, products=cache)
     assert rfi.rules_text["text"] == "Roll a d20. Changed rules."
-    assert len(list(kept.glob("cards.afr.set.*.pickle"))) == 1  # the stale one is dropped
+    assert len(list(kept.glob("cards.afr.afr-set.*.pickle"))) == 1  # the stale one is dropped
 
 
 def test_kept_values_in_memory_follow_clear_and_unreadable_files_are_a_miss(own_db: Path) -> None:

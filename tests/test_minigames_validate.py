@@ -260,8 +260,9 @@ def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
             validate_setup(con, data, products=cache).to_dict()
             == validate_setup(con, data).to_dict()
         )
-    # afr-set built once; 4 uses: the tampered setup's packs are two seeded runs, each opened
-    assert cache.misses + cache.loads == 1 and cache.hits == 3
+    # afr-set built once; 7 uses: 4 re-opens (the tampered setup's packs are two seeded runs)
+    # and, per validation, one look-up of the card rows kept with the product
+    assert cache.misses + cache.loads == 1 and cache.hits == 6
 
 
 @pytest.mark.parametrize(

@@ -110,7 +110,7 @@ def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: 
     setup = json.loads(imported(*deal_args)[1])
     assert setup["packs"][0]["set"] == "afr"
     assert setup["rules"]["source"].startswith("the card MAFR")
-    assert len(list((tmp_path / "kept.cache" / "kept").glob("cards.afr.set.*.pickle"))) == 1
+    assert len(list((tmp_path / "kept.cache" / "kept").glob("cards.afr.afr-set.*.pickle"))) == 1
     assert len(list((tmp_path / "kept.cache" / "kept").glob("minigames.*.pickle"))) == 1
 
 
