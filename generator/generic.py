@@ -11,7 +11,6 @@ from the database and hands them to ``compile_sheet``.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import itertools
 import math
 import re
@@ -21,7 +20,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from boosterkit.generator.extras import BOOSTERS_DIR, _Checker, _read_yaml
+from boosterkit.generator.extras import BOOSTERS_DIR as BOOSTERS_DIR  # where generic.yaml is
+from boosterkit.generator.extras import _Checker, _once, _read_yaml
 from boosterkit.generator.model import CardInfo
 
 RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
@@ -287,26 +287,10 @@ def _override(c: _Checker, raw: Any, where: str, products: Sequence[GenericRule]
     return Override(sets, kind, str(d["name"]) if "name" in d else None, pack, sheets)
 
 
-def load_generic(path: Path | None = None) -> Generic:
-    """Read and check ``data/boosters/generic.yaml`` (or ``path``).
-
-    The parsed rules are kept per (file, modification time, size): parsing costs ~40 ms and
-    every product resolution needs them; an edited file is read again.
-    """
-    path = Path(path or BOOSTERS_DIR / "generic.yaml")
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return _load_generic(path)
-    return _load_generic_cached(str(path), st.st_mtime_ns, st.st_size)
-
-
-@functools.lru_cache(maxsize=4)
-def _load_generic_cached(path: str, mtime_ns: int, size: int) -> Generic:
-    return _load_generic(Path(path))
-
-
-def _load_generic(path: Path) -> Generic:
+@_once
+def load_generic(path: Path) -> Generic:
+    """Read and check ``data/boosters/generic.yaml`` (or ``path``), once per file version
+    (parsing costs ~40 ms and every product resolution needs the rules)."""
     c = _Checker(path)
     top = c.obj(_read_yaml(path), "top level", ("products",), ("overrides",))
     products = tuple(
