@@ -11,7 +11,17 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
+from boosterkit.cli.options import (
+    DB,
+    GAME_PRODUCT,
+    GAME_SET,
+    JSON,
+    OUTPUT,
+    PLAYERS,
+    TextFormat,
+    fmt_option,
+    pick_format,
+)
 from boosterkit.errors import BoosterkitError, InputError
 
 
@@ -102,20 +112,9 @@ def deal_cmd(
     game: str = typer.Argument(
         ..., metavar="GAME", help="Minigame id or name, e.g. roll-for-initiative."
     ),
-    players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
-    set_code: str | None = typer.Option(
-        None,
-        "--set",
-        metavar="SET",
-        help="Set code. Default: a set the game was printed for, if loaded.",
-    ),
-    product: str | None = typer.Option(
-        None,
-        "--product",
-        "-p",
-        metavar="PRODUCT",
-        help="Product kind or code. Default: the game's (set).",
-    ),
+    players: int = PLAYERS,
+    set_code: str | None = GAME_SET,
+    product: str | None = GAME_PRODUCT,
     seed: int | None = typer.Option(
         None, "--seed", metavar="SEED", help="Seed. Default: a random one, printed on stderr."
     ),

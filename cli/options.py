@@ -69,3 +69,24 @@ class TextFormat(str, Enum):
 
     text = "text"
     json = "json"
+
+
+#: ``--players``/``-n`` of the commands that deal a minigame (``deal``, ``simulate``).
+PLAYERS: Any = typer.Option(..., "--players", "-n", metavar="N", help="Number of players.")
+
+#: ``--set`` of the commands that deal a minigame.
+GAME_SET: Any = typer.Option(
+    None,
+    "--set",
+    metavar="SET",
+    help="Set code. Default: a set the game was printed for, if loaded.",
+)
+
+#: ``--product``/``-p`` of the commands that deal a minigame.
+GAME_PRODUCT: Any = typer.Option(
+    None,
+    "--product",
+    "-p",
+    metavar="PRODUCT",
+    help="Product kind or code. Default: the game's (set).",
+)

@@ -11,7 +11,17 @@ import typer
 from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.minigames import read_setup_file, read_text_file
-from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
+from boosterkit.cli.options import (
+    DB,
+    GAME_PRODUCT,
+    GAME_SET,
+    JSON,
+    OUTPUT,
+    PLAYERS,
+    TextFormat,
+    fmt_option,
+    pick_format,
+)
 from boosterkit.errors import BoosterkitError
 
 
@@ -67,20 +77,9 @@ def simulate_cmd(
     game: str = typer.Argument(
         ..., metavar="GAME", help="roll-for-initiative, base-race or mimic-match."
     ),
-    players: int = typer.Option(..., "--players", "-n", metavar="N", help="Number of players."),
-    set_code: str | None = typer.Option(
-        None,
-        "--set",
-        metavar="SET",
-        help="Set code. Default: a set the game was printed for, if loaded.",
-    ),
-    product: str | None = typer.Option(
-        None,
-        "--product",
-        "-p",
-        metavar="PRODUCT",
-        help="Product kind or code. Default: the game's (set).",
-    ),
+    players: int = PLAYERS,
+    set_code: str | None = GAME_SET,
+    product: str | None = GAME_PRODUCT,
     seed: int = typer.Option(
         ..., "--seed", metavar="SEED", help="Seed of the run; setup i uses (seed, i)."
     ),
