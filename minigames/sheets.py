@@ -21,6 +21,7 @@ from boosterkit.errors import InputError
 from boosterkit.generator.model import Item
 from boosterkit.minigames.engine import Setup, Zone, initiative_order
 from boosterkit.minigames.labels import LANGS, label
+from boosterkit.serialize import md_inline
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -37,7 +38,6 @@ _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special"
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]"
 )
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~>])")
 _MD_LINE_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))")
 
 
@@ -56,7 +56,7 @@ def clean(text: Any) -> str:
 
 def md_escape(text: Any) -> str:
     """``clean`` and escaped for Markdown: no markup, link, heading or raw HTML survives."""
-    t = _MD_SPECIAL.sub(r"\\\1", clean(text).replace("&", "&amp;").replace("<", "&lt;"))
+    t = md_inline(clean(text))
     m = _MD_LINE_START.match(t)  # a list item, setext underline or ordered list at the start
     if m and not m.group(2).isdigit():
         return f"{m.group(1)}\\{t[m.end(1) :]}"

@@ -538,3 +538,14 @@ def test_simulate_reads_the_rules_text_and_card_facts_once(con) -> None:
         assert to_json(kept.to_dict()) == to_json(alone.to_dict())
         assert kept.facts == alone.facts and kept.rules_text == alone.rules_text
     assert counting.text_reads == before
+
+
+def test_simulate_fills_the_callers_empty_product_cache(con) -> None:
+    """The service hands ``simulate`` its own ``ProductCache``, empty after start-up: the
+    product compiled for the games must land there, not in a private cache that is lost."""
+    from boosterkit.generator.cache import ProductCache
+
+    products = ProductCache()
+    assert len(products) == 0
+    simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=5, games=2, products=products)
+    assert len(products) >= 1

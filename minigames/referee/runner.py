@@ -186,7 +186,8 @@ def simulate_games(
         raise InputError(f"policy: {policy!r} is not one of {', '.join(POLICIES)}", field="policy")
     if games < 1:
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
-    products = products or ProductCache()
+    if products is None:  # an empty cache is falsy: `or` would drop the caller's own
+        products = ProductCache()
     stats = CardStats(con)  # Base Race's toughness, read once per set
     for i in range(1, games + 1):
         s = game_seed(seed, i)
