@@ -570,10 +570,10 @@ def odds(
 
     ``card``: only card rows of that name. ``simulate`` N > 0: also open N packs of ``seed``
     and add ``observed_*`` figures and ``z_*`` deviations in standard errors (per box: over
-    N // box_size whole boxes). ``db`` as ``generator.load_product`` takes it.
+    N // box_size whole boxes). ``db`` as ``open_packs`` takes it.
     """
-    from boosterkit.generator import load_product
-    from boosterkit.generator.engine import check_seed, compile_product
+    from boosterkit.generator.cache import compiled_product
+    from boosterkit.generator.engine import check_seed
 
     per = check_per(per)
     if isinstance(simulate, bool) or not isinstance(simulate, int) or simulate < 0:
@@ -581,7 +581,8 @@ def odds(
             f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
         )
     seed = check_seed(seed)
-    pd = load_product(set_code, product, db)
+    cp = compiled_product(set_code, product, db)  # kept per database content, as `open` does
+    pd = cp.product
     size = _box_size(pd.kind, box_size)
     if per == "box" and size is None:
         raise InputError(
@@ -590,7 +591,6 @@ def odds(
             field="box_size",
         )
     unit = size if per == "box" else 1
-    cp = compile_product(pd)
     cards, groups = product_odds(cp)
     if card is not None:
         cards = match_card(cards, card)
