@@ -87,13 +87,12 @@ class _Products:
         self._lock = threading.Lock()
 
     def cache(self) -> tuple[Path, Any]:
-        from boosterkit.generator.cache import ProductCache, file_stamp
+        from boosterkit.generator.cache import ProductCache
 
         path = _require(database(self.db))
         with self._lock:
-            if self._cache is None:
-                self._cache = ProductCache()
-        self._cache.track(file_stamp(path))
+            if self._cache is None:  # keyed by the file's stamp: a changed database is re-read
+                self._cache = ProductCache(db_path=path)
         return path, self._cache
 
 

@@ -376,7 +376,6 @@ class ProductCache:
         self._values: OrderedDict[tuple, Any] = OrderedDict()  # see kept()
         self._generation = 0  # bumped by clear(): a compile started before it is not kept
         self._pending: dict[tuple, threading.Lock] = {}
-        self._stamp: object = None
         self._local = threading.local()  # see pinned()
 
     @contextmanager
@@ -464,10 +463,8 @@ class ProductCache:
     def _compile(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
         from boosterkit.generator.engine import compile_product
 
-        if self.connect is not None:
-            with self.connect() as con:
-                return compile_product(load_product(set_code, product, con))
-        return compile_product(load_product(set_code, product, db))
+        with self._reading(db) as con:
+            return compile_product(load_product(set_code, product, con))
 
     def _build(
         self,
@@ -577,18 +574,6 @@ class ProductCache:
             self._items.clear()
             self._values.clear()
             self._generation += 1
-
-    def track(self, stamp: object) -> bool:
-        """``clear()`` unless ``stamp`` (e.g. ``file_stamp(path)``) is the one last tracked;
-        True when it cleared. Only needed for databases without a file."""
-        with self._lock:
-            if stamp == self._stamp:
-                return False
-            self._stamp = stamp
-            self._items.clear()
-            self._values.clear()
-            self._generation += 1
-            return True
 
     def __len__(self) -> int:
         with self._lock:
