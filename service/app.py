@@ -22,17 +22,15 @@ from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
-from boosterkit.errors import BoosterkitError
 from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
-from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.sheets import sheet_images
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import list_sets
 from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
-from boosterkit.service.deps import cursor, json_response
+from boosterkit.service.deps import cursor, game_packs, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
 from boosterkit.service.limits import DEFAULT_HOSTS, HostAllowlist, WorkBudget
 from boosterkit.service.models import (
@@ -97,14 +95,6 @@ def minigames() -> Response:
     return json_response(list_minigames())
 
 
-def _deal_packs(req: DealRequest) -> int:
-    """How many packs a deal opens (its share of the work budget)."""
-    try:
-        return get_minigame(req.minigame).pack_count(req.players)
-    except (BoosterkitError, TypeError, ValueError):
-        return req.players  # the deal itself reports what is wrong
-
-
 def _deal(req: DealRequest, request: Request) -> Any:
     database = request.app.state.database
     with database.lazy_cursor() as con:  # opened only if the deal needs to read
@@ -124,7 +114,7 @@ def _deal(req: DealRequest, request: Request) -> Any:
 @router.post("/deal", tags=["minigames"])
 def deal_setup(req: DealRequest, request: Request) -> Response:
     """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
-    with request.app.state.budget.take(_deal_packs(req)):
+    with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         return json_response(_deal(req, request))
 
 
@@ -166,7 +156,7 @@ def sheet(
         strict_backs=strict_backs,
         lang=lang,
     )
-    with request.app.state.budget.take(_deal_packs(req)):
+    with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         setup = _deal(req, request)
         art = None
         if images:

@@ -1,4 +1,5 @@
-"""What every route module shares: the JSON response and the per-request database cursor."""
+"""What every route module shares: the JSON response, the per-request database cursor and
+a minigame request's share of the work budget."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from boosterkit.errors import BoosterkitError
+from boosterkit.minigames.catalog import get_minigame
 from boosterkit.pipeline.db import Connection
 from boosterkit.serialize import to_json
 
@@ -21,3 +24,12 @@ def cursor(request: Request) -> Iterator[Connection]:
     """A read-only cursor for this request (dependency)."""
     with request.app.state.database.cursor() as cur:
         yield cur
+
+
+def game_packs(minigame: str, players: int) -> int:
+    """How many packs one deal of ``minigame`` for ``players`` opens (its share of the work
+    budget); a request the deal will refuse counts as ``players`` packs."""
+    try:
+        return get_minigame(minigame).pack_count(players)
+    except (BoosterkitError, TypeError, ValueError):
+        return players  # the deal itself reports what is wrong

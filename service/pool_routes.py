@@ -11,10 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from boosterkit.generator.pools import MAX_PACKS, open_pools, pool_images, render_pools
 from boosterkit.pipeline.db import Connection
 from boosterkit.service.deps import cursor, json_response
+from boosterkit.service.models import MAX_PACKS as MAX_POOL_PACKS  # all players together
 from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
-
-#: Packs per ``POST /pool`` request, all players together (as ``POST /packs``' limit).
-MAX_POOL_PACKS = 360
 
 router = APIRouter()
 

@@ -9,12 +9,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from boosterkit.errors import BoosterkitError
 from boosterkit.generator import new_seed
-from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.referee.runner import replay, simulate
 from boosterkit.pipeline.db import Connection
-from boosterkit.service.deps import cursor, json_response
+from boosterkit.service.deps import cursor, game_packs, json_response
 from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
 
 #: Games per ``POST /simulate`` (a game costs about as much as dealing its setup).
@@ -62,7 +60,8 @@ def simulate_games(
     """Deal and play ``games`` games: ``boosterkit simulate --json`` (a seed is chosen and
     reported when none is given)."""
     seed = new_seed() if req.seed is None else req.seed
-    with request.app.state.budget.take(_packs(req)):
+    # WorkBudget.take caps the share at the budget's capacity
+    with request.app.state.budget.take(game_packs(req.minigame, req.players) * req.games):
         return json_response(
             simulate(
                 con,
@@ -76,12 +75,3 @@ def simulate_games(
                 products=request.app.state.database.products,
             )
         )
-
-
-def _packs(req: SimulateRequest) -> int:
-    """The packs ``req`` opens (its share of the service's work budget)."""
-    try:
-        per_game = get_minigame(req.minigame).pack_count(req.players)
-    except (BoosterkitError, TypeError, ValueError):
-        per_game = req.players  # simulate itself reports what is wrong
-    return per_game * req.games  # WorkBudget.take caps it at the budget's capacity
