@@ -165,8 +165,17 @@ def output(path: str | None) -> Iterator[TextIO]:
             yield sys.stdout
             sys.stdout.flush()
         return
+    with _file(path, "w") as out:
+        yield out
+
+
+@contextmanager
+def _file(path: str, mode: str) -> Iterator[Any]:
+    """``-o FILE`` opened with ``mode`` (text or binary): an unwritable path is an
+    ``InputError`` naming ``-o``, a failed write one line, a partly written file removed."""
+    text = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
     try:
-        out = open(path, "w", encoding="utf-8", newline="")
+        out = open(path, mode, **text)
     except OSError as exc:
         raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
     try:
@@ -208,10 +217,8 @@ def flagged(exc: BoosterkitError, flags: dict[str, str]) -> BoosterkitError:
 @contextmanager
 def binary_output(path: str | None, what: str = "this format") -> Iterator[Any]:
     """``-o FILE`` for binary formats (Parquet, Arrow): the file, or stdout when it is not a
-    terminal. A terminal or an unwritable path is an ``InputError``; a failed write leaves
-    no partial file."""
-    import os
-
+    terminal. A terminal or an unwritable path is an ``InputError``; as ``output``, a failed
+    write is one line and leaves no partial file (and never removes a device)."""
     if not path or path == "-":
         if sys.stdout.isatty():
             raise InputError(f"{what} is binary: give -o FILE (or redirect stdout)")
@@ -219,14 +226,5 @@ def binary_output(path: str | None, what: str = "this format") -> Iterator[Any]:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    try:
-        out = open(path, "wb")
-    except OSError as exc:
-        raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
-    try:
-        with out:
-            yield out
-    except BaseException:
-        os.unlink(path)
-        raise
-    wrote(path)
+    with _file(path, "wb") as out:
+        yield out
