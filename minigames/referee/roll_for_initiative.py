@@ -24,6 +24,7 @@ from itertools import product
 from typing import Any
 
 from boosterkit.errors import InputError
+from boosterkit.minigames.engine import initiative_order
 from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
@@ -77,10 +78,8 @@ def start(setup: Mapping[str, Any], con: Any = None) -> State:
         dice.append(value)
     # "The player with the lowest starting initiative goes first." / "In case of a tie, the
     # tied players roll again": the setup's roll-offs order them, lower first (as ``deal``).
-    first = table.first_player or min(
-        table.players,
-        key=lambda p: (table.rolls[p], table.tiebreaks.get(p, ()), table.players.index(p)),
-    )
+    rolls = {p: table.rolls[p] for p in table.players}
+    first = table.first_player or initiative_order(rolls, table.tiebreaks)[0]
     state = State(
         table=table,
         hands=tuple(hands),
