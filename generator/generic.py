@@ -23,8 +23,8 @@ from typing import Any
 from boosterkit.generator.extras import BOOSTERS_DIR as BOOSTERS_DIR  # where generic.yaml is
 from boosterkit.generator.extras import _Checker, _once, _read_yaml
 from boosterkit.generator.model import CardInfo
+from boosterkit.pipeline.fields import RARITIES
 
-RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
 _SELECT_KEYS = (
     "set",
     "released_with_set",

@@ -41,4 +41,7 @@ CARD_COLUMNS = CARD_FIELDS + (
     "source",
 )
 
-__all__ = ["CARD_COLUMNS", "CARD_FIELDS", "SET_FIELDS"]
+#: Scryfall's rarities, lowest first.
+RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
+
+__all__ = ["CARD_COLUMNS", "CARD_FIELDS", "RARITIES", "SET_FIELDS"]

@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db
 from boosterkit.pipeline.db import Connection
-from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, SET_FIELDS
+from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, RARITIES, SET_FIELDS
 
-RARITIES = ("common", "uncommon", "rare", "mythic", "special", "bonus")
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
 #: accepted as soon as a set of that type is in the database.
 SET_TYPES = (

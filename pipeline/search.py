@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from boosterkit.errors import InputError
+from boosterkit.pipeline.fields import RARITIES
 
 Sql = tuple[str, list[Any]]
 
@@ -49,15 +50,8 @@ _TOKEN = re.compile(
 
 COLORS = {"w": "W", "u": "U", "b": "B", "r": "R", "g": "G"}
 COLOR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
-RARITY_RANK = {"common": 0, "uncommon": 1, "rare": 2, "mythic": 3, "special": 4, "bonus": 5}
-RARITY_ABBR = {
-    "c": "common",
-    "u": "uncommon",
-    "r": "rare",
-    "m": "mythic",
-    "s": "special",
-    "b": "bonus",
-}
+RARITY_RANK = {r: i for i, r in enumerate(RARITIES)}
+RARITY_ABBR = {r[0]: r for r in RARITIES}  # c, u, r, m, s, b
 _CMP = {":": "=", "=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
