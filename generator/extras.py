@@ -26,7 +26,12 @@ from boosterkit.generator.model import CardInfo, ExtraOption, ExtraSlot
 BOOSTERS_DIR = DATA_DIR / "boosters"
 MINIGAME_SHARES = ("all_packs", "token_ad_slot")
 EXTRA_KINDS = ("token", "art_card", "minigame", "ad")
-_DEFAULT_FILES = {"load_nonmagic": "nonmagic.yaml", "load_generic": "generic.yaml"}
+#: The file in ``data/boosters`` each ``_once`` loader reads by default.
+_DEFAULT_FILES = {
+    "load_nonmagic": "nonmagic.yaml",
+    "load_generic": "generic.yaml",
+    "box_sizes": "boxes.yaml",
+}
 
 
 @dataclass(frozen=True)

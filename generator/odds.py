@@ -34,14 +34,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
+from boosterkit.generator.extras import _once, _read_yaml
 
 DP_STATES_MAX = 200_000
 #: How a figure was computed, best first: a row takes the worst of what it is made of.
@@ -485,22 +488,17 @@ def check_per(per: str) -> str:
 # --- the entry point ----------------------------------------------------------------------
 
 
-def box_sizes(path: Any = None) -> dict[str, int]:
-    """Packs per box by product kind, from ``data/boosters/boxes.yaml`` (or ``path``)."""
-    from pathlib import Path
-
-    import yaml
-
-    from boosterkit.data import DATA_DIR
-
-    path = Path(path or DATA_DIR / "boosters" / "boxes.yaml")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+@_once
+def box_sizes(path: Path) -> Mapping[str, int]:
+    """Packs per box by product kind, from ``data/boosters/boxes.yaml`` (or ``path``), read
+    once per file version like the other booster data."""
+    raw = _read_yaml(path)
     if not isinstance(raw, dict) or set(raw) != {"boxes"} or not isinstance(raw["boxes"], dict):
         raise InputError(f"{path}: expected exactly one key, boxes (kind: packs)")
     bad = [k for k, v in raw["boxes"].items() if not isinstance(v, int) or v < 1]
     if bad:
         raise InputError(f"{path}: boxes.{bad[0]} must be a whole number of packs (1 or more)")
-    return dict(raw["boxes"])
+    return MappingProxyType(dict(raw["boxes"]))  # shared by every caller: read-only
 
 
 def _box_size(kind: str, box_size: int | None) -> int | None:
