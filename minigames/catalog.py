@@ -155,6 +155,11 @@ class Minigame:
         return self.raw["status"]["setup"]
 
     @property
+    def dealable(self) -> bool:
+        """Whether boosterkit deals it: its setup is known (status C or I, with steps)."""
+        return self.steps is not None and self.setup_status != "U"
+
+    @property
     def players_min(self) -> int | None:
         return self.raw["players"]["min"]
 
@@ -206,7 +211,7 @@ class Minigame:
             # the booster sets it was printed for: the sets a deal uses by default
             "sets": list(dict.fromkeys(p["parent"] for p in self.raw["printings"])),
             "status": self.setup_status,
-            "dealable": self.steps is not None and self.setup_status != "U",
+            "dealable": self.dealable,
             "printed_names": {"en": self.name, **(self.raw.get("printed_names") or {})},
             "players_limit": (self.raw["players"].get("limit") or {}).get("max"),
             "face_down": self.face_down,

@@ -157,7 +157,7 @@ def deal(
     from boosterkit.generator.rng import check_seed
 
     spec = get_minigame(game)
-    if spec.steps is None or spec.setup_status == "U":
+    if not spec.dealable:
         raise BoosterkitError(
             f"{spec.name}: the setup is unknown (status U), so boosterkit will "
             "not guess it; see `boosterkit minigames`"

@@ -737,7 +737,7 @@ def build_setup(
     ``basics`` maps basic land names to printings for outside additions; ``first`` forces
     the first player of games that choose one at random (validation replays with it).
     """
-    if spec.steps is None or spec.setup_status == "U":
+    if not spec.dealable:
         raise BoosterkitError(
             f"{spec.name}: the setup is unknown (status U), so boosterkit will "
             f"not guess it; {spec.raw.get('summary', '')}".rstrip("; ")

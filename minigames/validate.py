@@ -237,7 +237,7 @@ def _validate(con: Connection, data: Any, products: ProductCache | None, exact: 
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
         raise _malformed("setup.minigame", str(exc)) from exc
-    if spec.steps is None or spec.setup_status == "U":
+    if not spec.dealable:
         raise _malformed(
             "setup.minigame",
             f"the setup of {spec.name} is unknown (status U), so boosterkit cannot check it",
