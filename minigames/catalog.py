@@ -160,6 +160,11 @@ class Minigame:
         return self.steps is not None and self.setup_status != "U"
 
     @property
+    def adds_external(self) -> bool:
+        """Whether its setup adds cards from outside the packs (basic lands)."""
+        return any(s.get("op") == "add_external" for s in self.steps or [])
+
+    @property
     def players_min(self) -> int | None:
         return self.raw["players"]["min"]
 

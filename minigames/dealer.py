@@ -210,7 +210,7 @@ def _deal(
         )
         cards = kept_cards(con, set_code, used, products, cp)  # None: nothing kept for con
         basics = None
-        if any(s["op"] == "add_external" for s in spec.steps):
+        if spec.adds_external:
             basics = cards.basics if cards else basic_lands(connection(), set_code)
         setup = run_steps(
             spec,

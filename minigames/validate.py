@@ -547,7 +547,7 @@ def _check_card(
     seen[uid] = name
     item = by_uid.get(uid)
     if item is None:
-        if not any(s.get("op") == "add_external" for s in c.spec.steps or []):
+        if not c.spec.adds_external:
             c.add(
                 "card-foreign",
                 f"zone {name!r}: card {_label(d)} is not from the listed packs",
