@@ -187,6 +187,27 @@ def kept_key(
     return _key((base, name, _module_hash(build.__module__), scope))
 
 
+def _read_pickle(path: Path) -> Any:
+    """What a kept file holds, or None (missing, truncated or foreign: only a miss)."""
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _write_pickle(path: Path, value: Any) -> None:
+    """Write ``value`` to ``path`` atomically (a temporary file per process and thread,
+    then a rename): a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        with open(tmp, "wb") as f:
+            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class KeptStore:
     """Values computed from a database, as files in a folder (``<database name>.cache/kept``):
     one per name, scope and key; older keys of the same name and scope are dropped."""
@@ -209,11 +230,7 @@ class KeptStore:
 
     def load(self, name: str, scope: tuple[str | None, ...], key: str) -> Any:
         """The value kept under ``key``, or None (missing or unreadable)."""
-        try:
-            with open(self.folder / f"{self._prefix(name, scope)}{key}.pickle", "rb") as f:
-                return pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
-        except Exception:  # missing, truncated or foreign: only a miss  # noqa: BLE001
-            return None
+        return _read_pickle(self.folder / f"{self._prefix(name, scope)}{key}.pickle")
 
     def save(self, name: str, scope: tuple[str | None, ...], key: str, value: Any) -> None:
         """Keep ``value`` atomically (a folder that cannot be written is no error)."""
@@ -221,13 +238,7 @@ class KeptStore:
         path = self.folder / f"{prefix}{key}.pickle"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-            try:
-                with open(tmp, "wb") as f:
-                    pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)
-            finally:
-                tmp.unlink(missing_ok=True)
+            _write_pickle(path, value)
             for old in self.folder.glob(f"{prefix}*.pickle"):
                 if old != path and "." not in old.name[len(prefix) : -len(".pickle")]:
                     old.unlink(missing_ok=True)
@@ -264,13 +275,7 @@ class ProductStore:
     ) -> Compiled | None:
         """The product stored under ``key`` (its lite form if ``lite``), or None (missing,
         unreadable or of other code)."""
-        try:
-            with open(self._path(set_code, product, key, lite), "rb") as f:
-                found = pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
-        except FileNotFoundError:
-            return None
-        except Exception:  # a truncated or foreign file is only a miss  # noqa: BLE001
-            return None
+        found = _read_pickle(self._path(set_code, product, key, lite))
         if lite:
             return found if isinstance(found, small.LiteProduct) else None
         from boosterkit.generator.engine import CompiledProduct
@@ -287,13 +292,7 @@ class ProductStore:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             for path, value in kept.items():
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-                try:
-                    with open(tmp, "wb") as f:
-                        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-                    os.replace(tmp, path)
-                finally:
-                    tmp.unlink(missing_ok=True)
+                _write_pickle(path, value)
             for old in self.folder.glob(f"{self._prefix(set_code, product)}*.pickle"):
                 if old not in kept:
                     old.unlink(missing_ok=True)
