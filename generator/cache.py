@@ -282,12 +282,20 @@ class ProductStore:
 
         return found if isinstance(found, CompiledProduct) else None
 
-    def save(self, set_code: str, product: str | None, key: str, cp: CompiledProduct) -> None:
-        """Store ``cp`` and its lite form atomically and drop the same product's older files;
-        a folder that cannot be written is no error (the product is compiled again)."""
+    def save(
+        self,
+        set_code: str,
+        product: str | None,
+        key: str,
+        cp: CompiledProduct,
+        lite: LiteProduct | None = None,
+    ) -> None:
+        """Store ``cp`` and its lite form (``lite``, else derived here) atomically and drop the
+        same product's older files; a folder that cannot be written is no error (the product
+        is compiled again)."""
         kept = {
             self._path(set_code, product, key, False): cp,
-            self._path(set_code, product, key, True): small.lite(cp),
+            self._path(set_code, product, key, True): lite if lite is not None else small.lite(cp),
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -484,14 +492,14 @@ class ProductCache:
         compiled = self._compile(set_code, product, db)
         with self._lock:
             self.misses += 1
-        if store is not None:
-            store.save(set_code, product, key, compiled)
-            code = compiled.product.code
-            if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
-                store.save(
-                    set_code, code, alias, compiled
-                )  # asked for by kind: keep it by code too
-        return _Kept(full=compiled)
+        if store is None:
+            return _Kept(full=compiled)
+        lite_form = small.lite(compiled)  # once, for every file written and for memory
+        store.save(set_code, product, key, compiled, lite_form)
+        code = compiled.product.code
+        if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
+            store.save(set_code, code, alias, compiled, lite_form)  # asked by kind: by code too
+        return _Kept(full=compiled, lite=lite_form)
 
     def kept(
         self, name: str, build: Callable[[Any], T], db: DbArg, scope: tuple[str | None, ...] = ()
