@@ -75,8 +75,11 @@ def remove_parts(cache: Path) -> int:
     n = 0
     if cache.is_dir():
         for pattern in PARTIAL:
-            for p in cache.rglob(pattern):
-                p.unlink(missing_ok=True)
+            for p in list(cache.rglob(pattern)):
+                if p.is_dir():  # the halves of a big file (``pipeline.halves``)
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    p.unlink(missing_ok=True)
                 n += 1
     return n
 

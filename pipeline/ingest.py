@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from boosterkit.errors import InputError
-from boosterkit.pipeline import files, load
+from boosterkit.pipeline import files, halves, load
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.scryfall import transform
 
@@ -117,9 +117,14 @@ def detect(con: Connection, path: Path) -> Shape:
     raise InputError(f"{path}: expected Scryfall card or set objects, found {found}")
 
 
-def _raw_select(path: Path, shape: Shape) -> str:
-    """SQL reading the objects of ``path`` as rows of raw columns (one per object)."""
-    src, comp = _sql_str(str(path)), _sql_str(shape.compression)
+def _raw_select(path: Path | list[str], shape: Shape) -> str:
+    """SQL reading the objects of ``path`` (or of several files) as rows of raw columns."""
+    src = (
+        _sql_str(str(path))
+        if isinstance(path, Path)
+        else "[" + ", ".join(_sql_str(p) for p in path) + "]"
+    )
+    comp = _sql_str(shape.compression)
     cols = _COLUMNS[shape.holds]
     if shape.format == "list":
         data = _sql_str(transform.struct_sql(cols) + "[]")
@@ -183,23 +188,54 @@ def _add_extra_columns(con: Connection) -> None:
         )
 
 
-def stage_cards_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
+def _insert_cards(con: Connection, source: Path | list[str], shape: Shape) -> None:
+    """Append the raw cards of ``source`` (a file, or the halves of one) to ``stage_cards``."""
+    _add_extra_columns(con)
+    cols = ", ".join([*transform.CARD_SELECT, *_EXTRA])
+    exprs = ", ".join([*transform.CARD_SELECT.values(), *_EXTRA.values()])
+    con.execute(
+        f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(source, shape)}) c"
+    )
+
+
+def prestage(con: Connection, path: Path, shape: Shape, where: Path) -> bool:
+    """Stage the cards of a big plain array file on two threads (``halves``); True if done.
+
+    The halves are copied to a temporary folder under ``where`` (the cache folder). Runs
+    outside any transaction (a failed statement there would abort it), into fresh staging
+    tables that ``load_files(…, prestaged=path)`` then completes. False (nothing staged)
+    when the file cannot be cut or copied or DuckDB rejects a half: load it the usual way.
+    """
+    if shape != Shape("cards", "array", "none"):
+        return False
+    with halves.halves(path, where) as parts:
+        if parts is None:
+            return False
+        load.create_staging(con)
+        try:
+            _insert_cards(con, parts, shape)
+        except duckdb.Error:
+            return False
+    return True
+
+
+def stage_cards_file(
+    con: Connection, path: Path, shape: Shape | None = None, *, inserted: bool = False
+) -> int:
     """Append the cards of ``path`` to ``stage_cards``/``stage_faces``; return how many.
 
-    Call ``load.create_staging(con)`` first. Unknown sets named by the cards are added to
+    Call ``load.create_staging(con)`` first, or ``prestage`` (then ``inserted=True``: the raw
+    rows are in ``stage_cards`` already). Unknown sets named by the cards are added to
     ``sets`` from the card's own set fields, so derived columns (token, minigame…) are right.
     """
     shape = shape or detect(con, path)
-    _add_extra_columns(con)
-    start = con.execute("SELECT coalesce(max(rowid), -1) FROM stage_cards").fetchone()[0]
-    cols = ", ".join([*transform.CARD_SELECT, *_EXTRA])
-    exprs = ", ".join([*transform.CARD_SELECT.values(), *_EXTRA.values()])
-    try:
-        con.execute(
-            f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(path, shape)}) c"
-        )
-    except duckdb.Error as exc:
-        raise _duck_error(path, exc) from None
+    start = -1
+    if not inserted:
+        start = con.execute("SELECT coalesce(max(rowid), -1) FROM stage_cards").fetchone()[0]
+        try:
+            _insert_cards(con, path, shape)
+        except duckdb.Error as exc:
+            raise _duck_error(path, exc) from None
     new = f"FROM stage_cards WHERE rowid > {int(start)}"
     _check_cards(con, path, new)
     fcols = ", ".join(transform.FACE_SELECT)
@@ -243,20 +279,24 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
     return int(n)
 
 
-def load_files(con: Connection, paths: list[Path]) -> dict[str, int]:
+def load_files(
+    con: Connection, paths: list[Path], *, prestaged: Path | None = None
+) -> dict[str, int]:
     """Load Scryfall files in order; return ``{"sets", "cards", "card_sets"}`` counts.
 
     Sets are upserted as they come; all cards are staged, then upserted once, after the
     set rows they depend on, and derived columns of existing cards are refreshed.
+    ``prestaged``: the one file of ``paths`` whose raw rows ``prestage`` already staged.
     """
-    load.create_staging(con)
+    if prestaged is None:
+        load.create_staging(con)
     sets = cards = 0
     for path in paths:
         shape = detect(con, path)
         if shape.holds == "sets":
             sets += load_sets_file(con, path, shape)
         else:
-            cards += stage_cards_file(con, path, shape)
+            cards += stage_cards_file(con, path, shape, inserted=path == prestaged)
     card_sets = con.execute("SELECT count(DISTINCT set_code) FROM stage_cards").fetchone()[0]
     load.upsert_staged(con)
     if sets:

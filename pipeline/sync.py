@@ -354,7 +354,8 @@ def sync_bulk(
 def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> dict[str, Any]:
     """Ingest a local Scryfall file (array of cards, list object, card/set object; .gz or not).
 
-    The file is checked first, then kept compressed in the cache while DuckDB reads it.
+    The file is checked first, then kept compressed in the cache while DuckDB reads it (a
+    big plain array on two threads: ``ingest.prestage``).
     """
     t0 = time.perf_counter()
     src = Path(path)
@@ -365,11 +366,15 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     # The same file (name, size, mtime) synced again reuses its cached copy.
     rel = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name.removesuffix('.gz')}.gz"
     kept = (cache / rel).exists()
+    cachemod.remove_parts(cache)  # halves a killed run left behind
+    # In halves the parse keeps both cores busy: the cache copy starts after it, beside the
+    # single-threaded rest of the load. Read whole, the copy runs beside the parse.
+    prestaged = src if ingest.prestage(con, src, shape, cache) else None
     with ThreadPoolExecutor(1) as pool:
         stored = pool.submit(lambda: rel if kept else cachemod.store_file(cache, src, rel))
         try:
             with recorded(con, "file", str(src)) as run:
-                counts = ingest.load_files(con, [src])
+                counts = ingest.load_files(con, [src], prestaged=prestaged)
                 run.cache_files = [stored.result()]
                 run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
         except BaseException:
