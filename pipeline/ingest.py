@@ -191,10 +191,13 @@ def _add_extra_columns(con: Connection) -> None:
 def _insert_cards(con: Connection, source: Path | list[str], shape: Shape) -> None:
     """Append the raw cards of ``source`` (a file, or the halves of one) to ``stage_cards``."""
     _add_extra_columns(con)
-    cols = ", ".join([*transform.CARD_SELECT, *_EXTRA])
-    exprs = ", ".join([*transform.CARD_SELECT.values(), *_EXTRA.values()])
+    cols = {**transform.CARD_SELECT, **_EXTRA}
+    exprs = ", ".join(f"{e} AS {c}" for c, e in cols.items())
+    # Whether a row needs text cleaning is decided here, in the parse's own pass (and threads).
     con.execute(
-        f"INSERT INTO stage_cards ({cols}) SELECT {exprs} FROM ({_raw_select(source, shape)}) c"
+        f"INSERT INTO stage_cards ({', '.join(cols)}, _dirty) "
+        f"SELECT s.*, {load.staged_dirty_sql('s')} FROM "
+        f"(SELECT {exprs} FROM ({_raw_select(source, shape)}) c) s"
     )
 
 

@@ -67,8 +67,9 @@ def _load(tmp_path: Path, path: Path, name: str, monkeypatch, split: bool) -> tu
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_split_load_equals_whole_load(tmp_path: Path, monkeypatch, layout: str) -> None:
-    # The same id at both ends, with different names: the first row in the file wins.
-    first = dict(CARDS[0], name="First Copy")
+    # The same id at both ends, with different names: the first row in the file wins, and
+    # its hostile characters (a bidi override, NUL) are cleaned whichever way it was read.
+    first = dict(CARDS[0], name="First \u202eCopy\x00")
     last = dict(CARDS[0], name="Last Copy")
     path = _write(tmp_path / "c.json", [first, *CARDS[1:], last], layout)
     split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
