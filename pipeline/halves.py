@@ -35,7 +35,6 @@ MAX_BYTES = 1 << 30
 _WINDOW = 4 << 20
 #: A line break between two elements: ``}`` (``,``) break (indent) (``,``) ``{``.
 _CUT = re.compile(rb"\}[ \t\r]*(,?)[ \t\r]*\n([ \t]*)(,?)[ \t]*\{")
-_CHUNK = 1 << 20
 
 
 def supported() -> bool:

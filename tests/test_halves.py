@@ -142,3 +142,39 @@ def test_halves_a_killed_sync_left_are_removed_by_the_next(tmp_path: Path) -> No
     sync.sync_file(con, shared_path("cards", "single-card.json"), cache=tmp_path / "cache")
     assert not left.exists()
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
+
+
+def test_bulk_download_is_loaded_in_halves_and_kept_compressed(tmp_path: Path, monkeypatch) -> None:
+    from test_sync import _client, _fake
+
+    def load(name: str, split: bool) -> tuple[dict, list[bool], bytes]:
+        used: list[bool] = []
+        real = ingest.prestage
+
+        def spy(con, p, shape, where):
+            used.append(real(con, p, shape, where))
+            return used[-1]
+
+        # sent uncompressed (a gzip transfer is kept as sent, and read whole by DuckDB)
+        with monkeypatch.context() as m, _fake(gzip_bulk=False) as api:
+            m.setattr(halves, "MIN_BYTES", 0)
+            m.setattr(halves, "supported", lambda: split)
+            m.setattr(ingest, "prestage", spy)
+            cards = [c for v in api.cards.values() for c in v]
+            # Scryfall's bulk files hold one card per line
+            plain = _write(tmp_path / f"{name}.json", cards, "trailing").read_bytes()
+            api.bulk_file = lambda: plain
+            con = db.connect(tmp_path / f"{name}.duckdb")
+            summary = sync.sync_bulk(
+                con, "default_cards", cache=tmp_path / f"{name}.cache", client=_client(api)
+            )
+        assert summary["cards"] == len(cards)
+        (cached,) = (tmp_path / f"{name}.cache").glob("bulk/*")
+        assert gzip.decompress(cached.read_bytes()) == plain
+        assert not list((tmp_path / f"{name}.cache").rglob("*.download"))
+        return snapshot(con), used, plain
+
+    split, used, _ = load("split", True)
+    whole, _, _ = load("whole", False)
+    assert used == [True]
+    assert split == whole
