@@ -94,8 +94,13 @@ def halves(path: Path, where: Path) -> Iterator[list[str] | None]:
         yield None
         return
     end, start = cut
-    where.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="halves-", suffix=".part", dir=where) as tmp:
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        folder = tempfile.TemporaryDirectory(prefix="halves-", suffix=".part", dir=where)
+    except OSError:  # a read-only or full cache folder: the load's own copy will say so
+        yield None
+        return
+    with folder as tmp:
         names = [os.path.join(tmp, "first.json"), os.path.join(tmp, "second.json")]
         parts = [(0, end, b"", b"\n]"), (start, size, b"[", b"")]
         with ThreadPoolExecutor(2, thread_name_prefix="halves") as pool:
