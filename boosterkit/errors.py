@@ -29,3 +29,9 @@ class NotFoundError(BoosterkitError):
 
 class FetchError(BoosterkitError):
     """An HTTP error that persisted after retries, or a Scryfall error object."""
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """``exc``'s message on one line (whitespace runs folded), at most ``limit`` characters;
+    its type's name when it has none. For wrapping a library's error in a user-facing one."""
+    return " ".join(str(exc).split())[:limit] or type(exc).__name__

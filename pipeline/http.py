@@ -36,7 +36,7 @@ import requests
 import urllib3
 
 from boosterkit import config
-from boosterkit.errors import FetchError
+from boosterkit.errors import FetchError, one_line
 
 MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
@@ -188,7 +188,7 @@ class HttpClient:
                     f"GET {url}: not a usable URL ({exc}); check {self.env_var}"
                 ) from None
             except requests.RequestException as exc:
-                raise Gone(f"{type(exc).__name__}: {_oneline(exc)}", -1) from None
+                raise Gone(f"{type(exc).__name__}: {one_line(exc)}", -1) from None
             if not (resp.is_redirect and resp.headers.get("Location")):
                 return resp
             resp.close()
@@ -326,7 +326,7 @@ def _body(resp: requests.Response, *, decode: bool) -> Iterable[bytes]:
         while chunk := resp.raw.read(_CHUNK, decode_content=decode):
             yield chunk
     except _BODY_ERRORS as exc:
-        raise Gone(f"the body was cut short ({type(exc).__name__}: {_oneline(exc)})", -1) from None
+        raise Gone(f"the body was cut short ({type(exc).__name__}: {one_line(exc)})", -1) from None
 
 
 def retry_after(resp: requests.Response) -> float:
@@ -374,7 +374,3 @@ def _attempts(n: int) -> str:
 def _short(url: str) -> str:
     parts = urlsplit(url)
     return parts.netloc + parts.path
-
-
-def _oneline(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:300] or type(exc).__name__

@@ -46,6 +46,21 @@ RAW_COLUMNS: dict[str, str] = {
     "artist": "VARCHAR",
 }
 
+#: name → DuckDB type of every column of ``sets`` (each source fills those it knows).
+SET_COLUMNS: dict[str, str] = {
+    "code": "VARCHAR",
+    "name": "VARCHAR",
+    "set_type": "VARCHAR",
+    "released_at": "DATE",
+    "card_count": "INTEGER",
+    "printed_size": "INTEGER",
+    "parent_set_code": "VARCHAR",
+    "digital": "BOOLEAN",
+    "scryfall_id": "VARCHAR",
+    "icon_svg_uri": "VARCHAR",
+    "source": "VARCHAR",
+}
+
 FACE_COLUMNS: dict[str, str] = {
     "card_id": "VARCHAR",
     "face_index": "INTEGER",

@@ -16,7 +16,7 @@ from typing import Any
 
 import ijson
 
-from boosterkit.errors import InputError
+from boosterkit.errors import InputError, one_line
 from boosterkit.pipeline import load
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.collation import (
@@ -31,15 +31,7 @@ from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set
 from boosterkit.pipeline.runs import recorded
 
 _SET_COLUMNS = {
-    "code": "VARCHAR",
-    "name": "VARCHAR",
-    "set_type": "VARCHAR",
-    "released_at": "DATE",
-    "card_count": "INTEGER",
-    "printed_size": "INTEGER",
-    "parent_set_code": "VARCHAR",
-    "digital": "BOOLEAN",
-    "source": "VARCHAR",
+    k: v for k, v in load.SET_COLUMNS.items() if k not in ("scryfall_id", "icon_svg_uri")
 }
 _SETS_PREFIX = "sets="  # how a --set filter is kept in sync_runs.target for the replay
 _UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
@@ -63,9 +55,9 @@ def _layout(path: Path) -> str:
                 if prefix == "data" and event != "start_map":
                     break  # "data" is not an object
     except ijson.JSONError as exc:
-        raise InputError(f"{path}: not valid JSON ({_oneline(exc)})") from None
+        raise InputError(f"{path}: not valid JSON ({one_line(exc)})") from None
     except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: not readable ({_oneline(exc)})") from None
+        raise InputError(f"{path}: not readable ({one_line(exc)})") from None
     raise InputError(f"{path}: not an MTGJSON v5 file (no 'data' object with a set)")
 
 
@@ -101,13 +93,9 @@ def read_sets(
                     _check_set(data, f"{path} [{code}]")
                     yield data
     except ijson.JSONError as exc:
-        raise InputError(f"{path}: not valid JSON ({_oneline(exc)})") from None
+        raise InputError(f"{path}: not valid JSON ({one_line(exc)})") from None
     except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: not readable ({_oneline(exc)})") from None
-
-
-def _oneline(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"{path}: not readable ({one_line(exc)})") from None
 
 
 def _check_set(data: Any, where: Any) -> None:

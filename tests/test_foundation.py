@@ -217,3 +217,10 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
             assert f"boosterkit/{rel.as_posix()}" in names, rel
     assert "boosterkit/data/boosters/nonmagic.yaml" in names
     assert any(n.startswith("boosterkit/data/minigames/") and n.endswith(".yaml") for n in names)
+
+
+def test_column_maps_name_the_tables_as_they_are(mem_db) -> None:
+    """``load.SET_COLUMNS``/``FACE_COLUMNS`` (read by every source) are the tables' columns."""
+    for table, columns in (("sets", load.SET_COLUMNS), ("card_faces", load.FACE_COLUMNS)):
+        described = {r[0]: r[1] for r in mem_db.execute(f"DESCRIBE {table}").fetchall()}
+        assert described == columns

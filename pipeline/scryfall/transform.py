@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from boosterkit.pipeline.load import FACE_COLUMNS, RAW_COLUMNS
+from boosterkit.pipeline.load import FACE_COLUMNS, RAW_COLUMNS, SET_COLUMNS
 
 
 def _as_raw(*names: str) -> dict[str, str]:
@@ -96,15 +96,7 @@ FACE_SELECT: dict[str, str] = {
 SET_JSON_COLUMNS: dict[str, str] = {
     "object": "VARCHAR",
     "id": "VARCHAR",
-    "code": "VARCHAR",
-    "name": "VARCHAR",
-    "set_type": "VARCHAR",
-    "released_at": "DATE",
-    "card_count": "INTEGER",
-    "printed_size": "INTEGER",
-    "parent_set_code": "VARCHAR",
-    "digital": "BOOLEAN",
-    "icon_svg_uri": "VARCHAR",
+    **{k: v for k, v in SET_COLUMNS.items() if k not in ("scryfall_id", "source")},
 }
 
 #: SELECT list (over raw set columns aliased ``s``) producing ``sets`` rows.
