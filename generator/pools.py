@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
-from boosterkit.generator import rng
-from boosterkit.generator.packs import iter_packs, new_seed
+from boosterkit.generator import cache, rng, small
+from boosterkit.generator.packs import drawn, new_seed
 from boosterkit.generator.rng import check_seed
 from boosterkit.serialize import md_inline
 
@@ -132,13 +132,13 @@ def open_pools(
     """
     _check(players, packs)
     seed = new_seed() if seed is None else check_seed(seed)
+    # The product once for the table: pack i of a pool depends only on (pool seed, i).
+    compiled = cache.compiled_product(set_code, product, db, products, lite=packs <= small.SMALL)
     pools = []
     product_code = None
     for i in range(1, players + 1):
         s = pool_seed(seed, i)
-        opened = [
-            p.to_dict() for p in iter_packs(set_code, product, packs, s, db, products=products)
-        ]
+        opened = [p.to_dict() for p in drawn(compiled, s, 1, packs)]
         product_code = opened[0]["product"]
         cards, others = pool_cards(opened)
         pools.append({"player": i, "seed": s, "packs": opened, "cards": cards, "others": others})
