@@ -21,9 +21,10 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
+from threading import Event
 
 #: Files smaller than this are read whole: two threads do not pay for themselves.
 MIN_BYTES = 8 << 20
@@ -33,6 +34,8 @@ MIN_BYTES = 8 << 20
 MAX_BYTES = 1 << 30
 #: How far past the middle to look for a cut (a card object is a few kB).
 _WINDOW = 4 << 20
+#: How much one ``copy_file_range`` call copies (an interrupted copy stops after one).
+_STEP = 64 << 20
 #: A line break between two elements: ``}`` (``,``) break (indent) (``,``) ``{``.
 _CUT = re.compile(rb"\}[ \t\r]*(,?)[ \t\r]*\n([ \t]*)(,?)[ \t]*\{")
 
@@ -66,14 +69,15 @@ def find_cut(path: Path) -> tuple[int, int] | None:
     return size // 2 + best[1], size // 2 + best[2]
 
 
-def _copy(dest: str, src: str, start: int, end: int, head: bytes, tail: bytes) -> None:
-    """Write ``head + src[start:end] + tail`` to ``dest`` (``copy_file_range``: in the kernel)."""
+def _copy(dest: str, src: str, start: int, end: int, head: bytes, tail: bytes, stop: Event) -> None:
+    """Write ``head + src[start:end] + tail`` to ``dest`` (``copy_file_range``: in the kernel),
+    in steps of ``_STEP`` so that ``stop`` (an interrupted sync) ends it soon."""
     with open(src, "rb") as fin, open(dest, "wb") as out:
         out.write(head)
         out.flush()
         offset = start
-        while offset < end:
-            n = os.copy_file_range(fin.fileno(), out.fileno(), end - offset, offset)
+        while offset < end and not stop.is_set():
+            n = os.copy_file_range(fin.fileno(), out.fileno(), min(end - offset, _STEP), offset)
             if n == 0:  # the file shrank under us: the half is cut short and DuckDB rejects it
                 break
             offset += n
@@ -96,15 +100,25 @@ def halves(path: Path, where: Path) -> Iterator[list[str] | None]:
     end, start = cut
     try:
         where.mkdir(parents=True, exist_ok=True)
-        folder = tempfile.TemporaryDirectory(prefix="halves-", suffix=".part", dir=where)
+        folder = tempfile.TemporaryDirectory(
+            prefix="halves-", suffix=".part", dir=where, ignore_cleanup_errors=True
+        )
     except OSError:  # a read-only or full cache folder: the load's own copy will say so
         yield None
         return
     with folder as tmp:
         names = [os.path.join(tmp, "first.json"), os.path.join(tmp, "second.json")]
         parts = [(0, end, b"", b"\n]"), (start, size, b"[", b"")]
+        stop = Event()
         with ThreadPoolExecutor(2, thread_name_prefix="halves") as pool:
-            copies = [pool.submit(_copy, n, str(path), *part) for n, part in zip(names, parts)]
+            try:
+                copies = [
+                    pool.submit(_copy, n, str(path), *part, stop) for n, part in zip(names, parts)
+                ]
+                wait(copies)
+            except BaseException:  # Ctrl-C: the copies stop within a step, the folder goes
+                stop.set()
+                raise
         if any(c.exception() for c in copies):  # a full disk, a file-size limit…
             yield None
         else:

@@ -51,6 +51,16 @@ def _insert(con: Connection, run: Run, status: str) -> None:
     )
 
 
+def _failed(con: Connection, run: Run, exc: BaseException) -> None:
+    run.message = (str(exc) or type(exc).__name__)[:1000]
+    if storage_error("", exc) is not None:
+        return
+    try:
+        _insert(con, run, "failed")
+    except Exception:  # the connection itself may be gone (interrupted process)
+        pass
+
+
 @contextmanager
 def recorded(con: Connection, source: str, target: str | None) -> Iterator[Run]:
     """One transaction for the load and its ``ok`` row; a ``failed`` row if it raises."""
@@ -60,11 +70,16 @@ def recorded(con: Connection, source: str, target: str | None) -> Iterator[Run]:
             yield run
             _insert(con, run, "ok")
     except BaseException as exc:
-        run.message = (str(exc) or type(exc).__name__)[:1000]
-        if storage_error("", exc) is not None:
-            raise
-        try:
-            _insert(con, run, "failed")
-        except Exception:  # the connection itself may be gone (interrupted process)
-            pass
+        _failed(con, run, exc)
+        raise
+
+
+@contextmanager
+def failure_recorded(con: Connection, source: str, target: str | None) -> Iterator[None]:
+    """A ``failed`` row if the block raises: for work a load does before its transaction
+    (and that writes nothing lasting), such as parsing into temporary staging tables."""
+    try:
+        yield
+    except BaseException as exc:
+        _failed(con, Run(source, target), exc)
         raise

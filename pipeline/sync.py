@@ -26,7 +26,7 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
 from boosterkit.pipeline.db import Connection
-from boosterkit.pipeline.runs import Run, recorded
+from boosterkit.pipeline.runs import failure_recorded, recorded
 
 if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
@@ -304,41 +304,6 @@ def _bulk_entry(client: ScryfallClient, bulk_type: str) -> BulkData:
     raise InputError(f"bulk type {bulk_type!r}: Scryfall offers {offered}")
 
 
-def _load_keeping(
-    con: Connection,
-    src: Path,
-    shape: ingest.Shape,
-    *,
-    cache: Path,
-    rel: str,
-    source: str,
-    target: str,
-    finish: Callable[[Run, dict[str, int]], None],
-) -> Run:
-    """Load the local file ``src`` in one recorded run while a thread keeps its compressed
-    copy at ``cache/rel`` (kept as it is if there already); ``finish(run, counts)`` runs in
-    the transaction. A failed load keeps no new copy.
-
-    A big plain array is parsed on two threads first (``ingest.prestage``), keeping both
-    cores busy: the copy then starts after it, beside the single-threaded rest of the load.
-    Read whole, the copy runs beside the parse.
-    """
-    kept = (cache / rel).exists()
-    prestaged = src if ingest.prestage(con, src, shape, cache) else None
-    with ThreadPoolExecutor(1) as pool:
-        stored = pool.submit(lambda: rel if kept else cachemod.store_file(cache, src, rel))
-        try:
-            with recorded(con, source, target) as run:
-                counts = ingest.load_files(con, [src], prestaged=prestaged)
-                run.cache_files = [stored.result()]
-                finish(run, counts)
-        except BaseException:
-            if not kept and stored.exception() is None:  # waits for the copy
-                cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
-            raise
-    return run
-
-
 def sync_bulk(
     con: Connection,
     bulk_type: str,
@@ -362,14 +327,7 @@ def sync_bulk(
     downloaded = not (
         known.get("updated_at") == entry.updated_at and rel and (cache / rel).exists()
     )
-
-    def finish(run: Run, counts: dict[str, int]) -> None:
-        run.sets = con.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0]
-        run.cards = counts["cards"]
-        value = json.dumps({"updated_at": entry.updated_at, "file": run.cache_files[0]})
-        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
-
-    if downloaded:  # loaded from the plain download while its compressed copy is kept
+    if downloaded:
         safe = re.sub(r"[^0-9A-Za-z]+", "", entry.updated_at)
         raw = cache / "bulk" / f"{bulk_type}-{safe}.download"
         cachemod.remove_parts(cache)
@@ -379,23 +337,15 @@ def sync_bulk(
                 raw,
                 (lambda d, t: progress(bulk_type, d, t)) if progress else None,
             )
-            rel = f"bulk/{bulk_type}-{safe}.json.gz"
-            run = _load_keeping(
-                con,
-                raw,
-                ingest.detect(con, raw),
-                cache=cache,
-                rel=rel,
-                source="scryfall-bulk",
-                target=bulk_type,
-                finish=finish,
-            )
+            rel = cachemod.store_file(cache, raw, f"bulk/{bulk_type}-{safe}.json")
         finally:
             raw.unlink(missing_ok=True)
-    else:
-        with recorded(con, "scryfall-bulk", bulk_type) as run:
-            run.cache_files = [rel]
-            finish(run, ingest.load_files(con, [cache / rel]))
+    with recorded(con, "scryfall-bulk", bulk_type) as run:
+        counts = ingest.load_files(con, [cache / rel])
+        run.sets = con.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0]
+        run.cards, run.cache_files = counts["cards"], [rel]
+        value = json.dumps({"updated_at": entry.updated_at, "file": rel})
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
     return _summary(
         "scryfall-bulk", bulk_type, run, t0, updated_at=entry.updated_at, downloaded=downloaded
     )
@@ -404,7 +354,10 @@ def sync_bulk(
 def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> dict[str, Any]:
     """Ingest a local Scryfall file (array of cards, list object, card/set object; .gz or not).
 
-    The file is checked first, then kept compressed in the cache while DuckDB reads it.
+    The file is checked first, then kept compressed in the cache while DuckDB reads it. A
+    big plain array is parsed on two threads first (``ingest.prestage``, before the load's
+    transaction), keeping both cores busy: the cache copy then starts after it, beside the
+    single-threaded rest of the load; read whole, the copy runs beside the parse.
     """
     t0 = time.perf_counter()
     src = Path(path)
@@ -414,12 +367,21 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     st = src.stat()
     # The same file (name, size, mtime) synced again reuses its cached copy.
     rel = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name.removesuffix('.gz')}.gz"
+    kept = (cache / rel).exists()
     cachemod.remove_parts(cache)  # halves a killed run left behind
-
-    def finish(run: Run, counts: dict[str, int]) -> None:
-        run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
-
-    run = _load_keeping(
-        con, src, shape, cache=cache, rel=rel, source="file", target=str(src), finish=finish
-    )
+    with failure_recorded(con, "file", str(src)):
+        prestaged = src if ingest.prestage(con, src, shape, cache) else None
+    with ThreadPoolExecutor(1) as pool:
+        stored = pool.submit(lambda: rel if kept else cachemod.store_file(cache, src, rel))
+        try:
+            with recorded(con, "file", str(src)) as run:
+                counts = ingest.load_files(con, [src], prestaged=prestaged)
+                run.cache_files = [stored.result()]
+                run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
+        except BaseException:
+            if (
+                not kept and stored.exception() is None
+            ):  # waits for the copy; a failed load keeps none
+                cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
+            raise
     return _summary("file", str(src), run, t0, shape=shape.holds)

@@ -6,6 +6,7 @@ import gzip
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -144,37 +145,49 @@ def test_halves_a_killed_sync_left_are_removed_by_the_next(tmp_path: Path) -> No
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
 
 
-def test_bulk_download_is_loaded_in_halves_and_kept_compressed(tmp_path: Path, monkeypatch) -> None:
-    from test_sync import _client, _fake
+def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
+    tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", CARDS, "trailing")
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
 
-    def load(name: str, split: bool) -> tuple[dict, list[bool], bytes]:
-        used: list[bool] = []
-        real = ingest.prestage
+    def interrupted(con, source, shape):
+        raise KeyboardInterrupt
 
-        def spy(con, p, shape, where):
-            used.append(real(con, p, shape, where))
-            return used[-1]
+    monkeypatch.setattr(ingest, "_insert_cards", interrupted)
+    con = db.connect(tmp_path / "t.duckdb")
+    before = snapshot(con)
+    with pytest.raises(KeyboardInterrupt):
+        sync.sync_file(con, path, cache=tmp_path / "cache")
+    assert snapshot(con) == before
+    runs = con.execute("SELECT source, status FROM sync_runs").fetchall()
+    assert runs == [("file", "failed")]
+    assert not list((tmp_path / "cache").glob("halves-*"))
+    assert not list((tmp_path / "cache").rglob("*.gz"))  # no copy of a load that did not happen
 
-        # sent uncompressed (a gzip transfer is kept as sent, and read whole by DuckDB)
-        with monkeypatch.context() as m, _fake(gzip_bulk=False) as api:
-            m.setattr(halves, "MIN_BYTES", 0)
-            m.setattr(halves, "supported", lambda: split)
-            m.setattr(ingest, "prestage", spy)
-            cards = [c for v in api.cards.values() for c in v]
-            # Scryfall's bulk files hold one card per line
-            plain = _write(tmp_path / f"{name}.json", cards, "trailing").read_bytes()
-            api.bulk_file = lambda: plain
-            con = db.connect(tmp_path / f"{name}.duckdb")
-            summary = sync.sync_bulk(
-                con, "default_cards", cache=tmp_path / f"{name}.cache", client=_client(api)
-            )
-        assert summary["cards"] == len(cards)
-        (cached,) = (tmp_path / f"{name}.cache").glob("bulk/*")
-        assert gzip.decompress(cached.read_bytes()) == plain
-        assert not list((tmp_path / f"{name}.cache").rglob("*.download"))
-        return snapshot(con), used, plain
 
-    split, used, _ = load("split", True)
-    whole, _, _ = load("whole", False)
-    assert used == [True]
-    assert split == whole
+def test_an_interrupted_copy_stops_within_a_step(tmp_path: Path, monkeypatch) -> None:
+    path = _write(tmp_path / "c.json", CARDS, "trailing")
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    monkeypatch.setattr(halves, "_STEP", 4096)
+    steps = []
+    real = halves.os.copy_file_range
+
+    def counted(*args):
+        steps.append(1)
+        time.sleep(0.002)  # slow steps, so that the copies are still running when Ctrl-C comes
+        return real(*args)
+
+    def interrupted_wait(futures):
+        while len(steps) < 4:
+            time.sleep(0.001)
+        raise KeyboardInterrupt  # Ctrl-C reaching the main thread while it waits
+
+    monkeypatch.setattr(halves.os, "copy_file_range", counted)
+    monkeypatch.setattr(halves, "wait", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        with halves.halves(path, tmp_path / "cache"):
+            pass
+    assert len(steps) < path.stat().st_size // 4096 // 2  # both stopped long before the end
+    assert not [t for t in threading.enumerate() if t.name.startswith("halves")]
+    assert not list((tmp_path / "cache").glob("halves-*"))
