@@ -189,15 +189,19 @@ def _add_extra_columns(con: Connection) -> None:
 
 
 def _insert_cards(con: Connection, source: Path | list[str], shape: Shape) -> None:
-    """Append the raw cards of ``source`` (a file, or the halves of one) to ``stage_cards``."""
+    """Append the raw cards of ``source`` (a file, or the halves of one) to ``stage_cards``.
+
+    For halves, whether a row needs text cleaning is decided here, in the parse's own pass
+    and threads. A file read whole is parsed on one thread: its rows are left to
+    ``upsert_staged``, whose check runs on every core once the rows are staged.
+    """
     _add_extra_columns(con)
     cols = {**transform.CARD_SELECT, **_EXTRA}
     exprs = ", ".join(f"{e} AS {c}" for c, e in cols.items())
-    # Whether a row needs text cleaning is decided here, in the parse's own pass (and threads).
+    dirty = load.staged_dirty_sql("s") if isinstance(source, list) else "NULL"
     con.execute(
         f"INSERT INTO stage_cards ({', '.join(cols)}, _dirty) "
-        f"SELECT s.*, {load.staged_dirty_sql('s')} FROM "
-        f"(SELECT {exprs} FROM ({_raw_select(source, shape)}) c) s"
+        f"SELECT s.*, {dirty} FROM (SELECT {exprs} FROM ({_raw_select(source, shape)}) c) s"
     )
 
 
