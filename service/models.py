@@ -56,8 +56,8 @@ class PacksRequest(BaseModel):
 Lang = Literal["en", "fr", "es"]
 
 
-class DealRequest(BaseModel):
-    """``POST /deal``: the arguments of ``boosterkit deal``."""
+class GameRequest(BaseModel):
+    """The arguments every route that deals a minigame takes (``/deal``, ``/simulate``)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -66,6 +66,11 @@ class DealRequest(BaseModel):
     set: SetCode | None = None
     product: Name | None = None
     seed: Seed | None = None
+
+
+class DealRequest(GameRequest):
+    """``POST /deal``: the arguments of ``boosterkit deal``."""
+
     #: None: the game's default (double-faced cards removed where cards lie face down).
     strict_backs: bool | None = None
     lang: Lang = "en"

@@ -13,7 +13,7 @@ from boosterkit.generator import new_seed
 from boosterkit.minigames.referee.runner import replay, simulate
 from boosterkit.pipeline.db import Connection
 from boosterkit.service.deps import cursor, game_packs, json_response
-from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
+from boosterkit.service.models import GameRequest
 
 #: Games per ``POST /simulate`` (a game costs about as much as dealing its setup).
 MAX_SIM_GAMES = 200
@@ -32,16 +32,9 @@ class PlayRequest(BaseModel):
     moves: list[dict[str, Any]] = Field(max_length=MAX_MOVES)
 
 
-class SimulateRequest(BaseModel):
+class SimulateRequest(GameRequest):
     """``POST /simulate``: the arguments of ``boosterkit simulate`` (no log folder)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    minigame: Name
-    players: int = Field(ge=1, le=MAX_PLAYERS)
-    set: SetCode | None = None
-    product: Name | None = None
-    seed: Seed | None = None
     games: int = Field(default=100, ge=1, le=MAX_SIM_GAMES)
     policy: Literal["random", "greedy"] = "random"
 
