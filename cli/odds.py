@@ -10,7 +10,15 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
+from boosterkit.cli.options import (
+    DB,
+    JSON,
+    OUTPUT,
+    SET_ARG,
+    fmt_option,
+    pick_format,
+    product_option,
+)
 from boosterkit.errors import BoosterkitError
 
 
@@ -96,14 +104,8 @@ def register(app: typer.Typer) -> None:
     @app.command("odds")
     def odds_cmd(
         ctx: typer.Context,
-        set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
-        product: str | None = typer.Option(
-            None,
-            "--product",
-            "-p",
-            metavar="PRODUCT",
-            help="Kind (draft, set, …) or code. Default: as `open`.",
-        ),
+        set_code: str = SET_ARG,
+        product: str | None = product_option("Default: as `open`."),
         per: Per = typer.Option(Per.pack, "--per", help="Figures per pack or per box."),
         card: str | None = typer.Option(
             None, "--card", metavar="NAME", help="Only the cards of this name."

@@ -71,6 +71,22 @@ class TextFormat(str, Enum):
     json = "json"
 
 
+#: The ``SET`` argument of the commands about one set's products (``open``, ``odds``, ``pool``,
+#: ``products``).
+SET_ARG: Any = typer.Argument(..., metavar="SET", help="Set code (case-insensitive), e.g. afr.")
+
+
+def product_option(default_help: str) -> Any:
+    """``--product``/``-p`` of the commands that open packs; ``default_help`` says the default."""
+    return typer.Option(
+        None,
+        "--product",
+        "-p",
+        metavar="PRODUCT",
+        help=f"Kind (draft, set, collector, …) or code (afr-set). {default_help}",
+    )
+
+
 #: ``--players``/``-n`` of the commands that deal a minigame (``deal``, ``simulate``).
 PLAYERS: Any = typer.Option(..., "--players", "-n", metavar="N", help="Number of players.")
 

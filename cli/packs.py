@@ -10,7 +10,15 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
+from boosterkit.cli.options import (
+    DB,
+    JSON,
+    OUTPUT,
+    SET_ARG,
+    fmt_option,
+    pick_format,
+    product_option,
+)
 from boosterkit.errors import InputError
 
 
@@ -29,14 +37,8 @@ def register(app: typer.Typer) -> None:
     @app.command("open")
     def open_cmd(
         ctx: typer.Context,
-        set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
-        product: str | None = typer.Option(
-            None,
-            "--product",
-            "-p",
-            metavar="PRODUCT",
-            help="Kind (draft, set, collector, …) or code (afr-set). Default: draft, or the set's only product.",
-        ),
+        set_code: str = SET_ARG,
+        product: str | None = product_option("Default: draft, or the set's only product."),
         count: int = typer.Option(
             1, "-n", "--count", metavar="N", help="How many packs (1 or more)."
         ),

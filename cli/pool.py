@@ -9,7 +9,7 @@ import typer
 
 from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.options import DB, JSON, fmt_option, pick_format
+from boosterkit.cli.options import DB, JSON, SET_ARG, fmt_option, pick_format, product_option
 from boosterkit.errors import BoosterkitError, InputError
 
 
@@ -39,20 +39,14 @@ def register(app: typer.Typer) -> None:
     @app.command("pool")
     def pool_cmd(
         ctx: typer.Context,
-        set_code: str = typer.Argument(..., metavar="SET", help="Set code, e.g. afr."),
+        set_code: str = SET_ARG,
         players: int = typer.Option(
             ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
         ),
         packs: int = typer.Option(
             6, "--packs", metavar="N", help="Packs per player (1 to 36): 6 sealed, 3 draft."
         ),
-        product: str | None = typer.Option(
-            None,
-            "--product",
-            "-p",
-            metavar="PRODUCT",
-            help="Kind (draft, play, …) or code. Default: as `open`.",
-        ),
+        product: str | None = product_option("Default: as `open`."),
         seed: int | None = typer.Option(
             None,
             "--seed",

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from boosterkit import config
-from boosterkit.cli.options import DB, JSON, OUTPUT, fmt_option, pick_format
+from boosterkit.cli.options import DB, JSON, OUTPUT, SET_ARG, fmt_option, pick_format
 from boosterkit.cli.render import Format, emit, output
 
 ROW_FIELDS = (
@@ -72,9 +72,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def products(
         ctx: typer.Context,
-        set_code: str = typer.Argument(
-            ..., metavar="SET", help="Set code (case-insensitive), e.g. afr."
-        ),
+        set_code: str = SET_ARG,
         fmt: Format = fmt_option(Format.text),
         json_: bool = JSON,
         out: str | None = OUTPUT,
