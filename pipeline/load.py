@@ -156,6 +156,11 @@ def _card_dirty(alias: str) -> str:
     return f"coalesce({alias}._dirty, {staged_dirty_sql(alias)})"
 
 
+def _flagged(source: str) -> str:
+    """Staged cards ``source`` with ``_dirty`` decided for every row, for ``_cleaned``."""
+    return f"(SELECT * REPLACE ({_card_dirty('d')} AS _dirty) FROM {source} d)"
+
+
 def _any_dirty(con: Connection, table: str, dirty: str) -> bool:
     """Whether any row of ``table`` has text to clean (about 0.2 s per 100,000 cards unless
     ``_dirty`` was stored)."""
@@ -234,7 +239,7 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         INSERT INTO cards ({", ".join(names)})
         SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
             SELECT {raw}, {derived}
-            FROM {f"(SELECT * REPLACE ({_card_dirty('d')} AS _dirty) FROM {source} d)" if dirty else source} s
+            FROM {_flagged(source) if dirty else source} s
             LEFT JOIN sets st ON st.code = s.set_code)
         """
     )
