@@ -10,9 +10,22 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from boosterkit.generator.model import Item, Pack
+from boosterkit.generator.model import Item, Pack, ProductDef
+
+
+class Compiled(Protocol):
+    """What a lazy pack reads of its compiled product (either engine's)."""
+
+    @property
+    def product(self) -> ProductDef: ...
+    @property
+    def templates(self) -> Sequence[dict[str, Any]]: ...
+    @property
+    def fragments(self) -> Sequence[str]: ...
+    def items(self, index: int, protos: Sequence[int]) -> list[Item]: ...
+
 
 _new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
 _POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
@@ -37,8 +50,11 @@ class LazyPack(Pack):
     """
 
     __slots__ = ("_compiled", "_protos", "_built")
+    _compiled: Compiled
+    _protos: list[int]
+    _built: list[Item] | None
 
-    @property  # type: ignore[override]
+    @property
     def items(self) -> list[Item]:
         built = self._built
         if built is None:
@@ -84,7 +100,7 @@ def json_head(set_code: str, product: str, seed: int) -> str:
     )
 
 
-def new_pack(cp: Any, seed: int, index: int, variant: int, protos: list[int]) -> LazyPack:
+def new_pack(cp: Compiled, seed: int, index: int, variant: int, protos: list[int]) -> LazyPack:
     p = LazyPack.__new__(LazyPack)
     p.set = cp.product.set_code
     p.product = cp.product.code

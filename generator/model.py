@@ -8,8 +8,7 @@ engine (``generator.engine``) only ever sees these objects, never the database.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,60 +103,37 @@ class ProductDef:
     source_sets: tuple[str, ...] = ()
 
 
-#: ``Item`` fields after ``uid``, in order: what an item's prototype tuple holds.
-ITEM_FIELDS = (
-    "card_id", "name", "set", "collector_number", "rarity", "foil", "slot", "kind",
-    "magic_back", "resolved", "type_line", "colors", "mana_value", "layout", "gold_stamped",
-    "external",
-)  # fmt: skip
-
-
-class Item(tuple):
+class Item(NamedTuple):
     """One object in an opened pack (immutable; serialise it with ``to_dict``).
 
     An item is its ``uid`` ("p12-7" = pack 12, position 7; unique within a run) followed by
     the fields of its prototype (``ITEM_FIELDS``): the engine keeps one prototype tuple per
     distinct card and slot and builds an item as ``(uid,) + prototype`` in one step
-    (``from_prototype``). Fields are read by name, as attributes.
+    (``from_prototype``).
     """
 
-    __slots__ = ()
-
-    def __new__(
-        cls,
-        uid: str,
-        card_id: str | None,
-        name: str | None,
-        set: str,  # noqa: A002
-        collector_number: str | None,
-        rarity: str | None,
-        foil: bool,
-        slot: str,  # the sheet or extra slot it came from
-        kind: str,
-        magic_back: bool,
-        resolved: bool,
-        type_line: str | None = None,
-        colors: tuple[str, ...] = (),
-        mana_value: float | None = None,
-        layout: str | None = None,
-        gold_stamped: bool | None = None,  # art cards only
-        external: bool = False,  # added from outside the packs (minigame setups)
-    ) -> Item:
-        return _new(cls, (uid, card_id, name, set, collector_number, rarity, foil, slot, kind,
-                          magic_back, resolved, type_line, colors, mana_value, layout,
-                          gold_stamped, external))  # fmt: skip
+    uid: str
+    card_id: str | None
+    name: str | None
+    set: str
+    collector_number: str | None
+    rarity: str | None
+    foil: bool
+    slot: str  # the sheet or extra slot it came from
+    kind: str
+    magic_back: bool
+    resolved: bool
+    type_line: str | None = None
+    colors: tuple[str, ...] = ()
+    mana_value: float | None = None
+    layout: str | None = None
+    gold_stamped: bool | None = None  # art cards only
+    external: bool = False  # added from outside the packs (minigame setups)
 
     @classmethod
     def from_prototype(cls, uid: str, proto: tuple[Any, ...]) -> Item:
         """An item with ``proto`` (the ``ITEM_FIELDS`` values, in order) as its fields."""
         return _new(cls, (uid, *proto))
-
-    def __getnewargs__(self) -> tuple[Any, ...]:
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in zip(("uid", *ITEM_FIELDS), self))
-        return f"Item({fields})"
 
     def to_dict(self) -> dict[str, Any]:
         (uid, card_id, name, set_, number, rarity, foil, slot, kind, back, resolved, type_line,
@@ -186,10 +162,11 @@ class Item(tuple):
         return d
 
 
+#: ``Item`` fields after ``uid``, in order: what an item's prototype tuple holds.
+ITEM_FIELDS: tuple[str, ...] = Item._fields[1:]
+#: ``tuple.__new__`` builds an ``Item`` from one tuple of all its fields without the keyword
+#: handling of ``Item(...)``: the engine makes hundreds of thousands per second.
 _new = tuple.__new__
-for _i, _name in enumerate(("uid", *ITEM_FIELDS)):
-    setattr(Item, _name, property(itemgetter(_i), doc=f"The item's {_name}."))
-del _i, _name
 
 
 @dataclass(slots=True)

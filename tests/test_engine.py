@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from collections import Counter
 
 import numpy as np
@@ -87,6 +88,19 @@ def test_items_carry_the_item_fields_and_uids() -> None:
     rare = pack.items[-1]
     assert rare.rarity in ("rare", "mythic") and rare.card_id in ("id-100", "id-101")
     assert rare.magic_back and rare.resolved and not rare.foil
+
+
+def test_items_are_typed_records_that_pickle() -> None:
+    """An ``Item`` is a named record: by keyword, from a prototype in one step, and through
+    pickle (the product cache and worker processes) it stays an equal ``Item``."""
+    items = engine.open_pack(simple(), seed=5, index=3).items
+    back = pickle.loads(pickle.dumps(items))
+    assert back == items and all(type(i) is Item for i in back)
+    assert [i.to_dict() for i in back] == [i.to_dict() for i in items]
+    first = items[0]
+    assert Item.from_prototype(first.uid, tuple(first)[1:]) == first
+    assert Item(**first._asdict()) == first and first._replace(foil=True).foil is True
+    assert first.to_dict()["uid"] == "p3-1" and "external" not in first.to_dict()
 
 
 def test_variant_frequencies_follow_weights() -> None:
