@@ -10,11 +10,13 @@ import gzip
 import hashlib
 import io
 import shutil
+import types
 from pathlib import Path
 from typing import BinaryIO
 
 from boosterkit.pipeline.files import GZIP_MAGIC
 
+_fastgzip: types.ModuleType  # isal.igzip or gzip: the same open()
 try:  # ISA-L's gzip is ~5x faster than zlib at the same ratio: a 450 MB bulk file in ~1 s
     from isal import igzip as _fastgzip
 except ImportError:  # pragma: no cover - isal is a dependency; plain zlib still works

@@ -23,7 +23,7 @@ from typing import Any
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline.cache import store_imported
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, one_row
 from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.runs import recorded
 
@@ -210,9 +210,9 @@ def unresolved_summary(con: Connection, codes: Sequence[str], examples: int = 5)
     """Counts of resolved/unresolved sheet cards of ``codes``, the sets missing, and examples."""
     args = [list(codes)]
     base = "FROM sheet_cards WHERE product_code IN (SELECT unnest(?::VARCHAR[]))"
-    total, missing = con.execute(
-        f"SELECT count(*), count(*) FILTER (card_id IS NULL) {base}", args
-    ).fetchone()
+    total, missing = one_row(
+        con, f"SELECT count(*), count(*) FILTER (card_id IS NULL) {base}", args
+    )
     by_set = con.execute(
         f"SELECT coalesce(set_code, '?'), count(*) {base} AND card_id IS NULL "
         "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10",

@@ -8,9 +8,10 @@ is appended to ``MIGRATIONS`` and never edited once released; ``schema_version``
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -246,7 +247,7 @@ def guarded(path: str | Path) -> Iterator[None]:
         yield
     except (duckdb.Error, OSError) as exc:
         error = storage_error(path, exc)
-        if error is None or error is exc:
+        if error is None:
             raise
         raise error from exc
 
@@ -308,6 +309,19 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
     return con
 
 
+def one_row(con: Connection, sql: str, params: Sequence[object] = ()) -> tuple[Any, ...]:
+    """The one row of ``sql`` (an aggregate, or a look-up known to match)."""
+    found = con.execute(sql, params).fetchone()
+    if found is None:
+        raise LookupError(f"no row from {sql!r}")
+    return found
+
+
+def scalar(con: Connection, sql: str, params: Sequence[object] = ()) -> Any:
+    """The first value of the one row of ``sql`` (``SELECT count(*) …``)."""
+    return one_row(con, sql, params)[0]
+
+
 def fingerprint(con: Connection) -> dict[str, tuple[int, int | None]]:
     """``{table: (rows, hash of every row)}`` of every table: reads every block of the file.
 
@@ -322,7 +336,7 @@ def fingerprint(con: Connection) -> dict[str, tuple[int, int | None]]:
     ]
     out: dict[str, tuple[int, int | None]] = {}
     for table in tables:
-        n, h = con.execute(f'SELECT count(*), bit_xor(hash(t)) FROM "{table}" t').fetchone()
+        n, h = one_row(con, f'SELECT count(*), bit_xor(hash(t)) FROM "{table}" t')
         out[table] = (int(n), None if h is None else int(h))
     return out
 
@@ -335,9 +349,7 @@ def verify(con: Connection, path: str | Path) -> None:
 
 def schema_version(con: Connection) -> int:
     """The number of migrations applied (0 for an empty database)."""
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
-    ).fetchone()[0]
+    exists = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
     if not exists:
         return 0
     row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

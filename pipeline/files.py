@@ -7,12 +7,12 @@ by the Scryfall ingest, the MTGJSON and sealed-data imports and the cache.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
 from boosterkit.errors import InputError
 
@@ -20,7 +20,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 @contextmanager
-def open_input(path: Path) -> Iterator[IO[bytes]]:
+def open_input(path: Path) -> Iterator[io.BufferedIOBase]:
     """``path`` opened for binary reading, decompressed when it is gzip (whatever its name).
 
     A missing or unreadable file (a directory, a device, no permission) is an ``InputError``
@@ -28,11 +28,11 @@ def open_input(path: Path) -> Iterator[IO[bytes]]:
     what the content should have been. ``isinstance(f, gzip.GzipFile)`` tells which it was.
     """
     try:
-        with open(path, "rb") as f:
-            if stat.S_ISCHR(os.fstat(f.fileno()).st_mode):  # /dev/zero would be read forever
+        with open(path, "rb") as head:
+            if stat.S_ISCHR(os.fstat(head.fileno()).st_mode):  # /dev/zero would be read forever
                 raise InputError(f"{path}: a device, not a file")
-            gz = f.read(2) == GZIP_MAGIC
-        f = gzip.open(path, "rb") if gz else open(path, "rb")
+            gz = head.read(2) == GZIP_MAGIC
+        f: io.BufferedIOBase = gzip.open(path, "rb") if gz else open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as exc:

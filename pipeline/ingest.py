@@ -20,7 +20,7 @@ import duckdb
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import files, halves, load
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.scryfall import transform
 
 _COLUMNS = {"cards": transform.CARD_JSON_COLUMNS, "sets": transform.SET_JSON_COLUMNS}
@@ -156,7 +156,7 @@ def _check_cards(con: Connection, path: Path, new: str) -> None:
     if bad is None:
         return
     rowid, obj, *fields = bad
-    n = con.execute(f"SELECT count(*) {new} AND rowid <= ?", [rowid]).fetchone()[0]
+    n = scalar(con, f"SELECT count(*) {new} AND rowid <= ?", [rowid])
     if obj != "card":
         if n == 1 and _sealed_head(path):
             raise InputError(
@@ -238,7 +238,7 @@ def stage_cards_file(
     shape = shape or detect(con, path)
     start = -1
     if not inserted:
-        start = con.execute("SELECT coalesce(max(rowid), -1) FROM stage_cards").fetchone()[0]
+        start = scalar(con, "SELECT coalesce(max(rowid), -1) FROM stage_cards")
         try:
             _insert_cards(con, path, shape)
         except duckdb.Error as exc:
@@ -259,7 +259,7 @@ def stage_cards_file(
         {new} GROUP BY set_code
         ON CONFLICT (code) DO NOTHING"""
     )
-    return int(con.execute(f"SELECT count(*) {new}").fetchone()[0])
+    return int(scalar(con, f"SELECT count(*) {new}"))
 
 
 def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> int:
@@ -271,7 +271,7 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
         "ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad:
-        n = con.execute("SELECT count(*) FROM stage_raw WHERE rowid <= ?", [bad[0]]).fetchone()[0]
+        n = scalar(con, "SELECT count(*) FROM stage_raw WHERE rowid <= ?", [bad[0]])
         raise InputError(f"{path}: element {n} is not a set object with a code")
     cols = ", ".join(transform.SET_SELECT)
     exprs = ", ".join(transform.SET_SELECT.values())
@@ -281,7 +281,7 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
         f"QUALIFY row_number() OVER (PARTITION BY lower(s.code) ORDER BY rowid DESC) = 1 "
         f"ON CONFLICT (code) DO UPDATE SET {updates}"
     )
-    n = con.execute("SELECT count(*) FROM stage_raw").fetchone()[0]
+    n = scalar(con, "SELECT count(*) FROM stage_raw")
     con.execute("DROP TABLE stage_raw")
     return int(n)
 
@@ -304,7 +304,7 @@ def load_files(
             sets += load_sets_file(con, path, shape)
         else:
             cards += stage_cards_file(con, path, shape, inserted=path == prestaged)
-    card_sets = con.execute("SELECT count(DISTINCT set_code) FROM stage_cards").fetchone()[0]
+    card_sets = scalar(con, "SELECT count(DISTINCT set_code) FROM stage_cards")
     load.upsert_staged(con)
     if sets:
         load.rederive(con)

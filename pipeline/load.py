@@ -13,7 +13,7 @@ name reaches a sheet, a CSV file or a terminal.
 
 from __future__ import annotations
 
-from boosterkit.pipeline.db import IMAGE_URIS, Connection
+from boosterkit.pipeline.db import IMAGE_URIS, Connection, one_row, scalar
 
 #: name → DuckDB type of every raw column a source provides (the ``cards`` columns that are
 #: not derived). Sources may leave any of them NULL except id, name, set_code, collector_number.
@@ -164,7 +164,7 @@ def _flagged(source: str) -> str:
 def _any_dirty(con: Connection, table: str, dirty: str) -> bool:
     """Whether any row of ``table`` has text to clean (about 0.2 s per 100,000 cards unless
     ``_dirty`` was stored)."""
-    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE {dirty})").fetchone()[0]
+    return scalar(con, f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE {dirty})")
 
 
 # The front face's type line decides land/creature/legendary: "Instant // Land" is an instant.
@@ -224,7 +224,7 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         f"{_cleaned(c, t)} AS {c}" if dirty else f"s.{c}" for c, t in RAW_COLUMNS.items()
     )
     derived = ", ".join(f"{expr} AS {name}" for name, expr in DERIVED_COLUMNS.items())
-    n, distinct = con.execute("SELECT count(*), count(DISTINCT id) FROM stage_cards").fetchone()
+    n, distinct = one_row(con, "SELECT count(*), count(DISTINCT id) FROM stage_cards")
     source = "stage_cards"
     if n != distinct:  # the window (a sort of every staged row) only when there are duplicates
         source = f"""(SELECT {", ".join(RAW_COLUMNS)}, _dirty FROM stage_cards

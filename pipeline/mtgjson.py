@@ -25,7 +25,7 @@ from boosterkit.pipeline.collation import (
     unresolved_summary,
     write_products,
 )
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set_rows
 from boosterkit.pipeline.runs import recorded
@@ -163,17 +163,19 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     summary: dict[str, Any] = {
         "sets": sorted(set(sets)),
         "cards": staged,
-        "tokens": con.execute(
+        "tokens": scalar(
+            con,
             "SELECT count(*) FROM cards WHERE kind IN ('token', 'emblem') AND set_code IN "
             "(SELECT unnest(?::VARCHAR[]))",
             [sets],
-        ).fetchone()[0],
-        "minigames": con.execute(
+        ),
+        "minigames": scalar(
+            con,
             "SELECT count(*) FROM cards WHERE kind = 'minigame' AND set_code IN "
             "(SELECT unnest(?::VARCHAR[]))",
             [sets],
-        ).fetchone()[0],
-        "uuids": con.execute("SELECT count(*) FROM stage_uuids").fetchone()[0],
+        ),
+        "uuids": scalar(con, "SELECT count(*) FROM stage_uuids"),
         "skipped_without_scryfall_id": skipped,
         "products": [p["code"] for p in products],
         "source_sets_missing": _missing_sources(con, products),

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, RARITIES, SET_FIELDS
 
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
@@ -108,8 +108,8 @@ def list_sets(
                 f"set type {set_type!r}: not a Scryfall set type; {have}", field="type"
             )
         where, params = "WHERE s.set_type = ?", [wanted]
-    wanted = _columns(columns, SET_FIELDS) if columns is not None else list(SET_FIELDS)
-    cols = ", ".join("coalesce(n.cards, 0) AS cards" if c == "cards" else f"s.{c}" for c in wanted)
+    shown = _columns(columns, SET_FIELDS) if columns is not None else list(SET_FIELDS)
+    cols = ", ".join("coalesce(n.cards, 0) AS cards" if c == "cards" else f"s.{c}" for c in shown)
     return _rows(
         con,
         f"""SELECT {cols} FROM sets s
@@ -148,10 +148,11 @@ def list_cards(
     order = _number_key()
     if set_code is not None:
         code = set_code.strip().lower()
-        known = con.execute(
+        known = scalar(
+            con,
             "SELECT (SELECT count(*) FROM sets WHERE code = ?) + (SELECT count(*) FROM cards WHERE set_code = ?)",
             [code, code],
-        ).fetchone()[0]
+        )
         if not known:
             # a command to copy is suggested only for a well-formed code, never for raw input
             hint = (
@@ -187,7 +188,7 @@ def list_cards(
 def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
     """Path, schema version, row counts per table and the last sync runs."""
     tables = ("sets", "cards", "card_faces", "products", "sheets", "sheet_cards", "sync_runs")
-    counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    counts = {t: scalar(con, f"SELECT count(*) FROM {t}") for t in tables}
     kinds = dict(
         con.execute("SELECT kind, count(*) FROM cards GROUP BY kind ORDER BY kind").fetchall()
     )

@@ -15,10 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.pipeline import collation, ingest, mtgjson, sync
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import recorded
 
 Replayer = Callable[[Connection, list[Path], "str | None"], None]
@@ -47,7 +48,7 @@ def data_tables(con: Connection) -> list[str]:
     return [r[0] for r in rows if r[0] not in KEPT_TABLES]
 
 
-def rebuild(con: Connection, cache_dir: Path) -> dict:
+def rebuild(con: Connection, cache_dir: Path) -> dict[str, Any]:
     """Empty the data tables and replay every ``ok`` run's cached files in order.
 
     Returns ``{"runs": n, "files": n, "cards": n, "sets": n, "seconds": s}``. A missing
@@ -78,8 +79,8 @@ def rebuild(con: Connection, cache_dir: Path) -> dict:
             con.execute(f"DELETE FROM {table}")
         for fn, paths, target in plan:
             fn(con, paths, target)
-        run.cards = con.execute("SELECT count(*) FROM cards").fetchone()[0]
-        run.sets = con.execute("SELECT count(*) FROM sets").fetchone()[0]
+        run.cards = scalar(con, "SELECT count(*) FROM cards")
+        run.sets = scalar(con, "SELECT count(*) FROM sets")
     return {
         "runs": len(plan),
         "files": sum(len(p) for _, p, _ in plan),

@@ -123,7 +123,7 @@ def _colours(column: str) -> Callable[[str, str, str], Sql]:
         has_all = f"list_has_all({col}, ?::VARCHAR[])"
         within = f"list_has_all(?::VARCHAR[], {col})"
         size = len(codes)
-        sql = {
+        sql: dict[str, Sql] = {
             ":": (has_all, [codes]),
             ">=": (has_all, [codes]),
             ">": (f"{has_all} AND len({col}) > ?", [codes, size]),

@@ -25,7 +25,7 @@ from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import failure_recorded, recorded
 
 if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
@@ -78,8 +78,9 @@ def _store_json(cache: Path, data: dict[str, Any], rel: str) -> str:
 
 def _fetch_set_list(
     client: ScryfallClient, cache: Path, folder: str
-) -> tuple[list[str], list[dict]]:
-    rels, sets = [], []
+) -> tuple[list[str], list[dict[str, Any]]]:
+    rels: list[str] = []
+    sets: list[dict[str, Any]] = []
     for i, page in enumerate(client.pages("/sets"), 1):
         rels.append(_store_json(cache, page, f"{folder}/sets-{i}.json"))
         sets.extend(page.get("data") or [])
@@ -179,19 +180,20 @@ def sync_sets(
     t0 = time.perf_counter()
     codes = normalize_codes(codes)
     client = client or _scryfall_client()
+    fetcher: MtgjsonClient | None = None  # the MTGJSON client when MTGJSON is used
     if use_mtgjson:
-        mtgjson = mtgjson or MtgjsonClient(
+        fetcher = mtgjson = mtgjson or MtgjsonClient(
             sleep=client.sleep, clock=client.clock, on_wait=client.on_wait
         )
-    client.bound_all(config.sync_deadline(), "sync deadline", *([mtgjson] if use_mtgjson else []))
+    client.bound_all(config.sync_deadline(), "sync deadline", *([fetcher] if fetcher else []))
     folder = f"scryfall/{_stamp()}"
     cachemod.remove_parts(cache)
     try:
         rels, card_sets = _fetch_sets(client, cache, folder, codes, progress)
         jrels: list[str] = []
         missing: list[str] = []
-        if use_mtgjson:
-            jrels, missing = _fetch_mtgjson(mtgjson, cache, folder, card_sets, progress)
+        if fetcher is not None:
+            jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
     except BaseException:
         shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
         raise
@@ -323,7 +325,7 @@ def sync_bulk(
     key = f"bulk:{bulk_type}"
     row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
     known = json.loads(row[0]) if row else {}
-    rel = known.get("file")
+    rel: str = known.get("file") or ""
     downloaded = not (
         known.get("updated_at") == entry.updated_at and rel and (cache / rel).exists()
     )
@@ -342,7 +344,7 @@ def sync_bulk(
             raw.unlink(missing_ok=True)
     with recorded(con, "scryfall-bulk", bulk_type) as run:
         counts = ingest.load_files(con, [cache / rel])
-        run.sets = con.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0]
+        run.sets = scalar(con, "SELECT count(DISTINCT set_code) FROM cards")
         run.cards, run.cache_files = counts["cards"], [rel]
         value = json.dumps({"updated_at": entry.updated_at, "file": rel})
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])

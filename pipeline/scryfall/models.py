@@ -13,18 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import scrython
 
 from boosterkit.errors import FetchError
+
+if TYPE_CHECKING:
+    from scrython.types import ScryfallSetData
 
 
 def card_set(data: Mapping[str, Any]) -> scrython.sets.Object:
     """Wrap a fetched set object (typed accessors: ``code``, ``parent_set_code``, ``set_type``…)."""
     if data.get("object") != "set" or not data.get("code"):
         raise FetchError(f"expected a Scryfall set object, got object={data.get('object')!r}")
-    return scrython.sets.Object(data)
+    # checked above as far as boosterkit reads it; scrython types it as its full TypedDict
+    return scrython.sets.Object(cast("ScryfallSetData", data))
 
 
 def child_sets(parent: str, sets: Iterable[scrython.sets.Object]) -> list[scrython.sets.Object]:
