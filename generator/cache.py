@@ -38,7 +38,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from boosterkit import __version__
 from boosterkit.data import DATA_DIR
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     Compiled = CompiledProduct | LiteProduct
 
     DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
+    #: What a kept value belongs to: (set, product), or nothing (the database alone).
+    Scope = tuple[()] | tuple[str, str | None]
 
 T = TypeVar("T")
 FORMAT = 1  # bump when the pickled CompiledProduct changes shape
@@ -176,12 +178,13 @@ def kept_key(
     path: Path,
     name: str,
     build: Callable[..., Any],
-    scope: tuple[str | None, ...],
+    scope: Scope,
     content: tuple[Any, str] | None = None,
 ) -> str | None:
     """The key of a value ``build`` computes from the database file ``path`` for ``scope``
     (a set and product: keyed as that product; empty: the database alone)."""
-    base = product_key(path, *(scope or ("", None)), content=content)  # type: ignore[arg-type]
+    set_code, product = scope if scope else ("", None)
+    base = product_key(path, set_code, product, content=content)
     if base is None:
         return None
     return _key((base, name, _module_hash(build.__module__), scope))
@@ -343,12 +346,22 @@ class _Kept:
             self.lite = small.lite(self.full)
         return self.lite if lite else self.full
 
+    def made(self, lite: bool) -> Compiled:
+        """``form(lite)`` of a product just built, which holds the form it was built for."""
+        found = self.form(lite)
+        if found is None:
+            raise ValueError(f"a kept product without its {'lite' if lite else 'full'} form")
+        return found
+
     def merge(self, other: _Kept) -> None:
         self.full = self.full or other.full
         self.lite = self.lite or other.lite
 
     def code(self) -> str:
-        return (self.full or self.lite).product.code  # type: ignore[union-attr]
+        kept = self.full or self.lite
+        if kept is None:
+            raise ValueError("a kept product with neither form")
+        return kept.product.code
 
 
 class ProductCache:
@@ -379,10 +392,10 @@ class ProductCache:
         self.loads = 0  # from the files beside the database
         self.misses = 0  # compiled
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple, _Kept] = OrderedDict()
-        self._values: OrderedDict[tuple, Any] = OrderedDict()  # see kept()
+        self._items: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
+        self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see kept()
         self._generation = 0  # bumped by clear(): a compile started before it is not kept
-        self._pending: dict[tuple, threading.Lock] = {}
+        self._pending: dict[tuple[Any, ...], threading.Lock] = {}
         self._local = threading.local()  # see pinned()
 
     @contextmanager
@@ -423,7 +436,7 @@ class ProductCache:
         path, content = self._located(db)
         key = product_key(path, set_code, product, content) if path is not None else None
         if key is None and not self.pathless:
-            return _Kept(full=self._compile(set_code, product, db)).form(lite)
+            return _Kept(full=self._compile(set_code, product, db)).made(lite)
         mkey = (key,) if key is not None else _norm(set_code, product)
         with self._lock:
             hit = self._lookup(mkey, lite)
@@ -452,12 +465,12 @@ class ProductCache:
                 # otherwise find neither the product nor the pending build, and build again
                 with self._lock:
                     self._pending.pop(mkey, None)
-        return built.form(lite)
+        return built.made(lite)
 
     @staticmethod
     def _alias(
         set_code: str, product: str | None, path: Path | None, key: str | None, code: str
-    ) -> tuple | None:
+    ) -> tuple[Any, ...] | None:
         """The memory key of the product's own code when it was asked for by kind or as the
         default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
         if _norm(set_code, product)[1] == code:
@@ -483,16 +496,16 @@ class ProductCache:
         lite: bool,
     ) -> _Kept:
         store = ProductStore.beside(path) if key is not None and path is not None else None
-        if store is not None:
+        if store is not None and key is not None:
             found = store.load(set_code, product, key, lite)
             if found is not None:
                 with self._lock:
                     self.loads += 1
-                return _Kept(lite=found) if lite else _Kept(full=found)  # type: ignore[arg-type]
+                return _Kept(lite=found) if isinstance(found, LiteProduct) else _Kept(full=found)
         compiled = self._compile(set_code, product, db)
         with self._lock:
             self.misses += 1
-        if store is None:
+        if store is None or key is None or path is None:
             return _Kept(full=compiled)
         lite_form = small.lite(compiled)  # once, for every file written and for memory
         store.save(set_code, product, key, compiled, lite_form)
@@ -501,9 +514,7 @@ class ProductCache:
             store.save(set_code, code, alias, compiled, lite_form)  # asked by kind: by code too
         return _Kept(full=compiled, lite=lite_form)
 
-    def kept(
-        self, name: str, build: Callable[[Any], T], db: DbArg, scope: tuple[str | None, ...] = ()
-    ) -> T:
+    def kept(self, name: str, build: Callable[[Any], T], db: DbArg, scope: Scope = ()) -> T:
         """What ``build(connection)`` computes from the database ``db`` (e.g. the rows of a
         product's cards), computed once per database content and kept like a product: in
         memory, else in the file beside the database, else built (and kept).
@@ -512,7 +523,7 @@ class ProductCache:
         as the product), empty when it depends on the database alone. The key also holds
         ``name`` and the source of ``build``'s module, so changed code computes it again.
         """
-        scope = _norm(*scope) if len(scope) == 2 else scope  # type: ignore[arg-type]
+        scope = _norm(*scope) if scope else scope
         path, content = self._located(db)
         key = kept_key(path, name, build, scope, content) if path is not None else None
         if key is None and not self.pathless:
@@ -525,12 +536,12 @@ class ProductCache:
                 return self._values[mkey]
             generation = self._generation
         store = KeptStore.beside(path) if key is not None and path is not None else None
-        value = store.load(name, scope, key) if store is not None else None  # type: ignore[arg-type]
+        value = store.load(name, scope, key) if store is not None and key is not None else None
         if value is None:
             with self._reading(db) as con:
                 value = build(con)
-            if store is not None:
-                store.save(name, scope, key, value)  # type: ignore[arg-type]
+            if store is not None and key is not None:
+                store.save(name, scope, key, value)
         with self._lock:
             if generation == self._generation:
                 self._values[mkey] = value
@@ -565,7 +576,7 @@ class ProductCache:
         finally:
             con.close()
 
-    def _lookup(self, key: tuple, lite: bool) -> Compiled | None:
+    def _lookup(self, key: tuple[Any, ...], lite: bool) -> Compiled | None:
         """A kept product in the form asked for, counted as a hit (with the lock held)."""
         kept = self._items.get(key)
         found = kept.form(lite) if kept is not None else None
@@ -592,6 +603,24 @@ class ProductCache:
 DEFAULT = ProductCache(16, pathless=False)
 
 
+@overload
+def compiled_product(
+    set_code: str,
+    product: str | None,
+    db: DbArg,
+    products: ProductCache | None = None,
+    *,
+    lite: Literal[False] = False,
+) -> CompiledProduct: ...
+@overload
+def compiled_product(
+    set_code: str,
+    product: str | None,
+    db: DbArg,
+    products: ProductCache | None = None,
+    *,
+    lite: bool,
+) -> Compiled: ...
 def compiled_product(
     set_code: str,
     product: str | None,

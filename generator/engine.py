@@ -195,7 +195,9 @@ def _inclusion(w: Sequence[int], n: int) -> list[float]:
     return [-math.expm1(-wi * hi) for wi in w]
 
 
-def _balance(cards: Sequence[CardInfo], w: list[int], counts: set[int]) -> tuple[tuple, dict]:
+def _balance(
+    cards: Sequence[CardInfo], w: list[int], counts: set[int]
+) -> tuple[tuple[tuple[np.ndarray, np.ndarray], ...], dict[int, tuple[np.ndarray, np.ndarray]]]:
     """Per-colour seed sheets, and per number of draws the weights for the draws after them."""
     colour_of = [_is_mono(c) for c in cards]
     groups = []
@@ -205,14 +207,14 @@ def _balance(cards: Sequence[CardInfo], w: list[int], counts: set[int]) -> tuple
         if local:
             colour_total[colour] = float(sum(w[i] for i in local))
             groups.append((_cumulative([w[i] for i in local]), np.array(local, dtype=np.int64)))
-    corrected = {}
+    corrected: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for n in sorted(counts):
         target = _inclusion(w, n)
         cw = []
-        for wi, colour, pi in zip(w, colour_of, target):
+        for wi, mono, pi in zip(w, colour_of, target):
             rho = pi  # chance to be among the draws after the seeds, given it is not a seed
-            if colour in colour_total:
-                seeded = wi / colour_total[colour]
+            if mono is not None and mono in colour_total:
+                seeded = wi / colour_total[mono]
                 rho = max(0.0, (pi - seeded) / (1.0 - seeded)) if seeded < 1 else 0.0
             cw.append(-math.log1p(-min(rho, _RHO_MAX)))
         if sum(cw) <= 0:  # nothing left to correct with: plain weights
@@ -234,7 +236,8 @@ def _compile_sheet(sd: SheetDef, table: _ProtoTable, counts: set[int], code: str
     w = [int(sd.weights[i]) for i in keep]
     protos = [table.card(c, slot=sd.name, foil=sd.foil) for c in cards]
     fixed = tuple(p for p, wi in zip(protos, w) for _ in range(wi)) if sd.fixed else None
-    groups, corrected = ((), {})
+    groups: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
+    corrected: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     if sd.balance_colors and not sd.fixed and cards:
         groups, corrected = _balance(cards, w, counts)
     return _Sheet(

@@ -15,13 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import yaml
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
 from boosterkit.generator.model import CardInfo, ExtraOption, ExtraSlot
+
+R_co = TypeVar("R_co", covariant=True)
 
 BOOSTERS_DIR = DATA_DIR / "boosters"
 MINIGAME_SHARES = ("all_packs", "token_ad_slot")
@@ -95,7 +97,7 @@ class _Checker:
 
     def obj(
         self, value: Any, where: str, required: Sequence[str], optional: Sequence[str] = ()
-    ) -> dict:
+    ) -> dict[str, Any]:
         if not isinstance(value, Mapping):
             raise self.fail(where, f"expected a mapping, got {type(value).__name__}")
         unknown = sorted(set(value) - set(required) - set(optional))
@@ -107,7 +109,7 @@ class _Checker:
             raise self.fail(where, f"missing key {missing[0]!r}")
         return dict(value)
 
-    def seq(self, value: Any, where: str) -> list:
+    def seq(self, value: Any, where: str) -> list[Any]:
         if not isinstance(value, list):
             raise self.fail(where, f"expected a list, got {type(value).__name__}")
         return value
@@ -198,16 +200,22 @@ def _slot(c: _Checker, raw: Any, where: str) -> SlotRule:
     )
 
 
-def _once(load: Callable[[Path], Any]) -> Callable[[Path | None], Any]:
+class Loader(Protocol[R_co]):
+    """A data file's reader: ``path`` defaults to the file under ``data/boosters/``."""
+
+    def __call__(self, path: Path | None = None) -> R_co: ...
+
+
+def _once(load: Callable[[Path], R_co]) -> Loader[R_co]:
     """``load(path)`` parsed once per process and file version (path, inode, mtime, size):
     the result is immutable data, shared by every caller."""
 
     @functools.lru_cache(maxsize=16)
-    def cached(path: Path, version: tuple[int, int, int]) -> Any:
+    def cached(path: Path, version: tuple[int, int, int]) -> R_co:
         return load(path)
 
     @functools.wraps(load)
-    def wrapper(path: Path | None = None) -> Any:
+    def wrapper(path: Path | None = None) -> R_co:
         path = Path(path or BOOSTERS_DIR / _DEFAULT_FILES[load.__name__])
         try:
             st = path.stat()
@@ -263,8 +271,8 @@ def option_weights(
     With ``all_packs`` a percent option is that share of ALL packs, so inside the slot
     (which only ``1 - p_list`` of the packs have) it weighs ``percent / (1 - p_list)``.
     """
-    fixed = [o for o in present if o.percent is not None]
-    q = sum((o.percent / 100 for o in fixed), Fraction(0))
+    fixed = [o.percent for o in present if o.percent is not None]
+    q = sum((p / 100 for p in fixed), Fraction(0))
     if minigame_share == "all_packs" and fixed and p_list < 1:
         q = q / (1 - p_list)
     q = min(q, Fraction(1))
@@ -273,7 +281,9 @@ def option_weights(
     for o in present:
         if o.percent is not None:
             base = o.percent / 100
-            shares.append(q * base / sum(f.percent / 100 for f in fixed) if base else Fraction(0))
+            shares.append(
+                q * base / sum((p / 100 for p in fixed), Fraction(0)) if base else Fraction(0)
+            )
         else:
             shares.append((1 - q) * Fraction(o.weight or 0, rest) if rest else Fraction(0))
     scale = math.lcm(*(s.denominator for s in shares))

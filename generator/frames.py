@@ -59,18 +59,17 @@ def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
     from boosterkit.generator.engine import LazyPack
 
     cp = getattr(packs[0], "_compiled", None) if packs else None
-    if cp is None or not all(
-        type(p) is LazyPack and p._compiled is cp and p._pristine() for p in packs
-    ):
+    lazy = [p for p in packs if type(p) is LazyPack and p._compiled is cp and p._pristine()]
+    if cp is None or len(lazy) != len(packs):
         return None
     schema = _schema()
     fields = CSV_COLUMNS[6:]
     protos = pl.DataFrame(
         [{c: t.get(c) for c in fields} for t in cp.templates], schema={c: schema[c] for c in fields}
     )
-    lengths = np.fromiter((len(p._protos) for p in packs), dtype=np.int64, count=len(packs))
+    lengths = np.fromiter((len(p._protos) for p in lazy), dtype=np.int64, count=len(lazy))
     ids = np.fromiter(
-        (x for p in packs for x in p._protos), dtype=np.int64, count=int(lengths.sum())
+        (x for p in lazy for x in p._protos), dtype=np.int64, count=int(lengths.sum())
     )
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     position = np.arange(len(ids), dtype=np.int64) - starts + 1
@@ -145,7 +144,7 @@ def rows_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 # --- simulation -----------------------------------------------------------------------------
 
 
-def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[str, pl.DataFrame]:
+def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[str, Any]:
     """Open packs 1..``packs`` of ``seed`` and count, per card key and per group, over units
     of ``unit`` consecutive packs (1 = per pack, a box size = per box): ``copies`` (sum),
     ``copies_sq`` (sum of squared copies per unit) and ``units`` holding at least one.
@@ -163,18 +162,18 @@ def simulate(cp: CompiledProduct, packs: int, seed: int, unit: int = 1) -> dict[
         raise InputError(
             f"simulate: {packs} packs make no whole box of {unit} packs", field="simulate"
         )
-    keys: dict[tuple, int] = {}
-    groups: dict[tuple, int] = {}
+    keys: dict[tuple[Any, ...], int] = {}
+    groups: dict[tuple[Any, ...], int] = {}
     key_of = np.array([keys.setdefault(proto_key(p), len(keys)) for p in cp.protos])
     group_of = np.array([groups.setdefault(proto_group(p), len(groups)) for p in cp.protos])
     frames = []
     step = 20_000
     for start in range(1, units * unit + 1, step):
-        count = min(step, units * unit + 1 - start)
-        _, rows = draw_batch(cp, seed, start, count)
+        n = min(step, units * unit + 1 - start)
+        _, rows = draw_batch(cp, seed, start, n)
         lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
         flat = np.fromiter((p for r in rows for p in r), dtype=np.int64, count=int(lengths.sum()))
-        pack_no = np.repeat(np.arange(start, start + count, dtype=np.int64), lengths)
+        pack_no = np.repeat(np.arange(start, start + n, dtype=np.int64), lengths)
         frames.append(
             pl.DataFrame(
                 {"unit": (pack_no - 1) // unit, "key": key_of[flat], "group_id": group_of[flat]}

@@ -361,7 +361,7 @@ def select(
             continue
         if sel.rarities is None:
             out.append((c.info, 1))
-        elif c.info.rarity in sel.rarities:
+        elif c.info.rarity is not None and c.info.rarity in sel.rarities:
             out.append((c.info, sel.rarities[c.info.rarity]))
     return out
 

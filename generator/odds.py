@@ -68,6 +68,7 @@ KEY_FIELDS = (
 _KEY_POS = (0, 1, 2, 3, 4, 5, 7, 14, 9)
 
 Group = tuple[str, bool]  # (rarity, or kind for objects without a Magic back; foil)
+Key = tuple[Any, ...]  # a card key: the ``KEY_FIELDS`` of an item prototype
 
 
 @dataclass
@@ -85,8 +86,8 @@ class _SheetOdds:
 class _Acc:
     """One variant's figures per card key and per group."""
 
-    expected: dict[tuple, float] = field(default_factory=lambda: defaultdict(float))
-    none: dict[tuple, float] = field(default_factory=lambda: defaultdict(lambda: 1.0))
+    expected: dict[Key, float] = field(default_factory=lambda: defaultdict(float))
+    none: dict[Key, float] = field(default_factory=lambda: defaultdict(lambda: 1.0))
     g_none: dict[Group, float] = field(default_factory=lambda: defaultdict(lambda: 1.0))
     rank: dict[Any, int] = field(default_factory=dict)  # card key or ("group", …) -> METHODS index
 
@@ -101,7 +102,7 @@ def proto_group(proto: Sequence[Any]) -> Group:
     return (label, bool(proto[5]))
 
 
-def proto_key(proto: Sequence[Any]) -> tuple:
+def proto_key(proto: Sequence[Any]) -> Key:
     """The card-level identity of an item prototype (``KEY_FIELDS``): slots merged."""
     return tuple(proto[i] for i in _KEY_POS)
 
@@ -115,16 +116,18 @@ def key_group(key: Sequence[Any]) -> Group:
 # --- one sheet ------------------------------------------------------------------------------
 
 
-def _class_dp(weights: Sequence[float], sizes: Sequence[int], n: int) -> dict[tuple, float] | None:
+def _class_dp(
+    weights: Sequence[float], sizes: Sequence[int], n: int
+) -> dict[tuple[int, ...], float] | None:
     """Distribution of how many cards of each class ``n`` successive draws take (no repeats).
 
     Class ``j`` has ``sizes[j]`` cards of weight ``weights[j]``. None if the state count
     exceeds ``DP_STATES_MAX``.
     """
     k = len(weights)
-    states: dict[tuple, float] = {(0,) * k: 1.0}
+    states: dict[tuple[int, ...], float] = {(0,) * k: 1.0}
     for _ in range(n):
-        nxt: dict[tuple, float] = defaultdict(float)
+        nxt: dict[tuple[int, ...], float] = defaultdict(float)
         for state, p in states.items():
             left = sum((m - c) * w for m, c, w in zip(sizes, state, weights))
             for j in range(k):
@@ -305,7 +308,7 @@ def _balanced(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
     for c, local in enumerate(members):
         colour[local] = c
     present = np.empty(size)
-    done: dict[tuple, float] = {}
+    done: dict[tuple[int, float, float, float], float] = {}
     for i in range(size):
         key = (int(colour[i]), float(sheet.weights[i]), float(cw[i]), float(seed_p[i]))
         if key not in done:
@@ -331,11 +334,12 @@ def _add_extra(acc: _Acc, cp: CompiledProduct, extra: _Extra) -> None:
     probs: dict[int, float] = defaultdict(float)
     for share, opt in zip(shares.tolist(), extra.options):
         each = share / len(opt.protos)
+        twins = opt.gold
         for k, p in enumerate(opt.protos.tolist()):
-            gold = opt.gold_p if opt.gold is not None else 0.0
+            gold = opt.gold_p if twins is not None else 0.0
             probs[p] += each * (1.0 - gold)
-            if gold:
-                probs[int(opt.gold[k])] += each * gold
+            if twins is not None and gold:
+                probs[int(twins[k])] += each * gold
     taken: dict[Group, float] = defaultdict(float)
     for p, prob in probs.items():
         proto = cp.protos[p]
@@ -347,7 +351,9 @@ def _add_extra(acc: _Acc, cp: CompiledProduct, extra: _Extra) -> None:
         acc.g_none[g] *= max(0.0, 1.0 - s)
 
 
-def _add_sheet(acc: _Acc, cp: CompiledProduct, sheet: _Sheet, n: int, cache: dict) -> None:
+def _add_sheet(
+    acc: _Acc, cp: CompiledProduct, sheet: _Sheet, n: int, cache: dict[tuple[str, int], _SheetOdds]
+) -> None:
     protos = [cp.protos[p] for p in sheet.protos.tolist()]
     if sheet.fixed_protos is not None:
         for p in sheet.fixed_protos:
@@ -374,8 +380,8 @@ def _add_sheet(acc: _Acc, cp: CompiledProduct, sheet: _Sheet, n: int, cache: dic
         acc.worse(("group",) + g, rank if so.exact else APPROX)
 
 
-def _count(keys: Iterable[tuple]) -> dict[tuple, int]:
-    out: dict[tuple, int] = defaultdict(int)
+def _count(keys: Iterable[Key]) -> dict[Key, int]:
+    out: dict[Key, int] = defaultdict(int)
     for k in keys:
         out[k] += 1
     return out
@@ -384,7 +390,7 @@ def _count(keys: Iterable[tuple]) -> dict[tuple, int]:
 def _variant_odds(cp: CompiledProduct) -> list[tuple[float, _Acc]]:
     total = float(cp.variant_cum[-1])
     shares = np.diff(np.concatenate(([0.0], cp.variant_cum))) / total
-    cache: dict = {}
+    cache: dict[tuple[str, int], _SheetOdds] = {}
     out = []
     for share, v in zip(shares.tolist(), cp.variants):
         if share <= 0:
@@ -398,7 +404,7 @@ def _variant_odds(cp: CompiledProduct) -> list[tuple[float, _Acc]]:
     return out
 
 
-def _group_sort(g: Group) -> tuple:
+def _group_sort(g: Group) -> tuple[int, str, bool]:
     label, foil = g
     rank = RARITY_ORDER.index(label) if label in RARITY_ORDER else len(RARITY_ORDER)
     return (rank, label, foil)
@@ -408,7 +414,7 @@ def product_odds(cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[s
     """Per-pack (card rows, group rows): ``expected`` copies, ``chance`` of at least one,
     ``method`` one of ``METHODS``."""
     parts = _variant_odds(cp)
-    cards: dict[tuple, list[float]] = {}
+    cards: dict[Key, list[float]] = {}
     groups: dict[Group, list[float]] = {}
     ranks: dict[Any, int] = {}
     for share, acc in parts:
@@ -588,7 +594,7 @@ def odds(
             "give one with box_size (--box-size N)",
             field="box_size",
         )
-    unit = size if per == "box" else 1
+    unit = size if per == "box" and size is not None else 1
     cards, groups = product_odds(cp)
     if card is not None:
         cards = match_card(cards, card)

@@ -66,7 +66,7 @@ def _type(item: dict[str, Any]) -> str:
     return next((t for t in TYPES if t in front), "Other")
 
 
-def _sort_key(e: dict[str, Any]) -> tuple:
+def _sort_key(e: dict[str, Any]) -> tuple[Any, ...]:
     kind = TYPES.index(e["type"]) if e["type"] in TYPES else len(TYPES)
     return (
         SECTIONS.index(e["section"]),
@@ -81,9 +81,9 @@ def _sort_key(e: dict[str, Any]) -> tuple:
 
 def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the Magic cards of ``packs`` with counts, sorted; the other objects with counts)."""
-    cards: Counter = Counter()
-    others: Counter = Counter()
-    info: dict[tuple, dict[str, Any]] = {}
+    cards: Counter[tuple[Any, ...]] = Counter()
+    others: Counter[tuple[Any, ...]] = Counter()
+    info: dict[tuple[Any, ...], dict[str, Any]] = {}
     for pack in packs:
         for it in pack["items"]:
             key = (it["name"], it["set"], it["collector_number"], it["foil"], it["kind"])
@@ -134,7 +134,7 @@ def open_pools(
     seed = new_seed() if seed is None else check_seed(seed)
     # The product once for the table: pack i of a pool depends only on (pool seed, i).
     compiled = cache.compiled_product(set_code, product, db, products, lite=packs <= small.SMALL)
-    pools = []
+    pools: list[dict[str, Any]] = []
     product_code = None
     for i in range(1, players + 1):
         s = pool_seed(seed, i)
@@ -284,7 +284,7 @@ def decklist(pool: dict[str, Any]) -> str:
     (as Arena and MTGO hand out a sealed pool before deck building). Foils merge with their
     printing; cards not in the database are left out (they have no name to import);
     double-faced and adventure cards go by their front name (``deck_name``)."""
-    counts: Counter = Counter()
+    counts: Counter[tuple[str, str, str]] = Counter()
     for e in pool["cards"]:
         if e["name"]:
             name = deck_name(e["name"], e.get("layout"))

@@ -27,7 +27,7 @@ from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
 from boosterkit.generator.model import CardInfo, ProductDef, SheetDef, VariantDef
-from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.db import Connection, one_row, scalar
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
@@ -39,7 +39,7 @@ _CARD_COLS = (
 )
 
 
-def _card_info(row: tuple) -> CardInfo:
+def _card_info(row: tuple[Any, ...]) -> CardInfo:
     cid, name, set_code, number, rarity, kind, back, type_line, colors, mv, layout = row
     return CardInfo(
         cid,
@@ -63,12 +63,10 @@ def _set_info(con: Connection, set_code: str) -> dict[str, Any] | None:
     row = con.execute(
         "SELECT code, name, released_at FROM sets WHERE code = ?", [set_code]
     ).fetchone()
-    cards = con.execute(
-        "SELECT count(*), max(released_at) FROM cards WHERE set_code = ?", [set_code]
-    ).fetchone()
-    has_products = con.execute(
-        "SELECT count(*) FROM products WHERE set_code = ?", [set_code]
-    ).fetchone()[0]
+    cards = one_row(
+        con, "SELECT count(*), max(released_at) FROM cards WHERE set_code = ?", [set_code]
+    )
+    has_products = scalar(con, "SELECT count(*) FROM products WHERE set_code = ?", [set_code])
     if row is None and not cards[0] and not has_products:
         return None
     return {
@@ -94,7 +92,7 @@ def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
     )
 
 
-def _booster_rarities(con: Connection, set_code: str) -> Counter:
+def _booster_rarities(con: Connection, set_code: str) -> Counter[str]:
     rows = con.execute(
         "SELECT rarity, count(*) FROM cards WHERE set_code = ? AND kind = 'card' "
         "AND coalesce(in_booster, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
@@ -152,12 +150,13 @@ _REGIONAL = re.compile(r"(-jp\b|\b(Japanese|Chinese|Korean)\b)")
 def no_products_reason(con: Connection, set_code: str) -> str:
     """Why ``set_code`` has no products (one line), for a set ``_catalog`` found none for."""
     set_code = set_code.strip().lower()
-    n, magic, booster = con.execute(
+    n, magic, booster = one_row(
+        con,
         "SELECT count(*), count(*) FILTER (kind = 'card'), "
         "count(*) FILTER (kind = 'card' AND coalesce(in_booster, true)) "
         "FROM cards WHERE set_code = ?",
         [set_code],
-    ).fetchone()
+    )
     if magic and not booster:
         return (
             f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
@@ -296,7 +295,7 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     if not flags:
         return sheets
     by_name = {_sheet_key(n): f for n, f in flags.items()}
-    members: dict[str, set[tuple[str, str]]] = {}
+    members: dict[str, set[tuple[str, str | None]]] = {}
     for n, s, c in con.execute(
         "SELECT sheet_name, set_code, collector_number FROM sheet_cards WHERE product_code = ?",
         [other],
@@ -374,9 +373,10 @@ def _extra_cards(con: Connection, codes: list[str]) -> dict[str, tuple[CardInfo,
 
 def _known_absent(con: Connection, codes: list[str]) -> set[str]:
     """Codes the database's full Scryfall set list proves do not exist (empty without it)."""
-    n, minigames = con.execute(
-        "SELECT count(*), count(*) FILTER (set_type = 'minigame') FROM sets WHERE source = 'scryfall'"
-    ).fetchone()
+    n, minigames = one_row(
+        con,
+        "SELECT count(*), count(*) FILTER (set_type = 'minigame') FROM sets WHERE source = 'scryfall'",
+    )
     if n < 100 or not minigames:
         return set()
     have = {r[0] for r in con.execute("SELECT code FROM sets").fetchall()}
@@ -387,13 +387,13 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
     sources: tuple[str, ...] = ()
     if entry["source"] == "generic":
-        rule = next(
+        generic = next(
             r
             for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
             if r.kind == kind
         )
-        sheets = _generic_sheets(con, info, rule)
-        variants = gen.variants(rule, set(sheets))
+        sheets = _generic_sheets(con, info, generic)
+        variants = gen.variants(generic, set(sheets))
     else:
         sheets = _union_flags(con, code, _db_sheets(con, code))
         variants = _db_variants(con, code)
@@ -484,7 +484,7 @@ def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
 def describe(product: ProductDef) -> dict[str, Any]:
     """The short JSON form of a compiled product: variants, sheets, extras, unresolved counts."""
     total = sum(v.weight for v in product.variants) or 1
-    missing: Counter = Counter()
+    missing: Counter[str] = Counter()
     sheets = []
     for s in product.sheets.values():
         unresolved = [c for c in s.cards if not c.resolved]
@@ -499,7 +499,7 @@ def describe(product: ProductDef) -> dict[str, Any]:
                 "unresolved": len(unresolved),
             }
         )
-    extras = []
+    extras: list[dict[str, Any]] = []
     for slot in product.extras:
         opts = [
             {
@@ -544,7 +544,9 @@ def _describe_variants(product: ProductDef, total: int) -> dict[str, Any]:
     }
 
 
-def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str]) -> dict[str, Any]:
+def _unresolved(
+    product: ProductDef, missing: Counter[str], extra_missing: list[str]
+) -> dict[str, Any]:
     """Unresolved counts and the syncs that fill them. A card whose set is unknown ("?": an
     MTGJSON uuid not loaded) points to the product's source sets none of its cards come from."""
     loaded = {c.set for s in product.sheets.values() for c in s.cards if c.resolved}

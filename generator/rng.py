@@ -50,7 +50,7 @@ def uniform(key: int, counter: int) -> float:
 
 def check_seed(seed: Any) -> int:
     """``seed`` if it is an integer (numpy's too) from 0 to 2^64-1, else ``InputError``."""
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= SEED_MAX:
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= int(seed) <= SEED_MAX:
         raise InputError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
     return int(seed)
 

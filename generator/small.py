@@ -12,6 +12,7 @@ are identical to the engine's (``tests/test_small.py`` compares them draw for dr
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -74,11 +75,11 @@ class LiteProduct:
     fragments: tuple[str, ...]
     by_card: dict[str, int]  # card id -> its first prototype (resolved cards only)
 
-    def items(self, index: int, protos: list[int]) -> list[Item]:
+    def items(self, index: int, protos: Sequence[int]) -> list[Item]:
         return build_items(self.item_fields, index, protos)
 
 
-def _t(array: Any) -> tuple:
+def _t(array: Any) -> tuple[Any, ...]:
     return tuple(array.tolist())
 
 
@@ -197,7 +198,7 @@ def draw_pack(lp: LiteProduct, seed: int, index: int) -> tuple[int, list[int]]:
 
 def open_lite(lp: LiteProduct, seed: int, start: int, count: int) -> list[Pack]:
     """Packs ``start .. start+count-1`` (seed already checked), as ``engine.open_compiled``."""
-    packs = []
+    packs: list[Pack] = []
     for index in range(start, start + count):
         variant, protos = draw_pack(lp, seed, index)
         packs.append(new_pack(lp, seed, index, variant, protos))
