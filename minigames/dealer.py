@@ -34,13 +34,13 @@ def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | N
         if sets is not None:
             if code in sets:
                 return code
-        elif (
-            con is not None
-            and con.execute(
-                "SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'", [code]
-            ).fetchone()[0]
-        ):
-            return code
+        elif con is not None:
+            from boosterkit.pipeline.db import scalar  # con is open: duckdb is loaded already
+
+            if scalar(
+                con, "SELECT count(*) FROM cards WHERE set_code = ? AND kind = 'card'", [code]
+            ):
+                return code
     raise NotFoundError(
         f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
         "database: choose a set (any set with booster data) or import one",

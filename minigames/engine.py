@@ -13,6 +13,7 @@ A Magic card the database does not hold is refused where the game reads it (``re
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -189,7 +190,7 @@ def external_basics(
     """The outside basic lands each player adds (uids ``x<player>-<n>``)."""
     out: dict[str, list[Item]] = {}
     for p in range(1, players + 1):
-        items = []
+        items: list[Item] = []
         for name in BASIC_NAMES:
             info = basics.get(name)
             for _ in range(per_type):
@@ -508,6 +509,7 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
 
 def _op_select(s: _State, step: dict[str, Any]) -> None:
     who, flt, count = step["who"], step.get("filter"), step["count"]
+    owners: Sequence[str | None]
     if who == "each_team":
         teams = s.spec.raw["players"].get("teams") or 2
         owners = [f"team-{t}" for t in range(1, teams + 1)]
@@ -588,7 +590,7 @@ def _op_piles(s: _State, step: dict[str, Any]) -> None:
 
 
 def _op_split(s: _State, step: dict[str, Any]) -> None:
-    pool, earlier = s.shared(), []
+    pool, earlier = s.shared(), list[Any]()
     for pile in step["piles"]:
         rule = replace(s.pool_rules[None], need=pile["filter"], unless=tuple(earlier))
         why = "the rest" if pile["filter"] == "any" else f"all the {describe(pile['filter'])}"
@@ -704,7 +706,7 @@ def _first_after_rolls(s: _State) -> str | None:
 
 
 def initiative_order(
-    rolls: dict[str, int], tiebreaks: dict[str, list[int]], highest_first: bool = False
+    rolls: Mapping[str, int], tiebreaks: Mapping[str, Sequence[int]], highest_first: bool = False
 ) -> list[str]:
     """Players in turn order: by roll, ties by their roll-offs (lower first, or higher with
     ``highest_first``), then by player number."""
@@ -776,6 +778,8 @@ def run_steps(
     """``build_setup`` for a caller that has checked the game, the players and the number
     of packs already (``deal``, ``validate_setup``)."""
     s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
+    if spec.steps is None:  # callers check spec.dealable first
+        raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
     for step in spec.steps:
         s.step = step
         _OPS[step["op"]](s, step)

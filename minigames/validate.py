@@ -179,7 +179,7 @@ class _Check:
         for it in (it for p in self.data["packs"] for it in p["items"]):
             row = db.get(it.get("card_id") or "")
             diff = [k for k, col in _DB_FIELDS if row and k in it and it[k] != _db_value(row, col)]
-            if diff:
+            if diff and row:
                 self.add(
                     "card-data",
                     f"card {_label(it)}: {', '.join(diff)} differ from the "

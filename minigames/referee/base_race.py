@@ -385,7 +385,7 @@ def _distance(opponents: list[int], index: int) -> int:
     return min((steps[o] for o in opponents), default=0)
 
 
-class _Near(dict):
+class _Near(dict[int, int]):
     """Square → steps to the nearest of ``opponents``, computed when first asked."""
 
     def __init__(self, opponents: list[int]) -> None:
@@ -425,17 +425,20 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
     """A move by ``policy``: ``random`` (uniform over legal moves) or ``greedy`` (attack with
     the strongest card, never with the land; otherwise close in on the opponent's cards
     while the land keeps away)."""
-    if state.to_move is None:  # "The first player to finish their grid goes first."
-        state = evolve(state, to_move=rng.below(2))
+    seat = state.to_move
+    if seat is None:  # "The first player to finish their grid goes first."
+        seat = rng.below(2)
+        state = evolve(state, to_move=seat)
     if policy == "random":
         return rng.choose(legal_moves(state))
-    seat, board = state.to_move, state.board
+    board = state.board
     pos = {u: i for i, u in enumerate(board) if u is not None and state.owner[u] == seat}
     near = _Near([i for i, u in enumerate(board) if u is not None and state.owner[u] != seat])
     best, options = None, []
     for uid, at in pos.items():  # the legal moves, scored without building each one
         for to in NEIGHBOURS[at]:
-            if board[to] is not None and state.owner[board[to]] == seat:
+            there = board[to]
+            if there is not None and state.owner[there] == seat:
                 continue
             score = _score(state, pos, near, uid, to)
             if best is None or score > best:

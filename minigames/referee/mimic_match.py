@@ -122,6 +122,11 @@ def _cell(state: State, value: Any) -> int:
     return value - 1
 
 
+def _filled(state: State) -> dict[int, str]:
+    """The grid's cards by 0-based cell, holes left out."""
+    return {k: u for k, u in enumerate(state.grid) if u is not None}
+
+
 def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None], tuple[str, ...]]:
     """ "replace the empty spaces with two new cards from the deck, face down." """
     grid, deck = list(state.grid), list(state.deck)
@@ -154,7 +159,8 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
     i, j = (_cell(state, c) for c in cells)
     if i == j:
         raise RuleViolation("two-cards", "a turn looks at two different cards")
-    a, b = state.grid[i], state.grid[j]
+    at = _filled(state)  # _cell found both cells filled
+    a, b = at[i], at[j]
     if "cards" in move and move["cards"] != [a, b]:
         raise RuleViolation(
             "cards-not-at-cells",
@@ -196,13 +202,13 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
                 event=f"{who} uncovers the mimics {a} and {b}",
             )
         )
-    grid, deck = _refill(state, [i, j], move.get("refill"))
+    refilled, deck = _refill(state, [i, j], move.get("refill"))
     return evolve(
         state,
         seen=tuple(seen),
         turns=turns,
         collected=tuple(collected),
-        grid=tuple(grid),
+        grid=tuple(refilled),
         deck=deck,  # "then take another turn"
         event=f"{who} takes {cards[a].label} and {cards[b].label}",
     )
@@ -256,12 +262,13 @@ def legal_moves(state: State) -> list[dict[str, Any]]:
     if state.phase == "decide":
         return [{"player": me, "winner": state.table.players[t]} for t in state.tied]
     cards = state.table.cards
-    full = [k for k, u in enumerate(state.grid) if u is not None]
+    at = _filled(state)
+    full = list(at)
     out = []
     for x, i in enumerate(full):
         for j in full[x + 1 :]:
             out.append({"player": me, "cells": [i + 1, j + 1], "take": False})
-            if is_match(cards[state.grid[i]], cards[state.grid[j]], state.mimics):
+            if is_match(cards[at[i]], cards[at[j]], state.mimics):
                 out.append({"player": me, "cells": [i + 1, j + 1], "take": True})
     return out
 
@@ -273,11 +280,11 @@ def result(state: State) -> dict[str, Any] | None:
     players = state.table.players
     return {
         "finished": True,
-        "winner": players[state.winner],
+        "winner": players[state.winner] if state.winner is not None else None,
         "ended_by": state.ended_by,
         "turns": state.turns,
         "scores": dict(zip(players, scores(state))),
-        "finder": players[state.finder],
+        "finder": players[state.finder] if state.finder is not None else None,
     }
 
 
@@ -331,10 +338,11 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
             "player": me,
             "winner": me if seat in state.tied else state.table.players[rng.choose(state.tied)],
         }
-    full = [k for k, u in enumerate(state.grid) if u is not None]
+    at = _filled(state)
+    full = list(at)
 
     def look(i: int, j: int) -> dict[str, Any]:
-        a, b = state.grid[i], state.grid[j]
+        a, b = at[i], at[j]
         match = is_match(cards[a], cards[b], state.mimics)
         if match and {a, b} == state.mimics and policy == "greedy":
             match = _take_mimics(state, seat)
@@ -343,18 +351,18 @@ def choose(state: State, policy: str, rng: Rng) -> dict[str, Any]:
     if policy == "random":
         i = rng.choose(full)
         return look(i, rng.choose([k for k in full if k != i]))
-    known = [k for k in full if state.grid[k] in state.seen[seat]]
+    known = [k for k in full if at[k] in state.seen[seat]]
     for x, i in enumerate(known):
         for j in known[x + 1 :]:
-            pair = {state.grid[i], state.grid[j]}
-            if is_match(cards[state.grid[i]], cards[state.grid[j]], state.mimics) and (
+            pair = {at[i], at[j]}
+            if is_match(cards[at[i]], cards[at[j]], state.mimics) and (
                 pair != state.mimics or _take_mimics(state, seat)
             ):
                 return look(i, j)
     unseen = [k for k in full if k not in known]
     i = rng.choose(unseen or full)
     for j in known:
-        if j != i and is_match(cards[state.grid[i]], cards[state.grid[j]], state.mimics):
+        if j != i and is_match(cards[at[i]], cards[at[j]], state.mimics):
             return look(i, j)
     rest = [k for k in (unseen or full) if k != i] or [k for k in full if k != i]
     return look(i, rng.choose(rest))

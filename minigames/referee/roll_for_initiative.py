@@ -128,7 +128,7 @@ def _target(state: State, effect: Mapping[str, Any], color: str) -> int:
 
 def _effect(
     state: State, seat: int, effect: Mapping[str, Any], card: str
-) -> tuple[State, dict, str]:
+) -> tuple[State, dict[str, Any], str]:
     """Apply one colour's effect; the state, the effect as logged, and what happened."""
     color, players = effect["color"], state.table.players
     only(effect, ("color", "target", "die"), f"{color} effect")
@@ -246,11 +246,11 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
     return _next_turn(state, seat), _log(who, card, False, logged)
 
 
-def _log(player: str, card: str, face_down: bool, effects: list[dict]) -> dict[str, Any]:
+def _log(player: str, card: str, face_down: bool, effects: list[dict[str, Any]]) -> dict[str, Any]:
     return {"player": player, "card": card, "face_down": face_down, "effects": effects}
 
 
-def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
+def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     only(move, ("player", "reroll", "die"))
     seat = state.to_move
     who = state.table.players[seat]
@@ -272,7 +272,7 @@ def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
     return _next_turn(state, state.played_by), logged  # clockwise from who played the card
 
 
-def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict]:
+def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     only(move, ("roll_off", "dice"))
     if move.get("roll_off") is not True:
         raise InputError("move: 'roll_off' must be true")
@@ -373,7 +373,7 @@ def result(state: State) -> dict[str, Any] | None:
     players, values = state.table.players, final(state)
     return {
         "finished": True,
-        "winner": players[state.winner],
+        "winner": players[state.winner] if state.winner is not None else None,
         "ended_by": state.ended_by,
         "turns": state.turns,
         "initiative": dict(zip(players, values)),
@@ -459,6 +459,8 @@ def _greedy(state: State) -> dict[str, Any]:
             )
         if best is None or gain > best[0]:
             best = (gain, move)
+    if best is None:
+        raise ValueError(f"greedy: {players[seat]} holds no card to play")
     return best[1]
 
 
