@@ -12,11 +12,15 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from boosterkit import __version__
 from boosterkit.cli.options import DB_HELP, HelpGroup
+
+if TYPE_CHECKING:
+    from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
 from boosterkit.errors import BoosterkitError
 
 #: One registration line per command module (a new command group touches only its own file).
@@ -37,7 +41,7 @@ COMMAND_MODULES = [
 class Guarded(HelpGroup):
     """The root command group: storage failures of any command become one-line errors."""
 
-    def invoke(self, ctx: typer.Context) -> object:
+    def invoke(self, ctx: ClickContext) -> object:
         try:
             return super().invoke(ctx)
         except BoosterkitError:

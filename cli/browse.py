@@ -72,7 +72,7 @@ def _show(
             list(data[0]) if columns and data else [c for c in default if not data or c in data[0]]
         )
         labels = [_LABELS.get(c, c) if labels_unique(cols) else c for c in cols]
-        rows = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
+        rows: list[dict[str, Any]] = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
         if out is sys.stdout and sys.stdout.isatty():
             rows = fit(rows, labels, shutil.get_terminal_size((100, 24)).columns)
         emit(rows, Format.table, columns=labels, out=out)

@@ -159,7 +159,7 @@ def deal_cmd(
             lang=lang.value,
         )
         art = sheet_images(config.db_path(ctx.obj["db"]), setup) if images else None
-        sheet = None if fmt is SheetFormat.json else render_sheet(setup, fmt.value, art)
+        sheet = "" if fmt is SheetFormat.json else render_sheet(setup, fmt.value, art)
     except BoosterkitError as exc:
         raise render.flagged(
             exc, {"players": "--players", "set": "--set", "lang": "--lang"}

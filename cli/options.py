@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    # What click hands a group's parse_args and invoke: its own Context (typer vendors click
+    # and names it nowhere else); commands are given the typer.Context subclass.
+    from typer._click import Context as ClickContext
 
 E = TypeVar("E", bound=Enum)
 
@@ -25,7 +30,7 @@ DB_HELP = (
 class HelpGroup(TyperGroup):
     """A command group that, run bare, prints its help and exits 0 (click's exits 2)."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
             typer.echo(ctx.get_help())
             ctx.exit(0)

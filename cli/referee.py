@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -24,13 +25,16 @@ from boosterkit.cli.options import (
 )
 from boosterkit.errors import BoosterkitError
 
+if TYPE_CHECKING:
+    from boosterkit.pipeline.db import Connection
+
 
 class Policy(str, Enum):
     random = "random"
     greedy = "greedy"
 
 
-def _connect(ctx: typer.Context):  # noqa: ANN202 - a duckdb connection
+def _connect(ctx: typer.Context) -> Connection:
     from boosterkit.pipeline import db
 
     return db.connect(config.db_path(ctx.obj["db"]), read_only=True)

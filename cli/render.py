@@ -173,9 +173,8 @@ def output(path: str | None) -> Iterator[TextIO]:
 def _file(path: str, mode: str) -> Iterator[Any]:
     """``-o FILE`` opened with ``mode`` (text or binary): an unwritable path is an
     ``InputError`` naming ``-o``, a failed write one line, a partly written file removed."""
-    text = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
     try:
-        out = open(path, mode, **text)
+        out = open(path, mode) if "b" in mode else open(path, mode, encoding="utf-8", newline="")
     except OSError as exc:
         raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
     try:

@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import duckdb
@@ -76,14 +77,14 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
-def _message(e: dict[str, Any]) -> str:
+def _message(e: Mapping[str, Any]) -> str:
     if e.get("type") == "json_invalid":
         pos = e.get("loc", ("body", "?"))[-1]
         return f"body: not valid JSON (at character {pos}: {(e.get('ctx') or {}).get('error')})"
     return f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}"
 
 
-def validation_message(errors: list[dict[str, Any]]) -> str:
+def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
     """pydantic errors as one line: ``count: Input should be less than or equal to 360; …``."""
     return "; ".join(_message(e) for e in errors)
 
