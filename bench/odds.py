@@ -42,7 +42,7 @@ def measure(path: Path, kind: str, n: int) -> str:
     from boosterkit.generator.engine import compile_product
     from boosterkit.generator.frames import packs_frame, simulate
     from boosterkit.generator.odds import product_odds
-    from boosterkit.generator.output import CSV_COLUMNS
+    from boosterkit.generator.output import ITEM_COLUMNS
 
     cp = compile_product(load_product("afr", kind, path))
     exact = best(lambda: product_odds(cp))
@@ -60,7 +60,7 @@ def measure(path: Path, kind: str, n: int) -> str:
 
     def rows() -> list:
         return [
-            [d["index"], *(it.get(c) for c in CSV_COLUMNS[5:])]
+            [d["index"], *(it.get(c) for c in ITEM_COLUMNS)]
             for d in (p.to_dict() for p in packs)
             for it in d["items"]
         ]

@@ -38,10 +38,19 @@ import numpy as np
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
 from boosterkit.generator.lazy import LazyPack, build_items, new_pack
-from boosterkit.generator.model import CardInfo, Item, Pack, ProductDef, SheetDef
+from boosterkit.generator.model import (
+    PROTO_FIELDS,
+    CardInfo,
+    Item,
+    Pack,
+    ProductDef,
+    SheetDef,
+    prototype,
+)
 from boosterkit.generator.rng import check_seed
 
 __all__ = [
+    "PROTO_FIELDS",
     "CompiledProduct",
     "LazyPack",
     "check_seed",
@@ -56,12 +65,6 @@ COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
 BLOCK = 64  # counters reserved per draw position
 EXTRA_BASE = 1 << 20  # draw positions of the extra slots (independent of the variant)
-
-#: Item fields after ``uid``, in ``Item`` order: the prototype tuple of one distinct item.
-PROTO_FIELDS = (
-    "card_id", "name", "set", "collector_number", "rarity", "foil", "slot", "kind",
-    "magic_back", "resolved", "type_line", "colors", "mana_value", "layout", "gold_stamped",
-)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,18 +132,20 @@ class _ProtoTable:
 
     def card(self, c: CardInfo, *, slot: str, foil: bool, gold: bool | None = None) -> int:
         kind = c.kind
-        return self.add((
-            c.card_id if c.resolved and kind != "ad" else None, c.name, c.set,
-            c.collector_number, c.rarity, foil, slot, kind, c.magic_back, c.resolved,
-            c.type_line, tuple(c.colors), c.mana_value, c.layout,
-            (bool(gold) if kind == "art_card" else None),
+        return self.add(prototype(
+            card_id=c.card_id if c.resolved and kind != "ad" else None, name=c.name, set=c.set,
+            collector_number=c.collector_number, rarity=c.rarity, foil=foil, slot=slot,
+            kind=kind, magic_back=c.magic_back, resolved=c.resolved, type_line=c.type_line,
+            colors=tuple(c.colors), mana_value=c.mana_value, layout=c.layout,
+            gold_stamped=bool(gold) if kind == "art_card" else None,
         ))  # fmt: skip
 
     def unresolved(self, kind: str, set_code: str, slot: str, gold: bool | None) -> int:
-        gold = bool(gold) if kind == "art_card" else None
-        return self.add((
-            None, None, set_code, None, None, False, slot, kind, False, False,
-            None, (), None, None, gold,
+        return self.add(prototype(
+            card_id=None, name=None, set=set_code, collector_number=None, rarity=None,
+            foil=False, slot=slot, kind=kind, magic_back=False, resolved=False, type_line=None,
+            colors=(), mana_value=None, layout=None,
+            gold_stamped=bool(gold) if kind == "art_card" else None,
         ))  # fmt: skip
 
 
@@ -315,7 +320,7 @@ def compile_product(product: ProductDef) -> CompiledProduct:
     protos = tuple(table.ids)
     templates = []
     for p in protos:
-        d = Item("", *p).to_dict()
+        d = Item.from_prototype("", (*p, False)).to_dict()
         del d["uid"]
         templates.append(d)
     fragments = tuple(json.dumps(t, ensure_ascii=False)[1:] for t in templates)

@@ -19,8 +19,8 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from boosterkit.errors import InputError
-from boosterkit.generator.model import Pack
-from boosterkit.generator.output import CSV_COLUMNS
+from boosterkit.generator.model import PROTO_FIELDS, Pack
+from boosterkit.generator.output import CSV_COLUMNS, ITEM_COLUMNS, PACK_COLUMNS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -63,7 +63,7 @@ def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
     if cp is None or len(lazy) != len(packs):
         return None
     schema = _schema()
-    fields = CSV_COLUMNS[6:]
+    fields = PROTO_FIELDS
     protos = pl.DataFrame(
         [{c: t.get(c) for c in fields} for t in cp.templates], schema={c: schema[c] for c in fields}
     )
@@ -99,9 +99,9 @@ def packs_frame(packs: Iterable[Pack]) -> pl.DataFrame:
         d = pack.to_dict()
         head = (d["index"], d["variant"], d["set"], d["product"], d["seed"])
         for item in d["items"]:
-            for c, v in zip(CSV_COLUMNS[:5], head):
+            for c, v in zip(PACK_COLUMNS, head):
                 cols[c].append(v)
-            for c in CSV_COLUMNS[5:]:
+            for c in ITEM_COLUMNS:
                 cols[c].append(item.get(c))
     return pl.DataFrame(cols, schema=_schema())
 

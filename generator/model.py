@@ -7,7 +7,7 @@ engine (``generator.engine``) only ever sees these objects, never the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 
@@ -162,8 +162,31 @@ class Item(NamedTuple):
         return d
 
 
-#: ``Item`` fields after ``uid``, in order: what an item's prototype tuple holds.
+# The fields of cards and items are declared once, by ``CardInfo`` and ``Item``; every other
+# list of them (prototypes, CSV columns, the cards columns read, validate's comparisons) is
+# derived from these two, and read by name.
+
+#: ``Item`` fields after ``uid``, in order: ``Item.from_prototype``'s ``proto``.
 ITEM_FIELDS: tuple[str, ...] = Item._fields[1:]
+#: The engine's prototype of a distinct item: its fields but ``uid`` and ``external`` (an item
+#: from the packs is never external), in ``Item`` order.
+PROTO_FIELDS: tuple[str, ...] = tuple(f for f in ITEM_FIELDS if f != "external")
+#: A field's position in a prototype (``proto[PROTO_INDEX["kind"]]``).
+PROTO_INDEX: dict[str, int] = {f: i for i, f in enumerate(PROTO_FIELDS)}
+#: The ``cards`` column of each ``CardInfo`` field read from the database (``resolved`` says
+#: whether the row was found; it is no column).
+CARD_COLUMNS: dict[str, str] = {
+    f.name: {"card_id": "id", "set": "set_code"}.get(f.name, f.name)
+    for f in fields(CardInfo)
+    if f.name != "resolved"
+}
+
+
+def prototype(**values: Any) -> tuple[Any, ...]:
+    """An item prototype from its ``PROTO_FIELDS`` by name (all of them)."""
+    return tuple(values[f] for f in PROTO_FIELDS)
+
+
 #: ``tuple.__new__`` builds an ``Item`` from one tuple of all its fields without the keyword
 #: handling of ``Item(...)``: the engine makes hundreds of thousands per second.
 _new = tuple.__new__

@@ -45,6 +45,7 @@ import numpy as np
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
 from boosterkit.generator.extras import _once, _read_yaml
+from boosterkit.generator.model import PROTO_INDEX
 
 DP_STATES_MAX = 200_000
 #: How a figure was computed, best first: a row takes the worst of what it is made of.
@@ -53,7 +54,7 @@ APPROX = 2
 PER = ("pack", "box")
 RARITY_ORDER = ("mythic", "rare", "uncommon", "common", "special", "bonus")
 
-#: Card key fields, in ``engine.PROTO_FIELDS`` positions.
+#: The prototype fields that make a card key (one printing, foil or not; slots merged).
 KEY_FIELDS = (
     "card_id",
     "name",
@@ -65,7 +66,9 @@ KEY_FIELDS = (
     "gold_stamped",
     "resolved",
 )
-_KEY_POS = (0, 1, 2, 3, 4, 5, 7, 14, 9)
+_KEY_POS = tuple(PROTO_INDEX[f] for f in KEY_FIELDS)
+_P_RARITY, _P_FOIL, _P_KIND = (PROTO_INDEX[f] for f in ("rarity", "foil", "kind"))
+_K_RARITY, _K_FOIL, _K_KIND = (KEY_FIELDS.index(f) for f in ("rarity", "foil", "kind"))
 
 Group = tuple[str, bool]  # (rarity, or kind for objects without a Magic back; foil)
 Key = tuple[Any, ...]  # a card key: the ``KEY_FIELDS`` of an item prototype
@@ -97,9 +100,9 @@ class _Acc:
 
 def proto_group(proto: Sequence[Any]) -> Group:
     """(rarity, foil) of a card, (kind, False) of an object without a Magic back."""
-    kind, rarity = proto[7], proto[4]
+    kind, rarity = proto[_P_KIND], proto[_P_RARITY]
     label = (rarity or "unresolved") if kind == "card" else kind
-    return (label, bool(proto[5]))
+    return (label, bool(proto[_P_FOIL]))
 
 
 def proto_key(proto: Sequence[Any]) -> Key:
@@ -109,8 +112,9 @@ def proto_key(proto: Sequence[Any]) -> Key:
 
 def key_group(key: Sequence[Any]) -> Group:
     """``proto_group`` of a card key."""
-    label = (key[4] or "unresolved") if key[6] == "card" else key[6]
-    return (label, bool(key[5]))
+    kind = key[_K_KIND]
+    label = (key[_K_RARITY] or "unresolved") if kind == "card" else kind
+    return (label, bool(key[_K_FOIL]))
 
 
 # --- one sheet ------------------------------------------------------------------------------

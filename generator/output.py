@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TextIO
 
-from boosterkit.generator.model import Pack
+from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json
 
 FORMATS = ("text", "json", "jsonl", "csv")
 
+#: CSV columns of the pack an item is in (``Pack.to_dict``'s index, variant, set, product, seed).
+PACK_COLUMNS = ("pack", "variant", "set_code", "product", "seed")
+#: CSV columns of the item itself: its uid and fields (``external`` never is: a pack's own).
+ITEM_COLUMNS = ("uid", *PROTO_FIELDS)
 #: CSV columns: the pack, then every field of an item.
-CSV_COLUMNS = (
-    "pack", "variant", "set_code", "product", "seed", "uid", "card_id", "name", "set",
-    "collector_number", "rarity", "foil", "slot", "kind", "magic_back", "resolved",
-    "type_line", "colors", "mana_value", "layout", "gold_stamped",
-)  # fmt: skip
+CSV_COLUMNS = PACK_COLUMNS + ITEM_COLUMNS
 
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
 
@@ -67,7 +67,7 @@ def write_csv(packs: Iterable[Pack], out: TextIO, *, raw: bool = False) -> int:
         d = pack.to_dict()
         head = [d["index"], d["variant"], d["set"], d["product"], d["seed"]]
         for item in d["items"]:
-            w.row(head + [item.get(c) for c in CSV_COLUMNS[5:]])
+            w.row(head + [item.get(c) for c in ITEM_COLUMNS])
     return n
 
 

@@ -20,40 +20,31 @@ import datetime as dt
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
-from boosterkit.generator.model import CardInfo, ProductDef, SheetDef, VariantDef
+from boosterkit.generator.model import CARD_COLUMNS, CardInfo, ProductDef, SheetDef, VariantDef
 from boosterkit.pipeline.db import Connection, one_row, scalar
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
 DEFAULT_KINDS = ("draft", "play")
 
-_CARD_COLS = (
-    "c.id, c.name, c.set_code, c.collector_number, c.rarity, c.kind, c.magic_back, "
-    "c.type_line, c.colors, c.mana_value, c.layout"
-)
+#: The ``cards`` columns of a ``CardInfo``, first in every query that builds one.
+_CARD_COLS = ", ".join(f"c.{col}" for col in CARD_COLUMNS.values())
+_N_CARD = len(CARD_COLUMNS)
 
 
-def _card_info(row: tuple[Any, ...]) -> CardInfo:
-    cid, name, set_code, number, rarity, kind, back, type_line, colors, mv, layout = row
-    return CardInfo(
-        cid,
-        name,
-        set_code,
-        number,
-        rarity,
-        kind or "card",
-        bool(back),
-        type_line,
-        tuple(colors or ()),
-        mv,
-        layout,
-    )
+def _card_info(row: Sequence[Any]) -> CardInfo:
+    """The ``CardInfo`` of a row that starts with ``_CARD_COLS``."""
+    f = dict(zip(CARD_COLUMNS, row))
+    f["kind"] = f["kind"] or "card"
+    f["magic_back"] = bool(f["magic_back"])
+    f["colors"] = tuple(f["colors"] or ())
+    return CardInfo(**f)
 
 
 # --- the catalogue ----------------------------------------------------------------------
@@ -257,7 +248,7 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
         if card[0] is None:
             info = CardInfo(None, None, set_code or "?", number, None, "card", True, resolved=False)
         else:
-            info = _card_info(tuple(card))
+            info = _card_info(card)
         cards[sheet].append(info)
         weights[sheet].append(int(weight))
     return {
@@ -338,12 +329,16 @@ def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
         "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
         [codes],
     ).fetchall()
-    return [
-        gen.Candidate(
-            _card_info(r[:11]), r[11], bool(r[12]), _as_date(r[13]), tuple(r[14] or ()), r[15]
-        )
-        for r in rows
-    ]
+    out = []
+    for r in rows:
+        in_booster, basic, released, promo_types, full_art = r[_N_CARD:]
+        out.append(
+            gen.Candidate(
+                _card_info(r), in_booster, bool(basic), _as_date(released),
+                tuple(promo_types or ()), full_art,
+            )
+        )  # fmt: skip
+    return out
 
 
 def _generic_sheets(
@@ -367,7 +362,8 @@ def _extra_cards(con: Connection, codes: list[str]) -> dict[str, tuple[CardInfo,
     ).fetchall()
     out: dict[str, list[CardInfo]] = {}
     for r in rows:
-        out.setdefault(r[2], []).append(_card_info(r))
+        info = _card_info(r)
+        out.setdefault(info.set, []).append(info)
     return {k: tuple(v) for k, v in out.items()}
 
 

@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any
 
 from boosterkit.generator.lazy import build_items, new_pack
-from boosterkit.generator.model import Item, Pack, ProductDef
+from boosterkit.generator.model import PROTO_INDEX, Item, Pack, ProductDef
 from boosterkit.generator.rng import pack_key, uniform
 
 SMALL = 32  # packs per call up to which plain Python beats a numpy batch
@@ -112,9 +112,10 @@ def lite(cp: Any) -> LiteProduct:
         for v in cp.variants
     )
     by_card: dict[str, int] = {}
+    card_id, resolved = PROTO_INDEX["card_id"], PROTO_INDEX["resolved"]
     for i, fields in enumerate(cp.item_fields):
-        if fields[0] and fields[9]:  # card_id, resolved
-            by_card.setdefault(fields[0], i)
+        if fields[card_id] and fields[resolved]:
+            by_card.setdefault(fields[card_id], i)
     return LiteProduct(
         cp.product,
         _t(cp.variant_cum),

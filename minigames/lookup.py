@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from boosterkit.generator.model import CardInfo
+from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo
 from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.engine import Setup
 
@@ -24,27 +24,15 @@ if TYPE_CHECKING:
     from boosterkit.generator.cache import DbArg, ProductCache
     from boosterkit.pipeline.db import Connection
 
-#: The columns of a card row: what validate compares (``set`` is ``set_code``) and the facts.
-COLUMNS = (
-    "id",
-    "name",
-    "set",
-    "collector_number",
-    "rarity",
-    "kind",
-    "magic_back",
-    "type_line",
-    "colors",
-    "mana_value",
-    "layout",
-    "is_basic_land",
-    "power",
-    "toughness",
-    "loyalty",
-    "text",
-    "legendary",
-)
+#: The facts of a card a sheet prints and a referee reads, which the packs do not carry.
 FACTS = ("power", "toughness", "loyalty", "text", "legendary")
+#: A card row, name → ``cards`` column: the ``CardInfo`` fields (what validate compares with a
+#: dealt item, by the item's names), whether it is a basic land, and the ``FACTS``.
+COLUMNS: dict[str, str] = {
+    **CARD_COLUMNS,
+    "is_basic_land": "is_basic_land",
+    **dict(zip(FACTS, ("power", "toughness", "loyalty", "oracle_text", "is_legendary"))),
+}
 
 
 @dataclass(frozen=True)
@@ -71,13 +59,10 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     if not ids:
         return {}
     rows = con.execute(
-        """SELECT id, name, set_code, collector_number, rarity, kind, magic_back, type_line,
-                  colors, mana_value, layout, is_basic_land, power, toughness, loyalty,
-                  oracle_text, is_legendary
-           FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))""",
+        f"SELECT {', '.join(COLUMNS.values())} FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))",
         [ids],
     ).fetchall()
-    return {r[0]: dict(zip(COLUMNS, r)) for r in rows}
+    return {row["card_id"]: row for row in (dict(zip(COLUMNS, r)) for r in rows)}
 
 
 def kept_cards(
@@ -103,8 +88,10 @@ def kept_cards(
         from boosterkit.minigames.dealer import basic_lands
 
         basics = basic_lands(con, set_code.strip().lower())
-        ids = {f[0] for f in cp.item_fields if f[0] and f[9]}  # card_id, resolved
-        return KeptCards(card_rows(con, ids | {b.card_id for b in basics.values()}), basics)
+        card_id, resolved = PROTO_INDEX["card_id"], PROTO_INDEX["resolved"]
+        ids = {f[card_id] for f in cp.item_fields if f[card_id] and f[resolved]}
+        ids |= {b.card_id for b in basics.values() if b.card_id}
+        return KeptCards(card_rows(con, ids), basics)
 
     # keyed by the product's code, so a kind (``set``) and its code (``afr-set``) share it
     return kept.kept("cards", build, db, (set_code, cp.product.code))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
-from boosterkit.generator.model import Item, Pack
+from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
 from boosterkit.minigames.setupfile import check_shape
@@ -109,31 +109,12 @@ def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> I
     )
 
 
-#: Item fields a pack item must share with the database's card of the same card_id.
-_DB_FIELDS = (
-    ("name", "name"),
-    ("set", "set"),
-    ("collector_number", "collector_number"),
-    ("kind", "kind"),
-    ("magic_back", "magic_back"),
-    ("type_line", "type_line"),
-)
-#: Item fields a zone's card must share with the pack item of the same uid.
-_ITEM_FIELDS = (
-    "card_id",
-    "name",
-    "set",
-    "collector_number",
-    "rarity",
-    "foil",
-    "kind",
-    "magic_back",
-    "resolved",
-    "type_line",
-    "colors",
-    "mana_value",
-    "layout",
-)
+#: Item fields a pack item must share with the database's card of the same card_id (a card
+#: row names them as the item does: ``lookup.COLUMNS``).
+_DB_FIELDS = ("name", "set", "collector_number", "kind", "magic_back", "type_line")
+#: Item fields a zone's card must share with the pack item of the same uid: all but where it
+#: was drawn from (``slot``) and the art cards' stamp.
+_ITEM_FIELDS = tuple(f for f in PROTO_FIELDS if f not in ("slot", "gold_stamped"))
 
 
 def _db_value(row: dict[str, Any], col: str) -> Any:
@@ -178,7 +159,7 @@ class _Check:
                 )
         for it in (it for p in self.data["packs"] for it in p["items"]):
             row = db.get(it.get("card_id") or "")
-            diff = [k for k, col in _DB_FIELDS if row and k in it and it[k] != _db_value(row, col)]
+            diff = [k for k in _DB_FIELDS if row and k in it and it[k] != _db_value(row, k)]
             if diff and row:
                 self.add(
                     "card-data",
