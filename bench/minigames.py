@@ -12,7 +12,7 @@ a temporary folder, then for a few games, in the same run:
 - ``render_sheet(setup, "html")``;
 
 and a sweep of every dealable game at every player count it allows (up to its ``limit`` or
-``engine.MAX_PLAYERS``): the slowest ``deal`` (cold, as one CLI run) per game, which must stay
+``engine.MAX_TABLE_PLAYERS``): the slowest ``deal`` (cold, as one CLI run) per game, which must stay
 under 1 s. A deal refused for a card real data lacks (The List) did the same work and counts.
 
 Prints median milliseconds per setup. Targets: the engine under 10 ms and validation with a
@@ -95,13 +95,13 @@ def sweep(con) -> tuple[list[tuple[str, str, float, int, int, int]], float]:
     """Per dealable game: (id, counts, slowest deal ms, at players, deals, refused)."""
     from boosterkit.errors import BoosterkitError
     from boosterkit.minigames import deal, list_minigames
-    from boosterkit.minigames.engine import MAX_PLAYERS
+    from boosterkit.minigames.engine import MAX_TABLE_PLAYERS
 
     rows, worst = [], 0.0
     for g in list_minigames():
         if not g["dealable"]:
             continue
-        hi = g["players_max"] or g["players_limit"] or MAX_PLAYERS
+        hi = g["players_max"] or g["players_limit"] or MAX_TABLE_PLAYERS
         slowest, at, refused = 0.0, 0, 0
         for n in range(g["players_min"], hi + 1):
             t = time.perf_counter()

@@ -23,12 +23,11 @@ from boosterkit.cli.options import (
     pick_format,
 )
 from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.minigames.labels import LANGS
 
-
-class Lang(str, Enum):
-    en = "en"
-    fr = "fr"
-    es = "es"
+#: ``--lang``: the choices are ``minigames.labels.LANGS``; mypy cannot list the members of an
+#: enum made from a tuple, so they are read by value (``Lang("en")``).
+Lang = Enum("Lang", [(code, code) for code in LANGS], type=str)  # type: ignore[misc]
 
 
 class SheetFormat(str, Enum):
@@ -126,7 +125,7 @@ def deal_cmd(
     ),
     fmt: SheetFormat = fmt_option(SheetFormat.text),
     as_json: bool = JSON,
-    lang: Lang = typer.Option(Lang.en, "--lang", help="Language of the sheet's labels."),
+    lang: Lang = typer.Option(Lang("en"), "--lang", help="Language of the sheet's labels."),
     output: str | None = OUTPUT,
     db_file: Path | None = DB,
     images: bool = typer.Option(

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from boosterkit.generator.cache import DbArg
     from boosterkit.pipeline.queries import CardArt
 
-MAX_PLAYERS = 64
+#: Players of one pool event (a sealed flight, a draft pod).
+MAX_POOL_PLAYERS = 64
 MAX_PACKS = 36
 FORMATS = ("text", "md", "html", "json", "decklist")
 COLOR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
@@ -110,7 +111,7 @@ def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
 
 
 def _check(players: int, packs: int) -> None:
-    for name, v, hi in (("players", players, MAX_PLAYERS), ("packs", packs, MAX_PACKS)):
+    for name, v, hi in (("players", players, MAX_POOL_PLAYERS), ("packs", packs, MAX_PACKS)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
             raise InputError(f"{name}: {v!r} is out of range (1 to {hi})", field=name)
 

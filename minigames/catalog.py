@@ -17,6 +17,7 @@ import yaml
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.minigames.filters import check_filter
+from boosterkit.minigames.labels import LANGS
 
 CATALOGUE_DIR = DATA_DIR / "minigames"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same result
@@ -107,7 +108,6 @@ FACTS = (
     "rarity",
     "foil",
 )
-LANGS = ("en", "fr", "es")
 #: Keys of ``reminders``: what a card of each colour does in the game.
 REMINDER_KEYS = ("W", "U", "B", "R", "G", "colorless", "multicolor", "face_down")
 

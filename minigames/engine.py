@@ -157,16 +157,17 @@ class Setup:
         }
 
 
-#: A sanity bound for games printed as "2+ players" (a table, not a stadium).
-MAX_PLAYERS = 100
+#: Players of a dealt game, whatever it prints: a sanity bound for games printed as "2+
+#: players" (a table, not a stadium).
+MAX_TABLE_PLAYERS = 100
 
 
 def check_players(spec: Minigame, players: int) -> None:
     """``InputError`` unless ``players`` is within the game's printed range (and 100)."""
     lo, hi = spec.players_min or 1, spec.players_max
-    if players > MAX_PLAYERS:
+    if players > MAX_TABLE_PLAYERS:
         raise InputError(
-            f"players: {players} is out of range (at most {MAX_PLAYERS})", field="players"
+            f"players: {players} is out of range (at most {MAX_TABLE_PLAYERS})", field="players"
         )
     if players < lo or (hi is not None and players > hi):
         span = f"{lo}–{hi}" if hi != lo else f"{lo}"

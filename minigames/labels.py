@@ -6,7 +6,12 @@ A label missing in a language falls back to English.
 
 from __future__ import annotations
 
-LANGS = ("en", "fr", "es")
+from typing import Literal, get_args
+
+#: The languages of a sheet's labels (``deal --lang``, ``POST /deal``'s ``lang``), and of the
+#: game names a minigame's data may give (``printed_names``).
+Lang = Literal["en", "fr", "es"]
+LANGS: tuple[Lang, ...] = get_args(Lang)
 
 _EN = {
     "card": "card",

@@ -25,6 +25,7 @@ from boosterkit import __version__
 from boosterkit.generator import open_packs
 from boosterkit.generator.products import list_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
+from boosterkit.minigames.labels import Lang
 from boosterkit.minigames.sheets import sheet_images
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import list_sets
@@ -35,9 +36,8 @@ from boosterkit.service.errors import BodyLimit, install_error_handlers
 from boosterkit.service.limits import DEFAULT_HOSTS, HostAllowlist, WorkBudget
 from boosterkit.service.models import (
     MAX_BODY_BYTES,
-    MAX_PLAYERS,
+    MAX_REQUEST_PLAYERS,
     DealRequest,
-    Lang,
     PacksRequest,
     QueryInt,
     QuerySeed,
@@ -136,7 +136,7 @@ def validate(
 @router.get("/sheet", tags=["minigames"], response_class=HTMLResponse)
 def sheet(
     minigame: Annotated[str, Query(min_length=1, max_length=80)],
-    players: Annotated[QueryInt, Query(ge=1, le=MAX_PLAYERS)],
+    players: Annotated[QueryInt, Query(ge=1, le=MAX_REQUEST_PLAYERS)],
     set_code: str | None = Query(None, alias="set", min_length=1, max_length=16),
     product: str | None = Query(None, min_length=1, max_length=80),
     seed: QuerySeed | None = Query(None),

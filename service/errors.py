@@ -45,14 +45,14 @@ log = logging.getLogger("boosterkit.service")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def one_line(message: str) -> str:
+def escape_controls(message: str) -> str:
     """``message`` with control characters (a field name or value from the request may hold
     a newline) written as escapes, so every error stays one line."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
 
 
 def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": one_line(message), "status": status, **extra}
+    return {"error": escape_controls(message), "status": status, **extra}
 
 
 def _json(

@@ -7,16 +7,18 @@ Types are strict: a count, a seed or a player number is a JSON integer (``true``
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from boosterkit.generator.rng import SEED_MAX
+from boosterkit.minigames.labels import Lang
 
 #: Packs per ``POST /packs`` request (a 15-card pack is about 8 KB of JSON).
 MAX_PACKS = 360
-#: Players per ``POST /deal`` or ``GET /sheet`` (the printed minigames name 2–8; room for larger tables).
-MAX_PLAYERS = 32
+#: Players one request may ask for (``POST /deal``, ``/simulate``, ``/pool``, ``GET /sheet``): the
+#: printed minigames name 2–8, so this leaves room for larger tables while bounding the work.
+MAX_REQUEST_PLAYERS = 32
 #: Largest request body accepted, in bytes (a setup to validate is well under this).
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -52,17 +54,13 @@ class PacksRequest(BaseModel):
     seed: Seed | None = None
 
 
-#: Languages of a sheet's labels (``deal --lang``).
-Lang = Literal["en", "fr", "es"]
-
-
 class GameRequest(BaseModel):
     """The arguments every route that deals a minigame takes (``/deal``, ``/simulate``)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     minigame: Name
-    players: int = Field(ge=1, le=MAX_PLAYERS)
+    players: int = Field(ge=1, le=MAX_REQUEST_PLAYERS)
     set: SetCode | None = None
     product: Name | None = None
     seed: Seed | None = None

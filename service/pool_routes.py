@@ -12,7 +12,7 @@ from boosterkit.generator.pools import MAX_PACKS, open_pools, pool_images, rende
 from boosterkit.pipeline.db import Connection
 from boosterkit.service.deps import cursor, json_response
 from boosterkit.service.models import MAX_PACKS as MAX_POOL_PACKS  # all players together
-from boosterkit.service.models import MAX_PLAYERS, Name, Seed, SetCode
+from boosterkit.service.models import MAX_REQUEST_PLAYERS, Name, Seed, SetCode
 
 router = APIRouter()
 
@@ -23,7 +23,7 @@ class PoolRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     set: SetCode
-    players: int = Field(ge=1, le=MAX_PLAYERS)
+    players: int = Field(ge=1, le=MAX_REQUEST_PLAYERS)
     packs: int = Field(default=6, ge=1, le=MAX_PACKS)
     product: Name | None = None
     seed: Seed | None = None

@@ -61,7 +61,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
         limits_md: [
             f"Setup file (`validate FILE`) | {MAX_SETUP_BYTES // mib} MiB",
             f"{models.MAX_BODY_BYTES // mib} MiB each; {limits.MAX_BODY_BYTES_IN_FLIGHT // mib} MiB in flight",
-            f"`count` ≤ {models.MAX_PACKS}, `players` ≤ {models.MAX_PLAYERS}",
+            f"`count` ≤ {models.MAX_PACKS}, `players` ≤ {models.MAX_REQUEST_PLAYERS}",
             f"`/pool` players × packs ≤ {pool_routes.MAX_POOL_PACKS}",
             f"`games` ≤ {referee_routes.MAX_SIM_GAMES}",
             f"≤ {referee_routes.MAX_MOVES:,} moves",

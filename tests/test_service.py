@@ -20,7 +20,7 @@ from boosterkit.cli.app import app as cli_app
 from boosterkit.cli.render import to_json
 from boosterkit.pipeline import db as pdb
 from boosterkit.service.app import create_app
-from boosterkit.service.models import MAX_BODY_BYTES, MAX_PACKS, MAX_PLAYERS
+from boosterkit.service.models import MAX_BODY_BYTES, MAX_PACKS, MAX_REQUEST_PLAYERS
 
 #: The test client's base URL: a Host the service answers to (``limits.DEFAULT_HOSTS``).
 LOCAL = "http://127.0.0.1"
@@ -264,7 +264,7 @@ def test_deal_equals_the_cli_byte_for_byte(client: TestClient, real_db: Path) ->
         ({**DEAL, "minigame": "tiddlywinks"}, 404, ["tiddlywinks"]),
         ({**DEAL, "set": "zzq"}, 404, ["zzq"]),
         ({**DEAL, "players": 0}, 422, ["players"]),
-        ({**DEAL, "players": MAX_PLAYERS + 1}, 422, ["players"]),
+        ({**DEAL, "players": MAX_REQUEST_PLAYERS + 1}, 422, ["players"]),
         ({**DEAL, "players": 1}, 422, ["player"]),  # below the game's own minimum
         ({"players": 4}, 422, ["minigame"]),
         ({**DEAL, "strict_backs": "maybe"}, 422, ["strict_backs"]),
