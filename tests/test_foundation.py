@@ -188,7 +188,7 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
     for folder in ("boosterkit", "pipeline", "generator", "cli", "data", "minigames", "service"):
         shutil.copytree(ROOT / folder, src / folder, ignore=ignore)
     out = tmp_path / "dist"
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -201,7 +201,11 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
+    log = done.stdout + done.stderr
+    # every folder of files is a listed package; the license is an SPDX expression
+    assert "would be ignored" not in log and "license` as a TOML table" not in log, log
     wheel = next(out.glob("boosterkit-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.startswith("boosterkit-")}
@@ -215,7 +219,9 @@ def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
         rel = init.relative_to(ROOT)
         if rel.parts[0] in {"pipeline", "generator", "cli", "data", "minigames", "service"}:
             assert f"boosterkit/{rel.as_posix()}" in names, rel
+    assert "boosterkit/py.typed" in names  # type checkers read the installed package's hints
     assert "boosterkit/data/boosters/nonmagic.yaml" in names
+    assert "boosterkit/service/static/index.html" in names
     assert any(n.startswith("boosterkit/data/minigames/") and n.endswith(".yaml") for n in names)
 
 
