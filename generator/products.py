@@ -27,7 +27,9 @@ from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
 from boosterkit.generator.model import CardInfo, ProductDef, SheetDef, VariantDef
+from boosterkit.pipeline import thelist
 from boosterkit.pipeline.db import Connection
+from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
@@ -244,13 +246,14 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
                ON sc.card_id IS NULL AND ce.set_code = sc.set_code
               AND (ce.collector_number = sc.collector_number
                    OR ce.collector_number = regexp_replace(sc.collector_number, '[a-z]$', ''))
-        LEFT JOIN cards c ON c.id = coalesce(sc.card_id, mu.card_id, ce.id)
+        {LIST_JOIN_SQL}
+        LEFT JOIN cards c ON c.id = coalesce(sc.card_id, mu.card_id, ce.id, pl.card_id)
         WHERE sc.product_code = $code
         QUALIFY row_number() OVER (PARTITION BY sc.sheet_name, sc.ref
                                    ORDER BY ce.collector_number = sc.collector_number DESC) = 1
         ORDER BY sc.sheet_name, sc.ref
         """,
-        {"code": code},
+        {"code": code, **list_params()},
     ).fetchall()
     cards: dict[str, list[CardInfo]] = {n: [] for n in flags}
     weights: dict[str, list[int]] = {n: [] for n in flags}
@@ -436,6 +439,21 @@ def _as_date(value: Any) -> dt.date | None:
     return dt.date.fromisoformat(str(value)[:10])
 
 
+def default_products(con: Connection, set_code: str) -> dict[str, str]:
+    """Each product kind of ``set_code`` → the code of its default product (what
+    ``--product KIND`` picks), in the listing's order. Unknown set → ``NotFoundError``."""
+    _, entries = _catalog(con, set_code.strip().lower())
+    return {e["kind"]: e["code"] for e in entries if e["default"]}
+
+
+def holds_unresolved(product: ProductDef) -> bool:
+    """Whether a sheet of ``product`` holds a Magic card the database does not (which a
+    minigame that reads cards would refuse)."""
+    return any(
+        not c.resolved and c.kind == "card" for s in product.sheets.values() for c in s.cards
+    )
+
+
 def resolve_product(con: Connection, set_code: str, product: str | None = None) -> ProductDef:
     """Compile a product of ``set_code``: a code (``afr-set``), a kind (``set``) or None.
 
@@ -450,45 +468,47 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 
 # --- the listing --------------------------------------------------------------------------
 
-#: Set codes of card references that no sync can resolve, and why (said instead of a hint).
-#: magic-sealed-data numbers The List as its own set ``plist:N``; Scryfall's and MTGJSON's
-#: ``plst`` number the same cards after their original printing (``AFR-123``).
-UNSYNCABLE = {
-    "plist": "The List as magic-sealed-data numbers it (plist); Scryfall's `plst` numbers "
-    "those cards otherwise (AFR-123), so no sync resolves them",
-}
 
-
-def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
-    """One hint per sync command that would bring ``missing_sets`` (cards of ``set_code``'s
+def fill_hints(
+    set_code: str, missing_sets: list[str], list_numbers: list[str | None] | None = None
+) -> list[str]:
+    """One hint per command that would bring ``missing_sets`` (cards of ``set_code``'s
     products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's
-    sync; sets in ``UNSYNCABLE`` get none."""
+    sync; The List in magic-sealed-data's old numbering (``plist``) with MTGJSON's
+    PLIST.json or a sync of ``plst`` (``pipeline.thelist``). ``list_numbers``: the missing
+    ``plist`` numbers, when known; none of them in the table, no hint for them."""
     children: list[str] = []
     others: list[str] = []
+    lists: list[str] = []
     for s in dict.fromkeys(missing_sets):
-        if s in UNSYNCABLE:
-            continue
-        if s != set_code and s[1:] == set_code and s[0] in "atm":
+        if s == thelist.OLD_LIST_SET:
+            lists += thelist.list_fill(list_numbers if list_numbers is not None else ["1"], False)
+        elif s != set_code and s[1:] == set_code and s[0] in "atm":
             children.append(s)
         elif s != "?":
             others.append(s)
+    others.sort(key=lambda x: x != set_code)  # the set's own sync first
     # set codes come from the data: quoted, so a hostile one cannot make a command of itself
     hints = (
         [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
         if children
         else []
     )
-    return hints + [f"boosterkit sync {shlex.quote(s)}" for s in others]
+    return list(
+        dict.fromkeys(hints + [f"boosterkit sync {shlex.quote(s)}" for s in others] + lists)
+    )
 
 
 def describe(product: ProductDef) -> dict[str, Any]:
     """The short JSON form of a compiled product: variants, sheets, extras, unresolved counts."""
     total = sum(v.weight for v in product.variants) or 1
     missing: Counter = Counter()
+    old_list: list[str | None] = []
     sheets = []
     for s in product.sheets.values():
         unresolved = [c for c in s.cards if not c.resolved]
         missing.update(c.set for c in unresolved)
+        old_list += [c.collector_number for c in unresolved if c.set == thelist.OLD_LIST_SET]
         sheets.append(
             {
                 "name": s.name,
@@ -526,7 +546,8 @@ def describe(product: ProductDef) -> dict[str, Any]:
         **_describe_variants(product, total),
         "sheets": sheets,
         "extras": extras,
-        **_unresolved(product, missing, extra_missing),
+        "notes": list(product.notes),
+        **_unresolved(product, missing, extra_missing, old_list),
     }
 
 
@@ -544,7 +565,9 @@ def _describe_variants(product: ProductDef, total: int) -> dict[str, Any]:
     }
 
 
-def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str]) -> dict[str, Any]:
+def _unresolved(
+    product: ProductDef, missing: Counter, extra_missing: list[str], old_list: list[str | None]
+) -> dict[str, Any]:
     """Unresolved counts and the syncs that fill them. A card whose set is unknown ("?": an
     MTGJSON uuid not loaded) points to the product's source sets none of its cards come from."""
     loaded = {c.set for s in product.sheets.values() for c in s.cards if c.resolved}
@@ -554,7 +577,9 @@ def _unresolved(product: ProductDef, missing: Counter, extra_missing: list[str])
         "unresolved": sum(missing.values()),
         "unresolved_sets": dict(missing.most_common()),
         "missing_extra_sets": sorted(set(extra_missing)),
-        "fill": fill_hints(product.set_code, [*missing, *guessed, *sorted(set(extra_missing))]),
+        "fill": fill_hints(
+            product.set_code, [*missing, *guessed, *sorted(set(extra_missing))], old_list
+        ),
     }
 
 

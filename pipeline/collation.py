@@ -26,6 +26,7 @@ from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.runs import recorded
+from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
 SUFFIX_KINDS = {
@@ -79,9 +80,12 @@ _TABLES: dict[str, dict[str, str]] = {
 }
 
 #: SQL resolving a sheet card ``sc`` to a printing id: MTGJSON uuid, exact set+number, then
-#: the number without a trailing letter (mtg.wtf numbers multi-part cards ``106a``).
-RESOLVED_ID_SQL = "coalesce(mu.card_id, ce.id, cl.id)"
-RESOLVE_JOINS_SQL = """
+#: the number without a trailing letter (mtg.wtf numbers multi-part cards ``106a``), then an
+#: old-numbered List card (``plist:N``) by its Scryfall id (``pipeline.thelist``). Named
+#: parameters: ``thelist.list_params()``.
+RESOLVED_ID_SQL = "coalesce(mu.card_id, ce.id, cl.id, pl.card_id)"
+RESOLVE_JOINS_SQL = (
+    """
     LEFT JOIN mtgjson_uuids mu ON mu.uuid = sc.ref
     LEFT JOIN (SELECT id, set_code, collector_number FROM cards
                QUALIFY row_number() OVER (PARTITION BY set_code, collector_number
@@ -93,6 +97,8 @@ RESOLVE_JOINS_SQL = """
            ON cl.set_code = sc.set_code
           AND cl.collector_number = regexp_replace(sc.collector_number, '[a-z]$', '')
 """
+    + LIST_JOIN_SQL
+)
 
 
 def insert_rows(
@@ -189,7 +195,7 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
 
 def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> None:
     """Fill ``sheet_cards.card_id`` (and set/number from the uuid) where a printing now exists."""
-    where = "" if codes is None else "AND sc.product_code IN (SELECT unnest(?::VARCHAR[]))"
+    where = "" if codes is None else "AND sc.product_code IN (SELECT unnest($codes::VARCHAR[]))"
     con.execute(
         f"""
         UPDATE sheet_cards AS t SET card_id = r.cid,
@@ -202,7 +208,7 @@ def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> 
         WHERE t.product_code = r.product_code AND t.sheet_name = r.sheet_name AND t.ref = r.ref
           AND r.cid IS NOT NULL
         """,
-        [] if codes is None else [list(codes)],
+        {**list_params(), **({} if codes is None else {"codes": list(codes)})},
     )
 
 
