@@ -96,11 +96,47 @@ def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
     )
 
 
+#: ``in_booster`` as the generic products read it: Scryfall's flag, or for a set none of
+#: whose cards has it (``$main``: its printed size, see ``main_size``) the plain numbers up
+#: to that size. Needs ``$main`` and ``$set``.
+_IN_BOOSTER_SQL = (
+    "CASE WHEN c.set_code = $set AND $main IS NOT NULL "
+    "THEN coalesce(TRY_CAST(c.collector_number AS INTEGER) <= $main, false) "
+    "ELSE c.in_booster END"
+)
+
+
+def main_cards(con: Connection, set_code: str) -> tuple[int, str] | None:
+    """For a set whose Magic cards are all ``booster: false`` on Scryfall (a pre-release
+    snapshot): the last number of its main cards, which its generic products draw, and
+    where it comes from: the set's printed size, else its last basic land (Scryfall often
+    has no printed size for a new set; the basics close the main numbering). None for any
+    other set, or when neither is known."""
+    magic, booster, size, last_basic = con.execute(
+        "SELECT count(*), count(*) FILTER (coalesce(in_booster, true)), "
+        "(SELECT printed_size FROM sets WHERE code = $set), "
+        "max(TRY_CAST(collector_number AS INTEGER)) FILTER (coalesce(is_basic_land, false)) "
+        "FROM cards WHERE set_code = $set AND kind = 'card'",
+        {"set": set_code},
+    ).fetchone()
+    if not magic or booster:
+        return None
+    if size:
+        return int(size), "its printed size"
+    return (int(last_basic), "up to its last basic land") if last_basic else None
+
+
+def main_size(con: Connection, set_code: str) -> int | None:
+    """``main_cards``' last number alone."""
+    found = main_cards(con, set_code)
+    return found[0] if found else None
+
+
 def _booster_rarities(con: Connection, set_code: str) -> Counter:
     rows = con.execute(
-        "SELECT rarity, count(*) FROM cards WHERE set_code = ? AND kind = 'card' "
-        "AND coalesce(in_booster, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
-        [set_code],
+        f"SELECT rarity, count(*) FROM cards c WHERE set_code = $set AND kind = 'card' "
+        f"AND coalesce({_IN_BOOSTER_SQL}, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
+        {"set": set_code, "main": main_size(con, set_code)},
     ).fetchall()
     return Counter({r: n for r, n in rows})
 
@@ -160,12 +196,14 @@ def no_products_reason(con: Connection, set_code: str) -> str:
         "FROM cards WHERE set_code = ?",
         [set_code],
     ).fetchone()
-    if magic and not booster:
+    if magic and not booster and main_size(con, set_code) is None:
         return (
             f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
-            "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
-            "generic product can be built; import its collation data (`boosterkit import "
-            "mtgjson`) or sync it again once Scryfall marks its booster cards"
+            "every card: a bonus sheet, or a pre-release snapshot of a new set) and neither "
+            "its printed size nor a basic land tells its main cards, so no generic product "
+            "can be built; import its "
+            "collation data (`boosterkit import mtgjson`) or sync it again once Scryfall "
+            "marks its booster cards"
         )
     if not n:  # only a plain set code is ever quoted as a command
         fix = (
@@ -286,35 +324,55 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     only (VOW's balanced commons: MTGJSON ``balanceColors``, not sealed-data): the winning
     product keeps its cards and weights and takes the union of ``balance_colors`` and
     ``allow_duplicates`` of the counterpart's sheet of the same name, else of the sheet with
-    the same cards (README, precedence and merge rules).
+    the same cards; ``balance_colors`` also from a balanced sheet whose cards it holds plus
+    only their treatments (VOW: sealed-data's ``sfc_common_with_showcase``, 90 commons and
+    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). README, precedence.
     """
     other = counterpart(code)
-    flags = {
-        n: (bool(b), bool(d))
-        for n, b, d in con.execute(
-            "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
-            [other],
-        ).fetchall()
-    }
-    if not flags:
+    rows = con.execute(
+        "SELECT sheet_name, balance_colors, allow_duplicates, foil FROM sheets "
+        "WHERE product_code = ?",
+        [other],
+    ).fetchall()
+    if not rows:
         return sheets
+    flags = {n: (bool(b), bool(d)) for n, b, d, _ in rows}
     by_name = {_sheet_key(n): f for n, f in flags.items()}
     members: dict[str, set[tuple[str, str]]] = {}
     for n, s, c in con.execute(
         "SELECT sheet_name, set_code, collector_number FROM sheet_cards WHERE product_code = ?",
         [other],
     ).fetchall():
-        members.setdefault(n, set()).add((s, c))
+        members.setdefault(n, set()).add((s, _plain(c)))
     by_cards = {frozenset(m): flags[n] for n, m in members.items() if n in flags}
+    balanced = [(members[n], bool(f)) for n, b, _, f in rows if b and n in members]
     out = {}
     for name, sd in sheets.items():
         b, d = by_name.get(_sheet_key(name)) or by_cards.get(
-            frozenset((c.set, c.collector_number) for c in sd.cards), (False, False)
+            frozenset((c.set, _plain(c.collector_number)) for c in sd.cards), (False, False)
         )
+        b = b or any(f == sd.foil and _with_treatments(sd, m) for m, f in balanced)
         out[name] = dataclasses.replace(
             sd, balance_colors=sd.balance_colors or b, allow_duplicates=sd.allow_duplicates or d
         )
     return out
+
+
+def _plain(number: str | None) -> str | None:
+    """A collector number without the letter mtg.wtf adds to multi-part cards."""
+    return re.sub(r"[a-z]$", "", number) if number else number
+
+
+def _with_treatments(sd: SheetDef, theirs: set[tuple[str, str | None]]) -> bool:
+    """Whether ``sd`` holds every card of ``theirs`` and otherwise only other printings
+    (treatments) of those cards: same names, all resolved."""
+    ours = {(c.set, _plain(c.collector_number)): c for c in sd.cards}
+    if not theirs or not theirs <= ours.keys() or len(ours) == len(theirs):
+        return False
+    names = {ours[k].name for k in theirs}
+    return None not in names and all(
+        c.resolved and c.name in names for k, c in ours.items() if k not in theirs
+    )
 
 
 def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
@@ -333,14 +391,17 @@ def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str,
     return [(int(w), tuple(slots[i])) for i, w in weights]
 
 
-def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
-    """The English cards (kind ``card``) of ``codes`` as the generic selectors see them."""
+def _candidates(
+    con: Connection, codes: list[str], own: str, main: int | None
+) -> list[gen.Candidate]:
+    """The English cards (kind ``card``) of ``codes`` as the generic selectors see them
+    (``main``: ``main_size`` of the product's set ``own``)."""
     rows = con.execute(
-        f"SELECT {_CARD_COLS}, c.in_booster, coalesce(c.is_basic_land, false), c.released_at, "
-        "c.promo_types, c.full_art FROM cards c "
-        "WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) AND c.kind = 'card' "
+        f"SELECT {_CARD_COLS}, {_IN_BOOSTER_SQL}, coalesce(c.is_basic_land, false), "
+        "c.released_at, c.promo_types, c.full_art FROM cards c "
+        "WHERE c.set_code IN (SELECT unnest($codes::VARCHAR[])) AND c.kind = 'card' "
         "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
-        [codes],
+        {"codes": codes, "set": own, "main": main},
     ).fetchall()
     return [
         gen.Candidate(
@@ -351,10 +412,10 @@ def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
 
 
 def _generic_sheets(
-    con: Connection, info: dict[str, Any], rule: gen.GenericRule
+    con: Connection, info: dict[str, Any], rule: gen.GenericRule, main: int | None
 ) -> dict[str, SheetDef]:
     set_code, released = info["code"], _as_date(info["released_at"])
-    cards = _candidates(con, rule.sets_drawn(set_code))
+    cards = _candidates(con, rule.sets_drawn(set_code), set_code, main)
     sheets = {}
     for name, sr in rule.sheets.items():
         picked, weights = gen.compile_sheet(sr, cards, set_code, released)
@@ -389,14 +450,23 @@ def _known_absent(con: Connection, codes: list[str]) -> set[str]:
 def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> ProductDef:
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
     sources: tuple[str, ...] = ()
+    notes: list[str] = []
     if entry["source"] == "generic":
         rule = next(
             r
             for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
             if r.kind == kind
         )
-        sheets = _generic_sheets(con, info, rule)
+        main = main_cards(con, set_code)
+        sheets = _generic_sheets(con, info, rule, main[0] if main else None)
         variants = gen.variants(rule, set(sheets))
+        if main is not None:
+            notes.append(
+                f"every Magic card of {set_code} is `booster: false` on Scryfall (a "
+                f"pre-release snapshot): its main cards, numbers 1–{main[0]} ({main[1]}), "
+                "are taken as its booster cards"
+            )
+        notes += gen.empty_choices(rule, set(sheets))
     else:
         sheets = _union_flags(con, code, _db_sheets(con, code))
         variants = _db_variants(con, code)
@@ -430,6 +500,7 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
         sheets=sheets,
         extras=extras,
         source_sets=sources,
+        notes=tuple(notes),
     )
 
 
