@@ -118,7 +118,7 @@ def main_cards(con: Connection, set_code: str) -> tuple[int, str] | None:
         "max(TRY_CAST(collector_number AS INTEGER)) FILTER (coalesce(is_basic_land, false)) "
         "FROM cards WHERE set_code = $set AND kind = 'card'",
         {"set": set_code},
-    ).fetchone()
+    ).fetchone() or (0, 0, None, None)
     if not magic or booster:
         return None
     if size:
@@ -338,7 +338,7 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
         return sheets
     flags = {n: (bool(b), bool(d)) for n, b, d, _ in rows}
     by_name = {_sheet_key(n): f for n, f in flags.items()}
-    members: dict[str, set[tuple[str, str]]] = {}
+    members: dict[str, set[tuple[str, str | None]]] = {}
     for n, s, c in con.execute(
         "SELECT sheet_name, set_code, collector_number FROM sheet_cards WHERE product_code = ?",
         [other],

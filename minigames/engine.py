@@ -40,11 +40,11 @@ class UnknownCardsError(SetupError):
     commands that bring them (``fix``) and, once ``deal`` found one, a product of the same
     set that deals this seed (``alternative``, a kind such as ``draft``)."""
 
-    def __init__(self, game: str, cards: list[Item], fix: list[str], set_code: str) -> None:
+    def __init__(self, game: str, cards: list[_Where], fix: list[str], set_code: str) -> None:
         self.game, self.count, self.fix, self.set_code = game, len(cards), fix, set_code
-        self.lists = all(c.set in _LIST_SETS for c in cards)
+        self.lists = all(s in _LIST_SETS for s, _ in cards)
         #: the set's own cards are missing: no seed deals
-        self.own = any(c.set == set_code for c in cards)
+        self.own = any(s == set_code for s, _ in cards)
         self.alternative: str | None = None
         super().__init__(self._message())
 
@@ -71,6 +71,7 @@ class UnknownCardsError(SetupError):
 
 #: The List's set codes: magic-sealed-data's old numbering, and Scryfall's.
 _LIST_SETS = ("plist", "plst")
+_Where = tuple[str, "str | None"]  # a card's set and collector number
 
 
 @dataclass(frozen=True)
@@ -893,24 +894,25 @@ def _check_unknown(s: _State) -> None:
     reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
     if played and reads:
-        cards = [c for _, c in played]
+        cards: list[_Where] = [(c.set, c.collector_number) for _, c in played]
         raise UnknownCardsError(s.spec.name, cards, _fill(s.set_code, cards), s.set_code)
     for z, c in unknown:
-        fix = _fill(s.set_code, [c])
+        where: _Where = (c.set, c.collector_number)
+        fix = _fill(s.set_code, [where])
         how = (
             f"{' or '.join(f'`{h}`' for h in fix)} brings it"
             if fix
             else "no file boosterkit can load holds it"
         )
         s.notes.append(
-            f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
+            f"{c.uid} ({where[0].upper()} {where[1] or '?'}) in the {z.name} is "
             f"an unknown card: the database does not hold it ({how})."
         )
 
 
-def _fill(set_code: str, cards: list[Item]) -> list[str]:
+def _fill(set_code: str, cards: list[_Where]) -> list[str]:
     """The commands that would bring ``cards`` (none known: an empty list)."""
     from boosterkit.generator.products import fill_hints  # reads no database
 
-    numbers = [c.collector_number for c in cards if c.set == "plist"]
-    return fill_hints(set_code, sorted({c.set for c in cards}), numbers)
+    numbers = [n for s, n in cards if s == "plist"]
+    return fill_hints(set_code, sorted({s for s, _ in cards}), numbers)

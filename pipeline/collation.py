@@ -435,7 +435,10 @@ def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[st
 def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
     write_products(con, products)
     codes = [p["code"] for p in products]
-    summary = {"products": len(products), "sheets": sum(len(p["sheets"]) for p in products)}
+    summary: dict[str, Any] = {
+        "products": len(products),
+        "sheets": sum(len(p["sheets"]) for p in products),
+    }
     summary.update(unresolved_summary(con, codes))
     summary["source_sets_missing"] = _missing_sources(con, products)
     summary["fill"] = fill_for(summary)
