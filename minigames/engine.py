@@ -50,7 +50,7 @@ class UnknownCardsError(SetupError):
 
     def _message(self) -> str:
         n = self.count
-        what = f"{n} dealt {'List ' if self.lists else ''}card{'s' if n != 1 else ''}"
+        what = f"{n} {'List ' if self.lists else ''}card{'s' if n != 1 else ''}"
         where = "are" if n != 1 else "is"
         if self.fix:
             head = f"{self.game}: {what} {where} not in the database: run "

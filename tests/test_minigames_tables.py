@@ -48,7 +48,7 @@ def test_an_unknown_card_in_play_fails_naming_the_fix_and_a_product_that_deals(c
         deal(con, "mimic-match", 2, "afr", seed=1)
     message = str(err.value)
     assert message == (
-        "Mimic Match: 1 dealt List card is not in the database: run `boosterkit import "
+        "Mimic Match: 1 List card is not in the database: run `boosterkit import "
         "mtgjson …/PLIST.json` or `boosterkit sync plst`, or deal `--product draft`."
     )
     assert len(message) < 160 and (err.value.set_code, err.value.product) == ("afr", "set")
