@@ -16,11 +16,12 @@ _FMT = fmt_option(TextFormat.text)
 
 
 def _unresolved(s: dict[str, Any]) -> str:
+    fill = f"; fill with: {', '.join(s['fill'][:6])}" if s.get("fill") else ""
     if not s.get("unresolved"):
-        return ""
+        return fill
     sets = ", ".join(f"{k} {v}" for k, v in list(s["unresolved_sets"].items())[:6])
     examples = ", ".join(s["unresolved_examples"][:3])
-    return f"; {s['unresolved']} card references unresolved ({sets}; e.g. {examples})"
+    return f"; {s['unresolved']} card references unresolved ({sets}; e.g. {examples})" + fill
 
 
 def mtgjson_line(s: dict[str, Any]) -> str:
@@ -34,9 +35,10 @@ def mtgjson_line(s: dict[str, Any]) -> str:
 
 def collation_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_collation``."""
+    files = f" from {s['files']} files" if s.get("files", 1) > 1 else ""
     return (
-        f"imported {s['products']} products, {s['sheets']} sheets, {s['sheet_cards']} sheet cards "
-        f"({s['resolved']} resolved)"
+        f"imported {s['products']} products{files}, {s['sheets']} sheets, "
+        f"{s['sheet_cards']} sheet cards ({s['resolved']} resolved)"
     ) + _unresolved(s)
 
 
@@ -80,7 +82,10 @@ def register(app: typer.Typer) -> None:
     def collation_cmd(
         ctx: typer.Context,
         file: Path = typer.Argument(
-            ..., metavar="FILE", help="A taw/magic-sealed-data export (sealed_basic_data.json)."
+            ...,
+            metavar="FILE",
+            help="A taw/magic-sealed-data export: a file of products (sealed_basic_data.json), "
+            "a file of one product, or a folder of such files (sealed-2025-07/).",
         ),
         fmt: TextFormat = _FMT,
         json_: bool = JSON,

@@ -57,6 +57,8 @@ def product_text(p: dict[str, Any]) -> str:
     if p["unresolved"]:
         sets = ", ".join(f"{s} {n}" for s, n in p["unresolved_sets"].items())
         lines.append(f"  unresolved: {p['unresolved']} of {p['sheet_cards']} sheet cards ({sets})")
+    for note in p.get("notes", ()):
+        lines.append(f"  note: {note}")
     for hint in p["fill"]:
         lines.append(f"  fill with: {hint}")
     return "\n".join(lines)

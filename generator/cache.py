@@ -18,7 +18,7 @@ the database alone) plus the source of the module that computes it.
 
 The key is the database file's stamp (inode, modification time and size of the file and its
 write-ahead log: every committed write changes it, whatever wrote it), the product asked
-for, the hashes of ``data/boosters/*.yaml``, and the code that compiles (the generator's
+for, the hashes of ``data/boosters/*.yaml`` and ``*.csv``, and the code that compiles (the generator's
 sources and the package version). A product built from other data is never served: a
 changed card is in the next pack. Without a file (``:memory:`` databases) only a
 ``ProductCache`` whose owner clears it keeps products.
@@ -130,7 +130,7 @@ def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
 
 
 def _data_hash() -> str:
-    """The hash of ``data/boosters/*.yaml`` (re-read only when a file's stat changes)."""
+    """The hash of ``data/boosters/*.yaml`` and ``*.csv`` (re-read only when a file's stat changes)."""
     stats = []
     for name in _booster_files():
         st = os.stat(name)
@@ -140,9 +140,14 @@ def _data_hash() -> str:
 
 @functools.cache
 def _booster_files() -> tuple[str, ...]:
-    """The YAML files of ``data/boosters`` (listed once per process; stat-ed every time)."""
+    """The YAML and CSV files of ``data/boosters`` (listed once per process; stat-ed every
+    time): a changed rule or table is a new key."""
     return tuple(
-        sorted(os.path.join(_BOOSTERS, n) for n in os.listdir(_BOOSTERS) if n.endswith(".yaml"))
+        sorted(
+            os.path.join(_BOOSTERS, n)
+            for n in os.listdir(_BOOSTERS)
+            if n.endswith((".yaml", ".csv"))
+        )
     )
 
 

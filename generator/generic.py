@@ -29,6 +29,8 @@ _SELECT_KEYS = (
     "set",
     "released_with_set",
     "numbers",
+    "numbers_by_set",
+    "collector_numbers",
     "exclude_numbers",
     "types",
     "exclude_types",
@@ -48,6 +50,9 @@ class Selector:
     set: str = "{set}"  # "{set}" = the product's set
     released_with_set: bool = False  # only cards released the day the product's set was
     numbers: tuple[tuple[int, int], ...] = ()  # collector-number ranges (numeric part)
+    #: per product set: ranges that replace ``numbers`` and ``released_with_set`` for it
+    numbers_by_set: Mapping[str, tuple[tuple[int, int], ...]] | None = None
+    collector_numbers: tuple[str, ...] = ()  # exactly these collector numbers (``XLN-91``)
     exclude_numbers: tuple[tuple[int, int], ...] = ()
     types: tuple[str, ...] = ()  # the type line contains one of these
     exclude_types: tuple[str, ...] = ()
@@ -178,6 +183,15 @@ def _selector(c: _Checker, d: Mapping[str, Any], where: str, base: Selector) -> 
     for key in ("numbers", "exclude_numbers"):
         if key in d:
             kw[key] = _ranges(c, d[key], f"{where}.{key}")
+    if "numbers_by_set" in d:
+        by_set = d["numbers_by_set"]
+        if not isinstance(by_set, Mapping) or not by_set:
+            raise c.fail(f"{where}.numbers_by_set", "expected a mapping of set code → ranges")
+        kw["numbers_by_set"] = {
+            str(k).lower(): _ranges(c, v, f"{where}.numbers_by_set.{k}") for k, v in by_set.items()
+        }
+    if "collector_numbers" in d:
+        kw["collector_numbers"] = _strings(c, d["collector_numbers"], f"{where}.collector_numbers")
     for key in ("types", "exclude_types", "promo_types", "exclude_promo_types"):
         if key in d:
             kw[key] = _strings(c, d[key], f"{where}.{key}")
@@ -340,30 +354,39 @@ def select(
         own = [c for c in own if c.in_booster is not False] or own
     elif not sel.any_booster_flag:
         own = [c for c in own if c.in_booster is not False]
+    if sel.numbers_by_set and product_set in sel.numbers_by_set:  # the set's own ranges
+        sel = replace(sel, numbers=sel.numbers_by_set[product_set], released_with_set=False)
     out = []
     for c in own:
-        t = c.info.type_line or ""
-        if (
-            sel.released_with_set
-            and (released is None or c.released_at != released)
-            or sel.numbers
-            and not _in(c.number, sel.numbers)
-            or _in(c.number, sel.exclude_numbers)
-            or sel.types
-            and not any(x in t for x in sel.types)
-            or any(x in t for x in sel.exclude_types)
-            or sel.promo_types
-            and not set(sel.promo_types) & set(c.promo_types)
-            or set(sel.exclude_promo_types) & set(c.promo_types)
-            or sel.full_art is not None
-            and bool(c.full_art) != sel.full_art
-        ):
+        if not _kept(c, sel, released):
             continue
         if sel.rarities is None:
             out.append((c.info, 1))
         elif c.info.rarity is not None and c.info.rarity in sel.rarities:
             out.append((c.info, sel.rarities[c.info.rarity]))
     return out
+
+
+def _kept(c: Candidate, sel: Selector, released: dt.date | None) -> bool:
+    """Whether ``c`` passes every test of ``sel`` but the set, basic and booster ones."""
+    t = c.info.type_line or ""
+    return not (
+        sel.released_with_set
+        and (released is None or c.released_at != released)
+        or sel.numbers
+        and not _in(c.number, sel.numbers)
+        or sel.collector_numbers
+        and re.sub(r"[a-z]$", "", c.info.collector_number or "") not in sel.collector_numbers
+        or _in(c.number, sel.exclude_numbers)
+        or sel.types
+        and not any(x in t for x in sel.types)
+        or any(x in t for x in sel.exclude_types)
+        or sel.promo_types
+        and not set(sel.promo_types) & set(c.promo_types)
+        or set(sel.exclude_promo_types) & set(c.promo_types)
+        or sel.full_art is not None
+        and bool(c.full_art) != sel.full_art
+    )
 
 
 def placeholder(set_code: str) -> CardInfo:
@@ -412,14 +435,26 @@ def integer_weights(fractions: Sequence[Fraction]) -> tuple[int, ...]:
     return tuple(i // g for i in ints)
 
 
+def _drawable(
+    choices: Sequence[Choice], present: set[str] | None
+) -> list[tuple[Fraction, tuple[tuple[str, int], ...]]]:
+    """The choices of a pack group whose sheets all have cards (all, without ``present``)."""
+    if present is None:
+        return list(choices)
+    return [(w, slots) for w, slots in choices if all(s in present for s, n in slots if n > 0)]
+
+
 def variants(
     rule: GenericRule, present: set[str] | None = None
 ) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     """Every combination of one choice per pack group: (integer weight, slots in pack order).
 
-    ``present``: the sheets that have cards; slots of other sheets are left out.
+    ``present``: the sheets that have cards. A choice drawing any other sheet is left out
+    and its weight goes to the other choices of its group, in proportion (so a pack keeps
+    its size: ``empty_choices`` says what moved); a group left with no choice is dropped.
     """
-    combos = list(itertools.product(*(choices for _, choices in rule.pack)))
+    groups = [g for g in (_drawable(choices, present) for _, choices in rule.pack) if g]
+    combos = list(itertools.product(*groups))
     weights = integer_weights(
         [math.prod((w for w, _ in combo), start=Fraction(1)) for combo in combos]
     )
@@ -428,7 +463,29 @@ def variants(
         slots: dict[str, int] = {}  # one draw per sheet: no duplicates across groups
         for _, group in combo:
             for sheet, n in group:
-                if n > 0 and (present is None or sheet in present):
+                if n > 0:
                     slots[sheet] = slots.get(sheet, 0) + n
         out.append((weight, tuple(slots.items())))
     return out
+
+
+def empty_choices(rule: GenericRule, present: set[str]) -> list[str]:
+    """One note per pack group with choices ``variants`` leaves out (sheets without cards)."""
+    notes = []
+    for name, choices in rule.pack:
+        kept = _drawable(choices, present)
+        if len(kept) == len(choices):
+            continue
+        empty = sorted({s for _, slots in choices for s, n in slots if n > 0} - present)
+        total = sum(w for w, _ in choices)
+        share = 1 - sum(w for w, _ in kept) / total
+        where = (
+            "go to the group's other choices, in proportion"
+            if kept
+            else "have no other choice: the group is left out"
+        )
+        notes.append(
+            f"{name}: {', '.join(empty)} select no card of this set; "
+            f"their {float(share) * 100:.4g} % of packs {where}"
+        )
+    return notes

@@ -101,6 +101,9 @@ class ProductDef:
     #: ``sourceSetCodes``): where an unresolved card's own set is unknown, these say which
     #: sync brings it.
     source_sets: tuple[str, ...] = ()
+    #: What was changed from the product's rules to fit the data (generic products: a
+    #: choice whose sheet selects no card, a set without booster flags), one line each.
+    notes: tuple[str, ...] = ()
 
 
 class Item(NamedTuple):

@@ -76,13 +76,20 @@ Key = tuple[Any, ...]  # a card key: the ``KEY_FIELDS`` of an item prototype
 
 @dataclass
 class _SheetOdds:
-    """One sheet drawn ``n`` times: per local card expected copies and chance of ≥ 1."""
+    """One sheet drawn ``n`` times: per local card expected copies and chance of ≥ 1; the
+    variance of each card's copies and of each group's count (``var``, ``g_var``; None:
+    the card is 0 or 1 copy, variance ``p (1 - p)``, and groups are sums of such cards)."""
 
     expected: np.ndarray
     present: np.ndarray
     none: dict[Group, float]
     exact: bool = True
     method: str = "exact"  # exact | integral (numerical integration of an exact formula)
+    var: np.ndarray | None = None
+    g_var: dict[Group, float] | None = None
+
+    def card_var(self) -> np.ndarray:
+        return self.var if self.var is not None else self.present * (1.0 - self.present)
 
 
 @dataclass
@@ -92,6 +99,10 @@ class _Acc:
     expected: dict[Key, float] = field(default_factory=lambda: defaultdict(float))
     none: dict[Key, float] = field(default_factory=lambda: defaultdict(lambda: 1.0))
     g_none: dict[Group, float] = field(default_factory=lambda: defaultdict(lambda: 1.0))
+    #: variances of the copies of each card and of each group's count (draws of different
+    #: sheets and slots are independent: they add)
+    var: dict[Key, float] = field(default_factory=lambda: defaultdict(float))
+    g_var: dict[Group, float] = field(default_factory=lambda: defaultdict(float))
     rank: dict[Any, int] = field(default_factory=dict)  # card key or ("group", …) -> METHODS index
 
     def worse(self, key: Any, rank: int) -> None:
@@ -171,23 +182,37 @@ def _none_product(present: np.ndarray, groups: list[Group]) -> dict[Group, float
     return dict(out)
 
 
+def _shares(p: np.ndarray, groups: list[Group]) -> dict[Group, float]:
+    out: dict[Group, float] = defaultdict(float)
+    for pi, g in zip(p.tolist(), groups):
+        out[g] += pi
+    return dict(out)
+
+
 def sheet_odds(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
     """Figures of ``n`` draws from a compiled sheet (``groups``: per local card)."""
     w = sheet.weights
     size = len(w)
-    if sheet.allow_duplicates:
+    if sheet.allow_duplicates:  # independent draws: binomial counts
         p = w / w.sum()
-        none: dict[Group, float] = defaultdict(float)
-        for pi, g in zip(p.tolist(), groups):
-            none[g] += pi
+        share = _shares(p, groups)
         return _SheetOdds(
             n * p,
             -np.expm1(n * np.log1p(-p)) if n else np.zeros(size),
-            {g: (1.0 - s) ** n for g, s in none.items()},
+            {g: (1.0 - s) ** n for g, s in share.items()},
+            var=n * p * (1.0 - p),
+            g_var={g: n * s * (1.0 - s) for g, s in share.items()},
         )
     if n >= size:  # every card once, then the engine draws the rest from all weights
-        extra = (n - size) * w / w.sum()
-        return _SheetOdds(1.0 + extra, np.ones(size), {g: 0.0 for g in groups})
+        k, p = n - size, w / w.sum()
+        share = _shares(p, groups)
+        return _SheetOdds(
+            1.0 + k * p,
+            np.ones(size),
+            {g: 0.0 for g in groups},
+            var=k * p * (1.0 - p),
+            g_var={g: k * s * (1.0 - s) for g, s in share.items()},
+        )
     if sheet.balance and n >= len(sheet.balance):
         return _balanced(sheet, n, groups)
     return _successive(w, n, groups)
@@ -207,18 +232,23 @@ def _successive(w: np.ndarray, n: int, groups: list[Group]) -> _SheetOdds:
         )
     mean = np.zeros(len(keys))
     none: dict[Group, float] = defaultdict(float)
+    moments: dict[Group, list[float]] = defaultdict(lambda: [0.0, 0.0])  # E[G], E[G²]
     by_group: dict[Group, list[int]] = defaultdict(list)
     for j, k in enumerate(keys):
         by_group[k[1]].append(j)
     for state, p in dist.items():
         mean += p * np.array(state, dtype=np.float64)
         for g, js in by_group.items():
-            if all(state[j] == 0 for j in js):
+            count = sum(state[j] for j in js)
+            if not count:
                 none[g] += p
+            moments[g][0] += p * count
+            moments[g][1] += p * count * count
     present = np.empty(len(w))
     for j, k in enumerate(keys):
         present[classes[k]] = mean[j] / sizes[j]
-    return _SheetOdds(present, present, {g: none.get(g, 0.0) for g in by_group})
+    g_var = {g: max(e2 - e * e, 0.0) for g, (e, e2) in moments.items()}
+    return _SheetOdds(present, present, {g: none.get(g, 0.0) for g in by_group}, g_var=g_var)
 
 
 _PANELS, _NODES = 24, 12  # composite Gauss–Legendre over the race time
@@ -319,15 +349,17 @@ def _balanced(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
             done[key] = race_inclusion(cw, m, members, seed_p, i)
         present[i] = seed_p[i] + (1.0 - seed_p[i]) * done[key]
     none: dict[Group, float] = {}
+    g_var: dict[Group, float] = {}
     exact = True
     for g in set(groups):
         inside = [k for k, h in enumerate(groups) if h == g]
-        if len(inside) == size:
-            none[g] = 0.0
+        if len(inside) == size:  # every draw is of this group: always n of them
+            none[g], g_var[g] = 0.0, 0.0
         else:
             none[g] = float(np.prod(1.0 - present[inside]))
+            g_var[g] = float(np.sum(present[inside] * (1.0 - present[inside])))  # approx
             exact = False
-    return _SheetOdds(present, present, none, exact=exact, method="integral")
+    return _SheetOdds(present, present, none, exact=exact, method="integral", g_var=g_var)
 
 
 # --- a product ------------------------------------------------------------------------------
@@ -345,14 +377,19 @@ def _add_extra(acc: _Acc, cp: CompiledProduct, extra: _Extra) -> None:
             if twins is not None and gold:
                 probs[int(twins[k])] += each * gold
     taken: dict[Group, float] = defaultdict(float)
+    by_key: dict[Key, float] = defaultdict(float)
     for p, prob in probs.items():
         proto = cp.protos[p]
         key = proto_key(proto)
-        acc.expected[key] += prob
+        by_key[key] += prob
         acc.none[key] *= 1.0 - prob
         taken[proto_group(proto)] += prob
+    for key, prob in by_key.items():  # one draw: 0 or 1 copy of each card
+        acc.expected[key] += prob
+        acc.var[key] += prob * (1.0 - prob)
     for g, s in taken.items():
         acc.g_none[g] *= max(0.0, 1.0 - s)
+        acc.g_var[g] += s * (1.0 - s)
 
 
 def _add_sheet(
@@ -375,13 +412,24 @@ def _add_sheet(
     keys = [proto_key(p) for p in protos]
     repeated = {k for k, c in _count(keys).items() if c > 1}
     rank = METHODS.index(so.method)
-    for key, e, pr in zip(keys, so.expected.tolist(), so.present.tolist()):
+    for key, e, pr, v in zip(keys, so.expected.tolist(), so.present.tolist(), so.card_var()):
         acc.expected[key] += e
         acc.none[key] *= 1.0 - pr
+        acc.var[key] += float(v)  # a card listed twice: approx (its rows say so)
         acc.worse(key, APPROX if key in repeated else rank)
+    g_var = so.g_var if so.g_var is not None else _independent(so, groups)
     for g, v in so.none.items():
         acc.g_none[g] *= v
+        acc.g_var[g] += g_var.get(g, 0.0)
         acc.worse(("group",) + g, rank if so.exact else APPROX)
+
+
+def _independent(so: _SheetOdds, groups: list[Group]) -> dict[Group, float]:
+    """Group variances as sums of the cards' (the approximate programme)."""
+    out: dict[Group, float] = defaultdict(float)
+    for v, g in zip(so.card_var().tolist(), groups):
+        out[g] += v
+    return dict(out)
 
 
 def _count(keys: Iterable[Key]) -> dict[Key, int]:
@@ -414,31 +462,45 @@ def _group_sort(g: Group) -> tuple[int, str, bool]:
     return (rank, label, foil)
 
 
-def product_odds(cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Per-pack (card rows, group rows): ``expected`` copies, ``chance`` of at least one,
-    ``method`` one of ``METHODS``."""
-    parts = _variant_odds(cp)
+def _mix(
+    parts: list[tuple[float, _Acc]],
+) -> tuple[dict[Key, list[float]], dict[Group, list[float]], dict[Any, int]]:
+    """The variants' figures mixed by weight: per card key and per group ``[expected,
+    chance, E[count²]]``, and the worst method rank of each."""
     cards: dict[Key, list[float]] = {}
     groups: dict[Group, list[float]] = {}
     ranks: dict[Any, int] = {}
     for share, acc in parts:
         for k, r in acc.rank.items():
             ranks[k] = max(ranks.get(k, 0), r)
+        mean: dict[Group, float] = defaultdict(float)
         for key, e in acc.expected.items():
-            row = cards.setdefault(key, [0.0, 0.0])
+            row = cards.setdefault(key, [0.0, 0.0, 0.0])
             row[0] += share * e
             row[1] += share * (1.0 - acc.none[key])
+            row[2] += share * (acc.var[key] + e * e)
+            mean[key_group(key)] += e
         for g in acc.g_none:
-            groups.setdefault(g, [0.0, 0.0])[1] += share * (1.0 - acc.g_none[g])
-    group_of = {k: key_group(k) for k in cards}
-    for key, (e, _) in cards.items():
-        groups.setdefault(group_of[key], [0.0, 0.0])[0] += e
+            row = groups.setdefault(g, [0.0, 0.0, 0.0])
+            row[1] += share * (1.0 - acc.g_none[g])
+        for g, m in mean.items():
+            groups.setdefault(g, [0.0, 0.0, 0.0])[2] += share * (acc.g_var.get(g, 0.0) + m * m)
+    for key, (e, _, _) in cards.items():
+        groups.setdefault(key_group(key), [0.0, 0.0, 0.0])[0] += e
+    return cards, groups, ranks
+
+
+def product_odds(cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per-pack (card rows, group rows): ``expected`` copies, ``chance`` of at least one,
+    ``method`` one of ``METHODS``, and ``variance``, the variance of the count per pack
+    under the same model (what ``--simulate`` measures its deviations in)."""
+    cards, groups, ranks = _mix(_variant_odds(cp))
     card_rows = []
-    for key, (e, c) in cards.items():
-        g = group_of[key]
+    for key, (e, c, e2) in cards.items():
+        g = key_group(key)
         card_rows.append({
             **dict(zip(KEY_FIELDS, key)), "group": g[0], "expected": e, "chance": min(c, 1.0),
-            "method": METHODS[ranks.get(key, 0)],
+            "method": METHODS[ranks.get(key, 0)], "variance": max(e2 - e * e, 0.0),
         })  # fmt: skip
     card_rows.sort(
         key=lambda r: (
@@ -456,8 +518,9 @@ def product_odds(cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[s
             "expected": e,
             "chance": min(c, 1.0),
             "method": METHODS[ranks.get(("group",) + g, 0)],
+            "variance": max(e2 - e * e, 0.0),
         }
-        for g, (e, c) in sorted(groups.items(), key=lambda kv: _group_sort(kv[0]))
+        for g, (e, c, e2) in sorted(groups.items(), key=lambda kv: _group_sort(kv[0]))
     ]
     return card_rows, group_rows
 
@@ -470,6 +533,7 @@ def per_unit(rows: list[dict[str, Any]], packs: int) -> list[dict[str, Any]]:
         {
             **r,
             "expected": r["expected"] * packs,
+            "variance": r.get("variance", 0.0) * packs,
             "chance": -math.expm1(packs * math.log1p(-min(r["chance"], 1.0)))
             if r["chance"] < 1.0
             else 1.0,
@@ -523,9 +587,9 @@ def _box_size(kind: str, box_size: int | None) -> int | None:
 
 
 def _z(observed: float, expected: float, se: float) -> float | None:
-    if se > 0:
+    if se > 1e-9:
         return round((observed - expected) / se, 3)
-    return 0.0 if abs(observed - expected) < 1e-12 else None
+    return 0.0 if abs(observed - expected) < 1e-9 else None
 
 
 def _observed(
@@ -533,13 +597,12 @@ def _observed(
 ) -> None:
     """Add the simulated figures and their deviation in standard errors to ``rows``."""
     for row, ident in zip(rows, ids):
-        copies, sq, present = counts.get(ident, (0, 0, 0))
+        copies, _, present = counts.get(ident, (0, 0, 0))
         mean = copies / units
-        var = max(sq / units - mean * mean, 0.0)
         chance = present / units
         p = row["chance"]
         row["observed_expected"] = round(mean, 12)
-        row["z_expected"] = _z(mean, row["expected"], math.sqrt(var / units))
+        row["z_expected"] = _z(mean, row["expected"], math.sqrt(row["variance"] / units))
         row["observed_chance"] = round(chance, 12)
         row["z_chance"] = _z(chance, p, math.sqrt(p * (1 - p) / units))
 
@@ -606,6 +669,8 @@ def odds(
     for r in cards + groups:
         r["expected"], r["chance"] = round(r["expected"], 12), round(r["chance"], 12)
     sim = _simulated(cp, cards, groups, simulate, seed, unit) if simulate else None
+    for r in cards + groups:
+        del r["variance"]  # used for the z figures; not one of the odds' fields
     return {
         "set": pd.set_code, "product": pd.code, "name": pd.name, "kind": pd.kind,
         "per": per, "box_size": size, "packs_per_unit": unit, "simulation": sim,

@@ -27,7 +27,9 @@ from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
 from boosterkit.generator.model import CARD_COLUMNS, CardInfo, ProductDef, SheetDef, VariantDef
+from boosterkit.pipeline import thelist
 from boosterkit.pipeline.db import Connection, one_row, scalar
+from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
@@ -83,11 +85,47 @@ def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
     )
 
 
+#: ``in_booster`` as the generic products read it: Scryfall's flag, or for a set none of
+#: whose cards has it (``$main``: its printed size, see ``main_size``) the plain numbers up
+#: to that size. Needs ``$main`` and ``$set``.
+_IN_BOOSTER_SQL = (
+    "CASE WHEN c.set_code = $set AND $main IS NOT NULL "
+    "THEN coalesce(TRY_CAST(c.collector_number AS INTEGER) <= $main, false) "
+    "ELSE c.in_booster END"
+)
+
+
+def main_cards(con: Connection, set_code: str) -> tuple[int, str] | None:
+    """For a set whose Magic cards are all ``booster: false`` on Scryfall (a pre-release
+    snapshot): the last number of its main cards, which its generic products draw, and
+    where it comes from: the set's printed size, else its last basic land (Scryfall often
+    has no printed size for a new set; the basics close the main numbering). None for any
+    other set, or when neither is known."""
+    magic, booster, size, last_basic = con.execute(
+        "SELECT count(*), count(*) FILTER (coalesce(in_booster, true)), "
+        "(SELECT printed_size FROM sets WHERE code = $set), "
+        "max(TRY_CAST(collector_number AS INTEGER)) FILTER (coalesce(is_basic_land, false)) "
+        "FROM cards WHERE set_code = $set AND kind = 'card'",
+        {"set": set_code},
+    ).fetchone() or (0, 0, None, None)
+    if not magic or booster:
+        return None
+    if size:
+        return int(size), "its printed size"
+    return (int(last_basic), "up to its last basic land") if last_basic else None
+
+
+def main_size(con: Connection, set_code: str) -> int | None:
+    """``main_cards``' last number alone."""
+    found = main_cards(con, set_code)
+    return found[0] if found else None
+
+
 def _booster_rarities(con: Connection, set_code: str) -> Counter[str]:
     rows = con.execute(
-        "SELECT rarity, count(*) FROM cards WHERE set_code = ? AND kind = 'card' "
-        "AND coalesce(in_booster, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
-        [set_code],
+        f"SELECT rarity, count(*) FROM cards c WHERE set_code = $set AND kind = 'card' "
+        f"AND coalesce({_IN_BOOSTER_SQL}, true) AND NOT coalesce(is_basic_land, false) GROUP BY 1",
+        {"set": set_code, "main": main_size(con, set_code)},
     ).fetchall()
     return Counter({r: n for r, n in rows})
 
@@ -148,12 +186,14 @@ def no_products_reason(con: Connection, set_code: str) -> str:
         "FROM cards WHERE set_code = ?",
         [set_code],
     )
-    if magic and not booster:
+    if magic and not booster and main_size(con, set_code) is None:
         return (
             f"none of its {magic} cards is marked for boosters (Scryfall `booster: false` on "
-            "every card: a bonus sheet, or a pre-release snapshot of a new set), so no "
-            "generic product can be built; import its collation data (`boosterkit import "
-            "mtgjson`) or sync it again once Scryfall marks its booster cards"
+            "every card: a bonus sheet, or a pre-release snapshot of a new set) and neither "
+            "its printed size nor a basic land tells its main cards, so no generic product "
+            "can be built; import its "
+            "collation data (`boosterkit import mtgjson`) or sync it again once Scryfall "
+            "marks its booster cards"
         )
     if not n:  # only a plain set code is ever quoted as a command
         fix = (
@@ -234,13 +274,14 @@ def _db_sheets(con: Connection, code: str) -> dict[str, SheetDef]:
                ON sc.card_id IS NULL AND ce.set_code = sc.set_code
               AND (ce.collector_number = sc.collector_number
                    OR ce.collector_number = regexp_replace(sc.collector_number, '[a-z]$', ''))
-        LEFT JOIN cards c ON c.id = coalesce(sc.card_id, mu.card_id, ce.id)
+        {LIST_JOIN_SQL}
+        LEFT JOIN cards c ON c.id = coalesce(sc.card_id, mu.card_id, ce.id, pl.card_id)
         WHERE sc.product_code = $code
         QUALIFY row_number() OVER (PARTITION BY sc.sheet_name, sc.ref
                                    ORDER BY ce.collector_number = sc.collector_number DESC) = 1
         ORDER BY sc.sheet_name, sc.ref
         """,
-        {"code": code},
+        {"code": code, **list_params()},
     ).fetchall()
     cards: dict[str, list[CardInfo]] = {n: [] for n in flags}
     weights: dict[str, list[int]] = {n: [] for n in flags}
@@ -273,35 +314,55 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     only (VOW's balanced commons: MTGJSON ``balanceColors``, not sealed-data): the winning
     product keeps its cards and weights and takes the union of ``balance_colors`` and
     ``allow_duplicates`` of the counterpart's sheet of the same name, else of the sheet with
-    the same cards (README, precedence and merge rules).
+    the same cards; ``balance_colors`` also from a balanced sheet whose cards it holds plus
+    only their treatments (VOW: sealed-data's ``sfc_common_with_showcase``, 90 commons and
+    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). README, precedence.
     """
     other = counterpart(code)
-    flags = {
-        n: (bool(b), bool(d))
-        for n, b, d in con.execute(
-            "SELECT sheet_name, balance_colors, allow_duplicates FROM sheets WHERE product_code = ?",
-            [other],
-        ).fetchall()
-    }
-    if not flags:
+    rows = con.execute(
+        "SELECT sheet_name, balance_colors, allow_duplicates, foil FROM sheets "
+        "WHERE product_code = ?",
+        [other],
+    ).fetchall()
+    if not rows:
         return sheets
+    flags = {n: (bool(b), bool(d)) for n, b, d, _ in rows}
     by_name = {_sheet_key(n): f for n, f in flags.items()}
     members: dict[str, set[tuple[str, str | None]]] = {}
     for n, s, c in con.execute(
         "SELECT sheet_name, set_code, collector_number FROM sheet_cards WHERE product_code = ?",
         [other],
     ).fetchall():
-        members.setdefault(n, set()).add((s, c))
+        members.setdefault(n, set()).add((s, _plain(c)))
     by_cards = {frozenset(m): flags[n] for n, m in members.items() if n in flags}
+    balanced = [(members[n], bool(f)) for n, b, _, f in rows if b and n in members]
     out = {}
     for name, sd in sheets.items():
         b, d = by_name.get(_sheet_key(name)) or by_cards.get(
-            frozenset((c.set, c.collector_number) for c in sd.cards), (False, False)
+            frozenset((c.set, _plain(c.collector_number)) for c in sd.cards), (False, False)
         )
+        b = b or any(f == sd.foil and _with_treatments(sd, m) for m, f in balanced)
         out[name] = dataclasses.replace(
             sd, balance_colors=sd.balance_colors or b, allow_duplicates=sd.allow_duplicates or d
         )
     return out
+
+
+def _plain(number: str | None) -> str | None:
+    """A collector number without the letter mtg.wtf adds to multi-part cards."""
+    return re.sub(r"[a-z]$", "", number) if number else number
+
+
+def _with_treatments(sd: SheetDef, theirs: set[tuple[str, str | None]]) -> bool:
+    """Whether ``sd`` holds every card of ``theirs`` and otherwise only other printings
+    (treatments) of those cards: same names, all resolved."""
+    ours = {(c.set, _plain(c.collector_number)): c for c in sd.cards}
+    if not theirs or not theirs <= ours.keys() or len(ours) == len(theirs):
+        return False
+    names = {ours[k].name for k in theirs}
+    return None not in names and all(
+        c.resolved and c.name in names for k, c in ours.items() if k not in theirs
+    )
 
 
 def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
@@ -320,14 +381,17 @@ def _db_variants(con: Connection, code: str) -> list[tuple[int, tuple[tuple[str,
     return [(int(w), tuple(slots[i])) for i, w in weights]
 
 
-def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
-    """The English cards (kind ``card``) of ``codes`` as the generic selectors see them."""
+def _candidates(
+    con: Connection, codes: list[str], own: str, main: int | None
+) -> list[gen.Candidate]:
+    """The English cards (kind ``card``) of ``codes`` as the generic selectors see them
+    (``main``: ``main_size`` of the product's set ``own``)."""
     rows = con.execute(
-        f"SELECT {_CARD_COLS}, c.in_booster, coalesce(c.is_basic_land, false), c.released_at, "
-        "c.promo_types, c.full_art FROM cards c "
-        "WHERE c.set_code IN (SELECT unnest(?::VARCHAR[])) AND c.kind = 'card' "
+        f"SELECT {_CARD_COLS}, {_IN_BOOSTER_SQL}, coalesce(c.is_basic_land, false), "
+        "c.released_at, c.promo_types, c.full_art FROM cards c "
+        "WHERE c.set_code IN (SELECT unnest($codes::VARCHAR[])) AND c.kind = 'card' "
         "AND coalesce(c.lang, 'en') = 'en' ORDER BY c.set_code, c.collector_number, c.id",
-        [codes],
+        {"codes": codes, "set": own, "main": main},
     ).fetchall()
     out = []
     for r in rows:
@@ -342,10 +406,10 @@ def _candidates(con: Connection, codes: list[str]) -> list[gen.Candidate]:
 
 
 def _generic_sheets(
-    con: Connection, info: dict[str, Any], rule: gen.GenericRule
+    con: Connection, info: dict[str, Any], rule: gen.GenericRule, main: int | None
 ) -> dict[str, SheetDef]:
     set_code, released = info["code"], _as_date(info["released_at"])
-    cards = _candidates(con, rule.sets_drawn(set_code))
+    cards = _candidates(con, rule.sets_drawn(set_code), set_code, main)
     sheets = {}
     for name, sr in rule.sheets.items():
         picked, weights = gen.compile_sheet(sr, cards, set_code, released)
@@ -382,14 +446,23 @@ def _known_absent(con: Connection, codes: list[str]) -> set[str]:
 def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> ProductDef:
     set_code, kind, code = entry["set_code"], entry["kind"], entry["code"]
     sources: tuple[str, ...] = ()
+    notes: list[str] = []
     if entry["source"] == "generic":
         generic = next(
             r
             for r in gen.load_generic().for_set(set_code, _as_date(info["released_at"]))
             if r.kind == kind
         )
-        sheets = _generic_sheets(con, info, generic)
+        main = main_cards(con, set_code)
+        sheets = _generic_sheets(con, info, generic, main[0] if main else None)
         variants = gen.variants(generic, set(sheets))
+        if main is not None:
+            notes.append(
+                f"every Magic card of {set_code} is `booster: false` on Scryfall (a "
+                f"pre-release snapshot): its main cards, numbers 1–{main[0]} ({main[1]}), "
+                "are taken as its booster cards"
+            )
+        notes += gen.empty_choices(generic, set(sheets))
     else:
         sheets = _union_flags(con, code, _db_sheets(con, code))
         variants = _db_variants(con, code)
@@ -423,6 +496,7 @@ def _compile(con: Connection, info: dict[str, Any], entry: dict[str, Any]) -> Pr
         sheets=sheets,
         extras=extras,
         source_sets=sources,
+        notes=tuple(notes),
     )
 
 
@@ -430,6 +504,21 @@ def _as_date(value: Any) -> dt.date | None:
     if value is None or isinstance(value, dt.date):
         return value
     return dt.date.fromisoformat(str(value)[:10])
+
+
+def default_products(con: Connection, set_code: str) -> dict[str, str]:
+    """Each product kind of ``set_code`` → the code of its default product (what
+    ``--product KIND`` picks), in the listing's order. Unknown set → ``NotFoundError``."""
+    _, entries = _catalog(con, set_code.strip().lower())
+    return {e["kind"]: e["code"] for e in entries if e["default"]}
+
+
+def holds_unresolved(product: ProductDef) -> bool:
+    """Whether a sheet of ``product`` holds a Magic card the database does not (which a
+    minigame that reads cards would refuse)."""
+    return any(
+        not c.resolved and c.kind == "card" for s in product.sheets.values() for c in s.cards
+    )
 
 
 def resolve_product(con: Connection, set_code: str, product: str | None = None) -> ProductDef:
@@ -446,45 +535,47 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 
 # --- the listing --------------------------------------------------------------------------
 
-#: Set codes of card references that no sync can resolve, and why (said instead of a hint).
-#: magic-sealed-data numbers The List as its own set ``plist:N``; Scryfall's and MTGJSON's
-#: ``plst`` number the same cards after their original printing (``AFR-123``).
-UNSYNCABLE = {
-    "plist": "The List as magic-sealed-data numbers it (plist); Scryfall's `plst` numbers "
-    "those cards otherwise (AFR-123), so no sync resolves them",
-}
 
-
-def fill_hints(set_code: str, missing_sets: list[str]) -> list[str]:
-    """One hint per sync command that would bring ``missing_sets`` (cards of ``set_code``'s
+def fill_hints(
+    set_code: str, missing_sets: list[str], list_numbers: list[str | None] | None = None
+) -> list[str]:
+    """One hint per command that would bring ``missing_sets`` (cards of ``set_code``'s
     products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's
-    sync; sets in ``UNSYNCABLE`` get none."""
+    sync; The List in magic-sealed-data's old numbering (``plist``) with MTGJSON's
+    PLIST.json or a sync of ``plst`` (``pipeline.thelist``). ``list_numbers``: the missing
+    ``plist`` numbers, when known; none of them in the table, no hint for them."""
     children: list[str] = []
     others: list[str] = []
+    lists: list[str] = []
     for s in dict.fromkeys(missing_sets):
-        if s in UNSYNCABLE:
-            continue
-        if s != set_code and s[1:] == set_code and s[0] in "atm":
+        if s == thelist.OLD_LIST_SET:
+            lists += thelist.list_fill(list_numbers if list_numbers is not None else ["1"], False)
+        elif s != set_code and s[1:] == set_code and s[0] in "atm":
             children.append(s)
         elif s != "?":
             others.append(s)
+    others.sort(key=lambda x: x != set_code)  # the set's own sync first
     # set codes come from the data: quoted, so a hostile one cannot make a command of itself
     hints = (
         [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
         if children
         else []
     )
-    return hints + [f"boosterkit sync {shlex.quote(s)}" for s in others]
+    return list(
+        dict.fromkeys(hints + [f"boosterkit sync {shlex.quote(s)}" for s in others] + lists)
+    )
 
 
 def describe(product: ProductDef) -> dict[str, Any]:
     """The short JSON form of a compiled product: variants, sheets, extras, unresolved counts."""
     total = sum(v.weight for v in product.variants) or 1
     missing: Counter[str] = Counter()
+    old_list: list[str | None] = []
     sheets = []
     for s in product.sheets.values():
         unresolved = [c for c in s.cards if not c.resolved]
         missing.update(c.set for c in unresolved)
+        old_list += [c.collector_number for c in unresolved if c.set == thelist.OLD_LIST_SET]
         sheets.append(
             {
                 "name": s.name,
@@ -522,7 +613,8 @@ def describe(product: ProductDef) -> dict[str, Any]:
         **_describe_variants(product, total),
         "sheets": sheets,
         "extras": extras,
-        **_unresolved(product, missing, extra_missing),
+        "notes": list(product.notes),
+        **_unresolved(product, missing, extra_missing, old_list),
     }
 
 
@@ -541,7 +633,7 @@ def _describe_variants(product: ProductDef, total: int) -> dict[str, Any]:
 
 
 def _unresolved(
-    product: ProductDef, missing: Counter[str], extra_missing: list[str]
+    product: ProductDef, missing: Counter[str], extra_missing: list[str], old_list: list[str | None]
 ) -> dict[str, Any]:
     """Unresolved counts and the syncs that fill them. A card whose set is unknown ("?": an
     MTGJSON uuid not loaded) points to the product's source sets none of its cards come from."""
@@ -552,7 +644,9 @@ def _unresolved(
         "unresolved": sum(missing.values()),
         "unresolved_sets": dict(missing.most_common()),
         "missing_extra_sets": sorted(set(extra_missing)),
-        "fill": fill_hints(product.set_code, [*missing, *guessed, *sorted(set(extra_missing))]),
+        "fill": fill_hints(
+            product.set_code, [*missing, *guessed, *sorted(set(extra_missing))], old_list
+        ),
     }
 
 

@@ -10,12 +10,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
-from boosterkit.minigames.engine import Setup, check_players, run_steps
+from boosterkit.minigames.engine import (
+    Setup,
+    SetupError,
+    UnknownCardsError,
+    check_players,
+    run_steps,
+)
 from boosterkit.minigames.lookup import card_facts, kept_cards, kept_minigames, rules_text
 from boosterkit.minigames.sheets import check_lang
 
@@ -212,22 +219,77 @@ def _deal(
         basics = None
         if spec.adds_external:
             basics = cards.basics if cards else basic_lands(connection(), set_code)
-        setup = run_steps(
-            spec,
-            packs,
-            players,
-            seed,
-            set_code=set_code,
-            product=used,
-            strict_backs=strict_backs,
-            basics=basics,
-        )
+        try:
+            setup = run_steps(
+                spec,
+                packs,
+                players,
+                seed,
+                set_code=set_code,
+                product=used,
+                strict_backs=strict_backs,
+                basics=basics,
+            )
+        except SetupError as exc:
+            exc.set_code, exc.product = set_code, used
+            if isinstance(exc, UnknownCardsError):
+                deals = _Attempt(con, connection, spec, players, seed, strict_backs, products)
+                kind = deals.alternative(set_code, cp.product.code, basics)
+                if kind:
+                    exc.offer(kind)
+            raise
         setup.lang = lang
         setup.rules_text = rules_text(minigames, spec, lang, set_code)
         setup.facts = card_facts(setup, cards.rows if cards else {}, connection)
     if note:
         setup.notes.insert(0, note)
     return setup
+
+
+#: The product kinds a refused deal may offer instead, in this order (those the organizer
+#: page's product choice lists).
+ALTERNATIVE_KINDS = ("draft", "play", "set")
+
+
+@dataclass
+class _Attempt:
+    """What a deal was asked for, to try it again with another product of the set."""
+
+    con: DbArg
+    connection: Callable[[], Connection]
+    spec: Minigame
+    players: int
+    seed: int
+    strict_backs: bool
+    products: ProductCache | None
+
+    def alternative(
+        self, set_code: str, used: str, basics: dict[str, CardInfo] | None
+    ) -> str | None:
+        """The first kind of ``ALTERNATIVE_KINDS`` whose default product is not ``used``,
+        holds no card the database lacks, and deals this seed."""
+        from boosterkit.generator import cache, small
+        from boosterkit.generator.packs import drawn
+        from boosterkit.generator.products import default_products, holds_unresolved
+
+        count = self.spec.pack_count(self.players)
+        defaults = default_products(self.connection(), set_code)
+        for kind in ALTERNATIVE_KINDS:
+            if defaults.get(kind) in (None, used):
+                continue
+            cp = cache.compiled_product(
+                set_code, defaults[kind], self.con, self.products, lite=count <= small.SMALL
+            )
+            if holds_unresolved(cp.product):
+                continue
+            try:
+                run_steps(self.spec, drawn(cp, self.seed, 1, count), self.players, self.seed,
+                          set_code=set_code, product=kind, strict_backs=self.strict_backs,
+                          basics=basics)  # fmt: skip
+            except SetupError:
+                continue
+            return kind
+        return None
 
 
 def summary(setup: Setup) -> dict[str, Any]:

@@ -28,7 +28,51 @@ _BASIC_COLORS = {"Plains": "W", "Island": "U", "Swamp": "B", "Mountain": "R", "F
 
 
 class SetupError(BoosterkitError):
-    """The opened packs cannot make this game's setup (for example too few lands)."""
+    """The opened packs cannot make this game's setup (for example too few lands).
+
+    ``set_code`` and ``product``: what the packs were opened as (``deal`` fills them in)."""
+
+    set_code: str | None = None
+    product: str | None = None
+
+
+class UnknownCardsError(SetupError):
+    """Dealt cards the game reads are not in the database: one short sentence naming the
+    commands that bring them (``fix``) and, once ``deal`` found one, a product of the same
+    set that deals this seed (``alternative``, a kind such as ``draft``)."""
+
+    def __init__(self, game: str, cards: list[_Where], fix: list[str], set_code: str) -> None:
+        self.game, self.count, self.fix, self.set_code = game, len(cards), fix, set_code
+        self.lists = all(s in _LIST_SETS for s, _ in cards)
+        #: the set's own cards are missing: no seed deals
+        self.own = any(s == set_code for s, _ in cards)
+        self.alternative: str | None = None
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        n = self.count
+        what = f"{n} {'List ' if self.lists else ''}card{'s' if n != 1 else ''}"
+        where = "are" if n != 1 else "is"
+        if self.fix:
+            head = f"{self.game}: {what} {where} not in the database: run "
+            head += " or ".join(f"`{h}`" for h in self.fix[:2])
+            if len(self.fix) > 2:
+                head += f" (and {len(self.fix) - 2} more: `boosterkit products {self.set_code}`)"
+        else:
+            head = f"{self.game}: {what} {where} in no file boosterkit can load"
+        if self.alternative:
+            return f"{head}, or deal `--product {self.alternative}`."
+        return f"{head}." if self.own else f"{head}, or try another seed."
+
+    def offer(self, kind: str) -> None:
+        """Name ``kind`` as the product that deals this seed."""
+        self.alternative = kind
+        self.args = (self._message(),)
+
+
+#: The List's set codes: magic-sealed-data's old numbering, and Scryfall's.
+_LIST_SETS = ("plist", "plst")
+_Where = tuple[str, "str | None"]  # a card's set and collector number
 
 
 @dataclass(frozen=True)
@@ -855,29 +899,25 @@ def _check_unknown(s: _State) -> None:
     reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
     if played and reads:
-        sets = sorted({c.set for _, c in played})
-        cards = ", ".join(f"{c.set.upper()} {c.collector_number or '?'}" for _, c in played[:3])
-        raise SetupError(
-            f"{s.spec.name}: {len(played)} dealt card{'s' if len(played) != 1 else ''} "
-            f"({cards}) {'are' if len(played) != 1 else 'is'} not in the database, and the game "
-            f"is played by {', '.join(r.replace('_', ' ') for r in reads)}: "
-            + _how_to_fill(s.set_code, sets, len(played))
-            + f"; try another seed (this was {s.rng.seed})"
-        )
+        cards: list[_Where] = [(c.set, c.collector_number) for _, c in played]
+        raise UnknownCardsError(s.spec.name, cards, _fill(s.set_code, cards), s.set_code)
     for z, c in unknown:
+        where: _Where = (c.set, c.collector_number)
+        fix = _fill(s.set_code, [where])
+        how = (
+            f"{' or '.join(f'`{h}`' for h in fix)} brings it"
+            if fix
+            else "no file boosterkit can load holds it"
+        )
         s.notes.append(
-            f"{c.uid} ({c.set.upper()} {c.collector_number or '?'}) in the {z.name} is "
-            "an unknown card: the database does not hold it "
-            f"({_how_to_fill(s.set_code, [c.set], 1)})."
+            f"{c.uid} ({where[0].upper()} {where[1] or '?'}) in the {z.name} is "
+            f"an unknown card: the database does not hold it ({how})."
         )
 
 
-def _how_to_fill(set_code: str, sets: list[str], count: int) -> str:
-    """The syncs that would bring cards of ``sets``, or why none can."""
-    from boosterkit.generator.products import UNSYNCABLE, fill_hints
+def _fill(set_code: str, cards: list[_Where]) -> list[str]:
+    """The commands that would bring ``cards`` (none known: an empty list)."""
+    from boosterkit.generator.products import fill_hints  # reads no database
 
-    parts = [
-        f"`{h}` would bring {'them' if count != 1 else 'it'}" for h in fill_hints(set_code, sets)
-    ]
-    parts += [UNSYNCABLE[x] for x in sets if x in UNSYNCABLE]
-    return "; ".join(parts) or "no sync is known to bring it"
+    numbers = [n for s, n in cards if s == "plist"]
+    return fill_hints(set_code, sorted({s for s, _ in cards}), numbers)

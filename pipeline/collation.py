@@ -26,6 +26,7 @@ from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
 from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.runs import recorded
+from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
 SUFFIX_KINDS = {
@@ -79,9 +80,12 @@ _TABLES: dict[str, dict[str, str]] = {
 }
 
 #: SQL resolving a sheet card ``sc`` to a printing id: MTGJSON uuid, exact set+number, then
-#: the number without a trailing letter (mtg.wtf numbers multi-part cards ``106a``).
-RESOLVED_ID_SQL = "coalesce(mu.card_id, ce.id, cl.id)"
-RESOLVE_JOINS_SQL = """
+#: the number without a trailing letter (mtg.wtf numbers multi-part cards ``106a``), then an
+#: old-numbered List card (``plist:N``) by its Scryfall id (``pipeline.thelist``). Named
+#: parameters: ``thelist.list_params()``.
+RESOLVED_ID_SQL = "coalesce(mu.card_id, ce.id, cl.id, pl.card_id)"
+RESOLVE_JOINS_SQL = (
+    """
     LEFT JOIN mtgjson_uuids mu ON mu.uuid = sc.ref
     LEFT JOIN (SELECT id, set_code, collector_number FROM cards
                QUALIFY row_number() OVER (PARTITION BY set_code, collector_number
@@ -93,6 +97,8 @@ RESOLVE_JOINS_SQL = """
            ON cl.set_code = sc.set_code
           AND cl.collector_number = regexp_replace(sc.collector_number, '[a-z]$', '')
 """
+    + LIST_JOIN_SQL
+)
 
 
 def insert_rows(
@@ -189,7 +195,7 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
 
 def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> None:
     """Fill ``sheet_cards.card_id`` (and set/number from the uuid) where a printing now exists."""
-    where = "" if codes is None else "AND sc.product_code IN (SELECT unnest(?::VARCHAR[]))"
+    where = "" if codes is None else "AND sc.product_code IN (SELECT unnest($codes::VARCHAR[]))"
     con.execute(
         f"""
         UPDATE sheet_cards AS t SET card_id = r.cid,
@@ -202,7 +208,7 @@ def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> 
         WHERE t.product_code = r.product_code AND t.sheet_name = r.sheet_name AND t.ref = r.ref
           AND r.cid IS NOT NULL
         """,
-        [] if codes is None else [list(codes)],
+        {**list_params(), **({} if codes is None else {"codes": list(codes)})},
     )
 
 
@@ -291,6 +297,26 @@ def _sealed_sheet(name: str, sheet: Mapping[str, Any], where: str) -> dict[str, 
     }
 
 
+def _slots(b: Mapping[str, Any], where: str) -> list[tuple[str, int]]:
+    """A variant's (sheet, count) pairs in pack order: ``sheet_order`` when given (the split
+    2025 export adds it to every variant), else the order of ``sheets``."""
+    order = b.get("sheet_order")
+    if order is None:
+        order = list(b["sheets"])
+    elif not isinstance(order, list) or sorted(map(str, order)) != sorted(b["sheets"]):
+        raise InputError(f"{where}: 'sheet_order' is not a list of exactly the variant's sheets")
+    return [(str(k), int(b["sheets"][k])) for k in order]
+
+
+def _source_sets(obj: Mapping[str, Any], where: str) -> list[str] | None:
+    codes = obj.get("source_set_codes")
+    if codes is None:
+        return None
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+        raise InputError(f"{where}: 'source_set_codes' is not a list of set codes")
+    return [c.lower() for c in codes]
+
+
 def sealed_product(obj: Any, where: str) -> dict[str, Any]:
     """One product of the export → a product dict for ``write_products`` (validated)."""
     if not isinstance(obj, Mapping):
@@ -314,10 +340,7 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
                 f"{where}: booster variant {i} draws undefined sheet(s) {', '.join(unknown)}"
             )
         variants.append(
-            {
-                "weight": int(b.get("weight", 1)),
-                "slots": [(k, int(v)) for k, v in b["sheets"].items()],
-            }
+            {"weight": int(b.get("weight", 1)), "slots": _slots(b, f"{where} variant {i}")}
         )
     if not variants:
         raise InputError(f"{where}: no booster variants")
@@ -333,12 +356,17 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
         "source": "sealed-data",
         "variants": variants,
         "sheets": sheets,
+        "source_sets": _source_sets(obj, where),
     }
 
 
-def read_sealed(path: Path) -> list[dict[str, Any]]:
-    """Read and validate a magic-sealed-data export (``.json`` or ``.json.gz``)."""
-    path = Path(path)
+#: What ``import collation`` reads in a folder.
+EXPORT_SUFFIXES = (".json", ".json.gz")
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    """One export file: a list of products (``sealed_basic_data.json``) or one product
+    object (a file of the split 2025 export, ``mkm-play.json``)."""
     with open_input(path) as f:
         try:
             data = json.loads(f.read().decode("utf-8"))
@@ -354,17 +382,75 @@ def read_sealed(path: Path) -> list[dict[str, Any]]:
             f"{path}: an MTGJSON file, not a magic-sealed-data export: use "
             "`boosterkit import mtgjson` (it imports the file's booster key)"
         )
+    if isinstance(data, Mapping) and "boosters" in data:
+        return [sealed_product(data, str(path))]
     if not isinstance(data, list):
-        raise InputError(f"{path}: expected a JSON list of products (magic-sealed-data export)")
+        raise InputError(
+            f"{path}: expected a JSON list of products or one product object "
+            "(magic-sealed-data export)"
+        )
     return [sealed_product(p, f"{path}: product {i}") for i, p in enumerate(data, start=1)]
+
+
+def export_files(path: Path) -> list[Path]:
+    """``path`` itself, or for a folder its ``.json``/``.json.gz`` files by name."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(EXPORT_SUFFIXES))
+    if not files:
+        raise InputError(f"{path}: a folder without .json or .json.gz files")
+    return files
+
+
+def read_sealed(path: Path) -> list[dict[str, Any]]:
+    """Read and validate a magic-sealed-data export: a file of products, a file of one
+    product, or a folder of such files (``.json`` or ``.json.gz``). A product code given
+    twice is an error naming where."""
+    return _unique([(f, p) for f in export_files(Path(path)) for p in _read_file(f)])
+
+
+def _unique(found: list[tuple[Path, dict[str, Any]]]) -> list[dict[str, Any]]:
+    seen: dict[str, Path] = {}
+    for f, p in found:
+        if p["code"] in seen:
+            where = f"{seen[p['code']]} and {f}" if seen[p["code"]] != f else str(f)
+            raise InputError(f"{where}: product {p['code']} is given twice")
+        seen[p["code"]] = f
+    return [p for _, p in found]
+
+
+def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[str]:
+    """Sets the products' ``source_set_codes`` name that have no card in the database."""
+    wanted = sorted({s for p in products for s in p.get("source_sets") or ()})
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT set_code FROM cards WHERE set_code IN (SELECT unnest(?::VARCHAR[]))",
+            [wanted],
+        ).fetchall()
+    }
+    return [s for s in wanted if s not in have]
 
 
 def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
     write_products(con, products)
     codes = [p["code"] for p in products]
-    summary = {"products": len(products), "sheets": sum(len(p["sheets"]) for p in products)}
+    summary: dict[str, Any] = {
+        "products": len(products),
+        "sheets": sum(len(p["sheets"]) for p in products),
+    }
     summary.update(unresolved_summary(con, codes))
+    summary["source_sets_missing"] = _missing_sources(con, products)
+    summary["fill"] = fill_for(summary)
     return summary
+
+
+def fill_for(summary: Mapping[str, Any]) -> list[str]:
+    """The commands that bring an import's unresolved cards (its ``unresolved_sets`` and
+    ``source_sets_missing``), as ``boosterkit products`` names them."""
+    from boosterkit.generator.products import fill_hints  # pure: reads no database
+
+    return fill_hints("", [*summary.get("unresolved_sets", {}), *summary["source_sets_missing"]])
 
 
 def import_collation(
@@ -372,21 +458,26 @@ def import_collation(
 ) -> dict[str, Any]:
     """Import a magic-sealed-data export as ``sealed-data`` products; return a summary.
 
-    The summary counts products, sheets and sheet cards, how many references resolved to
-    local printings, and for the unresolved ones the sets they are in and a few examples.
-    Atomic and idempotent (products are replaced by code); recorded in ``sync_runs``.
+    ``path``: a file of products, a file of one product, or a folder of such files, all
+    read and checked before anything is written, then loaded in one transaction. A product
+    replaces the stored one of the same code (the later import wins). The summary counts
+    files, products, sheets and sheet cards, how many references resolved to local
+    printings, and for the unresolved ones the sets they are in, a few examples, and the
+    sets ``source_set_codes`` names that have no cards. Atomic and idempotent; recorded
+    in ``sync_runs``.
     """
     path = Path(path)
+    files = export_files(path)
     products = read_sealed(path)
     with recorded(con, "collation", str(path)) as run:
-        summary = {"file": str(path), **_load(con, products)}
+        summary = {"file": str(path), "files": len(files), **_load(con, products)}
         if cache is not None:
-            run.cache_files.append(store_imported(cache, path, "collation"))
+            run.cache_files += [store_imported(cache, f, "collation") for f in files]
         run.message = f"{summary['products']} products, {summary['unresolved']} unresolved cards"
     return summary
 
 
 def replay(con: Connection, files: list[Path], target: str | None) -> None:
-    """``db rebuild`` replayer: load cached exports inside the caller's transaction."""
-    for f in files:
-        _load(con, read_sealed(f))
+    """``db rebuild`` replayer: load an import's cached files inside the caller's
+    transaction, all at once as the import did."""
+    _load(con, _unique([(f, p) for f in files for p in _read_file(f)]))

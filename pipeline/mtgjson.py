@@ -20,6 +20,7 @@ from boosterkit.errors import InputError, one_line
 from boosterkit.pipeline import load
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.collation import (
+    fill_for,
     insert_rows,
     resolve_sheet_cards,
     unresolved_summary,
@@ -182,6 +183,7 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     }
     if products:
         summary.update(unresolved_summary(con, summary["products"]))
+    summary["fill"] = fill_for(summary)
     for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     return summary

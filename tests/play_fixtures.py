@@ -130,19 +130,30 @@ MKM, OTJ, BLB, DSK, FDN, DFT, EOE, FIN, TDM = (
 )
 
 
+#: MKM's List by Scryfall `plst` number (generic.yaml): 30 C/U, then 10 R/M.
+MKM_LIST = (
+    "2X2-17 APC-117 ARB-68 C16-47 CLB-85 DDU-50 DIS-173 DIS-33 DKA-143 DKA-4 DOM-130 ELD-107 "
+    "HOU-149 ISD-183 JOU-153 KLD-221 M14-213 MBS-10 MH2-191 MH2-46 ONS-272 RAV-277 RNA-182 "
+    "SOI-262 SOM-96 STX-220 UMA-138 UMA-247 VOW-207 XLN-91 "
+    "C21-19 DST-40 M20-167 MH1-21 MRD-99 ONS-89 RTR-140 SOM-98 STX-64 WAR-54"
+).split()
+
+
 def mkm() -> list[dict]:
-    """81 C, 100 U, 60 R, 20 M, 10 rare surveil lands, 10 basics; SPG 19–28; 31 `plst`
-    cards released with MKM (7 C, 19 U, 3 R, 2 M: what Scryfall has, PB §3) and one older."""
+    """81 C, 100 U, 60 R, 20 M, 10 rare surveil lands, 10 basics; SPG 19–28; 37 of the 40
+    List cards as `plst` (3 are not in Scryfall, PB §3; 8 C, 21 U, then 6 R, 2 M), 6 of
+    them with an older release date, and one `plst` card of MKM's date not on its List."""
     out = main_set("mkm", MKM) + run(
         "mkm", 262, 10, "rare", MKM, type_line="Land — Surveil", colors=()
     )
     out += basics("mkm", 272, 10, MKM) + guests(19, 10, MKM)
-    n = 0
-    for rarity, count in (("common", 7), ("uncommon", 19), ("rare", 3), ("mythic", 2)):
-        for _ in range(count):
-            n += 1
-            out.append(card("plst", f"XLN-{n}", rarity, MKM, **BONUS))
-    out.append(card("plst", "ZNR-1", "rare", "2023-11-17", **BONUS))
+    rarities = ["common"] * 8 + ["uncommon"] * 22 + ["rare"] * 7 + ["mythic"] * 3
+    for i, (number, rarity) in enumerate(zip(MKM_LIST, rarities)):
+        if number in ("UMA-247", "STX-64", "M20-167"):  # not found as `plst` (PB §3)
+            continue
+        released = "2019-11-07" if i in (3, 10, 17, 24, 31, 35) else MKM  # six keep an older one
+        out.append(card("plst", number, rarity, released, **BONUS))
+    out.append(card("plst", "ZNR-1", "rare", MKM, **BONUS))
     return out
 
 
@@ -298,13 +309,13 @@ def later(code: str, released: str) -> list[dict]:
 
 def ecl() -> list[dict]:
     """81 C, 100 U, 60 R, 20 M, 10 basics + 5 full-art basics; 20 SPG released with it
-    (160–179) and one of another date (never drawn)."""
+    (129–148, its range) and one more of its date outside the range (never drawn)."""
     out = (
         main_set("ecl", ECL)
         + basics("ecl", 262, 10, ECL)
         + basics("ecl", 272, 5, ECL, full_art=True)
     )
-    return out + guests(160, 20, ECL) + guests(180, 1, "2025-12-05")
+    return out + guests(129, 20, ECL) + guests(180, 1, ECL)
 
 
 def write(path: Path, cards: list[dict]) -> Path:

@@ -360,6 +360,36 @@ def test_an_error_is_shown_on_the_page(server: str, browser) -> None:
     page.close()
 
 
+def test_a_refused_deal_offers_the_product_that_deals(server: str, browser) -> None:
+    """Issue 18: Mimic Match at 2 on AFR, seed 1, deals a List card real_db lacks. The
+    refusal is shown with the commands that fix it; the product choice (from GET
+    /sets/afr/products) lists set, draft… and a button deals the same seed as drafts."""
+    page = browser.new_page()
+    failures = _watch(page)
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "mimic-match")
+    page.fill("#players", "2")
+    page.fill("#seed", "1")
+    page.wait_for_selector("#product option[value=afr-draft]", state="attached", timeout=15000)
+    listed = {code: p["kind"] for code, p in ((p["code"], p) for p in httpx.get(
+        f"{server}/sets/afr/products", timeout=30).json())}  # fmt: skip
+    offered = page.eval_on_selector_all("#product option", "os => os.map(o => o.value)")
+    assert offered == ["", *listed] and {"set", "draft"} <= set(listed.values())
+    page.click("#deal")
+    page.wait_for_selector("#status.error", timeout=15000)
+    status = page.inner_text("#status")
+    assert "`boosterkit sync plst`" in status and status.endswith("or deal `--product draft`.")
+    assert not _sheet_shown(page)
+    page.click("#product-offer button[data-product=afr-draft]")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    assert _sheet_shown(page) and page.input_value("#product") == "afr-draft"
+    assert "product=afr-draft" in page.url and page.is_hidden("#product-offer")
+    assert len(failures) == 1 and "/sheet?minigame=mimic-match&" in failures[0], failures
+    page.close()
+
+
 POOL = {"set": "afr", "players": 2, "packs": 3, "seed": 11}
 POOL_LINE = re.compile(r"^(\d+) (.+?)( \(foil\))?$")
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, shared_path
 from helpers import run_cli
 
-from boosterkit.errors import InputError, NotFoundError
+from boosterkit.errors import InputError
 from boosterkit.generator import engine
 from boosterkit.generator import generic as gen
 from boosterkit.generator.products import list_products, resolve_product
@@ -47,6 +47,7 @@ def test_overrides_replace_named_groups_and_sheets():
     assert len(sets) == len(set(sets)) and set(sets) == {
         "mkm",
         "otj",
+        "mh3",
         "dsk",
         "fdn",
         "dft",
@@ -70,8 +71,8 @@ def test_overrides_replace_named_groups_and_sheets():
             "no pack group 'common_slots' in the play template",
         ),
         (
-            "set: plst\n        released_with_set: true",
-            "set: plst\n        released_with_sets: true",
+            "set: spg\n        released_with_set: true",
+            "set: spg\n        released_with_sets: true",
             "unknown key 'released_with_sets'",
         ),
         ("{set: big, numbers: [1-30]", "{set: big, numbers: [30-1]", "ends before it starts"),
@@ -167,27 +168,19 @@ def test_cli_opens_mkm_play_boosters(tmp_path, capsys):
 
 
 def test_set_whose_cards_are_not_booster_cards_says_why(tmp_path, capsys):
-    """A pre-release snapshot: every card `booster: false`."""
+    """A pre-release snapshot: every card `booster: false`. Its main cards (here up to its
+    last basic land, 281) are taken as booster cards, with a note (issue 18); a set with
+    nothing to tell its main cards says why it has none (tests/test_generic_holes.py)."""
     cards = [dict(c, booster=False) for c in pf.blb() if c["set"] == "blb"]
     path = _load(tmp_path, cards)
     with db.connect(path, read_only=True) as con:
-        assert list_products(con, "blb") == []
-        with pytest.raises(
-            NotFoundError, match=f"none of its {len(cards)} cards is marked for boosters"
-        ):
-            resolve_product(con, "blb")
-    code, out, _ = run_cli(capsys, "--db", str(path), "products", "blb")
-    assert code == 0 and out.startswith(
-        f"blb: no products: none of its {len(cards)} cards is marked for boosters"
+        (listed,) = list_products(con, "blb")
+    assert listed["code"] == "blb-play-generic" and listed["notes"][0].startswith(
+        "every Magic card of blb is `booster: false` on Scryfall (a pre-release snapshot): "
+        "its main cards, numbers 1–281 (up to its last basic land)"
     )
-    assert len(out.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "--db", str(path), "open", "blb", "-p", "play", "--seed", "1")
-    assert code != 0 and out == ""
-    assert (
-        "marked for boosters" in err
-        and "Traceback" not in err
-        and len(err.strip().splitlines()) == 1
-    )
+    assert code == 0 and "Traceback" not in err and "blb-play-generic" in out
 
 
 def _lci_cards() -> list[dict]:

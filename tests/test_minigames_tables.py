@@ -33,7 +33,7 @@ def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:
         f"{unknown[0].uid} (PLIST {unknown[0].collector_number}) in the set aside is an "
         "unknown card"
         in n
-        and "no sync resolves them" in n
+        and "`boosterkit import mtgjson …/PLIST.json` or `boosterkit sync plst` brings it" in n
         for n in setup.notes
     )
     organizer = render_sheet(setup, "text").split("[organizer]")[1]
@@ -41,13 +41,18 @@ def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:
     assert validate_setup(con, setup.to_dict(), exact=True).valid
 
 
-def test_an_unknown_card_in_play_fails_naming_the_sync(con) -> None:
+def test_an_unknown_card_in_play_fails_naming_the_fix_and_a_product_that_deals(con) -> None:
+    """One short sentence: the commands that bring The List, and a product of the set that
+    deals this very seed (issue 18), which it then does."""
     with pytest.raises(SetupError) as err:
         deal(con, "mimic-match", 2, "afr", seed=1)
     message = str(err.value)
-    assert "\n" not in message and "is not in the database" in message
-    assert "played by colors, mana value" in message and "sync plist" not in message
-    assert "magic-sealed-data numbers it (plist)" in message  # says why no sync brings it
+    assert message == (
+        "Mimic Match: 1 List card is not in the database: run `boosterkit import "
+        "mtgjson …/PLIST.json` or `boosterkit sync plst`, or deal `--product draft`."
+    )
+    assert len(message) < 160 and (err.value.set_code, err.value.product) == ("afr", "set")
+    assert deal(con, "mimic-match", 2, "afr", product="draft", seed=1).product == "draft"
 
 
 def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> None:

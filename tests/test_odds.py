@@ -91,6 +91,43 @@ def test_small_product_by_hand() -> None:
     assert box["chance"] == pytest.approx(1 - 0.175**10) and box["expected"] == pytest.approx(8.25)
 
 
+def test_small_product_variance_by_hand() -> None:
+    """The variance of each count per pack, from the same model (issue 18): what
+    ``--simulate`` measures deviations in."""
+    cards, groups = product_odds(compile_product(SMALL))
+    # A: 0 or 1 copy, chance 0.825 over both variants
+    assert _by(cards, name="A")["variance"] == pytest.approx(0.825 * 0.175)
+    # F: two independent draws at 1/4 in variant 1 (weight 3/4), none in variant 2
+    e2 = 0.75 * (2 * 0.25 * 0.75 + 0.5**2)
+    assert _by(cards, name="F")["variance"] == pytest.approx(e2 - 0.375**2)
+    # uncommons: always 2 in variant 1, 0 in variant 2
+    assert _by(groups, group="uncommon", foil=False)["variance"] == pytest.approx(3 - 1.5**2)
+    # commons: variant 1 draws 2 of A, B, C (A in 9 of 10: 1 common, else 2); variant 2 one
+    # card, a common 2 in 5
+    e2 = 0.75 * (0.9 * 1 + 0.1 * 4) + 0.25 * 0.4
+    common = _by(groups, group="common", foil=False)
+    assert common["variance"] == pytest.approx(e2 - common["expected"] ** 2)
+    assert _by(groups, group="token", foil=False)["variance"] == pytest.approx(1 / 16 * 15 / 16)
+
+
+def test_simulated_deviations_use_the_exact_variance(real_db: Path) -> None:
+    """`odds afr -p draft --simulate 20000` (issue 18): every |z| < 5 over the 1,500 figures
+    (z_expected and z_chance of every row). With the sample's own variance a card expected
+    7 times and seen once had z = -6.1; from the exact variance it is about -2.3."""
+    data = odds("afr", "draft", db=real_db, simulate=20_000, seed=0)
+    rows = data["cards"] + data["groups"]
+    zs = [r[k] for r in rows for k in ("z_expected", "z_chance")]
+    assert len(zs) >= 1500 and None not in zs
+    assert max(abs(z) for z in zs) < 5
+    assert 0.8 < sum(z * z for z in zs) / len(zs) < 1.2
+    assert not any("variance" in r for r in rows)  # internal: not one of the odds' fields
+    rare = _by(data["cards"], name="The Deck of Many Things", foil=False)
+    e, n = rare["expected"], 20_000  # 0/1 a pack: z of the count is that of the chance
+    assert rare["z_expected"] == pytest.approx(
+        (rare["observed_expected"] - e) / math.sqrt(e * (1 - e) / n), abs=2e-3
+    )
+
+
 def _brute(weights, n):
     """Inclusion chances of n successive draws without repeats, by enumerating orders."""
     total = [0.0] * len(weights)

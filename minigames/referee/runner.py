@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator.rng import pack_key
@@ -21,6 +21,9 @@ from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_mod
 from boosterkit.minigames.referee.common import CardStats, RuleViolation
 from boosterkit.minigames.rng import Rng
 from boosterkit.serialize import to_json
+
+if TYPE_CHECKING:
+    from boosterkit.minigames.engine import SetupError
 
 #: Moves after which ``simulate`` stops a game that has not ended (reported as unfinished).
 MAX_MOVES = 2000
@@ -176,8 +179,9 @@ def simulate_games(
     policy: str = "random",
     products: Any = None,
     max_moves: int = MAX_MOVES,
-) -> Iterator[Game | str]:
-    """Each simulated game in order, or the message of a setup that could not be dealt."""
+) -> Iterator[Game | SetupError]:
+    """Each simulated game in order, or the error of a setup that could not be dealt (with
+    the set and product its packs were opened as)."""
     from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import SetupError, deal
 
@@ -195,7 +199,7 @@ def simulate_games(
             # the rules text and card facts are kept with the product: read once for all setups
             setup = deal(con, mod.GAME, players, set_code, product, s, products=products)
         except SetupError as exc:
-            yield str(exc)
+            yield exc
             continue
         data = setup.to_dict()
         moves, res = play_out(data, policy, stats, max_moves)
@@ -227,9 +231,15 @@ class _Tally:
     failures: list[str] = field(default_factory=list)  # setups that could not be dealt
     setup: dict[str, Any] = field(default_factory=dict)  # set and product actually dealt
 
+    def refused(self, exc: SetupError) -> None:
+        self.failures.append(str(exc))
+        if not self.setup and exc.product is not None:  # until a game is dealt
+            self.setup = {"set": exc.set_code, "product": exc.product}
+
     def add(self, game: Game) -> None:
         res = game.result
-        self.setup = self.setup or {"set": game.setup["set"], "product": game.setup["product"]}
+        if not self.turns and not self.ended:  # the first game dealt says what was dealt
+            self.setup = {"set": game.setup["set"], "product": game.setup["product"]}
         self.ended[res["ended_by"]] = self.ended.get(res["ended_by"], 0) + 1
         if res["finished"]:
             self.turns.append(res["turns"])
@@ -297,8 +307,8 @@ def simulate(
     for g in simulate_games(
         con, game, players, set_code, product, seed, games, policy, products, max_moves
     ):
-        if isinstance(g, str):
-            tally.failures.append(g)
+        if not isinstance(g, Game):
+            tally.refused(g)
             continue
         tally.add(g)
         if log_dir is not None:

@@ -8,14 +8,15 @@ const NOT_BOOSTER_SETS = new Set(["token", "minigame", "memorabilia", "promo", "
 const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images"];
 // What the address keeps after a deal or an opening (a sheet's address has no mode).
 const QUERY = {
-  sheet: ["set", "minigame", "players", "seed", "images"],
+  sheet: ["set", "minigame", "players", "product", "seed", "images"],
   pool: ["mode", "set", "players", "packs", "product", "seed", "images"],
 };
 const MAX_POOL_PLAYERS = 32; // POST /pool's limit
 const STORE_KEY = "boosterkit.organizer.form";
 let loadedSets = []; // the booster sets in the database: [{code, name}]
 let pendingProduct = null; // a restored product, chosen once the set's products are listed
-let productsFor = null; // the set whose products the product list holds
+let productsFor = null; // the mode and set whose products the product list holds
+let loadedProducts = []; // those products: [{code, kind, name, default}]
 let deckListURLs = []; // the blob URLs of the deck-list downloads shown
 
 function randomSeed() {
@@ -154,6 +155,7 @@ async function applyMode() {
   $("deal").textContent = pool ? "Open pools" : "Deal";
   if (!pool) {
     describeMinigame();
+    await loadProducts();
     return;
   }
   offerSets();
@@ -165,29 +167,72 @@ async function applyMode() {
   await loadProducts();
 }
 
-// The chosen set's booster products; a restored (or still valid) choice is kept.
-async function loadProducts() {
+// The set whose products the product choice lists: the chosen one or, for a minigame dealt
+// on "its own set", the first set it was printed for that is loaded (as the API picks it).
+function productSet() {
   const code = $("set").value;
-  if (mode() !== "pool" || !code || productsFor === code) return;
-  productsFor = code;
+  if (code || mode() === "pool") return code;
+  const own = currentGame()?.sets ?? [];
+  return own.find((c) => loadedSets.some((s) => s.code === c)) ?? "";
+}
+
+// The set's booster products (GET /sets/{code}/products: set, draft, play…); a restored (or
+// still valid) choice is kept. Empty: the set's default (pools) or the game's own product.
+async function loadProducts() {
+  const code = productSet();
+  const key = `${mode()}:${code}`;
+  if (productsFor === key) return;
+  productsFor = key;
   const select = $("product");
   const wanted = pendingProduct ?? select.value;
   select.replaceChildren();
-  addOption(select, "", "the set's default");
+  loadedProducts = [];
+  const game = currentGame();
+  const own = mode() === "pool"
+    ? "the set's default"
+    : `the minigame's own (${game?.product ?? "set"} boosters)`;
+  addOption(select, "", own);
+  if (!code) return;
   let products;
   try {
     products = await getJSON(`/sets/${encodeURIComponent(code)}/products`);
   } catch {
-    productsFor = null; // opening still works with the default; try again on the next change
+    productsFor = null; // dealing still works with the default; try again on the next change
     return;
   }
-  if ($("set").value !== code) return; // another set was chosen meanwhile
+  if (`${mode()}:${productSet()}` !== key) return; // another set was chosen meanwhile
   for (const p of products) {
-    addOption(select, p.code, `${p.name} (${p.code})`);
-    if (p.default_for_set) select.options[0].textContent = `the set's default (${p.code})`;
+    addOption(select, p.code, `${p.kind}: ${p.name} (${p.code})`);
+    if (mode() === "pool" && p.default_for_set) {
+      select.options[0].textContent = `the set's default (${p.code})`;
+    }
   }
+  loadedProducts = products.map((p) => ({
+    code: p.code, kind: p.kind, name: p.name, default: p.default,
+  }));
   pendingProduct = null;
   if ([...select.options].some((o) => o.value === wanted)) select.value = wanted;
+}
+
+// A refused deal names a product of the set that deals the same seed (`--product draft`):
+// offer it as a button, so the organizer need not pick a new seed.
+function offerProduct(message) {
+  const box = $("product-offer");
+  box.replaceChildren();
+  const kind = /`--product ([a-z0-9_-]+)`/.exec(message)?.[1];
+  const product = loadedProducts.find((p) => p.kind === kind && p.default);
+  box.hidden = !(kind && product);
+  if (box.hidden) return;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.product = product.code;
+  button.textContent = `Deal seed ${$("seed").value} with ${product.name} (${product.code})`;
+  button.addEventListener("click", () => {
+    $("product").value = product.code;
+    saveForm();
+    $("deal-form").requestSubmit();
+  });
+  box.append(button);
 }
 
 // --- the chosen game's own set ---------------------------------------------------------------
@@ -234,6 +279,7 @@ function describeMinigame() {
   if (mode() === "pool") return;
   const game = currentGame();
   offerSets();
+  loadProducts();
   if (!game) return;
   $("players").min = game.players_min ?? 1;
   $("players").max = game.players_max ?? 32;
@@ -254,6 +300,7 @@ function sheetURL() {
     seed: $("seed").value,
   });
   if ($("set").value) query.set("set", $("set").value);
+  if ($("product").value) query.set("product", $("product").value);
   if ($("images").checked) query.set("images", "true");
   return `/sheet?${query}`;
 }
@@ -362,6 +409,7 @@ async function submitForm(event) {
   $("print").disabled = true;
   saveForm();
   showStatus(pool ? "Opening…" : "Dealing…");
+  offerProduct("");
   try {
     await (pool ? openPools() : dealSheet());
     $("print").disabled = false;
@@ -370,6 +418,7 @@ async function submitForm(event) {
     clearSheet();
     showStatus(error.message, true);
     offerSets();
+    if (!pool) offerProduct(error.message);
   } finally {
     $("deal").disabled = false;
   }
