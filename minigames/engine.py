@@ -13,15 +13,34 @@ A Magic card the database does not hold is refused where the game reads it (``re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Item, Pack
-from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.filters import describe, matches
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.spec import (
+    ZONE_STEPS,
+    AddBack,
+    AddExternal,
+    BaseStep,
+    Combine,
+    Deal,
+    Flip,
+    Layout,
+    Minigame,
+    Open,
+    Piles,
+    Place,
+    Remove,
+    Reserve,
+    Roll,
+    Select,
+    Shuffle,
+    Split,
+)
 
 BASIC_NAMES = ("Plains", "Island", "Swamp", "Mountain", "Forest")
 _BASIC_COLORS = {"Plains": "W", "Island": "U", "Swamp": "B", "Mountain": "R", "Forest": "G"}
@@ -117,7 +136,7 @@ class Zone:
     cards: list[Item] = field(default_factory=list)
     rows: int | None = None
     cols: int | None = None
-    visibility: str = "public"  # public | owner | hidden (catalog.VISIBILITIES)
+    visibility: str = "public"  # public | owner | hidden (spec.VISIBILITIES)
     face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
@@ -140,7 +159,7 @@ def _tagged(d: dict[str, Any], tag: str | None) -> dict[str, Any]:
     return d
 
 
-#: Who may see a zone's cards (``catalog.VISIBILITIES``): everyone (face up), its owner only
+#: Who may see a zone's cards (``spec.VISIBILITIES``): everyone (face up), its owner only
 #: (a hand, an own grid), or nobody at the table (face down, set aside: the organizer's page).
 _HIDDEN_KINDS = ("removed", "set_aside", "deck")
 
@@ -220,11 +239,11 @@ def check_players(spec: Minigame, players: int) -> None:
         raise InputError(
             f"players: {players} is out of range for {spec.name} ({span} {noun})", field="players"
         )
-    limit = spec.raw["players"].get("limit")
-    if limit is not None and players > limit["max"]:
+    limit = spec.players.limit
+    if limit is not None and players > limit.max:
         raise InputError(
             f"players: {players} is more than {spec.name} serves (at most "
-            f"{limit['max']}): {limit['why']}",
+            f"{limit.max}): {limit.why}",
             field="players",
         )
 
@@ -289,12 +308,12 @@ class _State:
         self.rolls: dict[str, int] = {}
         self.tiebreaks: dict[str, list[int]] = {}
         self.tags: dict[str, str] = {}
-        self.step: dict[str, Any] = {}
+        self.step: BaseStep | None = None
         self.notes: list[str] = []
         self.first = self._first_player(first)
 
     def _first_player(self, given: str | None) -> str | None:
-        rule = self.spec.raw["first_player"]["rule"]
+        rule = self.spec.first_player.rule
         if rule == "random":
             return given if given in self.players else self.rng.choose(self.players)
         if rule == "choice":
@@ -304,8 +323,9 @@ class _State:
     # zones -------------------------------------------------------------------------------
     def zone(self, name: str, owner: str | None, kind: str, rule: Rule, why: str = "") -> Zone:
         if name not in self.zones:
-            vis = self.step.get("visibility") or default_visibility(kind, owner)
-            down = bool(self.step.get("face_down", kind == "deck"))
+            step = self.step if isinstance(self.step, ZONE_STEPS) else None
+            vis = (step and step.visibility) or default_visibility(kind, owner)
+            down = kind == "deck" if step is None or step.face_down is None else step.face_down
             self.zones[name] = Zone(name, owner, kind, visibility=vis, face_down=down)
             self.rules[name] = []
         if rule not in self.rules[name]:
@@ -404,27 +424,23 @@ class _State:
         return chosen
 
 
-def _op_open(s: _State, step: dict[str, Any]) -> None:
-    which = step["which"]
+def _op_open(s: _State, step: Open) -> None:
+    which = step.which
     if which == "own":
         for i, p in enumerate(s.players, 1):
             s.pools[p] = list(s.packs[i - 1].items)
             s.pool_rules[p] = Rule(pack=i)
         return
-    chosen = s.packs if which == "all" else [s.packs[step["pack"] - 1]]
+    chosen = s.packs if which == "all" else [s.packs[(step.pack or 1) - 1]]  # (checked)
     s.pools.setdefault(None, [])
     s.pool_rules[None] = Rule()
     for pack in chosen:
         s.pools[None].extend(pack.items)
 
 
-def _op_remove(s: _State, step: dict[str, Any]) -> None:
-    flt = step["filter"]
-    name, kind = (
-        ("removed", "removed")
-        if step.get("to", "removed") == "removed"
-        else ("set aside", "set_aside")
-    )
+def _op_remove(s: _State, step: Remove) -> None:
+    flt = step.filter
+    name, kind = ("removed", "removed") if step.to == "removed" else ("set aside", "set_aside")
     zone = s.zone(name, None, kind, Rule(need=flt), f"all the {describe(flt)}")
     moved = 0
     for key, pool in s.pools.items():
@@ -438,74 +454,74 @@ def _op_remove(s: _State, step: dict[str, Any]) -> None:
         why = (
             "this game's cards lie face down, where a double-faced card shows its other face; "
             "--no-strict-backs keeps them"
-            if s.spec.raw.get("face_down")
+            if s.spec.face_down
             else "--strict-backs"
         )
         strict = f" (double-faced Magic cards too: {why})"
-    s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step['reason']}.")
+    s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step.reason}.")
 
 
-def _op_reserve(s: _State, step: dict[str, Any]) -> None:
+def _op_reserve(s: _State, step: Reserve) -> None:
     pool = s.shared()
-    rule = replace(s.pool_rules[None], need=step["filter"])
-    total = step["count"] * len(s.players)
+    rule = replace(s.pool_rules[None], need=step.filter)
+    total = step.count * len(s.players)
     for k, p in enumerate(s.players):
         cards = s.pick(
             pool,
-            step["filter"],
-            step["count"],
-            f"giving each of the {len(s.players)} players {step['count']} "
-            f"{describe(step['filter'], step['count'])}",
-            need=total - k * step["count"],
+            step.filter,
+            step.count,
+            f"giving each of the {len(s.players)} players {step.count} "
+            f"{describe(step.filter, step.count)}",
+            need=total - k * step.count,
         )
-        s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
-    given = describe(step["filter"], step["count"])
-    s.notes.append(f"Each player was given {step['count']} {given} first.")
+        s.zone(f"{p} {step.zone}", p, "hand", rule).cards.extend(cards)
+    given = describe(step.filter, step.count)
+    s.notes.append(f"Each player was given {step.count} {given} first.")
 
 
-def _op_add_back(s: _State, step: dict[str, Any]) -> None:
+def _op_add_back(s: _State, step: AddBack) -> None:
     source = s.zones.get("removed") or s.zones.get("set aside")
     if source is None:
         raise s.fail("add_back needs removed cards")
     cards = s.pick(
         source.cards,
-        step["filter"],
-        step["count"],
-        f"putting back {step['count']} as {step['tag']}s",
+        step.filter,
+        step.count,
+        f"putting back {step.count} as {step.tag}s",
         held=f"the {source.name} cards hold",
     )
     s.shared().extend(cards)
     for c in cards:
-        s.tags[c.uid] = step["tag"]
+        s.tags[c.uid] = step.tag
     s.pool_rules[None] = replace(
-        s.pool_rules[None], readmit=s.pool_rules[None].readmit + (step["filter"],)
+        s.pool_rules[None], readmit=s.pool_rules[None].readmit + (step.filter,)
     )
-    what = describe(step["filter"], step["count"])
+    what = describe(step.filter, step.count)
     s.notes.append(
-        f'Put back {step["count"]} {what} as {step["tag"]} (tagged "{step["tag"]}" '
+        f'Put back {step.count} {what} as {step.tag} (tagged "{step.tag}" '
         "in the JSON and marked on the organizer's page only)."
     )
 
 
-def _op_add_external(s: _State, step: dict[str, Any]) -> None:
-    extra = external_basics(len(s.players), step["per_type"], s.basics, s.set_code)
+def _op_add_external(s: _State, step: AddExternal) -> None:
+    extra = external_basics(len(s.players), step.per_type, s.basics, s.set_code)
     for p in s.players:
         key = p if p in s.pools else None
         s.pools.setdefault(key, []).extend(extra[p])
         s.pool_rules[key] = replace(s.pool_rules.get(key, Rule()), external=True)
-    n = step["per_type"] * len(BASIC_NAMES)
+    n = step.per_type * len(BASIC_NAMES)
     s.notes.append(
         f"Each player adds {n} basic lands from outside the packs "
-        f"({step['per_type']} of each type; marked external)."
+        f"({step.per_type} of each type; marked external)."
     )
 
 
-def _op_shuffle(s: _State, step: dict[str, Any]) -> None:
+def _op_shuffle(s: _State, step: Shuffle) -> None:
     for key in list(s.pools):
         s.pools[key] = s.rng.shuffled(s.pools[key])
 
 
-def _op_combine(s: _State, step: dict[str, Any]) -> None:
+def _op_combine(s: _State, step: Combine) -> None:
     merged = [i for p in s.players for i in s.pools.pop(p, [])]
     rule = s.pool_rules.pop(s.players[0], Rule())
     for p in s.players[1:]:
@@ -514,9 +530,9 @@ def _op_combine(s: _State, step: dict[str, Any]) -> None:
     s.pool_rules[None] = replace(rule, pack=None)
 
 
-def _op_deal(s: _State, step: dict[str, Any]) -> None:
-    pool, flt, count = s.shared(), step.get("filter"), step["count"]
-    targets = s.owners(step["to"])
+def _op_deal(s: _State, step: Deal) -> None:
+    pool, flt, count = s.shared(), step.filter, step.count
+    targets = s.owners(step.to)
     cands = [i for i in pool if matches(i, flt, s.strict)]
     n = len(targets)
     if count == "equal":
@@ -536,13 +552,13 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         )
         raise s.lacking(f"dealing {share} to the {n} players", need, len(cands), flt, pool)
     rule = replace(s.pool_rules[None], need=flt)
-    zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
+    zones = [s.zone(f"{p} {step.zone}", p, "hand", rule, why) for p in targets]
     dealt = cands[:total]
     for k, item in enumerate(dealt):
         zones[k % n].cards.append(item)
     ids = {id(i) for i in dealt}
     pool[:] = [i for i in pool if id(i) not in ids]
-    if step.get("remainder") == "set_aside":
+    if step.remainder == "set_aside":
         rest = [i for i in pool if matches(i, flt, s.strict)]
         s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
         pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
@@ -552,11 +568,11 @@ def _op_deal(s: _State, step: dict[str, Any]) -> None:
         )
 
 
-def _op_select(s: _State, step: dict[str, Any]) -> None:
-    who, flt, count = step["who"], step.get("filter"), step["count"]
+def _op_select(s: _State, step: Select) -> None:
+    who, flt, count = step.who, step.filter, step.count
     owners: Sequence[str | None]
     if who == "each_team":
-        teams = s.spec.raw["players"].get("teams") or 2
+        teams = s.spec.players.teams or 2
         owners = [f"team-{t}" for t in range(1, teams + 1)]
         members = {
             o: [p for k, p in enumerate(s.players) if k % teams == t] for t, o in enumerate(owners)
@@ -571,93 +587,93 @@ def _op_select(s: _State, step: dict[str, Any]) -> None:
     for owner in owners:
         key = owner if owner in s.pools else None
         pool = s.pools[key] if key in s.pools else s.shared()
-        cards = s.pick(pool, flt, count, f"the {step['zone']}", key)
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
+        cards = s.pick(pool, flt, count, f"the {step.zone}", key)
+        name = f"{owner} {step.zone}" if owner else step.zone
         rule = replace(s.pool_rules[key], need=flt)
         s.zone(name, owner, "selected", rule, f"{count} {describe(flt, count)}").cards.extend(cards)
-    if step.get("method", "random") != "random":
+    if step.method != "random":
         s.notes.append(
-            f"{step['zone'].capitalize()}: picked at random here; the rules let the player choose."
+            f"{step.zone.capitalize()}: picked at random here; the rules let the player choose."
         )
 
 
-def _op_layout(s: _State, step: dict[str, Any]) -> None:
-    shape = step["shape"]
-    owners = list(s.players) if step["per"] == "player" else [None]
+def _op_layout(s: _State, step: Layout) -> None:
+    shape = step.shape
+    owners = list(s.players) if step.per == "player" else [None]
     for owner in owners:
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
+        name = f"{owner} {step.zone}" if owner else step.zone
         key = owner if owner in s.pools else None
-        if step.get("from") == "hand":
+        if step.source == "hand":
             hand = s.zones.pop(f"{owner} hand")
             source, rules = hand.cards, s.rules.pop(f"{owner} hand")
         else:
             source, rules = s.pools[key] if key in s.pools else s.shared(), [s.pool_rules[key]]
         size = {
-            "grid": (step.get("rows") or 0) * (step.get("cols") or 0),
-            "row": step.get("count") or 0,
+            "grid": (step.rows or 0) * (step.cols or 0),
+            "row": step.count or 0,
             "scatter": len(source),
         }[shape]
         if len(source) < size or size == 0:
             what = (
-                f"{step['cols']} x {step['rows']}, {size} cards"
+                f"{step.cols} x {step.rows}, {size} cards"
                 if shape == "grid"
                 else f"{size or 1} cards"
             )
             raise s.lacking(
                 f"laying out the {name} ({what})", size or 1, len(source), None, source, key
             )
-        if step.get("arrangement") == "random":
+        if step.arrangement == "random":
             source[:size] = s.rng.shuffled(source[:size])
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
         for r in rules[1:]:
             s.zone(name, owner, shape, r)
         if shape == "grid":
-            zone.rows, zone.cols = step["rows"], step["cols"]
+            zone.rows, zone.cols = step.rows, step.cols
         zone.cards.extend(source[:size])
         del source[:size]
 
 
-def _op_piles(s: _State, step: dict[str, Any]) -> None:
-    owners = list(s.players) if step["per"] == "player" else [None]
+def _op_piles(s: _State, step: Piles) -> None:
+    owners = list(s.players) if step.per == "player" else [None]
     for owner in owners:
         key = owner if owner in s.pools else None
         pool = s.pools[key] if key in s.pools else s.shared()
-        need = step["count"] * step["size"]
+        need = step.count * step.size
         if len(pool) < need:
             raise s.lacking(
-                f"making {step['count']} piles of {step['size']}", need, len(pool), None, pool, key
+                f"making {step.count} piles of {step.size}", need, len(pool), None, pool, key
             )
-        for k in range(1, step["count"] + 1):
-            name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
-            zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
-            zone.cards.extend(pool[: step["size"]])
-            del pool[: step["size"]]
+        for k in range(1, step.count + 1):
+            name = f"{owner} {step.zone} {k}" if owner else f"{step.zone} {k}"
+            zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step.size} cards")
+            zone.cards.extend(pool[: step.size])
+            del pool[: step.size]
 
 
-def _op_split(s: _State, step: dict[str, Any]) -> None:
+def _op_split(s: _State, step: Split) -> None:
     pool, earlier = s.shared(), list[Any]()
-    for pile in step["piles"]:
-        rule = replace(s.pool_rules[None], need=pile["filter"], unless=tuple(earlier))
-        why = "the rest" if pile["filter"] == "any" else f"all the {describe(pile['filter'])}"
-        zone = s.zone(pile["zone"], None, "pile", rule, why)
+    for pile in step.piles:
+        rule = replace(s.pool_rules[None], need=pile.filter, unless=tuple(earlier))
+        why = "the rest" if pile.filter == "any" else f"all the {describe(pile.filter)}"
+        zone = s.zone(pile.zone, None, "pile", rule, why)
         zone.cards.extend(i for i in pool if rule.check(i, {}, s.strict) is None)
         pool[:] = [i for i in pool if i not in zone.cards]
-        earlier.append(pile["filter"])
+        earlier.append(pile.filter)
 
 
-def _op_flip(s: _State, step: dict[str, Any]) -> None:
+def _op_flip(s: _State, step: Flip) -> None:
     pool = s.shared()
-    if len(pool) < step["count"]:
+    if len(pool) < step.count:
         raise s.lacking(
-            f"flipping {step['count']} to the {step['zone']}", step["count"], len(pool), None, pool
+            f"flipping {step.count} to the {step.zone}", step.count, len(pool), None, pool
         )
-    zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
-    zone.cards.extend(pool[: step["count"]])
-    del pool[: step["count"]]
+    zone = s.zone(step.zone, None, "discard", s.pool_rules[None], f"{step.count} cards")
+    zone.cards.extend(pool[: step.count])
+    del pool[: step.count]
 
 
-def _op_place(s: _State, step: dict[str, Any]) -> None:
-    per = step["per"]
+def _op_place(s: _State, step: Place) -> None:
+    per = step.per
     if per == "shared":
         targets: list[tuple[str | None, str | None]] = [(k, None) for k in list(s.pools)]
     else:
@@ -667,22 +683,22 @@ def _op_place(s: _State, step: dict[str, Any]) -> None:
         else:
             targets = [(p, p) for p in owners if p in s.pools]
         if not targets:
-            raise s.fail(f"place {step['zone']!r} per {per} has no pool to take")
+            raise s.fail(f"place {step.zone!r} per {per} has no pool to take")
     for key, owner in targets:
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
-        zone = s.zone(name, owner, step["kind"], s.pool_rules[key], "the rest of the cards")
+        name = f"{owner} {step.zone}" if owner else step.zone
+        zone = s.zone(name, owner, step.kind, s.pool_rules[key], "the rest of the cards")
         zone.cards.extend(s.pools[key])
         s.pools[key] = []
 
 
-def _op_roll(s: _State, step: dict[str, Any]) -> None:
+def _op_roll(s: _State, step: Roll) -> None:
     """Everyone rolls; with ``ties: reroll`` each group of tied players rolls again among
     themselves (a roll-off, repeated inside any group still tied), which orders them; the
     first roll stays their starting initiative. Bounded: at most ``MAX_ROLLOFFS`` rounds."""
-    faces = step["die"]
+    faces = step.die
     s.rolls = {p: s.rng.roll(faces) for p in s.players}
     s.notes.append(f"d{faces} rolls: " + ", ".join(f"{p} {v}" for p, v in s.rolls.items()) + ".")
-    if step["ties"] != "reroll":
+    if step.ties != "reroll":
         return
     groups = [g for g in _groups(s.players, lambda p: s.rolls[p]) if len(g) > 1]
     for _ in range(MAX_ROLLOFFS):
@@ -724,27 +740,29 @@ def _groups(players: list[str], key: Any) -> list[list[str]]:
     return list(out.values())
 
 
-_OPS = {
-    "open": _op_open,
-    "remove": _op_remove,
-    "reserve": _op_reserve,
-    "add_back": _op_add_back,
-    "add_external": _op_add_external,
-    "shuffle": _op_shuffle,
-    "combine": _op_combine,
-    "deal": _op_deal,
-    "select": _op_select,
-    "layout": _op_layout,
-    "piles": _op_piles,
-    "split": _op_split,
-    "flip": _op_flip,
-    "place": _op_place,
-    "roll": _op_roll,
+#: What each step model does: one ``_op_*`` function per ``spec.Step`` (a test checks that
+#: every step has one).
+OPS: dict[type[BaseStep], Callable[[_State, Any], None]] = {
+    Open: _op_open,
+    Remove: _op_remove,
+    Reserve: _op_reserve,
+    AddBack: _op_add_back,
+    AddExternal: _op_add_external,
+    Shuffle: _op_shuffle,
+    Combine: _op_combine,
+    Deal: _op_deal,
+    Select: _op_select,
+    Layout: _op_layout,
+    Piles: _op_piles,
+    Split: _op_split,
+    Flip: _op_flip,
+    Place: _op_place,
+    Roll: _op_roll,
 }
 
 
 def _first_after_rolls(s: _State) -> str | None:
-    rule = s.spec.raw["first_player"]["rule"]
+    rule = s.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll") and s.rolls:
         return initiative_order(s.rolls, s.tiebreaks, rule == "highest_roll")[0]
     return s.first
@@ -787,7 +805,7 @@ def build_setup(
     if not spec.dealable:
         raise BoosterkitError(
             f"{spec.name}: the setup is unknown (status U), so boosterkit will "
-            f"not guess it; {spec.raw.get('summary', '')}".rstrip("; ")
+            f"not guess it; {spec.summary_text or ''}".rstrip("; ")
         )
     check_players(spec, players)
     if len(packs) != spec.pack_count(players):
@@ -827,18 +845,18 @@ def run_steps(
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
     for step in spec.steps:
         s.step = step
-        _OPS[step["op"]](s, step)
-        if step.get("note"):
-            where = f"{step['zone']}: " if "zone" in step else ""
-            s.notes.append(f"{where}{step['note']}.")
-        if step.get("status") == "I":
+        OPS[type(step)](s, step)
+        if step.note:
+            where: str | None = getattr(step, "zone", None)
+            s.notes.append(f"{where}: {step.note}." if where is not None else f"{step.note}.")
+        if step.status == "I":
             s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
-        if step.get("arrangement") == "random":
+        if isinstance(step, Layout) and step.arrangement == "random":
             s.notes.append(
-                f"{step['zone'].capitalize()}: dealt in a random arrangement (seeded); "
+                f"{step.zone.capitalize()}: dealt in a random arrangement (seeded); "
                 "the card lets each player arrange their own before play."
             )
-    s.step = {}
+    s.step = None
     for key, pool in s.pools.items():
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
@@ -847,7 +865,7 @@ def run_steps(
         zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
     if first_player:
-        role = spec.raw["first_player"].get("role")
+        role = spec.first_player.role
         s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
     return Setup(
         minigame=spec.id,
@@ -872,17 +890,17 @@ def run_steps(
 OUT_OF_PLAY = ("removed", "set_aside")
 
 
-def _step_words(step: dict[str, Any]) -> str:
-    what = step.get("reason") or step.get("note")
+def _step_words(step: BaseStep) -> str:
+    what = (step.reason if isinstance(step, Remove) else None) or step.note
     if what:
         return what
-    if step["op"] == "place":
+    if isinstance(step, Place):
         return (
             "the remaining cards are not used"
-            if step["zone"] == "unused"
-            else f"the remaining cards go to the {step['zone']}"
+            if step.zone == "unused"
+            else f"the remaining cards go to the {step.zone}"
         )
-    return f"the {step['op'].replace('_', ' ')} step"
+    return f"the {step.op.replace('_', ' ')} step"
 
 
 def _check_unknown(s: _State) -> None:
@@ -896,7 +914,7 @@ def _check_unknown(s: _State) -> None:
     ]
     if not unknown:
         return
-    reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
+    reads = [f for f in s.spec.reads if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
     if played and reads:
         cards: list[_Where] = [(c.set, c.collector_number) for _, c in played]

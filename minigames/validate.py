@@ -17,6 +17,7 @@ from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
 from boosterkit.minigames.setupfile import check_shape
+from boosterkit.minigames.spec import AddBack, Roll
 from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
@@ -279,15 +280,14 @@ def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
     """The catalogue's per-owner rules, e.g. Base Race: each grid holds exactly one basic land."""
     from boosterkit.minigames.filters import describe, matches
 
-    for rule in c.spec.raw.get("owner_rules", []):
+    for rule in c.spec.owner_rules:
         for p in (f"player-{i}" for i in range(1, c.data["players"] + 1)):
-            name = f"{p} {rule['zone']}"
-            n = sum(matches(i, rule["filter"], c.strict) for i in _zone_items(c, name, by_uid))
-            if n != rule["count"]:
+            name = f"{p} {rule.zone}"
+            n = sum(matches(i, rule.filter, c.strict) for i in _zone_items(c, name, by_uid))
+            if n != rule.count:
                 c.add(
                     "owner-rule",
-                    f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
-                    f"{rule['text']} ({rule['count']})",
+                    f"zone {name!r}: {n} {describe(rule.filter, n)}; {rule.text} ({rule.count})",
                     zone=name,
                 )
 
@@ -296,7 +296,7 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
     """Tagged cards (Mimic Match's mimics): as many as the step puts back, of its filter."""
     from boosterkit.minigames.filters import describe, matches
 
-    want = {s["tag"]: s for s in c.spec.steps or [] if s["op"] == "add_back"}
+    want = {s.tag: s for s in c.spec.steps or [] if isinstance(s, AddBack)}
     got: dict[str, list[str]] = {}
     for z in c.data["zones"]:
         for d in z["cards"]:
@@ -309,18 +309,18 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
             continue
         for uid in uids:
             item = by_uid.get(uid)
-            if item is None or not matches(item, step["filter"], c.strict):
+            if item is None or not matches(item, step.filter, c.strict):
                 c.add(
                     "tag",
-                    f"card {uid}: tagged {tag!r} but not one of the {describe(step['filter'])}",
+                    f"card {uid}: tagged {tag!r} but not one of the {describe(step.filter)}",
                     card=uid,
                 )
     for tag, step in want.items():  # none tagged too: the sheets and the referee read tags
-        if len(got.get(tag, ())) != step["count"]:
+        if len(got.get(tag, ())) != step.count:
             c.add(
                 "tag",
                 f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
-                f"{step['count']}",
+                f"{step.count}",
             )
 
 
@@ -564,13 +564,13 @@ def _check_card(
 
 def _check_rolls(c: _Check, exp: Setup) -> None:
     rolls, first = c.data.get("rolls") or {}, c.data.get("first_player")
-    roll_step = next((s for s in c.spec.steps or [] if s["op"] == "roll"), None)
+    roll_step = next((s for s in c.spec.steps or [] if isinstance(s, Roll)), None)
     players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
     if roll_step is None:
         if rolls:
             c.add("rolls", f"rolls: {c.spec.name} has no dice rolls at setup")
     else:
-        faces = roll_step["die"]
+        faces = roll_step.die
         for p in players:
             v = rolls.get(p)
             if not isinstance(v, int) or isinstance(v, bool):
@@ -580,7 +580,7 @@ def _check_rolls(c: _Check, exp: Setup) -> None:
         for p in rolls:
             if p not in players:
                 c.add("rolls", f"rolls: {p} is not a player of this setup")
-        if roll_step["ties"] == "reroll":
+        if roll_step.ties == "reroll":
             _check_ties(c, players, rolls, c.data.get("tiebreaks") or {}, faces)
         elif c.data.get("tiebreaks"):
             c.add("roll-tie", f"tiebreaks: {c.spec.name} breaks no ties by rolling")
@@ -630,7 +630,7 @@ def _check_first(
 ) -> None:
     from boosterkit.minigames.engine import initiative_order
 
-    rule = c.spec.raw["first_player"]["rule"]
+    rule = c.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll"):
         valid = {p: v for p, v in rolls.items() if p in players and isinstance(v, int)}
         if valid:
@@ -650,5 +650,5 @@ def _check_first(
         c.add(
             "first-player",
             f"first_player: {c.spec.name} names no first player at setup "
-            f"({c.spec.raw['first_player']['text']})",
+            f"({c.spec.first_player.text})",
         )

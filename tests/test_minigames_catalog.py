@@ -58,8 +58,8 @@ def test_printings_agree_with_the_mtgjson_minigame_sets() -> None:
     """Every card in the shared M*.json files is a printing of a catalogued game."""
     names = {}
     for g in load_catalogue().values():
-        for p in g.raw["printings"]:
-            names[(p["set"], p["number"])] = g
+        for p in g.printings:
+            names[(p.set, p.number)] = g
     seen = set()
     for code in ("MAFR", "MKHM", "MZNR", "MSTX", "MMH2"):
         data = json.loads(shared_path("mtgjson", f"{code}.json").read_text())["data"]
