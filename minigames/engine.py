@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Item, Pack
 from boosterkit.minigames.filters import describe, matches
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile, SetupItem, SetupPack, SetupRules, SetupZone
 from boosterkit.minigames.spec import (
     ZONE_STEPS,
     AddBack,
@@ -140,23 +141,23 @@ class Zone:
     face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+    def to_dict(self) -> SetupZone:
+        shape: dict[str, Any] = {} if self.rows is None else {"rows": self.rows, "cols": self.cols}
+        d = {
             "name": self.name,
             "owner": self.owner,
             "kind": self.kind,
             "visibility": self.visibility,
         }
-        if self.rows is not None:
-            d["rows"], d["cols"] = self.rows, self.cols
-        d["cards"] = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
-        return d
+        cards = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
+        return cast(SetupZone, {**d, **shape, "cards": cards})
 
 
-def _tagged(d: dict[str, Any], tag: str | None) -> dict[str, Any]:
+def _tagged(d: dict[str, Any], tag: str | None) -> SetupItem:
+    item = cast(SetupItem, d)  # Item.to_dict(): the item's fields
     if tag:
-        d["tag"] = tag
-    return d
+        item["tag"] = tag
+    return item
 
 
 #: Who may see a zone's cards (``spec.VISIBILITIES``): everyone (face up), its owner only
@@ -176,7 +177,7 @@ def default_visibility(kind: str, owner: str | None) -> str:
 
 @dataclass
 class Setup:
-    """A dealt minigame. ``to_dict()`` is the setup JSON contract (``data/setup.schema.json``)."""
+    """A dealt minigame. ``to_dict()`` is its setup file (``setupfile.SetupFile``)."""
 
     minigame: str
     players: int
@@ -202,22 +203,24 @@ class Setup:
     def zone(self, name: str) -> Zone:
         return next(z for z in self.zones if z.name == name)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> SetupFile:
+        d: SetupFile = {
             "minigame": self.minigame,
             "players": self.players,
             "set": self.set,
             "product": self.product,
             "seed": self.seed,
             "strict_backs": self.strict_backs,
-            "packs": [p.to_dict() for p in self.packs],
+            "packs": [cast(SetupPack, p.to_dict()) for p in self.packs],
             "zones": [z.to_dict() for z in self.zones],
             "rolls": dict(self.rolls),
             "tiebreaks": {p: list(v) for p, v in self.tiebreaks.items()},
             "first_player": self.first_player,
             "notes": list(self.notes),
-            **({"rules": dict(self.rules_text)} if self.rules_text else {}),
         }
+        if self.rules_text:
+            d["rules"] = cast(SetupRules, dict(self.rules_text))
+        return d
 
 
 #: Players of a dealt game, whatever it prints: a sanity bound for games printed as "2+

@@ -4,10 +4,11 @@ violation (for organizers who re-check a printed sheet)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.minigames.catalog import Minigame
+from boosterkit.minigames.setupfile import SetupFile, SetupZone
 from boosterkit.minigames.validate import Violation
 from boosterkit.pipeline.db import Connection
 
@@ -19,7 +20,7 @@ _ZONE_KEYS = ("owner", "kind", "visibility", "rows", "cols")
 
 
 def compare_exact(
-    con: Connection, data: dict[str, Any], spec: Minigame, products: ProductCache | None = None
+    con: Connection, data: SetupFile, spec: Minigame, products: ProductCache | None = None
 ) -> list[Violation]:
     """The differences between ``data`` and ``deal`` for its arguments, one violation each."""
     from boosterkit.minigames import deal
@@ -78,7 +79,7 @@ def compare_exact(
     return out
 
 
-def _zone_diff(got: dict[str, Any], want: dict[str, Any]) -> str:
+def _zone_diff(got: SetupZone, want: SetupZone) -> str:
     parts = [
         f"{k} {got.get(k)!r}, `deal` gives {want.get(k)!r}"
         for k in _ZONE_KEYS

@@ -9,14 +9,21 @@ sizes and the rules for what each may hold. The file's zones are compared with t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
-from boosterkit.minigames.setupfile import check_shape
+from boosterkit.minigames.setupfile import (
+    SetupFile,
+    SetupItem,
+    SetupPack,
+    SetupZone,
+    read_setup_file,
+)
 from boosterkit.minigames.spec import AddBack, Roll
 from boosterkit.pipeline.db import Connection
 
@@ -59,7 +66,7 @@ def _malformed(where: str, msg: str) -> InputError:
 
 
 def _lookup(
-    con: Connection, ids: set[str], data: dict[str, Any], products: ProductCache | None
+    con: Connection, ids: set[str], data: SetupFile, products: ProductCache | None
 ) -> dict[str, dict[str, Any]]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
     kept with each product (read once per database content), the others in one query."""
@@ -67,7 +74,7 @@ def _lookup(
 
     known: dict[str, dict[str, Any]] = {}
     named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
-    for set_code, product in sorted(k for k in named if all(isinstance(x, str) for x in k)):
+    for set_code, product in sorted((s, q) for s, q in named if s is not None and q is not None):
         try:
             cards = kept_cards(con, set_code, product, products)
         except BoosterkitError:  # a product that cannot be opened is reported by the re-open
@@ -76,7 +83,7 @@ def _lookup(
     return known_rows(known, ids, lambda: con)
 
 
-def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> Item:
+def _item(d: SetupItem, db: dict[str, dict[str, Any]], external: bool) -> Item:
     """An Item whose rules attributes come from the database (or are safe defaults)."""
     row = db.get(d.get("card_id") or "")
     # Without a card_id (ads, unresolved sheet cards) the kind is all there is to go on;
@@ -123,7 +130,7 @@ def _db_value(row: dict[str, Any], col: str) -> Any:
     return bool(value) if col == "magic_back" else value
 
 
-def _label(item: Item | dict[str, Any]) -> str:
+def _label(item: Item | SetupItem) -> str:
     uid = item.uid if isinstance(item, Item) else item.get("uid")
     name = item.name if isinstance(item, Item) else item.get("name")
     return f"{uid} ({name})" if name else str(uid)
@@ -132,7 +139,7 @@ def _label(item: Item | dict[str, Any]) -> str:
 class _Check:
     """State of one validation run."""
 
-    def __init__(self, con: Connection, data: dict[str, Any], spec: Minigame):
+    def __init__(self, con: Connection, data: SetupFile, spec: Minigame):
         self.con, self.data, self.spec = con, data, spec
         self.out: list[Violation] = []
         strict = data.get("strict_backs")
@@ -149,7 +156,7 @@ class _Check:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
         db = _lookup(
-            self.con, {it["card_id"] for it in raw if it.get("card_id")}, self.data, products
+            self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data, products
         )
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
@@ -159,8 +166,8 @@ class _Check:
                     card=it["uid"],
                 )
         for it in (it for p in self.data["packs"] for it in p["items"]):
-            row = db.get(it.get("card_id") or "")
-            diff = [k for k in _DB_FIELDS if row and k in it and it[k] != _db_value(row, k)]
+            row, given = db.get(it.get("card_id") or ""), cast("Mapping[str, Any]", it)
+            diff = [k for k in _DB_FIELDS if row and k in it and given[k] != _db_value(row, k)]
             if diff and row:
                 self.add(
                     "card-data",
@@ -169,7 +176,7 @@ class _Check:
                     card=it["uid"],
                 )
         packs, by_uid, pack_of = [], {}, {}
-        self.listed: dict[str, dict[str, Any]] = {}
+        self.listed: dict[str, SetupItem] = {}
         for n, p in enumerate(self.data["packs"], 1):
             items = []
             for d in p["items"]:
@@ -213,8 +220,10 @@ def validate_setup(
         return _validate(con, data, products, exact)
 
 
-def _validate(con: Connection, data: Any, products: ProductCache | None, exact: bool) -> Validation:
-    check_shape(data)
+def _validate(
+    con: Connection, given: Any, products: ProductCache | None, exact: bool
+) -> Validation:
+    data = read_setup_file(given)
     try:
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
@@ -300,8 +309,9 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
     got: dict[str, list[str]] = {}
     for z in c.data["zones"]:
         for d in z["cards"]:
-            if d.get("tag") is not None:
-                got.setdefault(d["tag"], []).append(d["uid"])
+            tag = d.get("tag")
+            if tag is not None:
+                got.setdefault(tag, []).append(d["uid"])
     for tag, uids in got.items():
         step = want.get(tag)
         if step is None:
@@ -331,17 +341,21 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
     not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
     from boosterkit.generator import open_packs
 
-    groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
+    groups: dict[tuple[str, str, int], list[tuple[int, SetupPack, int]]] = {}
     count = len(c.data["packs"])
     for n, p in enumerate(c.data["packs"], 1):
-        key = (p.get("set"), p.get("product"), p.get("seed"))
-        if key[2] is None:
+        set_code, product, seed, index = (
+            p.get("set"),
+            p.get("product"),
+            p.get("seed"),
+            p.get("index"),
+        )
+        if seed is None:
             continue
-        index = p.get("index")
-        if not (isinstance(key[0], str) and isinstance(key[1], str)):
+        if set_code is None or product is None:
             c.add(
                 "pack-index",
-                f"pack {n}: names seed {key[2]} but not its set and product, so "
+                f"pack {n}: names seed {seed} but not its set and product, so "
                 "it cannot be opened again",
             )
         elif not isinstance(index, int) or not 1 <= index <= count:
@@ -351,7 +365,7 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
                 "a setup are packs 1… of one seeded run)",
             )
         else:
-            groups.setdefault(key, []).append((n, p))
+            groups.setdefault((set_code, product, seed), []).append((n, p, index))
     seeds = {k[2] for k in groups}
     top = c.data.get("seed")
     if seeds and top not in seeds:
@@ -368,7 +382,7 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
             f"{', '.join(map(repr, sorted(sets)))}",
         )
     for (set_code, product, seed), listed in groups.items():
-        indexes = [p["index"] for _, p in listed]
+        indexes = [index for _, _, index in listed]
         for i in sorted({i for i in indexes if indexes.count(i) > 1}):
             c.add(
                 "pack-index",
@@ -384,20 +398,21 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
                 f"again from the database: {exc}",
             )
             continue
-        for n, p in listed:
-            _compare_pack(c, n, p, fresh[p["index"] - 1].to_dict(), f"{product} seed {seed}")
+        for n, p, index in listed:
+            _compare_pack(c, n, p, index, fresh[index - 1].to_dict(), f"{product} seed {seed}")
 
 
 def _compare_pack(
-    c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, Any], what: str
+    c: _Check, n: int, listed: SetupPack, index: int, fresh: dict[str, Any], what: str
 ) -> None:
     items, want = listed["items"], fresh["items"]
-    where = f"pack {n} ({what}, pack {listed['index']})"
+    where = f"pack {n} ({what}, pack {index})"
     if len(items) != len(want):
         c.add("pack-contents", f"{where}: {len(items)} items listed; the seed opens {len(want)}")
         return
     for d, w in zip(items, want):
-        diff = sorted(k for k in d if k in w and d[k] != w[k])
+        given = cast("Mapping[str, Any]", d)
+        diff = sorted(k for k in given if k in w and given[k] != w[k])
         if diff:
             c.add(
                 "pack-contents",
@@ -443,7 +458,7 @@ def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict
 
 def _compare_zone(
     c: _Check,
-    z: dict[str, Any],
+    z: SetupZone,
     w: Zone,
     exp: Setup,
     by_uid: dict[str, Item],
@@ -508,7 +523,7 @@ def _compare_zone(
 
 def _check_card(
     c: _Check,
-    d: dict[str, Any],
+    d: SetupItem,
     name: str,
     exp: Setup,
     by_uid: dict[str, Item],

@@ -50,8 +50,11 @@ def test_file_matches_json_schema(path: Path) -> None:
 
 
 def test_schema_lists_exactly_the_engine_ops() -> None:
-    ops = [s["properties"]["op"]["const"] for s in SCHEMA["$defs"]["step"]["oneOf"]]
-    assert ops == list(catalog.OPS)
+    steps = SCHEMA["$defs"]["SetupSteps"]["properties"]["steps"]["items"]
+    refs = [s["$ref"].rsplit("/", 1)[-1] for s in steps["oneOf"]]
+    ops = [SCHEMA["$defs"][r]["properties"]["op"]["const"] for r in refs]
+    assert ops == list(catalog.OPS) and len(ops) == 15
+    assert sorted(steps["discriminator"]["mapping"]) == sorted(ops)
 
 
 def test_printings_agree_with_the_mtgjson_minigame_sets() -> None:

@@ -25,12 +25,13 @@ from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
     evolve,
+    make_table,
     need,
     only,
-    read_setup,
     zone,
 )
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "mimic-match"
 MIMIC_BONUS = 2  # "scores an additional 2 points"
@@ -81,9 +82,9 @@ class State:
     event: str = ""
 
 
-def start(setup: Mapping[str, Any], con: Any = None) -> State:
+def start(setup: SetupFile, con: Any = None) -> State:
     """The game at the first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME, play_zones=lambda z: z in ("grid", "deck"))
+    table = make_table(setup, GAME, play_zones=lambda z: z in ("grid", "deck"))
     grid, deck = zone(table, "grid"), table.zones.get("deck", ())
     if len(grid) < 2:
         raise InputError("setup: the Mimic Match grid needs at least 2 cards")

@@ -30,12 +30,13 @@ from boosterkit.minigames.referee.common import (
     Table,
     die_value,
     evolve,
+    make_table,
     need,
     only,
-    read_setup,
     roll,
 )
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "roll-for-initiative"
 STREAM = f"referee/{GAME}"
@@ -62,9 +63,9 @@ class State:
     event: str = ""
 
 
-def start(setup: Mapping[str, Any], con: Any = None) -> State:
+def start(setup: SetupFile, con: Any = None) -> State:
     """The game at its first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME, play_zones=lambda z: z.endswith(" hand"))
+    table = make_table(setup, GAME, play_zones=lambda z: z.endswith(" hand"))
     hands = []
     for p in table.players:
         if f"{p} hand" not in table.zones:
