@@ -16,8 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from boosterkit.data import DATA_DIR
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -30,9 +28,9 @@ def _minigame() -> dict[str, Any]:
 
 
 def _setup() -> dict[str, Any]:
-    from boosterkit.minigames.setupfile import SetupFile
+    from boosterkit.minigames.setupfile import adapter
 
-    schema = TypeAdapter(SetupFile).json_schema(mode="serialization")
+    schema = adapter().json_schema(mode="serialization")
     schema["description"] = (
         "The JSON of `boosterkit deal GAME --format json` (Setup.to_dict()), the input of "
         "`boosterkit validate` and `play`. Every key listed as required is one deal always "

@@ -2,7 +2,7 @@
 
 ``Setup.to_dict()`` returns one (the JSON of ``deal --format json``); ``validate``, the
 referee (``play``, ``simulate``) and the service read one through ``read_setup_file``.
-``data/setup.schema.json`` is generated from it (``boosterkit.data.schemas``) and describes
+``data/setup.schema.json`` is generated from it (``minigames.schemas``) and describes
 what ``deal`` writes: every key but those marked ``Sometimes`` (written for some cards or
 zones only). A file may also be dealt by hand: every key not ``Required`` may be left out
 (uids and card ids are enough). Values are never coerced ("5" is not 5, 1 is not true); a
@@ -12,6 +12,7 @@ rules themselves are checked by ``validate``.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, TypeVar
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
@@ -177,7 +178,10 @@ class SetupFile(TypedDict, total=False):
     ]  # fmt: skip
 
 
-SETUP_FILE: TypeAdapter[SetupFile] = TypeAdapter(SetupFile)
+@cache
+def adapter() -> TypeAdapter[SetupFile]:
+    """The model's validator, built on first use (``deal`` writes setups, never reads one)."""
+    return TypeAdapter(SetupFile)
 
 
 def read_setup_file(data: Any) -> SetupFile:
@@ -185,7 +189,7 @@ def read_setup_file(data: Any) -> SetupFile:
     if not isinstance(data, dict):
         raise InputError(f"setup: expected a JSON object, got {type(data).__name__}")
     try:
-        return SETUP_FILE.validate_python(data)
+        return adapter().validate_python(data)
     except ValidationError as exc:
         raise InputError(_one_line(exc.errors()[0])) from None
 
