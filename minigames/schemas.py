@@ -1,7 +1,8 @@
 """The JSON Schemas in ``data/``, generated from the typed models (never edited by hand).
 
 - ``minigame.schema.json``: a catalogue file (``spec.Minigame``);
-- ``setup.schema.json``: what ``deal --format json`` writes (``setupfile.SetupFile``).
+- ``setup.schema.json``: what ``deal --format json`` writes (``setupfile.SetupFile``);
+- ``moves.schema.json``: a referee's move record (``referee.moves``, a definition per game).
 
 Regenerate them after changing a model (a test fails until the committed files match)::
 
@@ -14,7 +15,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from boosterkit.data import DATA_DIR
 
@@ -40,9 +41,32 @@ def _setup() -> dict[str, Any]:
     return schema
 
 
+def _moves() -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    from boosterkit.minigames.referee.moves import MOVES
+
+    defs: dict[str, Any] = {}
+    for game, shapes in MOVES.items():
+        kinds: Any = Union[shapes]  # noqa: UP007 (a union of a tuple, made at run time)
+        one = TypeAdapter(kinds).json_schema()
+        defs.update(one.pop("$defs"))
+        defs[game] = one
+    return {
+        "title": "boosterkit referee move",
+        "description": "One record (line) of a move log for `boosterkit play SETUP.json "
+        "MOVES.jsonl`: JSON Lines, one move a line, in the order played. A log is for one "
+        "game: each line matches that game's definition ($defs/<game>). Dice left out are "
+        "rolled from the setup's seed; `simulate --log` writes every die it used.",
+        "anyOf": [{"$ref": f"#/$defs/{game}"} for game in MOVES],
+        "$defs": defs,
+    }
+
+
 #: File name → how its schema is made.
 SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "minigame.schema.json": _minigame,
+    "moves.schema.json": _moves,
     "setup.schema.json": _setup,
 }
 

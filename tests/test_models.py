@@ -186,3 +186,23 @@ def test_the_referee_reads_the_setup_through_the_same_model() -> None:
     ):
         with pytest.raises(InputError, match=message.replace("[", r"\[")):
             new_game({**data, key: value})
+
+
+def test_a_referee_allows_exactly_the_keys_of_its_move_shapes() -> None:
+    from boosterkit.minigames.referee import apply, new_game
+    from boosterkit.minigames.referee.moves import MOVES, keys
+
+    data = _setup()
+    data["zones"].append({**data["zones"][0], "name": "player-2 hand", "owner": "player-2"})
+    data["zones"][1]["cards"] = [{**data["zones"][0]["cards"][0], "uid": "p1-2"}]
+    state = new_game(data)
+    known = keys(*MOVES["roll-for-initiative"])
+    assert known == ("player", "card", "face_down", "effects", "reroll", "die", "roll_off", "dice")
+    with pytest.raises(InputError) as exc:
+        apply(state, {"player": "player-1", "card": "p1-1", "shiny": True})
+    assert str(exc.value) == f"move: unknown field 'shiny' (known: {', '.join(known)})"
+    # the published schema has a definition per game, one per kind of move
+    moves = schemas.schema("moves.schema.json")
+    for game, shapes in MOVES.items():
+        kinds = [k["$ref"].rsplit("/", 1)[-1] for k in moves["$defs"][game]["anyOf"]]
+        assert kinds == [s.__name__ for s in shapes]

@@ -34,6 +34,7 @@ from boosterkit.minigames.referee.common import (
     only,
     zone,
 )
+from boosterkit.minigames.referee.moves import Pass, Step, keys
 from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 
@@ -226,7 +227,7 @@ def _after(state: State, seat: int, gained: str | None) -> tuple[tuple[int, int]
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
     """The state after ``move``; ``RuleViolation`` if it is illegal."""
-    only(move, ("player", "card", "to", "pass"))
+    only(move, keys(Step, Pass))
     if state.over:
         raise RuleViolation("game-over", "the game is over; no more moves")
     players = state.table.players

@@ -30,6 +30,7 @@ from boosterkit.minigames.referee.common import (
     only,
     zone,
 )
+from boosterkit.minigames.referee.moves import Decide, Look, keys
 from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 
@@ -153,7 +154,7 @@ def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None
 
 
 def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
-    only(move, ("player", "cells", "take", "cards", "refill"))
+    only(move, keys(Look))
     cells = need(move, "cells", list)
     if len(cells) != 2:
         raise InputError("move: 'cells' names two cells")
@@ -227,7 +228,7 @@ def _end(state: State) -> State:
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
     """The state after ``move``; ``RuleViolation`` if it is illegal."""
-    only(move, ("player", "cells", "take", "cards", "refill", "winner"))  # shape before rules
+    only(move, keys(Look, Decide))  # shape before rules
     if state.phase == "over":
         raise RuleViolation("game-over", "the game is over; no more moves")
     players = state.table.players
@@ -235,7 +236,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     if seat != state.to_move:
         raise RuleViolation("not-your-turn", f"it is {players[state.to_move]}'s turn")
     if state.phase == "decide":
-        only(move, ("player", "winner"))
+        only(move, keys(Decide))
         chosen = state.table.seat(need(move, "winner", str), "winner")
         if chosen not in state.tied:
             names = ", ".join(players[t] for t in state.tied)
