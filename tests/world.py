@@ -4,7 +4,9 @@ Five expansions with the codes, dates and booster shapes of the 2020–2021 sets
 deal from (AFR, KHM, ZNR, STX, MH2), each with its token set (``t<set>``) and minigame set
 (``m<set>``: the games of ``data/minigames`` printed for it), as MTGJSON v5 set files, and a
 magic-sealed-data export of their Draft and Set Boosters (and AFR's Collector Booster). The
-MTGJSON files carry a Draft Booster too (``<set>-draft-mtgjson``).
+MTGJSON files carry a Draft Booster too (``<set>-draft-mtgjson``). AFR also has an Arena
+Booster (both sources) and two Theme Boosters, STX Japanese editions (``stx-jp``,
+``stx-set-jp``).
 
 The Set Boosters have the export's variants and weights (the common/uncommon split, a foil
 basic in 15 %, a List card in 1 pack of 4) and its sheet names; each sheet holds a few cards
@@ -53,12 +55,14 @@ class SetPlan:
     extras: tuple[str, ...] = ()
     showcase_sheet: str = "common_uncommon_showcase"
     wildcards: int = 2
+    #: Draft Boosters with one double-faced card a pack, at uncommon or rare/mythic (ZNR)
+    dfc_draft: bool = False
 
 
 PLANS = (
     SetPlan("afr", "Adventures in the Forgotten Realms", "2021-07-23"),
     SetPlan("khm", "Kaldheim", "2021-02-05", showcase_sheet="snow_showcase_theme", wildcards=1),
-    SetPlan("znr", "Zendikar Rising", "2020-09-25"),
+    SetPlan("znr", "Zendikar Rising", "2020-09-25", dfc_draft=True),
     SetPlan("stx", "Strixhaven: School of Mages", "2021-04-23", extras=("lesson", "sta"),
             showcase_sheet="", wildcards=1),
     SetPlan("mh2", "Modern Horizons 2", "2021-06-18", set_type="draft_innovation",
@@ -256,19 +260,29 @@ def _commons(ws: WorldSet) -> list[Card]:
 
 
 def draft_booster(ws: WorldSet) -> dict[str, Any]:
-    """The export's Draft Booster (code ``<set>``, stored as ``<set>-draft``)."""
-    p, rares = ws.plan, ws.of("rare", "mythic")
+    """The export's Draft Booster (code ``<set>``, stored as ``<set>-draft``); ZNR's holds one
+    double-faced card a pack, as uncommon or as rare/mythic (the export's four variants)."""
+    p, rares, uncommons = ws.plan, ws.of("rare", "mythic"), ws.of("uncommon")
     sheets = {
         "basic": sheet(weighted(ws.basics)),
         "common": sheet(weighted(_commons(ws)), balance_colors=True),
-        "uncommon": sheet(weighted(ws.of("uncommon"))),
+        "uncommon": sheet(weighted(uncommons)),
         "rare_mythic": sheet(weighted(rares, _rare_weight)),
         "foil": sheet(weighted(ws.main + ws.basics, _foil_weight, foil=True)),
     }
-    variants = [
-        ({"basic": 1, "common": 10, "uncommon": 3, "rare_mythic": 1}, 2),
-        ({"basic": 1, "common": 9, "foil": 1, "uncommon": 3, "rare_mythic": 1}, 1),
-    ]
+    base = {"basic": 1, "common": 10, "uncommon": 3, "rare_mythic": 1}
+    foil = {"basic": 1, "common": 9, "foil": 1}
+    variants = [(base, 2), ({**base, **foil}, 1)]
+    if p.dfc_draft:
+        for name, cards in (("uncommon", uncommons), ("rare_mythic", rares)):
+            two = [c for c in cards if c.faces], [c for c in cards if not c.faces]
+            sheets[f"dfc_{name}"] = sheet(weighted(two[0], _rare_weight))
+            sheets[f"sfc_{name}"] = sheet(weighted(two[1], _rare_weight))
+        rare_dfc = {"basic": 1, "common": 10, "sfc_uncommon": 3, "dfc_rare_mythic": 1}
+        unc_dfc = {"basic": 1, "common": 10, "dfc_uncommon": 1, "sfc_uncommon": 2,
+                   "sfc_rare_mythic": 1}  # fmt: skip
+        variants = [(rare_dfc, 54), ({**rare_dfc, **foil}, 27)]
+        variants += [(unc_dfc, 242), ({**unc_dfc, **foil}, 121)]
     return sealed_product(p.code, p.code, p.name, variants, sheets, p.name)
 
 
@@ -318,6 +332,45 @@ def collector_booster(ws: WorldSet) -> dict[str, Any]:
     return sealed_product(f"{p.code}-collector", p.code, name, [(slots, 1)], sheets, p.name)
 
 
+def arena_booster(ws: WorldSet) -> dict[str, Any]:
+    """The export's Arena Booster (``<set>-arena``): no basic land."""
+    p = ws.plan
+    sheets = {
+        "common": sheet(weighted(_commons(ws)), balance_colors=True),
+        "uncommon": sheet(weighted(ws.of("uncommon"))),
+        "rare_mythic": sheet(weighted(ws.of("rare", "mythic"), _rare_weight)),
+    }
+    slots = {"common": 10, "uncommon": 3, "rare_mythic": 1}
+    name = f"{p.name} Arena Booster"
+    return sealed_product(f"{p.code}-arena", p.code, name, [(slots, 1)], sheets, p.name)
+
+
+def theme_boosters(ws: WorldSet) -> list[dict[str, Any]]:
+    """Two of the export's Theme Boosters (``<set>-theme-b``, ``<set>-theme-dungeons``):
+    35 cards from sheets that allow duplicates."""
+    p, out = ws.plan, []
+    for suffix, pick in (
+        ("b", lambda c: "B" in c.colors),
+        ("dungeons", lambda c: c.mana_value >= 2),
+    ):
+        cards = [c for c in ws.main if pick(c)]
+        sheets = {
+            r: sheet(weighted([c for c in cards if c.rarity in rs]), allow_duplicates=True)
+            for r, rs in (("common", ("common",)), ("uncommon", ("uncommon",)),
+                          ("rare_mythic", ("rare", "mythic")))
+        }  # fmt: skip
+        variants = [({"uncommon": 10, "common": 24, "rare_mythic": 1}, 9),
+                    ({"uncommon": 9, "common": 24, "rare_mythic": 2}, 1)]  # fmt: skip
+        name = f"{p.name} Theme Booster {suffix.title()}"
+        out.append(sealed_product(f"{p.code}-theme-{suffix}", p.code, name, variants, sheets))
+    return out
+
+
+def regional(product: dict[str, Any], suffix: str = "jp") -> dict[str, Any]:
+    """The same product as a regional edition (``stx-jp``, ``stx-set-jp``)."""
+    return {**product, "code": f"{product['code']}-{suffix}", "name": f"{product['name']} (JP)"}
+
+
 def mtgjson_booster(ws: WorldSet) -> dict[str, Any]:
     """The set file's ``booster.default`` (MTGJSON's Draft Booster: ``<set>-draft-mtgjson``)."""
 
@@ -326,7 +379,18 @@ def mtgjson_booster(ws: WorldSet) -> dict[str, Any]:
         return {**flags, "cards": w, "totalWeight": sum(w.values())}
 
     contents = {"basic": 1, "common": 10, "rareMythic": 1, "uncommon": 3}
+    arena = {
+        "boosters": [{"contents": {"common": 10, "rareMythic": 1, "uncommon": 3}, "weight": 1}],
+        "boostersTotalWeight": 1,
+        "name": f"{ws.plan.name} Arena Booster",
+        "sheets": {
+            "common": sheet_of(_commons(ws), foil=False, balanceColors=True),
+            "uncommon": sheet_of(ws.of("uncommon"), foil=False),
+            "rareMythic": sheet_of(ws.of("rare", "mythic"), _rare_weight, foil=False),
+        },
+    }
     return {
+        **({"arena": arena} if ws.plan.code == "afr" else {}),
         "default": {
             "boosters": [
                 {"contents": contents, "weight": 2},
@@ -340,7 +404,7 @@ def mtgjson_booster(ws: WorldSet) -> dict[str, Any]:
                 "rareMythic": sheet_of(ws.of("rare", "mythic"), _rare_weight, foil=False),
                 "foil": sheet_of(ws.main + ws.basics, _foil_weight, foil=True),
             },
-        }
+        },
     }
 
 
@@ -396,7 +460,10 @@ def write(folder: Path) -> WorldFiles:
                             set_type="funny", parent=plan.code)  # fmt: skip
         files.append(_dump(folder / f"M{plan.code.upper()}.json", mini))
         products += [draft_booster(ws), set_booster(ws)]
-        products += [collector_booster(ws)] if plan.code == "afr" else []
+        if plan.code == "afr":
+            products += [collector_booster(ws), arena_booster(ws), *theme_boosters(ws)]
+        if plan.code == "stx":  # a Japanese edition of both: the English one is the default
+            products += [regional(p) for p in products[-2:]]
     sealed = _dump(folder / "sealed_basic_data.json", products)
     return WorldFiles(folder, tuple(files), sealed, tuple(built))
 
