@@ -18,6 +18,8 @@ NS = uuid.UUID("0b8f4c52-7a1e-4d9c-9f0e-2b6d1c3a5e77")
 COLOURS = ("W", "U", "B", "R", "G")
 BASIC_TYPES = {"W": "Plains", "U": "Island", "B": "Swamp", "R": "Mountain", "G": "Forest"}
 RANK = {"common": 0, "uncommon": 1, "rare": 2, "mythic": 3}
+#: Layouts whose faces are two sides of the card (Scryfall keeps their colours on the faces).
+DOUBLE_FACED = ("transform", "modal_dfc", "double_faced_token", "reversible_card")
 
 
 def sid(set_code: str, number: str) -> str:
@@ -151,22 +153,25 @@ class Card:
             out.append(entry)
         return out
 
-    def scryfall(self, set_name: str = "Fixture Set", set_type: str = "expansion") -> dict:
-        """The Scryfall card object (the fields boosterkit reads, named and typed as Scryfall's)."""
-        image = f"https://cards.scryfall.io/small/front/{self.id[0]}/{self.id[1]}/{self.id}.jpg"
+    def scryfall(
+        self, set_name: str = "Fixture Set", set_type: str = "expansion", set_id: str = ""
+    ) -> dict[str, Any]:
+        """The Scryfall card object (the fields boosterkit reads, named and typed as Scryfall's).
+        A double-faced card keeps its colours, costs, texts and images on its faces only."""
+        two_sided = self.layout in DOUBLE_FACED
         obj: dict[str, Any] = {
             "object": "card",
             "id": self.id,
             "oracle_id": self.oracle_id,
-            "name": self.name,
+            "name": " // ".join(f.name for f in self.faces) if self.faces else self.name,
             "lang": self.lang,
             "released_at": self.released,
             "layout": self.layout,
             "cmc": self.mana_value,
             "type_line": self.type_line,
-            "colors": list(self.colors),
             "color_identity": sorted(set(self.colors) | {c for f in self.faces for c in f.colors}),
             "finishes": list(self.finishes),
+            "set_id": set_id or str(uuid.uuid5(NS, f"set:{self.set_code.lower()}")),
             "set": self.set_code.lower(),
             "set_name": set_name,
             "set_type": set_type,
@@ -178,31 +183,42 @@ class Card:
             "frame_effects": list(self.frame_effects),
             "full_art": self.full_art,
         }
-        if self.mana_cost is not None:
-            obj["mana_cost"] = self.mana_cost
-        for key in ("text", "power", "toughness", "loyalty"):
-            value = getattr(self, key)
-            if value is not None:
-                obj["oracle_text" if key == "text" else key] = value
+        if not two_sided:
+            obj["colors"] = list(self.colors)
+            if self.mana_cost is not None:
+                obj["mana_cost"] = self.mana_cost
+            for key in ("text", "power", "toughness", "loyalty"):
+                value = getattr(self, key)
+                if value is not None:
+                    obj["oracle_text" if key == "text" else key] = value
+            if self.image:
+                obj["image_uris"] = self.image_uris("front")
         if self.faces:
             obj["card_faces"] = [
-                {
-                    "object": "card_face",
-                    "name": f.name,
-                    "type_line": f.type_line,
-                    "mana_cost": f.mana_cost or "",
-                    "oracle_text": f.text or "",
-                    **({"colors": list(f.colors)} if self.layout != "adventure" else {}),
-                    **{
-                        k: getattr(f, k) for k in ("power", "toughness", "loyalty") if getattr(f, k)
-                    },
-                }
-                for f in self.faces
+                self._scryfall_face(f, side) for f, side in zip(self.faces, ("front", "back"))
             ]
-            obj["name"] = " // ".join(f.name for f in self.faces)
-        if self.image:
-            obj["image_uris"] = {"small": image, "normal": image.replace("/small/", "/normal/")}
         return obj
+
+    def image_uris(self, side: str) -> dict[str, str]:
+        path = f"{side}/{self.id[0]}/{self.id[1]}/{self.id}.jpg"
+        return {f: f"https://cards.scryfall.io/{f}/{path}" for f in ("small", "normal")}
+
+    def _scryfall_face(self, f: Face, side: str) -> dict[str, Any]:
+        face: dict[str, Any] = {
+            "object": "card_face",
+            "name": f.name,
+            "type_line": f.type_line,
+            "mana_cost": f.mana_cost or "",
+            "oracle_text": f.text or "",
+        }
+        if self.layout != "adventure":
+            face["colors"] = list(f.colors)
+        face |= {k: getattr(f, k) for k in ("power", "toughness", "loyalty") if getattr(f, k)}
+        if self.layout in DOUBLE_FACED:
+            face["artist"] = self.artist
+            if self.image:
+                face["image_uris"] = self.image_uris(side)
+        return face
 
 
 def card(set_code: str, number: int | str, **kw: Any) -> Card:
@@ -256,7 +272,9 @@ def basic_land(set_code: str, number: int | str, colour: str, **kw: Any) -> Card
 
 
 def modal(set_code: str, number: int | str, front: Face, back: Face, mv: int, **kw: Any) -> Card:
-    """A modal double-faced card."""
+    """A card of two faces: modal double-faced unless ``layout`` says otherwise (``transform``,
+    ``split``, ``adventure`` …)."""
+    kw.setdefault("layout", "modal_dfc")
     return Card(
         set_code=set_code,
         number=str(number),
@@ -265,7 +283,6 @@ def modal(set_code: str, number: int | str, front: Face, back: Face, mv: int, **
         colors=front.colors,
         mana_cost=front.mana_cost,
         mana_value=float(mv),
-        layout="modal_dfc",
         faces=(front, back),
         **kw,
     )

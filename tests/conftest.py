@@ -12,6 +12,7 @@ Two kinds of data back the tests:
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -50,9 +51,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason=REAL_DATA_REASON)
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if set(getattr(item, "fixturenames", ())) & set(REAL_DATA_FIXTURES) or (
-            params.get("any_db") == "real"
-        ):
+        real_param = any(k.startswith("any_") and v == "real" for k, v in params.items())
+        if real_param or set(getattr(item, "fixturenames", ())) & set(REAL_DATA_FIXTURES):
             item.add_marker("real_data")
         if item.get_closest_marker("real_data") and not has_real_data():
             item.add_marker(skip)
@@ -129,11 +129,55 @@ def built_db(built_world, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return world.build_db(tmp_path_factory.mktemp("built_db") / "built.duckdb", built_world)
 
 
+@pytest.fixture(scope="session")
+def built_scryfall(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder laid out like ../shared/scryfall with built files (``tests/scryfall_world.py``):
+    the set list, card files of ONE, MOM, BRO, LTR, WOE+WOT, a search page, an error."""
+    import scryfall_world
+
+    return scryfall_world.write(tmp_path_factory.mktemp("scryfall"))
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The files of one world (built or real): where a test reads what ``../shared`` holds."""
+
+    name: str  # "built" | "real"
+    mtgjson: Path  # MTGJSON set files: AFR.json, MAFR.json …
+    sealed: Path  # the magic-sealed-data export
+    scryfall: Path  # laid out like ../shared/scryfall: sets/, cards/, search/ …
+    db: Path | None = None  # the world's database (``any_data`` only)
+
+
+@pytest.fixture(scope="session")
+def built_sources(built_world, built_scryfall: Path) -> Sources:
+    return Sources("built", built_world.folder, built_world.sealed, built_scryfall)
+
+
+@pytest.fixture(scope="session")
+def real_sources() -> Sources:
+    root = shared_path()
+    return Sources("real", root / "mtgjson", root / "boosters" / "sealed_basic_data.json", root)
+
+
 @pytest.fixture(scope="session", params=["built", "real"])
 def any_db(request: pytest.FixtureRequest) -> Path:
     """``built_db``, then ``real_db`` (skipped without ../shared): for a property that holds on
     any data and is worth checking on real cards too."""
     return request.getfixturevalue(f"{request.param}_db")
+
+
+@pytest.fixture(scope="session", params=["built", "real"])
+def any_sources(request: pytest.FixtureRequest) -> Sources:
+    """The built files, then the real ones (skipped without ../shared)."""
+    return request.getfixturevalue(f"{request.param}_sources")
+
+
+@pytest.fixture(scope="session", params=["built", "real"])
+def any_data(request: pytest.FixtureRequest) -> Sources:
+    """``any_sources`` with the database built from them (``built_db`` / ``real_db``)."""
+    sources = request.getfixturevalue(f"{request.param}_sources")
+    return Sources(**{**sources.__dict__, "db": request.getfixturevalue(f"{request.param}_db")})
 
 
 @pytest.fixture(scope="session", autouse=True)
