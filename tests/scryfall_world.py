@@ -11,7 +11,8 @@ The files the Scryfall-side tests read, in Scryfall's formats, from ``tests/buil
   double-faced cards keep their colours and images on their faces, as Scryfall's do;
   ``cards/single-card.json`` one card object (a printing of the world's MH2, so MTGJSON's
   MH2.json holds it too), ``cards/rulings-single-card.json`` a list of rulings;
-- ``search/one-set-search-page1.json`` the first page (175) of a ONE search;
+- ``search/one-set-search-page1.json`` the first page (175) of a ONE search,
+  ``search/forests-page{1,2}.json`` a search of 20 Forests in two pages;
 - ``errors/validation_error-parse-mana.json`` an error object;
 - ``fixtures/mtg_ssm/cards.json`` cards of every layout the kinds depend on.
 
@@ -56,6 +57,7 @@ CHILDREN = {
 OTHER_SETS = (
     ("clb", "Commander Legends: Battle for Baldur's Gate", "draft_innovation", "2022-06-10", None),
     ("cmm", "Commander Masters", "masters", "2023-08-04", None),
+    ("etx", "Eternal Fixture Cards", "eternal", "2024-03-08", None),
 )
 
 
@@ -208,6 +210,10 @@ def write(folder: Path) -> Path:
     rulings = [{"object": "ruling", "oracle_id": one[0]["oracle_id"], "source": "wotc",
                 "published_at": "2023-02-03", "comment": f"Ruling {k} on this card."}
                for k in (1, 2)]  # fmt: skip
+    forests = [
+        basic_land("sld", 100 + k, "G", released="2022-01-01").scryfall("Secret Lair", "box")
+        for k in range(20)
+    ]
     content: dict[str, Any] = {
         "sets/sets.json": {"object": "list", "has_more": False, "data": sets},
         "sets/set-cmm.json": next(s for s in sets if s["code"] == "cmm"),
@@ -219,6 +225,11 @@ def write(folder: Path) -> Path:
         "search/one-set-search-page1.json": {"object": "list", "total_cards": len(one),
                                              "has_more": True, "next_page": search_next,
                                              "data": one[:175]},
+        "search/forests-page1.json": {"object": "list", "has_more": True, "total_cards": 20,
+                                      "next_page": "https://api.scryfall.com/cards/search?some_args=stuff",
+                                      "data": forests[:10]},
+        "search/forests-page2.json": {"object": "list", "has_more": False, "total_cards": 20,
+                                      "data": forests[10:]},
         "errors/validation_error-parse-mana.json": {
             "object": "error", "status": 422, "code": "validation_error",
             "details": "The string fragment(s) “TFF” could not be understood as part of mana cost.",
