@@ -88,8 +88,10 @@ class Card:
         return str(uuid.uuid5(NS, f"oracle:{self.name}"))
 
     def ref(self, foil: bool = False) -> str:
-        """The magic-sealed-data reference: ``set:number`` (``:foil``)."""
-        return f"{self.set_code.lower()}:{self.number}" + (":foil" if foil else "")
+        """The magic-sealed-data reference: ``set:number`` (``:foil``); a card of two faces is
+        numbered by its first part, ``set:numbera``, as mtg.wtf numbers it."""
+        part = "a" if self.faces else ""
+        return f"{self.set_code.lower()}:{self.number}{part}" + (":foil" if foil else "")
 
     def uuid(self) -> str:
         return mid(self.set_code, self.number, "a" if self.faces else "")
@@ -274,17 +276,16 @@ def basic_land(set_code: str, number: int | str, colour: str, **kw: Any) -> Card
 def modal(set_code: str, number: int | str, front: Face, back: Face, mv: int, **kw: Any) -> Card:
     """A card of two faces: modal double-faced unless ``layout`` says otherwise (``transform``,
     ``split``, ``adventure`` …)."""
-    kw.setdefault("layout", "modal_dfc")
+    fields: dict[str, Any] = {"layout": "modal_dfc", "colors": front.colors}
     return Card(
         set_code=set_code,
         number=str(number),
         name=f"{front.name} // {back.name}",
         type_line=f"{front.type_line} // {back.type_line}",
-        colors=front.colors,
         mana_cost=front.mana_cost,
         mana_value=float(mv),
         faces=(front, back),
-        **kw,
+        **(fields | kw),
     )
 
 

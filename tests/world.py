@@ -13,7 +13,9 @@ basic in 15 %, a List card in 1 pack of 4) and its sheet names; each sheet holds
 of every colour instead of a hundred. As in the real data, The List (``plist:N``) and STX's
 Mystical Archive (``sta:N``) are referenced but not in the database, and the art cards
 (``a<set>``) are not either. KHM has snow dual lands and modal double-faced gods, ZNR modal
-double-faced lands, STX Lessons and a modal double-faced legend, MH2 a reprint sheet.
+double-faced lands, STX Lessons and a modal double-faced legend (its MTGJSON Draft Booster
+draws an Archive card of STA, not in the files), MH2 a split card and a reprint sheet;
+``SKHM.json`` (substitute cards, tokens only) lies beside the files and is not imported.
 
 Card names are made up (``AFR Dawn Knight``), except the minigame cards (the games' names)
 and basic lands; the rules text of a game is quoted only where a test reads it (``RULES``).
@@ -165,6 +167,12 @@ def _own_cards(plan: SetPlan, start: int) -> list[Card]:
             modal(s, next(n), Face(f"{up} Kor Pathfinder", "Creature — Kor", ("G",), "{2}{G}",
                                    None, "3", "2"),
                   Face(f"{up} Kor Trail", "Land"), 3, rarity="rare", released=r),
+        ]  # fmt: skip
+    if s == "mh2":  # a split card: two halves, one Magic back
+        return [
+            modal(s, next(n), Face(f"{up} Fire Half", "Instant", ("R",), "{1}{R}", DRAW),
+                  Face(f"{up} Ice Half", "Instant", ("U",), "{1}{U}", DRAW), 4,
+                  layout="split", colors=("R", "U"), rarity="uncommon", released=r),
         ]  # fmt: skip
     if s == "stx":
         return [
@@ -389,22 +397,29 @@ def mtgjson_booster(ws: WorldSet) -> dict[str, Any]:
             "rareMythic": sheet_of(ws.of("rare", "mythic"), _rare_weight, foil=False),
         },
     }
+    default = {
+        "boosters": [
+            {"contents": contents, "weight": 2},
+            {"contents": {**contents, "common": 9, "foil": 1}, "weight": 1},
+        ],
+        "boostersTotalWeight": 3,
+        "sheets": {
+            "basic": sheet_of(ws.basics, foil=False),
+            "common": sheet_of(_commons(ws), foil=False, balanceColors=True),
+            "uncommon": sheet_of(ws.of("uncommon"), foil=False),
+            "rareMythic": sheet_of(ws.of("rare", "mythic"), _rare_weight, foil=False),
+            "foil": sheet_of(ws.main + ws.basics, _foil_weight, foil=True),
+        },
+    }
+    if "sta" in ws.plan.extras:  # the Mystical Archive: uuids of STA, a file not in the world
+        archive = {c.uuid(): 1 for c in ws.special["sta"]}
+        default["sheets"]["archive"] = {"cards": archive, "foil": False,
+                                        "totalWeight": len(archive)}  # fmt: skip
+        for b in default["boosters"]:
+            b["contents"] = {**b["contents"], "common": b["contents"]["common"] - 1, "archive": 1}
     return {
         **({"arena": arena} if ws.plan.code == "afr" else {}),
-        "default": {
-            "boosters": [
-                {"contents": contents, "weight": 2},
-                {"contents": {**contents, "common": 9, "foil": 1}, "weight": 1},
-            ],
-            "boostersTotalWeight": 3,
-            "sheets": {
-                "basic": sheet_of(ws.basics, foil=False),
-                "common": sheet_of(_commons(ws), foil=False, balanceColors=True),
-                "uncommon": sheet_of(ws.of("uncommon"), foil=False),
-                "rareMythic": sheet_of(ws.of("rare", "mythic"), _rare_weight, foil=False),
-                "foil": sheet_of(ws.main + ws.basics, _foil_weight, foil=True),
-            },
-        },
+        "default": default,
     }
 
 
@@ -464,6 +479,11 @@ def write(folder: Path) -> WorldFiles:
             products += [collector_booster(ws), arena_booster(ws), *theme_boosters(ws)]
         if plan.code == "stx":  # a Japanese edition of both: the English one is the default
             products += [regional(p) for p in products[-2:]]
+    skhm = [token("skhm", k, "Double-Faced Substitute Card", "Card", released="2021-02-05")
+            for k in (1, 2)]  # fmt: skip
+    substitutes = mtgjson_file("skhm", "Kaldheim Substitute Cards", "2021-02-05", (), skhm,
+                               set_type="token", parent="khm")  # fmt: skip
+    _dump(folder / "SKHM.json", substitutes)  # beside the files, not in ``mtgjson``
     sealed = _dump(folder / "sealed_basic_data.json", products)
     return WorldFiles(folder, tuple(files), sealed, tuple(built))
 
