@@ -51,7 +51,8 @@ CHILDREN = {
     "woe": (("twoe", "token"), ("woc", "commander"), ("twoc", "token", "woc"),
             ("awoe", "memorabilia")),
     "mkm": (("tmkm", "token"), ("amkm", "memorabilia"), ("mkc", "commander"),
-            ("tmkc", "token", "mkc")),
+            ("tmkc", "token", "mkc"), ("pmkm", "promo"), ("clu", "draft_innovation"),
+            ("fclu", "memorabilia", "clu")),
     "clb": (("mclb", "minigame"),),
 }  # fmt: skip
 OTHER_SETS = (

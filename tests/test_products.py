@@ -33,13 +33,18 @@ def _export(built_world, code: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def one_db(tmp_path_factory):
-    """ONE from the Scryfall unique-cards dump: a set with no collation data at all."""
+def one_file(built_scryfall) -> Path:
+    """ONE as a Scryfall unique-cards file (built): a set with no collation data at all."""
+    return built_scryfall / "cards" / "one.unique-cards.json"
+
+
+@pytest.fixture(scope="module")
+def one_db(one_file: Path, tmp_path_factory):
     from boosterkit.pipeline.sync import sync_file
 
     path = tmp_path_factory.mktemp("one") / "one.duckdb"
     con = db.connect(path)
-    sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=path.parent / "cache")
+    sync_file(con, one_file, cache=path.parent / "cache")
     yield con
     con.close()
 
@@ -177,8 +182,8 @@ def test_listing_says_which_sync_fills_missing_extras(con, built_world):
     assert abs(sum(v["percent"] for v in p["variants"]) - 100) < 1e-3  # 24 roundings of ≤ 5e-5
 
 
-def test_generic_products_for_a_set_without_collation(one_db):
-    cards = json.loads(shared_path("cards", "one.unique-cards.json").read_text())
+def test_generic_products_for_a_set_without_collation(one_db, one_file):
+    cards = json.loads(one_file.read_text())
     products = {p["code"]: p for p in list_products(one_db, "one")}
     assert set(products) == {
         "one-draft-generic",
@@ -380,16 +385,18 @@ def test_cli_json_equals_library(built_db, con):
     )
 
 
-def test_cli_set_without_products_says_so(tmp_path):
+def test_cli_set_without_products_says_so(built_scryfall, tmp_path):
     from boosterkit.pipeline.sync import sync_file
 
     path = tmp_path / "woe.duckdb"
+    cards = built_scryfall / "cards" / "woe+wot.unique-cards.json"
+    wot = sum(c["set"] == "wot" for c in json.loads(cards.read_text()))
     with db.connect(path) as con:  # wot: the Enchanting Tales bonus sheet, no commons
-        sync_file(con, shared_path("cards", "woe+wot.unique-cards.json"), cache=tmp_path / "cache")
+        sync_file(con, cards, cache=tmp_path / "cache")
         assert list_products(con, "wot") == []
     run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path), "products", "WOT"]
     text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
-    assert text.startswith("wot: no products: none of its 63 cards is marked for boosters")
+    assert text.startswith(f"wot: no products: none of its {wot} cards is marked for boosters")
     assert len(text.strip().splitlines()) == 1
     assert (
         json.loads(
@@ -399,14 +406,14 @@ def test_cli_set_without_products_says_so(tmp_path):
     )
 
 
-def test_a_known_set_without_cards_names_the_sync(tmp_path):
+def test_a_known_set_without_cards_names_the_sync(built_scryfall, tmp_path):
     """A set from the set list (``sync --sets``) with no cards loaded yet: `products` and
     `open` say so and name the command that loads it, not a shortage of commons."""
     from boosterkit.pipeline.sync import sync_file
 
     path = tmp_path / "sets.duckdb"
     with db.connect(path) as con:
-        sync_file(con, shared_path("sets", "sets.json"), cache=tmp_path / "cache")
+        sync_file(con, built_scryfall / "sets" / "sets.json", cache=tmp_path / "cache")
     run = [sys.executable, "-m", "boosterkit.cli", "--db", str(path)]
     text = subprocess.run(
         [*run, "products", "WOE"], capture_output=True, text=True, check=True
