@@ -28,34 +28,34 @@ def export(src) -> list[dict]:
 
 
 @pytest.fixture
-def real(src):
+def imported(src):
     con = db.connect(src.db, read_only=True)
     yield con
     con.close()
 
 
-def test_every_product_sheet_and_card_is_stored(real, export, src):
+def test_every_product_sheet_and_card_is_stored(imported, export, src):
     assert export and (src.name != "real" or len(export) == 329)  # all of the real export
-    stored = real.execute("SELECT count(*) FROM products WHERE source = 'sealed-data'").fetchone()[
-        0
-    ]
+    stored = imported.execute(
+        "SELECT count(*) FROM products WHERE source = 'sealed-data'"
+    ).fetchone()[0]
     assert stored == len(export)
     for p in export:
         code = sealed_product_code(p["code"], p["set_code"])
-        weights = real.execute(
+        weights = imported.execute(
             "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
             [code],
         ).fetchall()
         assert [w for (w,) in weights] == [b["weight"] for b in p["boosters"]], code
         sheets = dict(
-            real.execute(
+            imported.execute(
                 "SELECT sheet_name, total_weight FROM sheets WHERE product_code = ?", [code]
             ).fetchall()
         )
         assert sheets == {n: s["total_weight"] for n, s in p["sheets"].items()}, code
     n_refs = sum(len(s["cards"]) for p in export for s in p["sheets"].values())
     assert (
-        real.execute(
+        imported.execute(
             "SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
             "WHERE p.source = 'sealed-data'"
         ).fetchone()[0]
@@ -63,10 +63,10 @@ def test_every_product_sheet_and_card_is_stored(real, export, src):
     )
 
 
-def test_variant_slots_keep_the_source_order(real, export):
+def test_variant_slots_keep_the_source_order(imported, export):
     afr_set = next(p for p in export if p["code"] == "afr-set")
     for i, b in enumerate(afr_set["boosters"], start=1):
-        rows = real.execute(
+        rows = imported.execute(
             "SELECT sheet_name, count FROM variant_slots WHERE product_code = 'afr-set' "
             "AND variant_index = ? ORDER BY rowid",
             [i],
@@ -96,15 +96,15 @@ def test_product_kind_and_code(code, set_code, kind, stored):
     assert sealed_product_code(code, set_code) == stored
 
 
-def test_every_product_is_stored_with_its_kind(real, export):
+def test_every_product_is_stored_with_its_kind(imported, export):
     for p in export:
         stored = sealed_product_code(p["code"], p["set_code"])
-        assert real.execute(
+        assert imported.execute(
             "SELECT kind, source FROM products WHERE code = ?", [stored]
         ).fetchone() == (product_kind(p["code"], p["set_code"]), "sealed-data"), stored
 
 
-def test_letter_suffix_resolves_to_the_number_without_it(real, export):
+def test_letter_suffix_resolves_to_the_number_without_it(imported, export):
     refs = [
         (p["code"], r)
         for p in export
@@ -117,10 +117,10 @@ def test_letter_suffix_resolves_to_the_number_without_it(real, export):
     for code, ref in refs:
         set_code, number = ref.split(":")[:2]
         product = sealed_product_code(code, code.split("-")[0])
-        cid = real.execute(
+        cid = imported.execute(
             "SELECT card_id FROM sheet_cards WHERE product_code = ? AND ref = ?", [product, ref]
         ).fetchone()[0]
-        expected = real.execute(
+        expected = imported.execute(
             "SELECT id FROM cards WHERE set_code = ? AND collector_number = ?",
             [set_code, number[:-1]],
         ).fetchone()

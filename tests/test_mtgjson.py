@@ -43,30 +43,32 @@ def _ids_by_set(entries: list[dict]) -> dict[str, set[str]]:
 
 
 @pytest.fixture
-def real(src):
+def imported(src):
     con = db.connect(src.db, read_only=True)
     yield con
     con.close()
 
 
 @pytest.mark.parametrize("code", REAL_MTGJSON)
-def test_printing_counts_match_the_file(src, real, code):
+def test_printing_counts_match_the_file(src, imported, code):
     data = _data(src, code)
     expected = _ids_by_set(data.get("cards", []) + data.get("tokens", []))
     for set_code, ids in expected.items():
         got = {
             r[0]
-            for r in real.execute("SELECT id FROM cards WHERE set_code = ?", [set_code]).fetchall()
+            for r in imported.execute(
+                "SELECT id FROM cards WHERE set_code = ?", [set_code]
+            ).fetchall()
         }
         assert got == ids, set_code
 
 
 @pytest.mark.parametrize("code", BOOSTER_SETS)
-def test_tokens_land_in_their_token_set(src, real, code):
+def test_tokens_land_in_their_token_set(src, imported, code):
     data = _data(src, code)
     tokens = _ids_by_set(data["tokens"])
     assert list(tokens) == [f"t{code.lower()}"]
-    rows = real.execute(
+    rows = imported.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
         [f"t{code.lower()}"],
     ).fetchall()
@@ -74,22 +76,22 @@ def test_tokens_land_in_their_token_set(src, real, code):
     assert {k for k, _, _ in rows} <= {"token", "emblem"} and not any(b for _, b, _ in rows)
     emblems = {t["identifiers"]["scryfallId"] for t in data["tokens"] if t["layout"] == "emblem"}
     assert sum(n for k, _, n in rows if k == "emblem") == len(emblems)
-    assert real.execute(
+    assert imported.execute(
         "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [f"t{code.lower()}"]
     ).fetchone() == ("token", code.lower())
 
 
 @pytest.mark.parametrize("code", [c for c in REAL_MTGJSON if c.startswith("M") and c != "MH2"])
-def test_minigame_sets_are_minigames(src, real, code):
+def test_minigame_sets_are_minigames(src, imported, code):
     data = _data(src, code)
     assert data["type"] == "funny"  # what MTGJSON says; we must not keep it
     ids = {t["identifiers"]["scryfallId"] for t in data["tokens"]}
-    rows = real.execute(
+    rows = imported.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
         [code.lower()],
     ).fetchall()
     assert rows == [("minigame", False, len(ids))]
-    assert real.execute(
+    assert imported.execute(
         "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [code.lower()]
     ).fetchone() == ("minigame", code[1:].lower())
 
@@ -105,7 +107,7 @@ def test_substitute_token_set_is_not_a_minigame(src, mem_db):
 
 
 @pytest.mark.parametrize("code", ["KHM", "ZNR", "STX", "MH2", "MAFR"])
-def test_faces_are_merged_into_one_printing(src, real, code):
+def test_faces_are_merged_into_one_printing(src, imported, code):
     data = _data(src, code)
     groups: dict[str, list[dict]] = defaultdict(list)
     for e in data.get("cards", []) + data.get("tokens", []):
@@ -114,46 +116,48 @@ def test_faces_are_merged_into_one_printing(src, real, code):
     assert groups, "the file has multi-face printings"
     for sid, entries in groups.items():
         entries.sort(key=lambda e: e["side"])
-        faces = real.execute(
+        faces = imported.execute(
             "SELECT name, type_line FROM card_faces WHERE card_id = ? ORDER BY face_index", [sid]
         ).fetchall()
         assert faces == [(e.get("faceName"), e.get("type")) for e in entries]
-        name, layout, df, back = real.execute(
+        name, layout, df, back = imported.execute(
             "SELECT name, layout, is_double_faced, magic_back FROM cards WHERE id = ?", [sid]
         ).fetchone()
         assert name == entries[0]["name"] and layout == entries[0]["layout"]
         two_sided = layout in ("modal_dfc", "transform", "double_faced_token")
         assert df == two_sided
         assert back == (not two_sided and code != "MAFR")  # split cards keep a Magic back
-        uuids = real.execute("SELECT uuid FROM mtgjson_uuids WHERE card_id = ?", [sid]).fetchall()
+        uuids = imported.execute(
+            "SELECT uuid FROM mtgjson_uuids WHERE card_id = ?", [sid]
+        ).fetchall()
         assert {u for (u,) in uuids} == {e["uuid"] for e in entries}
 
 
 @pytest.mark.parametrize("code", BOOSTER_SETS)
-def test_booster_products_match_the_source(src, real, code):
+def test_booster_products_match_the_source(src, imported, code):
     booster = _data(src, code)["booster"]
     uuid_to_id = {e["uuid"]: e["identifiers"]["scryfallId"] for e in _data(src, code)["cards"]}
     for name, cfg in booster.items():
         pcode = f"{code.lower()}-{'draft' if name == 'default' else name}-mtgjson"
-        variants = real.execute(
+        variants = imported.execute(
             "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
             [pcode],
         ).fetchall()
         assert [w for (w,) in variants] == [b["weight"] for b in cfg["boosters"]]
         for i, b in enumerate(cfg["boosters"], start=1):
-            slots = real.execute(
+            slots = imported.execute(
                 "SELECT sheet_name, count FROM variant_slots WHERE product_code = ? "
                 "AND variant_index = ?",
                 [pcode, i],
             ).fetchall()
             assert dict(slots) == b["contents"]
         for sname, sheet in cfg["sheets"].items():
-            total, foil = real.execute(
+            total, foil = imported.execute(
                 "SELECT total_weight, foil FROM sheets WHERE product_code = ? AND sheet_name = ?",
                 [pcode, sname],
             ).fetchone()
             assert (total, foil) == (sheet["totalWeight"], sheet["foil"])
-            rows = real.execute(
+            rows = imported.execute(
                 "SELECT ref, weight, card_id FROM sheet_cards WHERE product_code = ? "
                 "AND sheet_name = ?",
                 [pcode, sname],
