@@ -334,14 +334,14 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
             )
 
 
-def _check_reopened(c: _Check, products: ProductCache | None) -> None:
-    """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
-    index; an index outside 1..packs is a violation, as is a top-level seed or set that is
-    not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
-    from boosterkit.generator import open_packs
+_Seeded = dict[tuple[str, str, int], list[tuple[int, SetupPack, int]]]
 
-    groups: dict[tuple[str, str, int], list[tuple[int, SetupPack, int]]] = {}
+
+def _seeded_packs(c: _Check) -> _Seeded:
+    """The packs that name a seed, by (set, product, seed): (position, pack, index) each; a
+    seeded pack without its set and product, or with an index outside 1..packs, is a
+    violation instead."""
+    groups: _Seeded = {}
     count = len(c.data["packs"])
     for n, p in enumerate(c.data["packs"], 1):
         set_code, product, seed, index = (
@@ -366,6 +366,17 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
             )
         else:
             groups.setdefault((set_code, product, seed), []).append((n, p, index))
+    return groups
+
+
+def _check_reopened(c: _Check, products: ProductCache | None) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
+    index; an index outside 1..packs is a violation, as is a top-level seed or set that is
+    not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
+    from boosterkit.generator import open_packs
+
+    groups = _seeded_packs(c)
     seeds = {k[2] for k in groups}
     top = c.data.get("seed")
     if seeds and top not in seeds:

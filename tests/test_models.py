@@ -158,6 +158,14 @@ def test_a_setup_dealt_by_hand_needs_only_uids() -> None:
         (("zones", 0, "cards", 0, "uid"), 7, "setup.zones[0].cards[0]: an item is an object"),
         (("tiebreaks",), {"player-1": ["9"]}, "setup.tiebreaks.player-1[0]: expected int"),
         (("rules",), {"source": "x"}, "setup.rules.text: missing"),
+        # keys the old reader did not type: a file with these passed as a valid setup
+        (("notes",), 4, "setup.notes: expected a list, got 4"),
+        (("rules",), "x", "setup.rules: expected an object, got 'x'"),
+        (
+            ("packs", 0, "items", 0, "mana_value"),
+            "2",
+            "setup.packs[0].items[0].mana_value: expected a number",
+        ),
     ],
 )
 def test_a_malformed_setup_is_one_line_naming_the_path(where, value, message: str) -> None:
