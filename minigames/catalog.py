@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.minigames import shapes
+from boosterkit.minigames.labels import LANGS  # the languages of printed_names (spec.Minigame)
 from boosterkit.minigames.spec import (
     FACTS,
     OPS,
@@ -30,6 +31,7 @@ from boosterkit.minigames.spec import (
 
 __all__ = [
     "FACTS",
+    "LANGS",
     "OPS",
     "REMINDER_KEYS",
     "STATUSES",
