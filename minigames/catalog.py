@@ -27,6 +27,8 @@ from boosterkit.minigames.spec import (
     VISIBILITIES,
     ZONE_KINDS,
     Minigame,
+    part_at,
+    says_at,
 )
 
 __all__ = [
@@ -52,29 +54,46 @@ def _fail(where: str, msg: str) -> InputError:
     return InputError(f"{where}: {msg}")
 
 
+def _untagged(loc: list[Any]) -> list[Any]:
+    """``loc`` without the op pydantic names inside a step (the union's tag: not a key)."""
+    return [
+        p
+        for i, p in enumerate(loc)
+        if i < 2 or loc[i - 2] != "steps" or not isinstance(loc[i - 1], int)
+    ]
+
+
+def _first(errors: list[Any]) -> Any:
+    """The problem a reader meets first: a mapping's unknown keys, then its missing ones,
+    before what is inside it (pydantic lists them last)."""
+    rank = {"extra_forbidden": 0, "missing": 1}
+    return min(errors, key=lambda e: (len(_untagged(list(e["loc"]))), rank.get(e["type"], 2)))
+
+
 def _problem(err: Any, where: str) -> str:
     """One line for a catalogue file's first problem: the file and the key, then what."""
     raw = list(err["loc"])
-    # inside a step, pydantic names the op it was read as (the union's tag): not a key
-    loc = [
-        p
-        for i, p in enumerate(raw)
-        if i < 2 or raw[i - 2] != "steps" or not isinstance(raw[i - 1], int)
-    ]
-    at, kind, ctx = shapes.path(where, loc), err["type"], err.get("ctx") or {}
+    loc = _untagged(raw)
+    at, kind = shapes.path(where, loc), err["type"]
     in_steps = len(loc) > 1 and loc[-2] == "steps" and isinstance(loc[-1], int)
-    if "key" in ctx:
-        at += f".{ctx['key']}"
+    if kind == "extra_forbidden":
+        part = part_at(raw[:-1])
+        return f"{at}: unknown key (allowed: {', '.join(part.KEYS if part else ())})"
     if kind == "missing":
         return f"{at}: missing"
     if kind == "union_tag_not_found" or (in_steps and kind.startswith("model_")):
         return f"{at}: a step is a mapping with an 'op'"
     if kind == "union_tag_invalid":
         return f"{at}.op: unknown op {err['input']['op']!r} (known: {', '.join(OPS)})"
+    if kind == "spec":
+        return f"{at}: {err['msg']}"
+    said = says_at(raw)
+    if said is not None:
+        mark, depth = said  # the message of the key the value belongs to
+        got = mark.message.format(got=repr(err["input"]))
+        return f"{shapes.path(where, _untagged(raw[:depth]))}: {got}"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"{at}: expected a mapping, got {type(err['input']).__name__}"
-    if kind in ("spec", "unknown_key"):
-        return f"{at}: {err['msg']}"
     return f"{at}: {shapes.words(err)}"
 
 
@@ -88,7 +107,7 @@ def load_file(path: Path) -> Minigame:
     try:
         game = Minigame.model_validate(data)
     except ValidationError as exc:
-        raise InputError(_problem(exc.errors()[0], where)) from None
+        raise InputError(_problem(_first(exc.errors()), where)) from None
     if game.id != path.stem:
         raise _fail(f"{where}.id", f"{game.id!r} must equal the file name {path.stem!r}")
     return game

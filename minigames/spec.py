@@ -10,11 +10,13 @@ not 4, 1 is not true). A setup step is one model per op (``Open``, ``Remove``…
 
 # No ``from __future__ import annotations``: pydantic would evaluate every annotation from
 # its string when the classes are made (a sixth of the model's cost in a cold CLI run).
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, cast, get_args
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, Union, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic.functional_validators import PlainValidator, WrapValidator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.functional_validators import PlainValidator
 from pydantic.json_schema import WithJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -22,24 +24,23 @@ from boosterkit.minigames.filters import TERMS, filter_problem
 from boosterkit.minigames.labels import LANGS, Lang
 
 
-def _says(message: str, *, deep: bool = False) -> WrapValidator:
-    """A validator giving ``message`` (``{got}``: the value's repr) for a value of the wrong
-    type or range; ``deep``: also for anything wrong inside it (else those keep their own)."""
+@dataclass(frozen=True)
+class Says:
+    """The one line a value of the wrong type or range gets here (``{got}``: its repr);
+    ``deep``: also anything wrong inside it (else those keep their own). Pydantic ignores it;
+    ``catalog`` finds it (``says_at``) when a file fails, so checking costs nothing more."""
 
-    def wrap(value: Any, handler: Callable[[Any], Any]) -> Any:
-        try:
-            return handler(value)
-        except ValidationError as exc:
-            if not deep and any(e["loc"] for e in exc.errors()):
-                raise
-            raise PydanticCustomError("spec", message, {"got": repr(value)}) from None
-
-    return WrapValidator(wrap)
+    message: str
+    deep: bool = False
 
 
-def _one_of(values: Any) -> WrapValidator:
+def _says(message: str, *, deep: bool = False) -> Says:
+    return Says(message, deep)
+
+
+def _one_of(values: Any) -> Says:
     """The message of a closed vocabulary (``values``: a ``Literal``)."""
-    return _says(f"{{got}} is not one of {', '.join(map(str, get_args(values)))}")
+    return Says(f"{{got}} is not one of {', '.join(map(str, get_args(values)))}")
 
 
 def _filter(value: Any) -> str | list[str]:
@@ -94,19 +95,13 @@ class Part(BaseModel):
     # defer_build: one validator for ``Minigame`` (with its parts inlined), built on first
     # use, rather than one per class at import (a cold ``deal`` pays ~30 fewer)
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    #: Its keys (aliases), in order: what an unknown key's message lists.
+    KEYS: ClassVar[tuple[str, ...]] = ()
 
-    @model_validator(mode="before")
     @classmethod
-    def _known_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            names = [f.alias or n for n, f in cls.model_fields.items()]
-            for key in data:
-                if key not in names:
-                    raise PydanticCustomError(
-                        "unknown_key", "unknown key (allowed: {allowed})",
-                        {"key": str(key), "allowed": ", ".join(names)},
-                    )  # fmt: skip
-        return data
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.KEYS = tuple(f.alias or n for n, f in cls.model_fields.items())
 
 
 # --- setup steps --------------------------------------------------------------------------
@@ -562,3 +557,64 @@ def _packs_text(packs: Packs) -> str | None:
     for extra in packs.extra:
         text += f", +{extra.packs} at {extra.at_players}+ players"
     return text
+
+
+def part_at(loc: Sequence[int | str]) -> type[Part] | None:
+    """The model of the mapping at pydantic's ``loc`` in a ``Minigame`` (None: not one)."""
+    node: Any = Minigame
+    for part in loc:
+        node, _ = _child(_peel(node)[0], part)
+    node = _peel(node)[0]
+    return node if isinstance(node, type) and issubclass(node, Part) else None
+
+
+def says_at(loc: Sequence[int | str]) -> tuple[Says, int] | None:
+    """The message for an error at pydantic's ``loc`` in a ``Minigame``, and how much of
+    ``loc`` it names: the outermost ``deep`` one on the way, else the one at ``loc``."""
+    node: Any = Minigame
+    marks: list[Says] = []
+    for depth in range(len(loc) + 1):
+        node, more = _peel(node)
+        for mark in marks + more:
+            if mark.deep or depth == len(loc):
+                return mark, depth
+        if depth == len(loc) or node is None:
+            return None
+        node, marks = _child(node, loc[depth])
+    return None
+
+
+def _peel(node: Any) -> tuple[Any, list[Says]]:
+    """``node`` without ``Annotated`` and ``| None``, and the messages they carried."""
+    marks: list[Says] = []
+    while True:
+        if get_origin(node) is Annotated:
+            node, *meta = get_args(node)
+            marks += [m for m in meta if isinstance(m, Says)]
+        elif get_origin(node) in (Union, UnionType) and type(None) in get_args(node):
+            rest = [a for a in get_args(node) if a is not type(None)]
+            if len(rest) != 1:
+                return node, marks
+            node = rest[0]
+        else:
+            return node, marks
+
+
+def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
+    """The type at ``part`` of ``node`` (a field, a list item, a dict value, or the step a
+    tagged union read: pydantic names the op) and the messages of the field."""
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        for name, f in node.model_fields.items():
+            if (f.alias or name) == part:
+                return f.annotation, [m for m in f.metadata if isinstance(m, Says)]
+        return None, []
+    origin, args = get_origin(node), get_args(node)
+    if origin is list and isinstance(part, int):
+        return args[0], []
+    if origin is dict and isinstance(part, str):
+        return args[1], []
+    if origin in (Union, UnionType):
+        steps = [a for a in args if isinstance(a, type) and issubclass(a, BaseStep)]
+        op = (a for a in steps if get_args(a.model_fields["op"].annotation) == (part,))
+        return next(op, None), []
+    return None, []

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from boosterkit.data import DATA_DIR
@@ -77,34 +78,67 @@ def test_a_catalogue_entry_is_typed_and_frozen() -> None:
         game.name = "Other"  # type: ignore[misc]
 
 
+def _load(tmp_path, data: dict[str, Any]) -> spec.Minigame:
+    from boosterkit.minigames.catalog import load_file
+
+    path = tmp_path / f"{data['id']}.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return load_file(path)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"minutes": "5"}, "expected an integer >= 1, got '5'"),
-        ({"minutes": True}, "expected an integer >= 1, got True"),  # 1 is not true, nor 5 "5"
-        ({"face_down": 1}, "expected true or false"),
-        ({"reads": ["colors", "smell"]}, "a list of facts among colors, mana_value"),
-        ({"name": ""}, "at least 1 character"),
+        ({"minutes": "5"}, "test-game.yaml.minutes: expected an integer >= 1, got '5'"),
+        ({"minutes": True}, "test-game.yaml.minutes: expected an integer >= 1, got True"),
+        ({"face_down": 1}, "test-game.yaml.face_down: expected true or false"),
+        ({"reads": ["colors", "smell"]}, "test-game.yaml.reads: a list of facts among colors,"),
+        ({"name": ""}, "test-game.yaml.name: string should have at least 1 character"),
+        ({"colour": "blue"}, "test-game.yaml.colour: unknown key (allowed: id, name,"),
     ],
 )
-def test_a_catalogue_entry_never_coerces(change: dict, message: str) -> None:
-    with pytest.raises(ValidationError, match=message):
-        spec.Minigame.model_validate(_game(**change))
+def test_a_catalogue_entry_never_coerces(tmp_path, change: dict, message: str) -> None:
+    with pytest.raises(InputError) as exc:
+        _load(tmp_path, _game(**change))
+    assert str(exc.value).startswith(f"data/minigames/{message}")
 
 
-def test_only_deal_counts_may_be_words() -> None:
+def test_an_unknown_key_is_named_before_missing_ones(tmp_path) -> None:
+    data = _game()
+    del data["win"], data["players"]["max"]
+    data["players"]["most"] = 4
+    data["setup"]["steps"][1] = {"op": "deal", "face": "down"}
+    with pytest.raises(InputError) as exc:
+        _load(tmp_path, data)
+    assert str(exc.value) == "data/minigames/test-game.yaml.win: missing"  # the top level first
+    data["win"] = {"type": "points", "text": "Most cards."}
+    with pytest.raises(InputError) as exc:
+        _load(tmp_path, data)
+    assert str(exc.value).startswith("data/minigames/test-game.yaml.players.most: unknown key")
+    data["players"] = {"min": 2, "max": 4}
+    with pytest.raises(InputError) as exc:
+        _load(tmp_path, data)
+    assert str(exc.value).startswith(
+        "data/minigames/test-game.yaml.setup.steps[1].face: unknown key (allowed: op, note, "
+        "status, to, count, zone, filter, remainder, visibility, face_down)"
+    )
+
+
+def test_only_deal_counts_may_be_words(tmp_path) -> None:
     # "equal" and "even" are what the engine deals; other steps count cards
     data = _game()
     data["setup"]["steps"].insert(
         1, {"op": "select", "who": "first", "count": "equal", "zone": "x"}
     )
-    with pytest.raises(ValidationError, match="expected an integer >= 1, got 'equal'"):
-        spec.Minigame.model_validate(data)
+    with pytest.raises(
+        InputError, match=r"steps\[1\].count: expected an integer >= 1, got 'equal'"
+    ):
+        _load(tmp_path, data)
     data["setup"]["steps"][1]["count"] = 2
-    assert spec.Minigame.model_validate(data).steps is not None
+    assert _load(tmp_path, data).steps is not None
     data["setup"]["steps"][2]["count"] = "all"  # never implemented by the engine
-    with pytest.raises(ValidationError, match="expected an integer >= 1, got 'all'"):
-        spec.Minigame.model_validate(data)
+    with pytest.raises(InputError, match=r"steps\[2\].count: expected an integer >= 1, got 'all'"):
+        _load(tmp_path, data)
 
 
 def _setup() -> dict[str, Any]:
