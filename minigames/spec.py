@@ -4,8 +4,9 @@
 Every part is a frozen pydantic model that fails on unknown keys and never coerces ("4" is
 not 4, 1 is not true). A setup step is one model per op (``Open``, ``Remove``…, the union
 ``Step``, told apart by ``op``): adding an op is one model here, listed in ``Step``, and one
-``_op_*`` function in ``minigames.engine``. The types carry their own one-line messages
-(``_says``), which ``catalog.load_file`` prefixes with the file and the key.
+``_op_*`` function in ``minigames.ops``. The types carry their one-line messages as markers
+(``Says``) that ``catalog.load_file`` finds when a file fails (checking itself runs in
+pydantic-core), prefixed with the file and the key.
 """
 
 # No ``from __future__ import annotations``: pydantic would evaluate every annotation from
