@@ -81,6 +81,12 @@ class Formats:
             )
         return found
 
+    def only(self, *names: str) -> tuple[str, ...]:
+        """``names``, each checked to be registered (a choice that must not grow)."""
+        for name in names:
+            self.get(name)
+        return names
+
     def ordered(self, *first: str) -> tuple[str, ...]:
         """The names with ``first`` (each registered) leading, the others after in
         registration order: a listing that keeps its order when a format is added."""
