@@ -47,7 +47,7 @@ def iter_packs(
 
     ``db`` and ``products`` as ``open_packs`` takes them.
     """
-    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
     for start in range(1, count + 1, BATCH):
         batch = drawn(compiled, seed, start, min(BATCH, count + 1 - start))
         batch.reverse()
@@ -74,7 +74,7 @@ def open_packs(
     ``products``: a ``generator.cache.ProductCache`` to keep the compiled product in, for a
     path or a connection (default: the process's own; a ``Database`` holds its own).
     """
-    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
     packs: list[Pack] = []
     for start in range(1, count + 1, BATCH):
         packs += drawn(compiled, seed, start, min(BATCH, count + 1 - start))
@@ -95,8 +95,7 @@ def _prepared(
     product: str | None,
     count: int,
     seed: int | None,
-    db: DbLike,
-    products: ProductCache | None,
+    database: Database,
 ) -> tuple[Compiled, int]:
     """The compiled product (lite for a few packs) and the checked (or new) seed, after
     checking ``count``."""
@@ -104,4 +103,4 @@ def _prepared(
         raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
     seed = new_seed() if seed is None else check_seed(seed)
     lite = count <= small.SMALL
-    return Database.of(db, products).compiled(set_code, product, lite=lite), seed
+    return database.compiled(set_code, product, lite=lite), seed
