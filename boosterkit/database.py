@@ -46,7 +46,8 @@ class Database:
     - ``Database.borrowing(con)``: an open connection, read and written through and never
       closed; its file is asked once (for the products kept beside it).
     - ``Database.memory()`` (or the path ``":memory:"``): an in-memory database, one
-      connection the handle owns (``close()``); its products are kept by (set, product).
+      connection the handle owns, opened now and closed by ``close()``; ``memory()`` keeps
+      its products by (set, product) in a cache of its own.
     - ``service.database.ReadOnlyDatabase``: the service's shared read-only cursor.
 
     ``products``: the ``generator.cache.ProductCache`` that keeps compiled products and the
@@ -63,6 +64,10 @@ class Database:
         self._connection: Connection | None = None  # borrowed, or owned (in memory)
         self._owned = str(path) == MEMORY
         self._local = threading.local()
+        if self._owned:
+            from boosterkit.pipeline import db as dbmod
+
+            self._connection = dbmod.connect(MEMORY)
 
     @classmethod
     def of(cls, db: DbLike, products: ProductCache | None = None) -> Database:
@@ -143,7 +148,8 @@ class Database:
 
     def __repr__(self) -> str:
         where = "memory" if self._owned else (self._explicit or "the configured file")
-        return f"<Database {where}{' (borrowed connection)' if self._connection else ''}>"
+        borrowed = self._connection is not None and not self._owned
+        return f"<Database {where}{' (a borrowed connection)' if borrowed else ''}>"
 
     # --- connections --------------------------------------------------------------------------
 
@@ -170,15 +176,13 @@ class Database:
 
     @contextmanager
     def _connect(self, *, read_only: bool) -> Iterator[Connection]:
-        if self._connection is not None:
+        if self._connection is not None:  # borrowed, or owned (in memory)
             yield self._connection
             return
+        if self._owned:
+            raise ValueError("this in-memory database was closed")
         from boosterkit.pipeline import db as dbmod
 
-        if self._owned:
-            self._connection = dbmod.connect(MEMORY)
-            yield self._connection
-            return
         con = dbmod.connect(cast(Path, self.path), read_only=read_only)  # a file: not owned
         try:
             yield con
@@ -188,7 +192,7 @@ class Database:
     def require(self) -> None:
         """The error a read would raise when the file does not exist (for calls that read
         the database whatever is kept: ``validate``)."""
-        if self._connection is None and not self._owned and self.path is not None:
+        if self._connection is None and self.path is not None:
             if not self.path.exists():
                 with self._reading():
                     pass  # raises DatabaseError "no database here yet"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,11 @@ from boosterkit.cli.options import (
 )
 from boosterkit.errors import InputError
 from boosterkit.formats import SHEETS
-from boosterkit.minigames.labels import Lang
+from boosterkit.minigames.labels import LANGS
+
+#: ``--lang``: the choices are ``minigames.labels.LANGS``; mypy cannot list the members of an
+#: enum made from a tuple, so they are read by value (``Lang("en")``).
+Lang = Enum("Lang", [(code, code) for code in LANGS], type=str)  # type: ignore[misc]
 
 
 def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -113,7 +118,7 @@ def deal_cmd(
     ),
     fmt: SheetFormat = fmt_option("text"),
     as_json: bool = JSON,
-    lang: Lang = typer.Option("en", "--lang", help="Language of the sheet's labels."),
+    lang: Lang = typer.Option(Lang("en"), "--lang", help="Language of the sheet's labels."),
     output: str | None = OUTPUT,
     images: bool = typer.Option(
         False,
@@ -131,7 +136,9 @@ def deal_cmd(
     render.check_images(SHEETS, fmt, images)
     with render.flags({"players": "--players", "set": "--set", "lang": "--lang"}):
         # the database is read only if the kept product and the options do not suffice
-        setup = deal(ctx.obj, game, players, set_code, product, chosen, strict_backs, lang=lang)
+        setup = deal(
+            ctx.obj, game, players, set_code, product, chosen, strict_backs, lang=lang.value
+        )
         art = sheet_images(ctx.obj, setup) if images else None
         sheet = "" if fmt == "json" else render_sheet(setup, fmt, art)
     render.seed_note(seed, chosen)

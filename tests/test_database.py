@@ -114,6 +114,9 @@ def test_memory_keeps_one_connection_and_its_products_by_set_and_product() -> No
     handle.products.clear()
     assert handle.kept().value("sets", count) == 1 and len(calls) == 2
     handle.close()
+    with pytest.raises(ValueError, match="closed"):
+        with handle.read():
+            pass
 
 
 def test_a_session_opens_one_connection_on_its_first_query_and_reads_the_stamp_once(
