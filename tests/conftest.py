@@ -1,22 +1,61 @@
-"""Shared fixtures: where the real data lives (../shared), fresh databases."""
+"""Shared fixtures: where the real data lives (../shared), the built world, fresh databases.
+
+Two kinds of data back the tests:
+
+- **built** (``built_db``, ``built_world``; ``tests/world.py``, ``tests/builders.py``): small sets, products and
+  minigame cards made in the repository, so a checkout alone runs every unit test;
+- **real** (``real_db``, ``images_db``, ``scryfall_dir``, ``shared_path()``): the files of
+  ``../shared``, for what only real cards show. Without that folder those tests skip, all with
+  one reason (``REAL_DATA_REASON``); ``BOOSTERKIT_TEST_SHARED=/nowhere`` simulates that.
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("BOOSTERKIT_TEST_SHARED") or ROOT.parent / "shared")
 SCRYFALL = SHARED / "scryfall"
+REAL_DATA_REASON = (
+    "needs the real data of ../shared/scryfall, which is not beside this checkout "
+    "(CI has it; the built-data tests ran without it)"
+)
+#: Fixtures that read ../shared: a test using one is marked ``real_data``.
+REAL_DATA_FIXTURES = ("real_db", "images_db", "scryfall_dir")
+
+
+def has_real_data() -> bool:
+    return SCRYFALL.is_dir()
 
 
 def shared_path(*parts: str) -> Path:
-    """A file under ../shared/scryfall; skips the test (with the reason) where it is absent."""
+    """A file under ../shared/scryfall; skips the test (with ``REAL_DATA_REASON``) without it."""
     p = SCRYFALL.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"real data not found at {p} (../shared is beside every checkout in CI)")
+    if not has_real_data():
+        pytest.skip(REAL_DATA_REASON)
+    if not p.exists():  # the folder is there but not this file: a broken checkout, not a skip
+        pytest.fail(f"real data file missing: {p}", pytrace=False)
     return p
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_data: reads ../shared (skipped where it is absent)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that use a real-data fixture; skip them up front without ../shared."""
+    skip = pytest.mark.skip(reason=REAL_DATA_REASON)
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        real_param = any(k.startswith("any_") and v == "real" for k, v in params.items())
+        if real_param or set(getattr(item, "fixturenames", ())) & set(REAL_DATA_FIXTURES):
+            item.add_marker("real_data")
+        if item.get_closest_marker("real_data") and not has_real_data():
+            item.add_marker(skip)
 
 
 @pytest.fixture
@@ -66,6 +105,79 @@ def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         con.close()
     return path
+
+
+@pytest.fixture(scope="session")
+def built_world(tmp_path_factory: pytest.TempPathFactory):
+    """The built world's files (``tests/world.py``): MTGJSON set and minigame files of AFR,
+    KHM, ZNR, STX, MH2 and a magic-sealed-data export of their boosters."""
+    import world
+
+    return world.write(tmp_path_factory.mktemp("world"))
+
+
+@pytest.fixture(scope="session")
+def built_db(built_world, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of a DuckDB file holding the built world, built once per session (about a second).
+
+    It stands in for ``real_db`` where a test needs sets, products and minigame cards but no
+    real card: the same set codes, product codes and booster shapes (``tests/builders.py``).
+    Treat it as read-only: open it with ``db.connect(path, read_only=True)`` or copy it.
+    """
+    import world
+
+    return world.build_db(tmp_path_factory.mktemp("built_db") / "built.duckdb", built_world)
+
+
+@pytest.fixture(scope="session")
+def built_scryfall(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder laid out like ../shared/scryfall with built files (``tests/scryfall_world.py``):
+    the set list, card files of ONE, MOM, BRO, LTR, WOE+WOT, a search page, an error."""
+    import scryfall_world
+
+    return scryfall_world.write(tmp_path_factory.mktemp("scryfall"))
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The files of one world (built or real): where a test reads what ``../shared`` holds."""
+
+    name: str  # "built" | "real"
+    mtgjson: Path  # MTGJSON set files: AFR.json, MAFR.json …
+    sealed: Path  # the magic-sealed-data export
+    scryfall: Path  # laid out like ../shared/scryfall: sets/, cards/, search/ …
+    db: Path | None = None  # the world's database (``any_data`` only)
+
+
+@pytest.fixture(scope="session")
+def built_sources(built_world, built_scryfall: Path) -> Sources:
+    return Sources("built", built_world.folder, built_world.sealed, built_scryfall)
+
+
+@pytest.fixture(scope="session")
+def real_sources() -> Sources:
+    root = shared_path()
+    return Sources("real", root / "mtgjson", root / "boosters" / "sealed_basic_data.json", root)
+
+
+@pytest.fixture(scope="session", params=["built", "real"])
+def any_db(request: pytest.FixtureRequest) -> Path:
+    """``built_db``, then ``real_db`` (skipped without ../shared): for a property that holds on
+    any data and is worth checking on real cards too."""
+    return request.getfixturevalue(f"{request.param}_db")
+
+
+@pytest.fixture(scope="session", params=["built", "real"])
+def any_sources(request: pytest.FixtureRequest) -> Sources:
+    """The built files, then the real ones (skipped without ../shared)."""
+    return request.getfixturevalue(f"{request.param}_sources")
+
+
+@pytest.fixture(scope="session", params=["built", "real"])
+def any_data(request: pytest.FixtureRequest) -> Sources:
+    """``any_sources`` with the database built from them (``built_db`` / ``real_db``)."""
+    sources = request.getfixturevalue(f"{request.param}_sources")
+    return Sources(**{**sources.__dict__, "db": request.getfixturevalue(f"{request.param}_db")})
 
 
 @pytest.fixture(scope="session", autouse=True)

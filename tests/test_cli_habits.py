@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import typer.main
-from conftest import shared_path
 from helpers import run_cli as run
 
 from boosterkit import config
@@ -69,7 +68,7 @@ def _open(path: Path) -> Any:
 def _odds(path: Path) -> Any:
     from boosterkit.generator.odds import odds
 
-    return odds("afr", None, "pack", "Tiamat", db=path)
+    return odds("afr", None, "pack", "AFR Hoard Dragon", db=path)
 
 
 def _pool(path: Path) -> Any:
@@ -104,7 +103,7 @@ DATA_COMMANDS = {
     "db info": (["db", "info"], _info),
     "products": (["products", "afr"], _products),
     "open": (["open", "afr", "-p", "set", "-n", "2", "--seed", "5"], _open),
-    "odds": (["odds", "afr", "--card", "Tiamat"], _odds),
+    "odds": (["odds", "afr", "--card", "AFR Hoard Dragon"], _odds),
     "pool": (["pool", "znr", "-n", "2", "--packs", "1", "--seed", "3"], _pool),
     "minigames": (["minigames"], _minigames),
     "deal": (["deal", "booster-blitz", "-n", "2", "--set", "znr", "--seed", "4"], _deal),
@@ -127,31 +126,31 @@ DATA_COMMANDS = {
 
 
 @pytest.mark.parametrize("name", list(DATA_COMMANDS))
-def test_format_json_equals_json_flag_equals_the_library(capsys, real_db: Path, name: str) -> None:
+def test_format_json_equals_json_flag_equals_the_library(capsys, built_db: Path, name: str) -> None:
     args, library = DATA_COMMANDS[name]
-    code, before, err = run(capsys, "--db", str(real_db), *args, "-f", "json")
+    code, before, err = run(capsys, "--db", str(built_db), *args, "-f", "json")
     assert code == 0, err
-    code, after, err = run(capsys, *args, "--json", "--db", str(real_db))  # --db after it
+    code, after, err = run(capsys, *args, "--json", "--db", str(built_db))  # --db after it
     assert code == 0, err
-    assert before == after == to_json(library(real_db)) + "\n"
+    assert before == after == to_json(library(built_db)) + "\n"
 
 
 @pytest.mark.parametrize("name", list(DATA_COMMANDS))
 def test_output_file_holds_stdout_and_one_line_says_so(
-    capsys, real_db: Path, tmp_path: Path, name: str
+    capsys, built_db: Path, tmp_path: Path, name: str
 ) -> None:
     args, _ = DATA_COMMANDS[name]
-    code, shown, _ = run(capsys, *args, "--db", str(real_db))
+    code, shown, _ = run(capsys, *args, "--db", str(built_db))
     assert code == 0
     target = tmp_path / "out.txt"
     if name == "pool":  # -o DIR: one file per player, named in one line
-        code, out, err = run(capsys, *args, "--db", str(real_db), "-o", str(target))
+        code, out, err = run(capsys, *args, "--db", str(built_db), "-o", str(target))
         files = sorted(target.iterdir())
         assert code == 0 and out == "" and [f.name for f in files] == ["pool-1.txt", "pool-2.txt"]
         assert err == f"wrote 2 files to {target}: pool-1.txt, pool-2.txt\n"
         assert all(f.read_text(encoding="utf-8").strip() in shown for f in files)
         return
-    code, out, err = run(capsys, *args, "--db", str(real_db), "-o", str(target))
+    code, out, err = run(capsys, *args, "--db", str(built_db), "-o", str(target))
     assert code == 0 and out == ""
     assert target.read_text(encoding="utf-8") == shown
     assert err == f"wrote {target} ({target.stat().st_size:,} bytes)\n"
@@ -170,26 +169,28 @@ def test_csv_is_offered_by_the_commands_whose_data_are_rows(capsys) -> None:
 
 
 @pytest.mark.parametrize("name", CSV_COMMANDS)
-def test_csv_where_offered_is_the_rows_of_the_data(capsys, real_db: Path, name: str) -> None:
+def test_csv_where_offered_is_the_rows_of_the_data(capsys, built_db: Path, name: str) -> None:
     args, library = DATA_COMMANDS[name]
-    code, out, err = run(capsys, "--db", str(real_db), *args, "-f", "csv")
+    code, out, err = run(capsys, "--db", str(built_db), *args, "-f", "csv")
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
     assert len({len(r) for r in rows}) == 1  # a rectangle: a header and same-width rows
-    data = library(real_db)
+    data = library(built_db)
     if isinstance(data, list) and name != "open":  # listings: one row per element
         assert len(rows) == 1 + len(data)
-    code, jsonl, _ = run(capsys, "--db", str(real_db), *args, "-f", "jsonl")
+    code, jsonl, _ = run(capsys, "--db", str(built_db), *args, "-f", "jsonl")
     assert code == 0 and all(json.loads(line) for line in jsonl.splitlines())
 
 
-def test_sets_and_cards_csv_carry_the_json_values(capsys, real_db: Path) -> None:
-    _, out, _ = run(capsys, "sets", "-f", "csv", "--db", str(real_db))
+def test_sets_and_cards_csv_carry_the_json_values(capsys, built_db: Path) -> None:
+    _, out, _ = run(capsys, "sets", "-f", "csv", "--db", str(built_db))
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["code"] for r in rows] == [s["code"] for s in _sets(real_db)]
-    _, out, _ = run(capsys, "cards", "khm", "--rarity", "mythic", "-f", "csv", "--db", str(real_db))
+    assert [r["code"] for r in rows] == [s["code"] for s in _sets(built_db)]
+    _, out, _ = run(
+        capsys, "cards", "khm", "--rarity", "mythic", "-f", "csv", "--db", str(built_db)
+    )
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["name"] for r in rows] == [c["name"] for c in _cards(real_db)]
+    assert [r["name"] for r in rows] == [c["name"] for c in _cards(built_db)]
 
 
 def _leaf_commands(group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -246,9 +247,9 @@ def test_without_a_database_the_message_offers_sync_and_the_imports(capsys, tmp_
     assert not missing.exists()
 
 
-def test_summaries_of_imports_as_json_or_to_a_file(capsys, tmp_path) -> None:
+def test_summaries_of_imports_as_json_or_to_a_file(capsys, tmp_path, built_world) -> None:
     path = tmp_path / "i.duckdb"
-    mafr = shared_path("mtgjson", "MAFR.json")
+    mafr = built_world.folder / "MAFR.json"
     code, out, err = run(capsys, "import", "mtgjson", str(mafr), "--db", str(path), "-f", "json")
     first = json.loads(out)
     assert code == 0 and first["sets"] == ["mafr"] and err.startswith("imported 1 sets (mafr)")
@@ -265,13 +266,13 @@ def test_summaries_of_imports_as_json_or_to_a_file(capsys, tmp_path) -> None:
     assert code == 0 and json.loads(out)["runs"] == 2 and err.startswith("rebuilt from 2 runs")
 
 
-def test_db_after_the_command_wins_over_before(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_db_after_the_command_wins_over_before(capsys, built_db: Path, tmp_path: Path) -> None:
     missing = tmp_path / "none.duckdb"
-    code, out, _ = run(capsys, "--db", str(missing), "sets", "--json", "--db", str(real_db))
-    assert code == 0 and json.loads(out) == _sets(real_db)
+    code, out, _ = run(capsys, "--db", str(missing), "sets", "--json", "--db", str(built_db))
+    assert code == 0 and json.loads(out) == _sets(built_db)
 
 
-def test_play_formats_and_db_after(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_play_formats_and_db_after(capsys, built_db: Path, tmp_path: Path) -> None:
     from boosterkit.minigames.referee.runner import read_moves, replay
 
     logs = tmp_path / "logs"
@@ -290,14 +291,14 @@ def test_play_formats_and_db_after(capsys, real_db: Path, tmp_path: Path) -> Non
         "--log",
         str(logs),
         "--db",
-        str(real_db),
+        str(built_db),
     )
     assert code == 0, err
     setup_file, moves_file = sorted(logs.glob("*.setup.json"))[0], sorted(logs.glob("*.jsonl"))[0]
-    args = ["play", str(setup_file), str(moves_file), "--db", str(real_db)]
+    args = ["play", str(setup_file), str(moves_file), "--db", str(built_db)]
     _, as_json, _ = run(capsys, *args, "--json")
     _, as_format, _ = run(capsys, *args, "-f", "json")
-    with _con(real_db) as con:  # Base Race reads toughness from the database
+    with _con(built_db) as con:  # Base Race reads toughness from the database
         lib = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
     assert as_json == as_format == to_json(lib.to_dict()) + "\n"
     _, text, _ = run(capsys, *args)

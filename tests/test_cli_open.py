@@ -1,4 +1,4 @@
-"""``boosterkit open`` on the real AFR data: formats, seeds, reproducibility, errors."""
+"""``boosterkit open`` on the built AFR: formats, seeds, reproducibility, errors."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from boosterkit.cli.render import to_json
 from boosterkit.generator import open_packs
 
 
-def test_json_equals_the_library(capsys, real_db: Path) -> None:
-    code, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "set", "-n", "25",
+def test_json_equals_the_library(capsys, built_db: Path) -> None:
+    code, out, _ = run(capsys, "--db", str(built_db), "open", "afr", "-p", "set", "-n", "25",
                        "--seed", "77", "--format", "json")  # fmt: skip
     assert code == 0
-    lib = [p.to_dict() for p in open_packs("afr", "set", 25, 77, db=real_db)]
+    lib = [p.to_dict() for p in open_packs("afr", "set", 25, 77, db=built_db)]
     assert json.loads(out) == lib
     assert out == to_json(lib) + "\n"  # byte for byte, as render.emit would print it
     assert {p["product"] for p in lib} == {"afr-set"} and [p["index"] for p in lib] == list(
@@ -28,8 +28,8 @@ def test_json_equals_the_library(capsys, real_db: Path) -> None:
     )
 
 
-def test_jsonl_first_pack_is_the_first_of_3000(capsys, real_db: Path) -> None:
-    base = ["--db", str(real_db), "open", "afr", "--seed", "4242", "--format", "jsonl"]
+def test_jsonl_first_pack_is_the_first_of_3000(capsys, built_db: Path) -> None:
+    base = ["--db", str(built_db), "open", "afr", "--seed", "4242", "--format", "jsonl"]
     _, one, _ = run(capsys, *base, "-n", "1")
     _, many, _ = run(capsys, *base, "-n", "3000")
     lines = many.splitlines()
@@ -43,34 +43,34 @@ def test_jsonl_first_pack_is_the_first_of_3000(capsys, real_db: Path) -> None:
     assert again == many
 
 
-def test_seed_is_chosen_and_printed_when_absent(capsys, real_db: Path) -> None:
-    code, out, err = run(capsys, "--db", str(real_db), "open", "afr", "-f", "jsonl", "-n", "2")
+def test_seed_is_chosen_and_printed_when_absent(capsys, built_db: Path) -> None:
+    code, out, err = run(capsys, "--db", str(built_db), "open", "afr", "-f", "jsonl", "-n", "2")
     assert code == 0
     seed = int(err.split("--seed ")[1].split(")")[0])
     assert all(json.loads(x)["seed"] == seed for x in out.splitlines())
-    _, replay, _ = run(capsys, "--db", str(real_db), "open", "afr", "-f", "jsonl", "-n", "2",
+    _, replay, _ = run(capsys, "--db", str(built_db), "open", "afr", "-f", "jsonl", "-n", "2",
                        "--seed", str(seed))  # fmt: skip
     assert replay == out
 
 
-def test_csv_is_one_item_a_row(capsys, real_db: Path) -> None:
-    _, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "set", "-n", "3",
+def test_csv_is_one_item_a_row(capsys, built_db: Path) -> None:
+    _, out, _ = run(capsys, "--db", str(built_db), "open", "afr", "-p", "set", "-n", "3",
                     "--seed", "5", "-f", "csv")  # fmt: skip
     rows = list(csv.DictReader(io.StringIO(out)))
-    packs = open_packs("afr", "set", 3, 5, db=real_db)
+    packs = open_packs("afr", "set", 3, 5, db=built_db)
     assert len(rows) == sum(len(p.items) for p in packs)
     assert [r["uid"] for r in rows] == [i.uid for p in packs for i in p.items]
     assert [r["name"] for r in rows] == [i.name or "" for p in packs for i in p.items]
     assert {r["pack"] for r in rows} == {"1", "2", "3"}
 
 
-def test_text_marks_foil_and_non_magic_backs(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_text_marks_foil_and_non_magic_backs(capsys, built_db: Path, tmp_path: Path) -> None:
     target = tmp_path / "packs.txt"
-    code, out, _ = run(capsys, "--db", str(real_db), "open", "afr", "-p", "afr-set", "-n", "4",
+    code, out, _ = run(capsys, "--db", str(built_db), "open", "afr", "-p", "afr-set", "-n", "4",
                        "--seed", "3", "-o", str(target))  # fmt: skip
     assert code == 0 and out == ""
     text = target.read_text(encoding="utf-8")
-    packs = open_packs("afr", "afr-set", 4, 3, db=real_db)
+    packs = open_packs("afr", "afr-set", 4, 3, db=built_db)
     assert text.count("Pack ") == 4
     assert text.count("[foil") == sum(i.foil for p in packs for i in p.items)
     assert text.count("no Magic back") == sum(not i.magic_back for p in packs for i in p.items)
@@ -88,11 +88,11 @@ def test_text_marks_foil_and_non_magic_backs(capsys, real_db: Path, tmp_path: Pa
         (["open", "afr", "-o", "/nonexistent-dir/packs.json"], "-o /nonexistent-dir/packs.json"),
     ],
 )
-def test_errors_are_one_line(capsys, real_db: Path, tmp_path: Path, args, message) -> None:
+def test_errors_are_one_line(capsys, built_db: Path, tmp_path: Path, args, message) -> None:
     target = tmp_path / "never.json"
     if "-o" not in args:
         args = [*args, "-o", str(target)]
-    code, out, err = run(capsys, "--db", str(real_db), *args)
+    code, out, err = run(capsys, "--db", str(built_db), *args)
     assert code != 0 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("boosterkit: error: ") and message in lines[0]
@@ -119,13 +119,13 @@ def test_the_library_does_not_import_the_cli() -> None:
     assert proc.stdout.strip() == "[]"
 
 
-def test_byte_identical_across_processes_and_hash_seeds(real_db: Path) -> None:
+def test_byte_identical_across_processes_and_hash_seeds(built_db: Path) -> None:
     # Nothing may depend on str hashing (set iteration order) or other per-process state:
     # two fresh processes with different PYTHONHASHSEED print the same bytes, which are the
     # library's packs.
     import os
 
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(real_db), "open", "afr", "-p",
+    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(built_db), "open", "afr", "-p",
            "set", "-n", "300", "--seed", "9", "-f", "jsonl"]  # fmt: skip
     outs = []
     for hash_seed in ("1", "2"):
@@ -134,5 +134,5 @@ def test_byte_identical_across_processes_and_hash_seeds(real_db: Path) -> None:
             subprocess.run(cmd, capture_output=True, env=env, check=True, timeout=120).stdout
         )
     assert outs[0] == outs[1]
-    lib = open_packs("afr", "set", 300, 9, db=real_db)
+    lib = open_packs("afr", "set", 300, 9, db=built_db)
     assert outs[0].decode() == "".join(to_json(p.to_dict(), indent=None) + "\n" for p in lib)

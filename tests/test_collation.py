@@ -1,4 +1,5 @@
-"""magic-sealed-data import: counts against the export, kinds, resolution, errors, CLI."""
+"""magic-sealed-data import: counts against the export, kinds, resolution, errors, CLI; on the
+built export and on the real one (``any_data``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import shared_path
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import db
@@ -18,39 +17,45 @@ from boosterkit.pipeline.mtgjson import import_mtgjson
 
 
 @pytest.fixture(scope="module")
-def export() -> list[dict]:
-    return json.loads(shared_path("boosters", "sealed_basic_data.json").read_text(encoding="utf-8"))
+def src(any_data):
+    """The world: its export, MTGJSON files and database (built, then real)."""
+    return any_data
+
+
+@pytest.fixture(scope="module")
+def export(src) -> list[dict]:
+    return json.loads(src.sealed.read_text(encoding="utf-8"))
 
 
 @pytest.fixture
-def real(real_db: Path):
-    con = db.connect(real_db, read_only=True)
+def imported(src):
+    con = db.connect(src.db, read_only=True)
     yield con
     con.close()
 
 
-def test_every_product_sheet_and_card_is_stored(real, export):
-    assert len(export) == 329
-    stored = real.execute("SELECT count(*) FROM products WHERE source = 'sealed-data'").fetchone()[
-        0
-    ]
+def test_every_product_sheet_and_card_is_stored(imported, export, src):
+    assert export and (src.name != "real" or len(export) == 329)  # all of the real export
+    stored = imported.execute(
+        "SELECT count(*) FROM products WHERE source = 'sealed-data'"
+    ).fetchone()[0]
     assert stored == len(export)
     for p in export:
         code = sealed_product_code(p["code"], p["set_code"])
-        weights = real.execute(
+        weights = imported.execute(
             "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
             [code],
         ).fetchall()
         assert [w for (w,) in weights] == [b["weight"] for b in p["boosters"]], code
         sheets = dict(
-            real.execute(
+            imported.execute(
                 "SELECT sheet_name, total_weight FROM sheets WHERE product_code = ?", [code]
             ).fetchall()
         )
         assert sheets == {n: s["total_weight"] for n, s in p["sheets"].items()}, code
     n_refs = sum(len(s["cards"]) for p in export for s in p["sheets"].values())
     assert (
-        real.execute(
+        imported.execute(
             "SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
             "WHERE p.source = 'sealed-data'"
         ).fetchone()[0]
@@ -58,10 +63,10 @@ def test_every_product_sheet_and_card_is_stored(real, export):
     )
 
 
-def test_variant_slots_keep_the_source_order(real, export):
+def test_variant_slots_keep_the_source_order(imported, export):
     afr_set = next(p for p in export if p["code"] == "afr-set")
     for i, b in enumerate(afr_set["boosters"], start=1):
-        rows = real.execute(
+        rows = imported.execute(
             "SELECT sheet_name, count FROM variant_slots WHERE product_code = 'afr-set' "
             "AND variant_index = ? ORDER BY rowid",
             [i],
@@ -86,15 +91,20 @@ def test_variant_slots_keep_the_source_order(real, export):
         ("5ed-starter", "5ed", "starter", "5ed-starter"),
     ],
 )
-def test_product_kind_and_code(real, code, set_code, kind, stored):
+def test_product_kind_and_code(code, set_code, kind, stored):
     assert product_kind(code, set_code) == kind
     assert sealed_product_code(code, set_code) == stored
-    assert real.execute(
-        "SELECT kind, source FROM products WHERE code = ?", [stored]
-    ).fetchone() == (kind, "sealed-data")
 
 
-def test_letter_suffix_resolves_to_the_number_without_it(real, export):
+def test_every_product_is_stored_with_its_kind(imported, export):
+    for p in export:
+        stored = sealed_product_code(p["code"], p["set_code"])
+        assert imported.execute(
+            "SELECT kind, source FROM products WHERE code = ?", [stored]
+        ).fetchone() == (product_kind(p["code"], p["set_code"]), "sealed-data"), stored
+
+
+def test_letter_suffix_resolves_to_the_number_without_it(imported, export):
     refs = [
         (p["code"], r)
         for p in export
@@ -107,20 +117,20 @@ def test_letter_suffix_resolves_to_the_number_without_it(real, export):
     for code, ref in refs:
         set_code, number = ref.split(":")[:2]
         product = sealed_product_code(code, code.split("-")[0])
-        cid = real.execute(
+        cid = imported.execute(
             "SELECT card_id FROM sheet_cards WHERE product_code = ? AND ref = ?", [product, ref]
         ).fetchone()[0]
-        expected = real.execute(
+        expected = imported.execute(
             "SELECT id FROM cards WHERE set_code = ? AND collector_number = ?",
             [set_code, number[:-1]],
         ).fetchone()
         assert expected is not None and cid == expected[0], ref
 
 
-def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export):
-    summary = import_collation(mem_db, shared_path("boosters", "sealed_basic_data.json"))
+def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export, src):
+    summary = import_collation(mem_db, src.sealed)
     n_refs = sum(len(s["cards"]) for p in export for s in p["sheets"].values())
-    assert summary["products"] == 329 and summary["sheet_cards"] == n_refs
+    assert summary["products"] == len(export) and summary["sheet_cards"] == n_refs
     assert summary["unresolved"] == n_refs and summary["resolved"] == 0  # empty database
     assert len(summary["unresolved_examples"]) == 5
     for e in summary["unresolved_examples"]:
@@ -130,7 +140,7 @@ def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export
             [product, sheet, ref],
         ).fetchone() == (None,)
     # a later import of the cards fills the references it can
-    afr = json.loads(shared_path("mtgjson", "AFR.json").read_text())["data"]["cards"]
+    afr = json.loads((src.mtgjson / "AFR.json").read_text())["data"]["cards"]
     numbers = {c["number"] for c in afr}
     expected = sum(
         1
@@ -139,7 +149,7 @@ def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export
         for r in s["cards"]
         if r.split(":")[0] == "afr" and re.sub(r"[a-z]$", "", r.split(":")[1]) in numbers
     )
-    import_mtgjson(mem_db, [shared_path("mtgjson", "AFR.json")])
+    import_mtgjson(mem_db, [src.mtgjson / "AFR.json"])
     resolved = mem_db.execute(
         "SELECT count(*) FROM sheet_cards sc JOIN products p ON p.code = sc.product_code "
         "WHERE card_id IS NOT NULL AND sc.set_code = 'afr' AND p.source = 'sealed-data'"
@@ -147,8 +157,8 @@ def test_unresolved_are_counted_kept_and_filled_by_a_later_import(mem_db, export
     assert resolved == expected > 0
 
 
-def test_reimport_is_idempotent(mem_db):
-    path = shared_path("boosters", "sealed_basic_data.json")
+def test_reimport_is_idempotent(mem_db, src):
+    path = src.sealed
     first = import_collation(mem_db, path)
     tables = ("products", "product_variants", "variant_slots", "sheets", "sheet_cards")
     before = {t: mem_db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
@@ -196,30 +206,33 @@ def test_malformed_exports_fail_cleanly(mem_db, tmp_path, data, message):
 
 
 @pytest.mark.parametrize(
-    "parts, message",
+    "folder, name, message",
     [
         (
-            ("cards", "one.unique-cards.json"),
+            "scryfall",
+            "cards/one.unique-cards.json",
             "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$",
         ),
         (
-            ("sets", "sets.json"),
+            "scryfall",
+            "sets/sets.json",
             "Scryfall data, not a magic-sealed-data export: use `boosterkit sync --file`$",
         ),
         (
-            ("mtgjson", "MAFR.json"),
+            "mtgjson",
+            "MAFR.json",
             "an MTGJSON file, not a magic-sealed-data export: use `boosterkit import mtgjson`",
         ),
     ],
 )
-def test_other_sources_point_to_their_command(mem_db, parts, message):
+def test_other_sources_point_to_their_command(mem_db, src, folder, name, message):
     with pytest.raises(InputError, match=message):
-        import_collation(mem_db, shared_path(*parts))
+        import_collation(mem_db, getattr(src, folder) / name)
     assert mem_db.execute("SELECT count(*) FROM products").fetchone()[0] == 0
 
 
-def test_cli_json_equals_library(tmp_path):
-    path = str(shared_path("boosters", "sealed_basic_data.json"))
+def test_cli_json_equals_library(tmp_path, src, export):
+    path = str(src.sealed)
     proc = subprocess.run(
         [
             sys.executable,
@@ -237,18 +250,18 @@ def test_cli_json_equals_library(tmp_path):
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith("imported 329 products")
+    assert proc.stderr.startswith(f"imported {len(export)} products")
     con = db.connect(":memory:")
     assert json.loads(proc.stdout) == import_collation(con, path)
 
 
-def test_cached_export_replays_on_rebuild(db_file, tmp_path):
+def test_cached_export_replays_on_rebuild(db_file, tmp_path, src):
     from boosterkit.pipeline.rebuild import rebuild
 
     cache = tmp_path / "cache"
     con = db.connect(db_file)
-    import_mtgjson(con, [shared_path("mtgjson", "AFR.json")], cache=cache)
-    import_collation(con, shared_path("boosters", "sealed_basic_data.json"), cache=cache)
+    import_mtgjson(con, [src.mtgjson / "AFR.json"], cache=cache)
+    import_collation(con, src.sealed, cache=cache)
     query = (
         "SELECT count(*), count(card_id), sum(weight) FROM sheet_cards sc JOIN products p "
         "ON p.code = sc.product_code WHERE p.source = 'sealed-data'"

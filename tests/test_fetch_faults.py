@@ -1,6 +1,7 @@
 """A hostile upstream changes nothing and hangs nothing (issue 12, Fetching).
 
-Fault-injecting stand-ins of Scryfall and MTGJSON on 127.0.0.1 (``fake_upstream.Fault``):
+Fault-injecting stand-ins of Scryfall and MTGJSON on 127.0.0.1 (``fake_upstream.Fault``),
+serving the built Scryfall folder and the MKM fixtures:
 a page loop, links and redirects to other hosts, huge and unparsable ``Retry-After``, a
 stalled upstream, truncated bodies, a 5xx storm. Each case: the client's injected clock
 bounds it (no wall-clock assertion; real stalls are cut by a 0.3 s socket timeout), the
@@ -9,6 +10,7 @@ error is one line, and the database keeps every row (row counts and a checksum).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT
 from dbcheck import fingerprint
 from fake_upstream import Answer, Fault
 from mtgjson_server import FakeMtgjson
@@ -50,9 +52,9 @@ class FakeTime:
 
 
 @pytest.fixture(scope="module")
-def servers():
+def servers(built_scryfall: Path):
     with (
-        FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api,
+        FakeScryfall(root=built_scryfall, extra=(FIX / "scryfall",)) as api,
         FakeMtgjson(roots=(FIX / "mtgjson",)) as mj,
     ):
         yield api, mj
@@ -72,11 +74,11 @@ def up(servers):
 
 
 @pytest.fixture
-def loaded(tmp_path: Path):
-    """A database with data in it, its fingerprint, and its cache folder."""
+def loaded(built_scryfall: Path, tmp_path: Path):
+    """A database with data in it (the built ONE), its fingerprint, and its cache folder."""
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "t.cache"
-    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=cache)
+    sync.sync_file(con, built_scryfall / "cards" / "one.unique-cards.json", cache=cache)
     yield con, cache, fingerprint(con, with_runs=True)
     con.close()
 
@@ -412,12 +414,13 @@ def test_5xx_storm_gives_up_with_bounded_backoff(loaded, up, upstream) -> None:
 
 def test_a_huge_answer_is_refused(loaded, up, monkeypatch) -> None:
     api, _ = up
-    monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 1 << 16)  # /sets is ~1 MB: over it
+    assert len(json.dumps(api.sets)) > 1 << 14  # /sets is over 16 KiB
+    monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 1 << 14)
     _fails(
         loaded,
         up,
         FakeTime(),
-        r"/sets: an answer of more than 0.0625 MB is not an API page; stopped",
+        r"/sets: an answer of more than 0.015625 MB is not an API page; stopped",
     )
     assert len(api.requests) == 1
 
@@ -454,13 +457,14 @@ def test_store_failure_leaves_no_part(tmp_path: Path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("case", ["loop", "other-host"])
-def test_cli_hostile_pages_one_line(case: str, tmp_path: Path) -> None:
+def test_cli_hostile_pages_one_line(case: str, built_scryfall: Path, tmp_path: Path) -> None:
     dbf = tmp_path / "t.duckdb"
     con = db.connect(dbf)
-    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
+    one = built_scryfall / "cards" / "one.unique-cards.json"
+    sync.sync_file(con, one, cache=tmp_path / "t.cache")
     before = fingerprint(con, with_runs=True)
     con.close()
-    with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api, FakeMtgjson() as mj:
+    with FakeScryfall(root=built_scryfall, extra=(FIX / "scryfall",)) as api, FakeMtgjson() as mj:
         _paged(
             api,
             (lambda p, q: _page_url(api, q, 1 if p == 2 else 2))
@@ -486,14 +490,17 @@ def test_cli_hostile_pages_one_line(case: str, tmp_path: Path) -> None:
     con.close()
 
 
-def test_cli_mtgjson_storm_one_line_within_the_configured_deadline(tmp_path: Path) -> None:
+def test_cli_mtgjson_storm_one_line_within_the_configured_deadline(
+    built_scryfall: Path, tmp_path: Path
+) -> None:
     dbf = tmp_path / "t.duckdb"
     con = db.connect(dbf)
-    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
+    one = built_scryfall / "cards" / "one.unique-cards.json"
+    sync.sync_file(con, one, cache=tmp_path / "t.cache")
     before = fingerprint(con, with_runs=True)
     con.close()
     with (
-        FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api,
+        FakeScryfall(root=built_scryfall, extra=(FIX / "scryfall",)) as api,
         FakeMtgjson(roots=(FIX / "mtgjson",)) as mj,
     ):
         mj.faults[:] = [500] * 5

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import ingest
@@ -16,8 +15,8 @@ from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.mtgjson import import_mtgjson
 
 
-def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:
-    src = shared_path("boosters", "sealed_basic_data.json")
+def test_gzip_is_told_by_its_bytes_not_its_name(built_sources, tmp_path: Path) -> None:
+    src = built_sources.sealed
     disguised = tmp_path / "sealed.json"  # gzip content under a plain name
     disguised.write_bytes(gzip.compress(src.read_bytes()))
     with open_input(disguised) as f:
@@ -28,8 +27,8 @@ def test_gzip_is_told_by_its_bytes_not_its_name(tmp_path: Path) -> None:
     assert len(read_sealed(disguised)) == len(json.loads(src.read_text(encoding="utf-8")))
 
 
-def test_a_truncated_gzip_export_is_one_line(tmp_path: Path, mem_db) -> None:
-    packed = gzip.compress(shared_path("boosters", "sealed_basic_data.json").read_bytes())
+def test_a_truncated_gzip_export_is_one_line(built_sources, tmp_path: Path, mem_db) -> None:
+    packed = gzip.compress(built_sources.sealed.read_bytes())
     cut = tmp_path / "sealed.json.gz"
     cut.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputError, match=rf"^{cut}: not readable JSON \(") as exc:

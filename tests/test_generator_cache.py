@@ -16,8 +16,8 @@ from boosterkit.pipeline import db as pdb
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = pdb.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = pdb.connect(built_db, read_only=True)
     yield c
     c.close()
 
@@ -39,11 +39,11 @@ def test_cached_packs_equal_uncached_ones(con) -> None:
     assert (_built(cache), cache.hits) == (2, 4)
 
 
-def test_concurrent_misses_resolve_once(real_db: Path) -> None:
+def test_concurrent_misses_resolve_once(built_db: Path) -> None:
     cache = ProductCache()
 
     def work(seed: int) -> dict:
-        c = pdb.connect(real_db, read_only=True)
+        c = pdb.connect(built_db, read_only=True)
         try:
             return open_packs("afr", "set", 1, seed, db=c, products=cache)[0].to_dict()
         finally:
@@ -52,7 +52,7 @@ def test_concurrent_misses_resolve_once(real_db: Path) -> None:
     with ThreadPoolExecutor(8) as pool:
         packs = list(pool.map(work, range(16)))
     assert _built(cache) == 1 and cache.hits == 15
-    assert packs[3] == open_packs("afr", "set", 4, 3, db=real_db)[0].to_dict()
+    assert packs[3] == open_packs("afr", "set", 4, 3, db=built_db)[0].to_dict()
 
 
 def test_clear_and_errors_are_not_cached(con) -> None:
@@ -71,10 +71,10 @@ def test_clear_and_errors_are_not_cached(con) -> None:
 
 
 @pytest.fixture
-def own_db(real_db: Path, tmp_path: Path) -> Path:
-    """A private copy of the real database (these tests write to it)."""
+def own_db(built_db: Path, tmp_path: Path) -> Path:
+    """A private copy of the built database (these tests write to it)."""
     path = tmp_path / "own.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     return path
 
 

@@ -1,4 +1,6 @@
-"""A big card file parsed on two threads (``pipeline.halves``) loads exactly as when read whole."""
+"""A big card file parsed on two threads (``pipeline.halves``) loads exactly as when read whole.
+
+The cards are ONE's, built and real (``any_sources``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
 from test_ingest import snapshot
 
 from boosterkit.errors import InputError
@@ -18,7 +19,11 @@ from boosterkit.pipeline import db, halves, ingest, sync
 
 pytestmark = pytest.mark.skipif(not halves.supported(), reason="needs os.copy_file_range")
 
-CARDS = json.loads(shared_path("cards", "one.unique-cards.json").read_text(encoding="utf-8"))
+
+@pytest.fixture(scope="module")
+def cards(any_sources) -> list[dict]:
+    path = any_sources.scryfall / "cards" / "one.unique-cards.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _write(path: Path, cards: list[dict], layout: str) -> Path:
@@ -39,13 +44,13 @@ LAYOUTS = ("pretty", "trailing", "leading")
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_cut_is_between_top_level_elements(tmp_path: Path, layout: str) -> None:
-    path = _write(tmp_path / "c.json", CARDS, layout)
+def test_cut_is_between_top_level_elements(cards: list[dict], tmp_path: Path, layout: str) -> None:
+    path = _write(tmp_path / "c.json", cards, layout)
     end, start = halves.find_cut(path)
     data = path.read_bytes()
     first, second = json.loads(data[:end] + b"]"), json.loads(b"[" + data[start:])
     assert first and second
-    assert first + second == CARDS
+    assert first + second == cards
 
 
 def _load(tmp_path: Path, path: Path, name: str, monkeypatch, split: bool) -> tuple[dict, bool]:
@@ -67,22 +72,26 @@ def _load(tmp_path: Path, path: Path, name: str, monkeypatch, split: bool) -> tu
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_split_load_equals_whole_load(tmp_path: Path, monkeypatch, layout: str) -> None:
+def test_split_load_equals_whole_load(
+    cards: list[dict], tmp_path: Path, monkeypatch, layout: str
+) -> None:
     # The same id at both ends, with different names: the first row in the file wins, and
     # its hostile characters (a bidi override, NUL) are cleaned whichever way it was read.
-    first = dict(CARDS[0], name="First \u202eCopy\x00")
-    last = dict(CARDS[0], name="Last Copy")
-    path = _write(tmp_path / "c.json", [first, *CARDS[1:], last], layout)
+    first = dict(cards[0], name="First \u202eCopy\x00")
+    last = dict(cards[0], name="Last Copy")
+    path = _write(tmp_path / "c.json", [first, *cards[1:], last], layout)
     split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
     whole, _ = _load(tmp_path, path, "whole", monkeypatch, split=False)
     assert was_split
     assert split == whole
-    names = {r[2] for r in split["cards"] if r[0] == CARDS[0]["id"]}
+    names = {r[2] for r in split["cards"] if r[0] == cards[0]["id"]}
     assert names == {"First Copy"}
 
 
-def test_a_wrong_cut_falls_back_to_reading_whole(tmp_path: Path, monkeypatch) -> None:
-    path = _write(tmp_path / "c.json", CARDS, "pretty")
+def test_a_wrong_cut_falls_back_to_reading_whole(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", cards, "pretty")
     data = path.read_bytes()
     # a boundary between two faces or parts of one card: nested, not top-level
     m = re.compile(rb"\},\n {4,}\{").search(data, len(data) // 2)
@@ -95,8 +104,10 @@ def test_a_wrong_cut_falls_back_to_reading_whole(tmp_path: Path, monkeypatch) ->
     assert not list((tmp_path / "split.cache").glob("halves-*"))
 
 
-def test_malformed_second_half_gives_the_usual_error(tmp_path: Path, monkeypatch) -> None:
-    path = _write(tmp_path / "c.json", CARDS, "trailing")
+def test_malformed_second_half_gives_the_usual_error(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", cards, "trailing")
     text = path.read_text(encoding="utf-8")
     cut = len(text) * 3 // 4
     path.write_text(text[:cut] + '"oops":' + text[cut:], encoding="utf-8")
@@ -113,8 +124,8 @@ def test_malformed_second_half_gives_the_usual_error(tmp_path: Path, monkeypatch
     assert not list((tmp_path / "cache").glob("halves-*"))  # the halves are gone
 
 
-def test_small_or_compressed_files_are_read_whole(tmp_path: Path) -> None:
-    path = _write(tmp_path / "c.json", CARDS[:50], "trailing")
+def test_small_or_compressed_files_are_read_whole(cards: list[dict], tmp_path: Path) -> None:
+    path = _write(tmp_path / "c.json", cards[:50], "trailing")
     con = db.connect(":memory:")
     assert not ingest.prestage(con, path, ingest.detect(con, path), tmp_path)  # < MIN_BYTES
     gz = tmp_path / "c.json.gz"
@@ -122,11 +133,13 @@ def test_small_or_compressed_files_are_read_whole(tmp_path: Path) -> None:
     assert not ingest.prestage(con, gz, ingest.detect(con, gz), tmp_path)
 
 
-def test_halves_that_cannot_be_written_fall_back(tmp_path: Path, monkeypatch) -> None:
+def test_halves_that_cannot_be_written_fall_back(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
     def full_disk(*args):
         raise OSError(28, "No space left on device")
 
-    path = _write(tmp_path / "c.json", CARDS, "trailing")
+    path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "_copy", full_disk)
     split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
     whole, _ = _load(tmp_path, path, "whole", monkeypatch, split=False)
@@ -135,20 +148,21 @@ def test_halves_that_cannot_be_written_fall_back(tmp_path: Path, monkeypatch) ->
     assert not list((tmp_path / "split.cache").glob("halves-*"))
 
 
-def test_halves_a_killed_sync_left_are_removed_by_the_next(tmp_path: Path) -> None:
+def test_halves_a_killed_sync_left_are_removed_by_the_next(any_sources, tmp_path: Path) -> None:
     left = tmp_path / "cache" / "halves-x1y2.part"
     left.mkdir(parents=True)
     (left / "first.json").write_text("[", encoding="utf-8")
     con = db.connect(tmp_path / "t.duckdb")
-    sync.sync_file(con, shared_path("cards", "single-card.json"), cache=tmp_path / "cache")
+    single = any_sources.scryfall / "cards" / "single-card.json"
+    sync.sync_file(con, single, cache=tmp_path / "cache")
     assert not left.exists()
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
 
 
 def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
-    tmp_path: Path, monkeypatch
+    cards: list[dict], tmp_path: Path, monkeypatch
 ) -> None:
-    path = _write(tmp_path / "c.json", CARDS, "trailing")
+    path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "MIN_BYTES", 0)
 
     def interrupted(con, source, shape):
@@ -166,8 +180,10 @@ def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
     assert not list((tmp_path / "cache").rglob("*.gz"))  # no copy of a load that did not happen
 
 
-def test_an_interrupted_copy_stops_within_a_step(tmp_path: Path, monkeypatch) -> None:
-    path = _write(tmp_path / "c.json", CARDS, "trailing")
+def test_an_interrupted_copy_stops_within_a_step(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "MIN_BYTES", 0)
     monkeypatch.setattr(halves, "_STEP", 4096)
     steps = []

@@ -4,7 +4,8 @@ control characters, RTL overrides and 1 MB, through ``sync --file`` → the data
 
 Control and invisible characters are removed at ingest (``pipeline.load.clean_sql``), for
 Scryfall and MTGJSON alike; CSV cells a spreadsheet would run are neutralised; HTML is
-escaped. The real ONE card file is the base: only the names and rules texts are replaced.
+escaped. The built ONE card file is the base (``built_scryfall``): only the names and rules
+texts are replaced.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
 from fastapi.testclient import TestClient
 from helpers import run_cli
 
@@ -62,9 +62,9 @@ CLEAN = {
 
 
 @pytest.fixture(scope="module")
-def hostile_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real ONE cards with hostile names and rules texts; two commons 1 MB long."""
-    cards = json.loads(shared_path("cards", "one.unique-cards.json").read_text())
+def hostile_file(built_scryfall: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built ONE cards with hostile names and rules texts; two commons 1 MB long."""
+    cards = json.loads((built_scryfall / "cards" / "one.unique-cards.json").read_text())
     commons = [c for c in cards if c.get("rarity") == "common" and "card_faces" not in c]
     for i, card in enumerate(c for c in cards if "card_faces" not in c):
         card["name"] = HOSTILE[i % len(HOSTILE)]
@@ -118,10 +118,10 @@ def test_ingest_removes_control_and_invisible_characters(hostile_db: Path) -> No
     assert types > 0  # the ESC is gone, its harmless rest is kept
 
 
-def test_mtgjson_ingest_cleans_too(tmp_path: Path) -> None:
+def test_mtgjson_ingest_cleans_too(built_sources, tmp_path: Path) -> None:
     from boosterkit.pipeline.mtgjson import import_mtgjson
 
-    data = json.loads(shared_path("mtgjson", "AFR.json").read_text())
+    data = json.loads((built_sources.mtgjson / "AFR.json").read_text())
     cards = data["data"]["cards"]
     for i, card in enumerate(cards[: len(HOSTILE)]):
         card["name"] = HOSTILE[i]

@@ -77,8 +77,8 @@ query_text = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def app(real_db: Path):
-    return create_app(real_db)
+def app(built_db: Path):
+    return create_app(built_db)
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +196,7 @@ def test_fuzz_unknown_paths_and_methods(client: TestClient, path: str, method: s
         assert_sound(client.request(method, prefix + quote(path, safe="/")))
 
 
-# --- validate: the HTTP route and the command, on mutations of a real setup ------------------
+# --- validate: the HTTP route and the command, on mutations of a dealt setup ----------------
 
 
 @pytest.fixture(scope="module")
@@ -261,10 +261,10 @@ file_contents = st.one_of(
 
 @FUZZ
 @given(content=file_contents)
-def test_fuzz_validate_command_file_reading(real_db: Path, tmp_path: Path, content: bytes) -> None:
+def test_fuzz_validate_command_file_reading(built_db: Path, tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "setup.json"
     path.write_bytes(content)
-    code, _, err = run_cli("--db", str(real_db), "validate", str(path))
+    code, _, err = run_cli("--db", str(built_db), "validate", str(path))
     assert code == 2, (content[:100], err)  # none of these is a setup
     assert err.startswith("boosterkit: error: ") and err.count("\n") == 1, err
     assert str(path) in err
@@ -273,32 +273,32 @@ def test_fuzz_validate_command_file_reading(real_db: Path, tmp_path: Path, conte
 @FUZZ
 @given(change=setups)
 def test_fuzz_validate_command_with_mutated_setups(
-    real_db: Path, tmp_path: Path, setup, change
+    built_db: Path, tmp_path: Path, setup, change
 ) -> None:
     path = tmp_path / "setup.json"
     path.write_text(json.dumps(mutate(setup, *change)))
-    code, out, err = run_cli("--db", str(real_db), "validate", str(path))
+    code, out, err = run_cli("--db", str(built_db), "validate", str(path))
     assert code in (0, 1, 2), (code, err)
     assert "Traceback" not in out + err
     if code == 2:
         assert err.startswith("boosterkit: error: ") and err.count("\n") == 1, err
 
 
-def test_validate_reads_a_bounded_amount(real_db: Path) -> None:
+def test_validate_reads_a_bounded_amount(built_db: Path) -> None:
     """``/dev/zero`` never ends: the command stops at the size limit and says it."""
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
 
-    code, _, err = run_cli("--db", str(real_db), "validate", "/dev/zero")
+    code, _, err = run_cli("--db", str(built_db), "validate", "/dev/zero")
     assert code == 2 and f"larger than {MAX_SETUP_BYTES // 2**20} MiB" in err
 
 
-def test_play_reads_a_bounded_moves_file(real_db: Path, tmp_path: Path) -> None:
+def test_play_reads_a_bounded_moves_file(built_db: Path, tmp_path: Path) -> None:
     """The moves file of ``play`` is bounded like a setup file: ``/dev/zero`` ends, in one line."""
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
 
     setup = tmp_path / "setup.json"
     setup.write_text("{}")  # read before the moves; what it holds is checked after them
-    code, _, err = run_cli("--db", str(real_db), "play", str(setup), "/dev/zero")
+    code, _, err = run_cli("--db", str(built_db), "play", str(setup), "/dev/zero")
     assert code == 2 and err.count("\n") == 1
     assert (
         f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err

@@ -27,8 +27,8 @@ JSON = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
-def client(real_db: Path) -> TestClient:
-    with TestClient(create_app(real_db), base_url=LOCAL) as c:
+def client(built_db: Path) -> TestClient:
+    with TestClient(create_app(built_db), base_url=LOCAL) as c:
         yield c
 
 
@@ -219,9 +219,9 @@ def test_work_budget_lets_a_waiting_request_in_when_room_frees() -> None:
     assert done == [4]
 
 
-def test_packs_beyond_the_budget_get_503_with_retry_after(real_db: Path) -> None:
+def test_packs_beyond_the_budget_get_503_with_retry_after(built_db: Path) -> None:
     budget = WorkBudget(capacity=50, wait=0.0)
-    with TestClient(create_app(real_db, budget=budget), base_url=LOCAL) as client:
+    with TestClient(create_app(built_db, budget=budget), base_url=LOCAL) as client:
         with budget.take(45):  # other requests hold 45 packs
             assert (
                 client.post("/packs", json={"set": "afr", "count": 5, "seed": 1}).status_code == 200
@@ -280,13 +280,13 @@ def test_request_bodies_in_flight_are_bounded() -> None:
 # --- suggestions built from input --------------------------------------------------------------
 
 
-def test_a_suggestion_never_turns_input_into_a_command(real_db: Path) -> None:
+def test_a_suggestion_never_turns_input_into_a_command(built_db: Path) -> None:
     from boosterkit.errors import NotFoundError
     from boosterkit.generator.products import fill_hints
     from boosterkit.pipeline import db as pdb
     from boosterkit.pipeline.queries import list_cards
 
-    con = pdb.connect(real_db, read_only=True)
+    con = pdb.connect(built_db, read_only=True)
     try:
         with pytest.raises(NotFoundError) as hostile:
             list_cards(con, "afr'; drop table cards;--")
@@ -300,14 +300,14 @@ def test_a_suggestion_never_turns_input_into_a_command(real_db: Path) -> None:
     assert fill_hints("afr", ["tafr"]) == ["boosterkit sync afr (brings tafr)"]
 
 
-def test_a_bug_is_a_one_line_500_without_traceback(real_db: Path, monkeypatch) -> None:
+def test_a_bug_is_a_one_line_500_without_traceback(built_db: Path, monkeypatch) -> None:
     import boosterkit.service.app as service
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(service, "list_sets", broken)
-    app = create_app(real_db)
+    app = create_app(built_db)
     with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as client:
         body = assert_error(client.get("/sets"), 500, "bug", "ZeroDivisionError")
     assert "division by zero" not in body["error"]

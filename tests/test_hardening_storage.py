@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
 from fastapi.testclient import TestClient
 
 from boosterkit.pipeline import db as pdb
@@ -60,11 +59,11 @@ def assert_one_line(done: subprocess.CompletedProcess[str], *words: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database holding the real ONE card file, synced with ``sync --file``."""
+def synced(built_scryfall: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database holding the built ONE card file, synced with ``sync --file``."""
     folder = tmp_path_factory.mktemp("storage")
     path = folder / "good.duckdb"
-    done = run(path, "sync", "--file", str(shared_path("cards", "one.unique-cards.json")))
+    done = run(path, "sync", "--file", str(built_scryfall / "cards" / "one.unique-cards.json"))
     assert done.returncode == 0, done.stderr
     con = pdb.connect(path)
     con.execute("CHECKPOINT")  # everything in the file itself, no WAL
@@ -121,9 +120,9 @@ COMMANDS = [
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("how", ["truncated", "overwritten", "block"])
 def test_a_damaged_database_is_one_line_and_stays_as_it_was(
-    synced: Path, tmp_path: Path, how: str, command: tuple
+    synced: Path, built_scryfall: Path, tmp_path: Path, how: str, command: tuple
 ) -> None:
-    cards = str(shared_path("cards", "mom.unique-cards.json"))
+    cards = str(built_scryfall / "cards" / "mom.unique-cards.json")
     path = (
         block_failing_on_read(synced, tmp_path)
         if how == "block"
@@ -163,22 +162,25 @@ def test_the_service_answers_503_for_a_block_it_cannot_read(synced: Path, tmp_pa
 @pytest.mark.parametrize(
     ("command", "limit", "fails"),
     [
-        ("sync", 60_000, "the cache copy"),
-        ("sync", 200_000, "DuckDB's write-ahead log at commit"),
+        ("sync", 10_000, "the cache copy"),
+        ("sync", 60_000, "DuckDB's write-ahead log at commit"),
         ("rebuild", 50_000, "DuckDB's write-ahead log at commit"),
     ],
 )
 def test_a_file_size_limit_is_one_line_and_changes_nothing(
-    synced: Path, tmp_path: Path, command: str, limit: int, fails: str
+    synced: Path, built_scryfall: Path, tmp_path: Path, command: str, limit: int, fails: str
 ) -> None:
     path = tmp_path / "db.duckdb"
     shutil.copy(synced, path)
     shutil.copytree(synced.with_suffix(".cache"), path.with_suffix(".cache"))
+    cards = tmp_path / "woe.json.gz"  # kept as is in the cache: about 18 kB
+    woe = built_scryfall / "cards" / "woe+wot.unique-cards.json"
+    cards.write_bytes(gzip.compress(woe.read_bytes()))
+    # the cache copy is written first: a limit below its size stops it, one above reaches the WAL
+    assert (limit < cards.stat().st_size) == (fails == "the cache copy")
     con = pdb.connect(path, read_only=True)
     before = pdb.fingerprint(con)
     con.close()
-    cards = tmp_path / "woe.json.gz"  # kept as is in the cache: 190 kB
-    cards.write_bytes(gzip.compress(shared_path("cards", "woe+wot.unique-cards.json").read_bytes()))
     args = ("sync", "--file", str(cards)) if command == "sync" else ("db", "rebuild")
     err = assert_one_line(run(path, *args, fsize=limit), "db.duckdb", "file-size limit")
     assert "nothing was changed" in err

@@ -1,4 +1,5 @@
-"""Ingest of real Scryfall files: every shared card file, derived columns, bad files."""
+"""Ingest of Scryfall files: every card file, derived columns, bad files; on the built files
+and on the real ones (``any_sources``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,25 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SCRYFALL, shared_path
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import db, ingest, rebuild, sync
 
-CARD_FILES = sorted(p.name for p in (SCRYFALL / "cards").glob("*.json") if "rulings" not in p.name)
+#: The card files of a Scryfall folder (``test_every_card_file_is_listed`` keeps it complete).
+CARD_FILES = (
+    "bro.unique-cards.json",
+    "ltr.unique-cards.json",
+    "mom.unique-cards.json",
+    "one.unique-cards.json",
+    "single-card.json",
+    "woe+wot.unique-cards.json",
+)
+
+
+@pytest.fixture(scope="module")
+def root(any_sources) -> Path:
+    """The Scryfall folder: built, then real."""
+    return any_sources.scryfall
 
 
 def snapshot(con) -> dict[str, list]:
@@ -33,9 +47,14 @@ def _objects(path: Path) -> list[dict]:
     return data
 
 
+def test_every_card_file_is_listed(root: Path) -> None:
+    files = sorted(p.name for p in (root / "cards").glob("*.json") if "rulings" not in p.name)
+    assert files == list(CARD_FILES)
+
+
 @pytest.mark.parametrize("name", CARD_FILES)
-def test_ingest_every_shared_card_file(tmp_path: Path, name: str) -> None:
-    path = shared_path("cards", name)
+def test_ingest_every_card_file(root: Path, tmp_path: Path, name: str) -> None:
+    path = root / "cards" / name
     cards = _objects(path)
     con = db.connect(tmp_path / "t.duckdb")
     summary = sync.sync_file(con, path, cache=tmp_path / "cache")
@@ -58,8 +77,8 @@ def test_ingest_every_shared_card_file(tmp_path: Path, name: str) -> None:
     assert gzip.decompress(cached.read_bytes()) == path.read_bytes()
 
 
-def test_values_and_derived_columns(mem_db) -> None:
-    path = shared_path("cards", "mom.unique-cards.json")
+def test_values_and_derived_columns(root: Path, mem_db) -> None:
+    path = root / "cards" / "mom.unique-cards.json"
     cards = {c["id"]: c for c in _objects(path)}
     with db.transaction(mem_db):
         ingest.load_files(mem_db, [path])
@@ -81,8 +100,8 @@ def test_values_and_derived_columns(mem_db) -> None:
             assert pnum == float(front["power"])
 
 
-def test_kinds_from_layout_and_set_type() -> None:
-    path = shared_path("fixtures", "mtg_ssm", "cards.json")
+def test_kinds_from_layout_and_set_type(root: Path) -> None:
+    path = root / "fixtures" / "mtg_ssm" / "cards.json"
     con = db.connect(":memory:")
     with db.transaction(con):
         ingest.load_files(con, [path])
@@ -100,8 +119,8 @@ def test_kinds_from_layout_and_set_type() -> None:
     assert back["normal"] is True
 
 
-def test_list_object_page_equals_array_of_same_cards(tmp_path: Path) -> None:
-    page = shared_path("search", "one-set-search-page1.json")
+def test_list_object_page_equals_array_of_same_cards(root: Path, tmp_path: Path) -> None:
+    page = root / "search" / "one-set-search-page1.json"
     array = tmp_path / "one-page1-array.json.gz"
     with gzip.open(array, "wt", encoding="utf-8") as f:
         json.dump(json.loads(page.read_text(encoding="utf-8"))["data"], f)
@@ -113,10 +132,10 @@ def test_list_object_page_equals_array_of_same_cards(tmp_path: Path) -> None:
     assert snapshot(a)["card_faces"] == snapshot(b)["card_faces"]
 
 
-def test_set_files(mem_db) -> None:
-    full = shared_path("sets", "sets.json")
+def test_set_files(root: Path, mem_db) -> None:
+    full = root / "sets" / "sets.json"
     with db.transaction(mem_db):
-        counts = ingest.load_files(mem_db, [full, shared_path("sets", "set-cmm.json")])
+        counts = ingest.load_files(mem_db, [full, root / "sets" / "set-cmm.json"])
     n = len(json.loads(full.read_text(encoding="utf-8"))["data"])
     assert counts["sets"] == n + 1
     assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == n
@@ -127,7 +146,7 @@ def test_set_files(mem_db) -> None:
     assert mem_db.execute("SELECT count(*) FROM sets WHERE code <> lower(code)").fetchone()[0] == 0
 
 
-def test_idempotent_and_rebuild_identical(tmp_path: Path) -> None:
+def test_idempotent_and_rebuild_identical(root: Path, tmp_path: Path) -> None:
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "cache"
     for name in (
@@ -135,9 +154,9 @@ def test_idempotent_and_rebuild_identical(tmp_path: Path) -> None:
         "cards/woe+wot.unique-cards.json",
         "cards/one.unique-cards.json",
     ):
-        sync.sync_file(con, shared_path(*name.split("/")), cache=cache)
+        sync.sync_file(con, root / name, cache=cache)
     first = snapshot(con)
-    sync.sync_file(con, shared_path("cards", "woe+wot.unique-cards.json"), cache=cache)
+    sync.sync_file(con, root / "cards" / "woe+wot.unique-cards.json", cache=cache)
     assert snapshot(con) == first
     # minigame / token kinds follow the set list loaded first
     assert (
@@ -159,33 +178,34 @@ def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
     return p
 
 
+#: Bad files, each made from the Scryfall folder ``r``.
 BAD_FILES = {
-    "truncated.json": lambda: shared_path("cards", "one.unique-cards.json").read_text()[:5000],
-    "not-json.json": lambda: "hello, world",
-    "empty.json": lambda: "",
-    "number.json": lambda: "42",
-    "rulings.json": lambda: shared_path("cards", "rulings-single-card.json").read_text(),
-    "error.json": lambda: shared_path("errors", "validation_error-parse-mana.json").read_text(),
-    "array-of-sets.json": lambda: json.dumps(
-        json.loads(shared_path("sets", "sets-page1.json").read_text())["data"]
+    "truncated.json": lambda r: (r / "cards" / "one.unique-cards.json").read_text()[:5000],
+    "not-json.json": lambda r: "hello, world",
+    "empty.json": lambda r: "",
+    "number.json": lambda r: "42",
+    "rulings.json": lambda r: (r / "cards" / "rulings-single-card.json").read_text(),
+    "error.json": lambda r: (r / "errors" / "validation_error-parse-mana.json").read_text(),
+    "array-of-sets.json": lambda r: json.dumps(
+        json.loads((r / "sets" / "sets-page1.json").read_text())["data"]
     ),
-    "card-without-id.json": lambda: json.dumps(
+    "card-without-id.json": lambda r: json.dumps(
         [
             {k: v for k, v in c.items() if k != "id"}
-            for c in json.loads(shared_path("cards", "one.unique-cards.json").read_text())[:3]
+            for c in json.loads((r / "cards" / "one.unique-cards.json").read_text())[:3]
         ]
     ),
-    "bad-gzip.json.gz": lambda: b"\x1f\x8b\x08\x00garbage",
+    "bad-gzip.json.gz": lambda r: b"\x1f\x8b\x08\x00garbage",
 }
 
 
 @pytest.mark.parametrize("name", sorted(BAD_FILES))
-def test_bad_files_give_one_line_and_change_nothing(tmp_path: Path, name: str) -> None:
+def test_bad_files_give_one_line_and_change_nothing(root: Path, tmp_path: Path, name: str) -> None:
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "cache"
-    sync.sync_file(con, shared_path("cards", "bro.unique-cards.json"), cache=cache)
+    sync.sync_file(con, root / "cards" / "bro.unique-cards.json", cache=cache)
     before = snapshot(con)
-    bad = _write(tmp_path, name, BAD_FILES[name]())
+    bad = _write(tmp_path, name, BAD_FILES[name](root))
     with pytest.raises(InputError) as info:
         sync.sync_file(con, bad, cache=cache)
     msg = str(info.value)
@@ -205,8 +225,10 @@ def test_missing_file(mem_db, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("gz", [False, True])
-def test_mtgjson_file_points_to_import_mtgjson(mem_db, tmp_path: Path, gz: bool) -> None:
-    src = shared_path("mtgjson", "MAFR.json")
+def test_mtgjson_file_points_to_import_mtgjson(
+    any_sources, mem_db, tmp_path: Path, gz: bool
+) -> None:
+    src = any_sources.mtgjson / "MAFR.json"
     path = tmp_path / ("MAFR.json.gz" if gz else "MAFR.json")
     path.write_bytes(gzip.compress(src.read_bytes()) if gz else src.read_bytes())
     with pytest.raises(InputError, match=r"an MTGJSON file .*use `boosterkit import mtgjson`$"):
@@ -215,8 +237,10 @@ def test_mtgjson_file_points_to_import_mtgjson(mem_db, tmp_path: Path, gz: bool)
 
 
 @pytest.mark.parametrize("gz", [False, True])
-def test_sealed_data_export_points_to_import_collation(mem_db, tmp_path: Path, gz: bool) -> None:
-    src = shared_path("boosters", "sealed_basic_data.json")
+def test_sealed_data_export_points_to_import_collation(
+    any_sources, mem_db, tmp_path: Path, gz: bool
+) -> None:
+    src = any_sources.sealed
     path = tmp_path / ("sealed.json.gz" if gz else "sealed.json")
     path.write_bytes(gzip.compress(src.read_bytes()) if gz else src.read_bytes())
     with pytest.raises(
@@ -229,8 +253,8 @@ def test_sealed_data_export_points_to_import_collation(mem_db, tmp_path: Path, g
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
 
-def test_gzip_input_and_gzip_without_suffix(tmp_path: Path) -> None:
-    src = shared_path("cards", "ltr.unique-cards.json")
+def test_gzip_input_and_gzip_without_suffix(root: Path, tmp_path: Path) -> None:
+    src = root / "cards" / "ltr.unique-cards.json"
     gz = tmp_path / "ltr.json.gz"
     odd = tmp_path / "ltr-compressed.json"
     gz.write_bytes(gzip.compress(src.read_bytes()))
@@ -239,11 +263,11 @@ def test_gzip_input_and_gzip_without_suffix(tmp_path: Path) -> None:
     for p in (gz, odd):
         con = db.connect(":memory:")
         counts.append(sync.sync_file(con, p, cache=tmp_path / "c")["cards"])
-    assert counts == [284, 284]
+    assert counts == [len(_objects(src))] * 2
 
 
-def test_same_file_twice_one_cached_copy_and_ndjson(tmp_path: Path) -> None:
-    src = shared_path("cards", "mom.unique-cards.json")
+def test_same_file_twice_one_cached_copy_and_ndjson(root: Path, tmp_path: Path) -> None:
+    src = root / "cards" / "mom.unique-cards.json"
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "cache"
     sync.sync_file(con, src, cache=cache)
@@ -254,5 +278,5 @@ def test_same_file_twice_one_cached_copy_and_ndjson(tmp_path: Path) -> None:
     nd = tmp_path / "mom.jsonl"
     nd.write_text("\n".join(json.dumps(c) for c in _objects(src)) + "\n", encoding="utf-8")
     other = db.connect(":memory:")
-    assert sync.sync_file(other, nd, cache=cache)["cards"] == 296
+    assert sync.sync_file(other, nd, cache=cache)["cards"] == len(_objects(src))
     assert snapshot(other)["cards"] == snapshot(con)["cards"]

@@ -20,8 +20,8 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = db.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
     yield c
     c.close()
 
@@ -40,10 +40,10 @@ def test_minigames_json_equals_the_library(capsys) -> None:
     )
 
 
-def test_deal_json_equals_the_library_and_open(capsys, con, real_db: Path) -> None:
+def test_deal_json_equals_the_library_and_open(capsys, con, built_db: Path) -> None:
     args = [
         "--db",
-        str(real_db),
+        str(built_db),
         "deal",
         "roll-for-initiative",
         "--players",
@@ -63,7 +63,7 @@ def test_deal_json_equals_the_library_and_open(capsys, con, real_db: Path) -> No
     code, opened, _ = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "open",
         "afr",
         "--product",
@@ -78,12 +78,12 @@ def test_deal_json_equals_the_library_and_open(capsys, con, real_db: Path) -> No
     assert code == 0 and json.loads(opened) == lib["packs"]
 
 
-def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, real_db: Path) -> None:
+def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, built_db: Path) -> None:
     target = tmp_path / "setup.json"
     code, out, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "deal",
         "booster-blitz",
         "--players",
@@ -101,16 +101,16 @@ def test_deal_prints_a_random_seed_and_writes_files(capsys, tmp_path: Path, real
     assert code == 0 and out == ""
     data = json.loads(target.read_text())
     assert data["seed"] == seed == data["packs"][0]["seed"]
-    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(target))
+    code, out, _ = run(capsys, "--db", str(built_db), "validate", str(target))
     assert code == 0 and out == f"{target}: valid booster-blitz setup for 2 players\n"
 
 
-def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path) -> None:
+def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, built_db: Path) -> None:
     data = deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict()
     data["zones"][1]["cards"].append(data["zones"][2]["cards"].pop())  # a moved card
     bad = tmp_path / "moved.json"
     bad.write_text(json.dumps(data))
-    code, out, err = run(capsys, "--db", str(real_db), "validate", str(bad))
+    code, out, err = run(capsys, "--db", str(built_db), "validate", str(bad))
     lines = out.splitlines()
     magic = sum(
         1 for p in data["packs"] for i in p["items"] if i["kind"] == "card" or i["magic_back"]
@@ -123,7 +123,7 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path
         f"  [zone-count] zone 'player-2 hand': 3 cards; the rules give 4 (equal shares of "
         f"{magic} cards for 5 players)",
     ]
-    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(bad), "--json")
+    code, out, _ = run(capsys, "--db", str(built_db), "validate", str(bad), "--json")
     assert code == 1 and json.loads(out) == validate_setup(con, data).to_dict()
     assert json.loads(out)["valid"] is False
 
@@ -148,18 +148,18 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, real_db: Path
     ],
 )
 def test_garbage_files_exit_2_with_one_line(
-    capsys, tmp_path: Path, real_db: Path, content: bytes, message: str
+    capsys, tmp_path: Path, built_db: Path, content: bytes, message: str
 ) -> None:
     f = tmp_path / "garbage.json"
     f.write_bytes(content)
-    code, out, err = run(capsys, "--db", str(real_db), "validate", str(f))
+    code, out, err = run(capsys, "--db", str(built_db), "validate", str(f))
     assert code == 2 and out == ""
     assert err.startswith("boosterkit: error: ") and message in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-def test_deal_errors_are_one_line(capsys, real_db: Path) -> None:
-    base = ["--db", str(real_db), "deal"]
+def test_deal_errors_are_one_line(capsys, built_db: Path) -> None:
+    base = ["--db", str(built_db), "deal"]
     cases = [
         (["demons-due", "--players", "3"], 1, "Demon's Due: the setup is unknown"),
         # the library says "players: 1 …"; the CLI names its own flag
@@ -201,7 +201,8 @@ def _snapshot(name: str, text: str) -> None:
     )
 
 
-def test_text_sheet_snapshots(capsys, con, real_db: Path) -> None:
+def test_text_sheet_snapshots(capsys, real_db: Path) -> None:
+    """The sheets of real AFR packs (the snapshots name real cards)."""
     code, out, _ = run(
         capsys,
         "--db",
@@ -216,9 +217,13 @@ def test_text_sheet_snapshots(capsys, con, real_db: Path) -> None:
         "2",
     )
     assert code == 0
-    assert out == render_sheet(deal(con, "roll-for-initiative", 5, "afr", seed=2), "text")
+    con = db.connect(real_db, read_only=True)
+    try:
+        assert out == render_sheet(deal(con, "roll-for-initiative", 5, "afr", seed=2), "text")
+        mimic = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "text")
+    finally:
+        con.close()
     _snapshot("roll-for-initiative-afr-5p-seed2.txt", out)
-    mimic = render_sheet(deal(con, "mimic-match", 3, "afr", seed=7), "text")
     _snapshot("mimic-match-afr-3p-seed7.txt", mimic)
     grid = [line for line in mimic.splitlines() if line.startswith("  |")]
     # the table's face-down grid (positions) and the organizer's (names)
@@ -294,10 +299,10 @@ def md_names(name: str) -> str:
     return md_escape(name)
 
 
-def test_sheet_labels_in_french_and_spanish(capsys, real_db: Path) -> None:
+def test_sheet_labels_in_french_and_spanish(capsys, built_db: Path) -> None:
     base = [
         "--db",
-        str(real_db),
+        str(built_db),
         "deal",
         "Lancez les dés pour l'initiative !",
         "--players",
@@ -338,13 +343,13 @@ HOSTILE = [
 
 
 @pytest.fixture(scope="module")
-def hostile_db(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """real_db with every AFR card renamed to a hostile name (markup, links, a newline that
+def hostile_db(built_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built database with every AFR card renamed to a hostile name (markup, links, a newline that
     would start a heading, NUL and control characters, an RTL override)."""
     import shutil
 
     path = tmp_path_factory.mktemp("hostile") / "hostile.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     rw = db.connect(path)
     try:
         rows = rw.execute("SELECT id FROM cards WHERE set_code = 'afr' ORDER BY id").fetchall()

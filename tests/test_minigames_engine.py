@@ -1,4 +1,5 @@
-"""Dealing minigame setups on the real AFR/KHM/ZNR/STX/MH2 data (``real_db``)."""
+"""Dealing minigame setups on the AFR/KHM/ZNR/STX/MH2 of the built world (``built_db``); every
+game is dealt on the real data too (``any_db``)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,15 @@ COUNTS = [(g["id"], n) for g in DEALABLE for n in sorted({g["players_min"], g["p
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = db.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def any_con(any_db: Path):
+    c = db.connect(any_db, read_only=True)
     yield c
     c.close()
 
@@ -36,7 +44,7 @@ def _deal_somewhere(con, game: str, players: int):
     """The first (set, seed) whose packs can make the setup; every failure must be a clear
     SetupError (e.g. a pack without a double-faced card for Monster of the Week)."""
     errors = []
-    for seed in range(12):  # The List cards are not in real_db: some seeds cannot be dealt
+    for seed in range(12):  # The List cards are not in the database: some seeds cannot be dealt
         for set_code in SETS:
             try:
                 return deal(con, game, players, set_code=set_code, seed=seed)
@@ -47,7 +55,10 @@ def _deal_somewhere(con, game: str, players: int):
 
 
 @pytest.mark.parametrize(("game", "players"), COUNTS, ids=[f"{g}-{n}" for g, n in COUNTS])
-def test_every_known_game_deals_at_min_and_max_and_validates(con, game: str, players: int) -> None:
+def test_every_known_game_deals_at_min_and_max_and_validates(
+    any_con, game: str, players: int
+) -> None:
+    con = any_con
     setup = _deal_somewhere(con, game, players)
     data = setup.to_dict()
     jsonschema.validate(data, SETUP_SCHEMA)
@@ -197,7 +208,7 @@ def test_strict_backs_also_removes_double_faced_magic_cards(con) -> None:
     for seed in range(1, 60):
         try:
             setup = deal(con, "strictly-better", 3, "khm", seed=seed)
-        except SetupError:  # a card from The List, not in real_db
+        except SetupError:  # a card from The List, not in the database
             continue
         dfc = [
             c
@@ -230,7 +241,7 @@ def test_default_set_is_one_the_game_was_printed_for(con) -> None:
 
     assert deal(con, "roll-for-initiative", 2, seed=2).set == "afr"
     assert default_set(con, get_minigame("winchester-draft")) == "stx"
-    # every STX Set Booster holds a Mystical Archive card (STA), not in real_db: say so
+    # every STX Set Booster holds a Mystical Archive card (STA), not in the database: say so
     with pytest.raises(SetupError, match=r"not in the database.*`boosterkit sync sta`"):
         deal(con, "winchester-draft", 2, seed=1)
     with pytest.raises(NotFoundError, match="printed for vow.*choose a set"):

@@ -1,5 +1,5 @@
 """``validate`` cannot be fooled: each forgery the issue lists is a named violation,
-``--exact`` lists what differs from ``deal``, and hypothesis mutations of real setups never
+``--exact`` lists what differs from ``deal``, and hypothesis mutations of dealt setups never
 crash it nor pass as the original."""
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from boosterkit.pipeline import db
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = db.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
     yield c
     c.close()
 
 
 @pytest.fixture(scope="module")
 def setups(con) -> dict[str, dict]:
-    """Real seeded setups (seed 2: none of their packs holds a List card real_db lacks)."""
+    """Seeded setups (seed 2: none of their packs holds a List card, which the database lacks)."""
     return {
         "rfi": deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict(),
         "base": deal(con, "base-race", 2, "znr", seed=2).to_dict(),
@@ -45,7 +45,7 @@ def _zone(data: dict, name: str) -> dict:
     return next(z for z in data["zones"] if z["name"] == name)
 
 
-def test_real_setups_are_valid_and_exact(con, setups) -> None:
+def test_dealt_setups_are_valid_and_exact(con, setups) -> None:
     for data in setups.values():
         assert validate_setup(con, data, exact=True).valid
 
@@ -165,19 +165,19 @@ def test_exact_compares_the_notes_the_sheet_prints(con, setups) -> None:
     assert _rules(con, data, exact=True) == {"exact-notes"}  # … but not what deal wrote
 
 
-def test_validate_exact_cli(capsys, tmp_path: Path, real_db: Path, setups) -> None:
+def test_validate_exact_cli(capsys, tmp_path: Path, built_db: Path, setups) -> None:
     data = copy.deepcopy(setups["base"])
     grid = _zone(data, "player-1 grid")["cards"]
     grid[0], grid[1] = grid[1], grid[0]  # the player may rearrange: valid, but not exact
     path = tmp_path / "setup.json"
     path.write_text(json.dumps(data))
-    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(path))
+    code, out, _ = run(capsys, "--db", str(built_db), "validate", str(path))
     assert code == 0
-    code, out, _ = run(capsys, "--db", str(real_db), "validate", str(path), "--exact")
+    code, out, _ = run(capsys, "--db", str(built_db), "validate", str(path), "--exact")
     assert code == 1 and "[exact-zone] zone 'player-1 grid': cards differ from position 1" in out
 
 
-# --- fuzzing: mutations of real setups -----------------------------------------------------
+# --- fuzzing: mutations of dealt setups ----------------------------------------------------
 
 _FIELDS = ("name", "card_id", "rarity", "kind", "foil", "magic_back", "uid", "type_line")
 _VALUES = st.one_of(
@@ -191,7 +191,7 @@ _VALUES = st.one_of(
 
 @st.composite
 def mutations(draw, setups: dict) -> tuple[dict, str]:
-    """A real setup with one change that makes it a different setup."""
+    """A dealt setup with one change that makes it a different setup."""
     key = draw(st.sampled_from(sorted(setups)))
     data = copy.deepcopy(setups[key])
     kind = draw(
@@ -264,7 +264,7 @@ def _diff(a: object, b: object, path: str = "") -> list[str]:
     return [] if a == b else [f"{path}: {a!r:.60} -> {b!r:.60}"]
 
 
-def test_http_validate_names_the_same_forgeries(real_db: Path, setups) -> None:
+def test_http_validate_names_the_same_forgeries(built_db: Path, setups) -> None:
     """Over HTTP (``POST /validate``, ``?exact=true``) the verdicts are the library's."""
     from fastapi.testclient import TestClient
 
@@ -276,7 +276,7 @@ def test_http_validate_names_the_same_forgeries(real_db: Path, setups) -> None:
     moved = copy.deepcopy(setups["base"])
     grid = _zone(moved, "player-1 grid")["cards"]
     grid[0], grid[1] = grid[1], grid[0]
-    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as client:
+    with TestClient(create_app(built_db), base_url="http://127.0.0.1") as client:
         got = client.post("/validate", json=renamed).json()
         assert not got["valid"]
         assert {"pack-index", "seed"} <= {v["rule"] for v in got["violations"]}

@@ -1,4 +1,4 @@
-"""``validate_setup``: real setups pass; each kind of tampering fails with its own message."""
+"""``validate_setup``: dealt setups pass; each kind of tampering fails with its own message."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ SETUP_SCHEMA = setup_schema()
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = db.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
     yield c
     c.close()
 

@@ -1,4 +1,5 @@
-"""MTGJSON import: counts against the real files, face merging, products, errors, replay."""
+"""MTGJSON import: counts against the files, face merging, products, errors, replay; on the
+built files and on the real ones (``any_data``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import REAL_MTGJSON, shared_path
+from conftest import REAL_MTGJSON
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import db
@@ -20,8 +21,18 @@ from boosterkit.pipeline.rebuild import rebuild
 BOOSTER_SETS = ("AFR", "KHM", "ZNR", "STX", "MH2")
 
 
-def _data(code: str) -> dict:
-    return json.loads(shared_path("mtgjson", f"{code}.json").read_text(encoding="utf-8"))["data"]
+@pytest.fixture(scope="module")
+def src(any_data):
+    """The world: its MTGJSON files, Scryfall folder, export and database."""
+    return any_data
+
+
+def _file(src, code: str) -> Path:
+    return src.mtgjson / f"{code}.json"
+
+
+def _data(src, code: str) -> dict:
+    return json.loads(_file(src, code).read_text(encoding="utf-8"))["data"]
 
 
 def _ids_by_set(entries: list[dict]) -> dict[str, set[str]]:
@@ -32,30 +43,32 @@ def _ids_by_set(entries: list[dict]) -> dict[str, set[str]]:
 
 
 @pytest.fixture
-def real(real_db: Path):
-    con = db.connect(real_db, read_only=True)
+def imported(src):
+    con = db.connect(src.db, read_only=True)
     yield con
     con.close()
 
 
 @pytest.mark.parametrize("code", REAL_MTGJSON)
-def test_printing_counts_match_the_file(real, code):
-    data = _data(code)
+def test_printing_counts_match_the_file(src, imported, code):
+    data = _data(src, code)
     expected = _ids_by_set(data.get("cards", []) + data.get("tokens", []))
     for set_code, ids in expected.items():
         got = {
             r[0]
-            for r in real.execute("SELECT id FROM cards WHERE set_code = ?", [set_code]).fetchall()
+            for r in imported.execute(
+                "SELECT id FROM cards WHERE set_code = ?", [set_code]
+            ).fetchall()
         }
         assert got == ids, set_code
 
 
 @pytest.mark.parametrize("code", BOOSTER_SETS)
-def test_tokens_land_in_their_token_set(real, code):
-    data = _data(code)
+def test_tokens_land_in_their_token_set(src, imported, code):
+    data = _data(src, code)
     tokens = _ids_by_set(data["tokens"])
     assert list(tokens) == [f"t{code.lower()}"]
-    rows = real.execute(
+    rows = imported.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
         [f"t{code.lower()}"],
     ).fetchall()
@@ -63,29 +76,29 @@ def test_tokens_land_in_their_token_set(real, code):
     assert {k for k, _, _ in rows} <= {"token", "emblem"} and not any(b for _, b, _ in rows)
     emblems = {t["identifiers"]["scryfallId"] for t in data["tokens"] if t["layout"] == "emblem"}
     assert sum(n for k, _, n in rows if k == "emblem") == len(emblems)
-    assert real.execute(
+    assert imported.execute(
         "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [f"t{code.lower()}"]
     ).fetchone() == ("token", code.lower())
 
 
 @pytest.mark.parametrize("code", [c for c in REAL_MTGJSON if c.startswith("M") and c != "MH2"])
-def test_minigame_sets_are_minigames(real, code):
-    data = _data(code)
+def test_minigame_sets_are_minigames(src, imported, code):
+    data = _data(src, code)
     assert data["type"] == "funny"  # what MTGJSON says; we must not keep it
     ids = {t["identifiers"]["scryfallId"] for t in data["tokens"]}
-    rows = real.execute(
+    rows = imported.execute(
         "SELECT kind, magic_back, count(*) FROM cards WHERE set_code = ? GROUP BY ALL",
         [code.lower()],
     ).fetchall()
     assert rows == [("minigame", False, len(ids))]
-    assert real.execute(
+    assert imported.execute(
         "SELECT set_type, parent_set_code FROM sets WHERE code = ?", [code.lower()]
     ).fetchone() == ("minigame", code[1:].lower())
 
 
-def test_substitute_token_set_is_not_a_minigame(mem_db):
-    data = _data("SKHM")
-    import_mtgjson(mem_db, [shared_path("mtgjson", "SKHM.json")])
+def test_substitute_token_set_is_not_a_minigame(src, mem_db):
+    data = _data(src, "SKHM")
+    import_mtgjson(mem_db, [_file(src, "SKHM")])
     kinds = mem_db.execute("SELECT DISTINCT kind FROM cards WHERE set_code = 'skhm'").fetchall()
     assert kinds == [("token",)]
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == len(
@@ -94,8 +107,8 @@ def test_substitute_token_set_is_not_a_minigame(mem_db):
 
 
 @pytest.mark.parametrize("code", ["KHM", "ZNR", "STX", "MH2", "MAFR"])
-def test_faces_are_merged_into_one_printing(real, code):
-    data = _data(code)
+def test_faces_are_merged_into_one_printing(src, imported, code):
+    data = _data(src, code)
     groups: dict[str, list[dict]] = defaultdict(list)
     for e in data.get("cards", []) + data.get("tokens", []):
         if e.get("side"):
@@ -103,46 +116,48 @@ def test_faces_are_merged_into_one_printing(real, code):
     assert groups, "the file has multi-face printings"
     for sid, entries in groups.items():
         entries.sort(key=lambda e: e["side"])
-        faces = real.execute(
+        faces = imported.execute(
             "SELECT name, type_line FROM card_faces WHERE card_id = ? ORDER BY face_index", [sid]
         ).fetchall()
         assert faces == [(e.get("faceName"), e.get("type")) for e in entries]
-        name, layout, df, back = real.execute(
+        name, layout, df, back = imported.execute(
             "SELECT name, layout, is_double_faced, magic_back FROM cards WHERE id = ?", [sid]
         ).fetchone()
         assert name == entries[0]["name"] and layout == entries[0]["layout"]
         two_sided = layout in ("modal_dfc", "transform", "double_faced_token")
         assert df == two_sided
         assert back == (not two_sided and code != "MAFR")  # split cards keep a Magic back
-        uuids = real.execute("SELECT uuid FROM mtgjson_uuids WHERE card_id = ?", [sid]).fetchall()
+        uuids = imported.execute(
+            "SELECT uuid FROM mtgjson_uuids WHERE card_id = ?", [sid]
+        ).fetchall()
         assert {u for (u,) in uuids} == {e["uuid"] for e in entries}
 
 
 @pytest.mark.parametrize("code", BOOSTER_SETS)
-def test_booster_products_match_the_source(real, code):
-    booster = _data(code)["booster"]
-    uuid_to_id = {e["uuid"]: e["identifiers"]["scryfallId"] for e in _data(code)["cards"]}
+def test_booster_products_match_the_source(src, imported, code):
+    booster = _data(src, code)["booster"]
+    uuid_to_id = {e["uuid"]: e["identifiers"]["scryfallId"] for e in _data(src, code)["cards"]}
     for name, cfg in booster.items():
         pcode = f"{code.lower()}-{'draft' if name == 'default' else name}-mtgjson"
-        variants = real.execute(
+        variants = imported.execute(
             "SELECT weight FROM product_variants WHERE product_code = ? ORDER BY variant_index",
             [pcode],
         ).fetchall()
         assert [w for (w,) in variants] == [b["weight"] for b in cfg["boosters"]]
         for i, b in enumerate(cfg["boosters"], start=1):
-            slots = real.execute(
+            slots = imported.execute(
                 "SELECT sheet_name, count FROM variant_slots WHERE product_code = ? "
                 "AND variant_index = ?",
                 [pcode, i],
             ).fetchall()
             assert dict(slots) == b["contents"]
         for sname, sheet in cfg["sheets"].items():
-            total, foil = real.execute(
+            total, foil = imported.execute(
                 "SELECT total_weight, foil FROM sheets WHERE product_code = ? AND sheet_name = ?",
                 [pcode, sname],
             ).fetchone()
             assert (total, foil) == (sheet["totalWeight"], sheet["foil"])
-            rows = real.execute(
+            rows = imported.execute(
                 "SELECT ref, weight, card_id FROM sheet_cards WHERE product_code = ? "
                 "AND sheet_name = ?",
                 [pcode, sname],
@@ -152,8 +167,8 @@ def test_booster_products_match_the_source(real, code):
                 assert cid == uuid_to_id.get(ref)  # cards of other sets (STA) stay unresolved
 
 
-def test_unresolved_references_are_reported(mem_db):
-    data = _data("STX")
+def test_unresolved_references_are_reported(src, mem_db):
+    data = _data(src, "STX")
     own = {e["uuid"] for e in data["cards"] + data["tokens"]}
     foreign = [
         u
@@ -162,7 +177,7 @@ def test_unresolved_references_are_reported(mem_db):
         for u in s["cards"]
         if u not in own
     ]
-    summary = import_mtgjson(mem_db, [shared_path("mtgjson", "STX.json")])
+    summary = import_mtgjson(mem_db, [_file(src, "STX")])
     assert foreign and summary["unresolved"] == len(foreign)
     assert summary["resolved"] + summary["unresolved"] == summary["sheet_cards"]
     assert summary["unresolved_examples"] and all(
@@ -187,8 +202,8 @@ def _counts(con) -> dict[str, int]:
     return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
 
-def test_reimport_is_idempotent(mem_db):
-    files = [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")]
+def test_reimport_is_idempotent(src, mem_db):
+    files = [_file(src, "AFR"), _file(src, "MAFR")]
     first = import_mtgjson(mem_db, files)
     before = _counts(mem_db)
     snapshot = mem_db.execute("SELECT * FROM cards ORDER BY id").fetchall()
@@ -200,14 +215,15 @@ def test_reimport_is_idempotent(mem_db):
     ]
 
 
-def test_scryfall_values_win(mem_db, tmp_path):
+def test_scryfall_values_win(src, mem_db, tmp_path):
     from boosterkit.pipeline.sync import sync_file
 
-    card = json.loads(shared_path("cards", "single-card.json").read_text())  # Urza's Saga, MH2
-    sync_file(mem_db, shared_path("cards", "single-card.json"), cache=tmp_path)
+    single = src.scryfall / "cards" / "single-card.json"  # a card of MH2 (real: Urza's Saga)
+    card = json.loads(single.read_text())
+    sync_file(mem_db, single, cache=tmp_path)
     mem_db.execute("UPDATE cards SET name = 'from scryfall' WHERE id = ?", [card["id"]])
     set_before = mem_db.execute("SELECT * FROM sets WHERE code = 'mh2'").fetchall()
-    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
+    import_mtgjson(mem_db, [_file(src, "MH2")])
     assert mem_db.execute(
         "SELECT name, source FROM cards WHERE id = ?", [card["id"]]
     ).fetchone() == ("from scryfall", "scryfall")
@@ -217,15 +233,15 @@ def test_scryfall_values_win(mem_db, tmp_path):
     )
 
 
-def test_scryfall_after_mtgjson_replaces_the_row(mem_db, tmp_path):
+def test_scryfall_after_mtgjson_replaces_the_row(src, mem_db, tmp_path):
     from boosterkit.pipeline.sync import sync_file
 
-    single = shared_path("cards", "single-card.json")  # Urza's Saga, MH2
+    single = src.scryfall / "cards" / "single-card.json"  # a card of MH2 (real: Urza's Saga)
     card_id = json.loads(single.read_text())["id"]
     alone = db.connect(":memory:")
     sync_file(alone, single, cache=tmp_path / "a")
     scryfall_row = alone.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone()
-    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])
+    import_mtgjson(mem_db, [_file(src, "MH2")])
     n = mem_db.execute("SELECT count(*) FROM cards").fetchone()[0]
     mtgjson_row = mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone()
     assert (
@@ -234,7 +250,7 @@ def test_scryfall_after_mtgjson_replaces_the_row(mem_db, tmp_path):
     sync_file(mem_db, single, cache=tmp_path / "b")
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == n  # still one row
     assert mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone() == scryfall_row
-    import_mtgjson(mem_db, [shared_path("mtgjson", "MH2.json")])  # and MTGJSON again keeps it
+    import_mtgjson(mem_db, [_file(src, "MH2")])  # and MTGJSON again keeps it
     assert mem_db.execute("SELECT * FROM cards WHERE id = ?", [card_id]).fetchone() == scryfall_row
 
 
@@ -253,9 +269,9 @@ def _write(path: Path, text: str) -> Path:
         ('{"meta": {}, "data": {"code": "X", "cards": [{"name": "a"}]}}', r"cards\[0\] lacks uuid"),
     ],
 )
-def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
+def test_malformed_files_fail_cleanly(src, mem_db, tmp_path, content, message):
     bad = _write(tmp_path / "bad.json", content)
-    good = shared_path("mtgjson", "MAFR.json")
+    good = _file(src, "MAFR")
     with pytest.raises(InputError, match=message) as err:
         import_mtgjson(mem_db, [good, bad])
     assert str(bad) in str(err.value) and "\n" not in str(err.value)
@@ -263,21 +279,20 @@ def test_malformed_files_fail_cleanly(mem_db, tmp_path, content, message):
     assert mem_db.execute("SELECT count(*) FROM sets").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize(
-    "parts", [("boosters", "sealed_basic_data.json"), ("cards", "one.unique-cards.json")]
-)
-def test_a_json_list_points_to_sync_file_and_import_collation(mem_db, parts):
+@pytest.mark.parametrize("which", ["sealed", "scryfall cards"])
+def test_a_json_list_points_to_sync_file_and_import_collation(mem_db, src, which):
+    path = src.sealed if which == "sealed" else src.scryfall / "cards" / "one.unique-cards.json"
     with pytest.raises(
         InputError,
         match=r"a JSON list, not an MTGJSON v5 file .*"
         r"`boosterkit sync --file`.*`boosterkit import collation`$",
     ):
-        import_mtgjson(mem_db, [shared_path(*parts)])
+        import_mtgjson(mem_db, [path])
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
 
-def test_truncated_gzip_fails_cleanly(mem_db, tmp_path):
-    raw = gzip.compress(shared_path("mtgjson", "MAFR.json").read_bytes())
+def test_truncated_gzip_fails_cleanly(src, mem_db, tmp_path):
+    raw = gzip.compress(_file(src, "MAFR").read_bytes())
     bad = tmp_path / "MAFR.json.gz"
     bad.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(InputError):
@@ -285,22 +300,22 @@ def test_truncated_gzip_fails_cleanly(mem_db, tmp_path):
     assert mem_db.execute("SELECT count(*) FROM cards").fetchone()[0] == 0
 
 
-def _all_printings(tmp_path: Path, codes: list[str]) -> Path:
+def _all_printings(src, tmp_path: Path, codes: list[str]) -> Path:
     out = tmp_path / "AllPrintings.json.gz"
     with gzip.open(out, "wt", encoding="utf-8") as f:
         f.write('{"meta": {"version": "5.2.0"}, "data": {')
         for i, c in enumerate(codes):
-            f.write(("," if i else "") + json.dumps(c) + ":" + json.dumps(_data(c)))
+            f.write(("," if i else "") + json.dumps(c) + ":" + json.dumps(_data(src, c)))
         f.write("}}")
     return out
 
 
-def test_all_printings_streams_and_filters(tmp_path):
-    allp = _all_printings(tmp_path, ["AFR", "MAFR", "KHM"])
+def test_all_printings_streams_and_filters(src, tmp_path):
+    allp = _all_printings(src, tmp_path, ["AFR", "MAFR", "KHM"])
     a = db.connect(":memory:")
     b = db.connect(":memory:")
     whole = import_mtgjson(a, [allp])
-    import_mtgjson(b, [shared_path("mtgjson", f"{c}.json") for c in ("AFR", "MAFR", "KHM")])
+    import_mtgjson(b, [_file(src, c) for c in ("AFR", "MAFR", "KHM")])
     assert _counts(a) == _counts(b)
     assert whole["sets"] == ["afr", "khm", "mafr", "tafr", "tkhm"]
     c = db.connect(":memory:")
@@ -308,8 +323,8 @@ def test_all_printings_streams_and_filters(tmp_path):
     assert only["sets"] == ["mafr"] and only["minigames"] == 5
 
 
-def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
-    allp = _all_printings(tmp_path, ["AFR", "MAFR", "KHM"])
+def test_a_set_code_not_in_the_files_is_an_error(src, tmp_path):
+    allp = _all_printings(src, tmp_path, ["AFR", "MAFR", "KHM"])
     con = db.connect(":memory:")
     with pytest.raises(
         InputError,
@@ -319,7 +334,7 @@ def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
         import_mtgjson(con, [allp], sets=["afr", "zzz"])  # afr is there: a typo must not pass
     assert err.value.field == "sets"
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 0  # nothing half-written
-    set_file = shared_path("mtgjson", "AFR.json")
+    set_file = _file(src, "AFR")
     with pytest.raises(InputError, match=r"^sets: KHM not in .*AFR\.json \(sets there: AFR\)$"):
         import_mtgjson(con, [set_file], sets=["KHM"])
     proc = subprocess.run(
@@ -348,12 +363,10 @@ def test_a_set_code_not_in_the_files_is_an_error(tmp_path):
     )
 
 
-def test_cached_files_replay_on_rebuild(db_file, tmp_path):
+def test_cached_files_replay_on_rebuild(src, db_file, tmp_path):
     cache = tmp_path / "cache"
     con = db.connect(db_file)
-    import_mtgjson(
-        con, [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")], cache=cache
-    )
+    import_mtgjson(con, [_file(src, "AFR"), _file(src, "MAFR")], cache=cache)
     before = _counts(con)
     files = con.execute("SELECT cache_files FROM sync_runs WHERE source = 'mtgjson'").fetchone()[0]
     assert len(files) == 2 and all((cache / f).exists() for f in files)
@@ -362,8 +375,8 @@ def test_cached_files_replay_on_rebuild(db_file, tmp_path):
     con.close()
 
 
-def test_cli_json_equals_library(tmp_path):
-    files = [str(shared_path("mtgjson", "MAFR.json")), str(shared_path("mtgjson", "MKHM.json"))]
+def test_cli_json_equals_library(src, tmp_path):
+    files = [str(_file(src, "MAFR")), str(_file(src, "MKHM"))]
     proc = subprocess.run(
         [
             sys.executable,

@@ -226,11 +226,11 @@ def test_balanced_sheet_equals_enumeration() -> None:
         assert got.method == "integral" and got.present.tolist() == pytest.approx(want, abs=1e-12)
 
 
-def test_race_integral_equals_the_exact_programme(real_db: Path) -> None:
+def test_race_integral_equals_the_exact_programme(built_db: Path) -> None:
     from boosterkit.generator import load_product
 
-    cp = compile_product(load_product("afr", "draft", real_db))
-    sheet = next(s for s in cp.sheets if s.name == "common_with_showcase")
+    cp = compile_product(load_product("afr", "draft", built_db))
+    sheet = next(s for s in cp.sheets if s.name == "common")
     w, none = sheet.weights, [0.0] * len(sheet.weights)
     dp = _successive(w, 10, [("common", False)] * len(w)).present
     race = [race_inclusion(w, 10, [], np.array(none), i) for i in range(len(w))]
@@ -262,29 +262,29 @@ def test_exact_odds_match_100000_packs(real_db: Path, product: str) -> None:
     assert abs(mythic["z_chance"]) < 5 and box["simulation"]["units"] == 1000
 
 
-def test_cli_json_equals_library(capsys, real_db: Path) -> None:
-    code, out, _ = run(capsys, "--db", str(real_db), "odds", "afr", "-p", "set", "--per", "box",
-                       "--card", "lolth, spider queen", "--json")  # fmt: skip
+def test_cli_json_equals_library(capsys, built_db: Path) -> None:
+    code, out, _ = run(capsys, "--db", str(built_db), "odds", "afr", "-p", "set", "--per", "box",
+                       "--card", "afr queen of webs", "--json")  # fmt: skip
     assert code == 0
-    lib = odds("afr", "set", "box", "lolth, spider queen", db=real_db)
+    lib = odds("afr", "set", "box", "afr queen of webs", db=built_db)
     assert json.loads(out) == lib
-    assert lib["box_size"] == 30 and {c["name"] for c in lib["cards"]} == {"Lolth, Spider Queen"}
+    assert lib["box_size"] == 30 and {c["name"] for c in lib["cards"]} == {"AFR Queen of Webs"}
 
 
-def test_cli_table_csv_parquet(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_cli_table_csv_parquet(capsys, built_db: Path, tmp_path: Path) -> None:
     import polars as pl
 
-    code, out, _ = run(capsys, "--db", str(real_db), "odds", "afr", "--simulate", "2000")
+    code, out, _ = run(capsys, "--db", str(built_db), "odds", "afr", "--simulate", "2000")
     assert code == 0 and "observed: 2000 packs of seed 0" in out and "integral" in out
-    code, out, _ = run(capsys, "--db", str(real_db), "odds", "afr", "-f", "csv")
+    code, out, _ = run(capsys, "--db", str(built_db), "odds", "afr", "-f", "csv")
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("set,product,per,level,group,foil,expected,chance")
     target = tmp_path / "odds.parquet"
     code, _, _ = run(
-        capsys, "--db", str(real_db), "odds", "afr", "-f", "parquet", "-o", str(target)
+        capsys, "--db", str(built_db), "odds", "afr", "-f", "parquet", "-o", str(target)
     )
     frame = pl.read_parquet(target)
-    lib = odds("afr", db=real_db)
+    lib = odds("afr", db=built_db)
     assert code == 0 and frame.height == len(lib["groups"]) + len(lib["cards"])
     assert frame.filter(pl.col("level") == "group")["chance"].to_list() == [
         g["chance"] for g in lib["groups"]
@@ -304,16 +304,16 @@ def test_box_sizes_file(tmp_path: Path) -> None:
         box_sizes(bad)
 
 
-def test_bad_input(capsys, real_db: Path) -> None:
+def test_bad_input(capsys, built_db: Path) -> None:
     with pytest.raises(NotFoundError, match="card 'no such card'"):
-        odds("afr", card="no such card", db=real_db)
+        odds("afr", card="no such card", db=built_db)
     with pytest.raises(InputError, match="per 'crate'"):
-        odds("afr", per="crate", db=real_db)
+        odds("afr", per="crate", db=built_db)
     with pytest.raises(InputError, match="box_size"):
-        odds("afr", per="box", box_size=0, db=real_db)
-    code, out, err = run(capsys, "--db", str(real_db), "odds", "afr", "--per", "crate")
+        odds("afr", per="box", box_size=0, db=built_db)
+    code, out, err = run(capsys, "--db", str(built_db), "odds", "afr", "--per", "crate")
     assert code == 2 and out == ""
-    code, _, err = run(capsys, "--db", str(real_db), "odds", "zzz")
+    code, _, err = run(capsys, "--db", str(built_db), "odds", "zzz")
     assert (
         code == 1 and err.startswith("boosterkit: error: set 'zzz'") and len(err.splitlines()) == 1
     )

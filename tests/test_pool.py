@@ -1,4 +1,4 @@
-"""``boosterkit pool`` / ``POST /pool`` / ``generator.pools`` on the real AFR data."""
+"""``boosterkit pool`` / ``POST /pool`` / ``generator.pools`` on the built AFR."""
 
 from __future__ import annotations
 
@@ -26,18 +26,18 @@ from boosterkit.service.app import create_app
 DECK_LINE = re.compile(r"^(\d+) (.+) \(([A-Z0-9]+)\) (\S+)$")
 
 
-def test_pool_i_depends_only_on_seed_and_i(real_db: Path) -> None:
-    three = open_pools("afr", 3, 6, seed=99, db=real_db)
-    two = open_pools("afr", 2, 6, seed=99, db=real_db)
+def test_pool_i_depends_only_on_seed_and_i(built_db: Path) -> None:
+    three = open_pools("afr", 3, 6, seed=99, db=built_db)
+    two = open_pools("afr", 2, 6, seed=99, db=built_db)
     assert three["pools"][1] == two["pools"][1]
     assert three["pools"][0]["seed"] == pool_seed(99, 1) != three["pools"][1]["seed"]
-    packs = [p.to_dict() for p in open_packs("afr", None, 6, pool_seed(99, 3), db=real_db)]
+    packs = [p.to_dict() for p in open_packs("afr", None, 6, pool_seed(99, 3), db=built_db)]
     assert three["pools"][2]["packs"] == packs
     assert three["product"] == "afr-draft" and three["packs_per_player"] == 6
 
 
-def test_pool_cards_are_counted_and_sorted(real_db: Path) -> None:
-    pool = open_pools("afr", 1, 6, seed=3, db=real_db)["pools"][0]
+def test_pool_cards_are_counted_and_sorted(built_db: Path) -> None:
+    pool = open_pools("afr", 1, 6, seed=3, db=built_db)["pools"][0]
     magic = [i for p in pool["packs"] for i in p["items"] if i["kind"] == "card"]
     assert sum(e["count"] for e in pool["cards"]) == len(magic) == 6 * 15
     others = [i for p in pool["packs"] for i in p["items"] if i["kind"] != "card"]
@@ -56,8 +56,8 @@ def test_pool_cards_are_counted_and_sorted(real_db: Path) -> None:
     assert all("Land" in e["type_line"] for e in pool["cards"] if e["section"] == "Lands")
 
 
-def test_decklist_imports_as_a_sideboard(real_db: Path) -> None:
-    pool = open_pools("afr", 1, 3, seed=8, db=real_db)["pools"][0]
+def test_decklist_imports_as_a_sideboard(built_db: Path) -> None:
+    pool = open_pools("afr", 1, 3, seed=8, db=built_db)["pools"][0]
     text = decklist(pool)
     head, _, side = text.partition("\nSideboard\n")
     assert head == "Deck\n"
@@ -79,9 +79,9 @@ def test_deck_names_follow_arena() -> None:
     assert deck_name("Lolth, Spider Queen", "normal") == "Lolth, Spider Queen"
 
 
-def test_double_faced_cards_import_by_front_name(real_db: Path) -> None:
+def test_double_faced_cards_import_by_front_name(built_db: Path) -> None:
     """ZNR draft boosters carry a double-faced card in every pack."""
-    pool = open_pools("znr", 1, 6, seed=2, db=real_db)["pools"][0]
+    pool = open_pools("znr", 1, 6, seed=2, db=built_db)["pools"][0]
     dfcs = [e for e in pool["cards"] if e["name"] and " // " in e["name"]]
     assert dfcs and all(e["layout"] == "modal_dfc" for e in dfcs)
     text = decklist(pool)
@@ -91,16 +91,16 @@ def test_double_faced_cards_import_by_front_name(real_db: Path) -> None:
 
 
 def test_cli_json_equals_library_and_files_per_player(
-    capsys, real_db: Path, tmp_path: Path
+    capsys, built_db: Path, tmp_path: Path
 ) -> None:
-    args = ["--db", str(real_db), "pool", "afr", "--players", "3", "--packs", "3", "--seed", "4"]
+    args = ["--db", str(built_db), "pool", "afr", "--players", "3", "--packs", "3", "--seed", "4"]
     code, out, _ = run(capsys, *args, "--json")
-    assert code == 0 and json.loads(out) == open_pools("afr", 3, 3, seed=4, db=real_db)
+    assert code == 0 and json.loads(out) == open_pools("afr", 3, 3, seed=4, db=built_db)
     code, _, err = run(capsys, *args, "-f", "decklist", "-o", str(tmp_path / "lists"))
     files = sorted((tmp_path / "lists").iterdir())
     assert code == 0 and [f.name for f in files] == ["pool-1.txt", "pool-2.txt", "pool-3.txt"]
     assert "wrote 3 files" in err
-    lib = open_pools("afr", 3, 3, seed=4, db=real_db)
+    lib = open_pools("afr", 3, 3, seed=4, db=built_db)
     assert files[1].read_text() == decklist(lib["pools"][1])
     code, out, _ = run(capsys, *args, "-f", "html")
     assert code == 0 and out.count('<section class="pool">') == 3 and "break-after:page" in out
@@ -112,22 +112,22 @@ def test_cli_json_equals_library_and_files_per_player(
     (["--players", "0"], "--players 0 is out of range"),
     (["--players", "2", "--packs", "99"], "--packs 99 is out of range"),
 ])  # fmt: skip
-def test_cli_bad_input(capsys, real_db: Path, args, words) -> None:
-    code, out, err = run(capsys, "--db", str(real_db), "pool", "afr", *args, "--seed", "1")
+def test_cli_bad_input(capsys, built_db: Path, args, words) -> None:
+    code, out, err = run(capsys, "--db", str(built_db), "pool", "afr", *args, "--seed", "1")
     assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1
     with pytest.raises(InputError):
-        open_pools("afr", 1, 0, seed=1, db=real_db)
+        open_pools("afr", 1, 0, seed=1, db=built_db)
 
 
-def test_http_pool_equals_cli(capsys, real_db: Path) -> None:
-    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as client:
+def test_http_pool_equals_cli(capsys, built_db: Path) -> None:
+    with TestClient(create_app(built_db), base_url="http://127.0.0.1") as client:
         body = {"set": "afr", "players": 2, "packs": 3, "seed": 12}
         r = client.post("/pool", json=body)
-        _, out, _ = run(capsys, "--db", str(real_db), "pool", "afr", "--players", "2",
+        _, out, _ = run(capsys, "--db", str(built_db), "pool", "afr", "--players", "2",
                         "--packs", "3", "--seed", "12", "-f", "json")  # fmt: skip
         assert r.status_code == 200 and r.text == out
         r = client.post("/pool", json={**body, "format": "decklist"})
-        lib = open_pools("afr", 2, 3, seed=12, db=real_db)
+        lib = open_pools("afr", 2, 3, seed=12, db=built_db)
         assert r.status_code == 200 and r.text == render_pools(lib, "decklist")
         r = client.post("/pool", json={**body, "players": 20, "packs": 36})
         assert r.status_code == 422 and "at most 360" in r.json()["error"]

@@ -32,20 +32,20 @@ def test_draft_packs(booster_packs):
 """
 
 
-def test_fixtures_open_real_packs(pytester: pytest.Pytester, real_db: Path) -> None:
+def test_fixtures_open_the_databases_packs(pytester: pytest.Pytester, built_db: Path) -> None:
     from boosterkit.generator import open_packs
 
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("--boosterkit-db", str(real_db), "-p", "no:cacheprovider")
+    result = pytester.runpytest("--boosterkit-db", str(built_db), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     written = json.loads((pytester.path / "pack.json").read_text())
-    assert written == open_packs("afr", "set", 1, 1, db=real_db)[0].to_dict()
+    assert written == open_packs("afr", "set", 1, 1, db=built_db)[0].to_dict()
 
 
 def test_database_from_the_environment(
-    pytester: pytest.Pytester, real_db: Path, monkeypatch
+    pytester: pytest.Pytester, built_db: Path, monkeypatch
 ) -> None:
-    monkeypatch.setenv("BOOSTERKIT_DB", str(real_db))
+    monkeypatch.setenv("BOOSTERKIT_DB", str(built_db))
     pytester.makepyfile(SUITE)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
@@ -104,14 +104,14 @@ def test_a_changed_database_is_read_again(booster_pack, boosterkit_db, boosterki
 
 
 def test_products_are_compiled_once_per_session(
-    pytester: pytest.Pytester, real_db: Path, tmp_path: Path
+    pytester: pytest.Pytester, built_db: Path, tmp_path: Path
 ) -> None:
     import shutil
 
     from boosterkit.generator import open_packs
 
     copy = tmp_path / "copy.duckdb"  # the suite changes it
-    shutil.copy(real_db, copy)
+    shutil.copy(built_db, copy)
     pytester.makepyfile(CACHED_SUITE)
     result = pytester.runpytest("--boosterkit-db", str(copy), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)

@@ -1,4 +1,4 @@
-"""The referee end to end on real setups: simulate → log → play round trips, tampered logs,
+"""The referee end to end on dealt setups (built data): simulate → log → play round trips, tampered logs,
 ``boosterkit play`` / ``simulate`` (JSON equals the library, exit codes), the move log schema
 and ``POST /play`` / ``POST /simulate``."""
 
@@ -25,9 +25,9 @@ from boosterkit.pipeline import db
 from boosterkit.serialize import to_json
 from boosterkit.service.app import create_app
 
-#: (game, players, set) played on the real database.
+#: (game, players, set) played on the built database.
 TABLES = [("roll-for-initiative", 5, "afr"), ("base-race", 2, "znr"), ("mimic-match", 3, "afr")]
-#: About one AFR/ZNR Set Booster in four holds a List card (``plist``) that ``real_db`` lacks;
+#: About one AFR/ZNR Set Booster in four holds a List card (``plist``) the database lacks;
 #: these games read every dealt card, so such a setup is not dealt (issue 10). Tests that need
 #: every setup dealt use the sets' Draft Boosters, which hold no List card.
 ALL_DEALT = "draft"
@@ -35,8 +35,8 @@ SCHEMA = json.loads((DATA_DIR / "moves.schema.json").read_text())
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = db.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
     yield c
     c.close()
 
@@ -59,7 +59,7 @@ def logged_games(folder: Path) -> list[tuple[dict, list[dict], dict]]:
 
 
 def tamper(game: str, setup: dict, moves: list[dict], con: Any) -> tuple[int, dict, str] | None:
-    """An illegal move to put at some position k of a real log: (k, move, expected rule).
+    """An illegal move to put at some position k of a logged game: (k, move, expected rule).
 
     Roll for Initiative: a card from another player's hand; Base Race: a card moved onto
     one of its owner's cards; Mimic Match: a pair that does not match, taken."""
@@ -210,7 +210,7 @@ def test_base_race_board_is_the_dealt_random_arrangement(con) -> None:
 
 
 @pytest.fixture(scope="module")
-def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
+def logs(built_db: Path, tmp_path_factory) -> dict[str, Path]:
     """A ``simulate --log`` folder per game (4 games each), made with the CLI."""
     out = {}
     for game, players, set_code in TABLES:
@@ -219,7 +219,7 @@ def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
             cli_app,
             [
                 "--db",
-                str(real_db),
+                str(built_db),
                 "simulate",
                 game,
                 "--players",
@@ -243,44 +243,46 @@ def logs(real_db: Path, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_play_json_equals_the_library_and_text_ends_with_the_result(
-    capsys, con, real_db, logs, game
+    capsys, con, built_db, logs, game
 ) -> None:
     setup_file, moves_file = (
         logs[game] / "game-0001.setup.json",
         logs[game] / "game-0001.moves.jsonl",
     )
     code, out, err = run(
-        capsys, "--db", str(real_db), "play", str(setup_file), str(moves_file), "--json"
+        capsys, "--db", str(built_db), "play", str(setup_file), str(moves_file), "--json"
     )
     rep = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
     assert code == 0 and err == "" and out == to_json(rep.to_dict()) + "\n"
     assert rep.complete and json.loads(out)["result"]["finished"] is True
-    code, out, _ = run(capsys, "--db", str(real_db), "play", str(setup_file), str(moves_file))
+    code, out, _ = run(capsys, "--db", str(built_db), "play", str(setup_file), str(moves_file))
     assert code == 0 and out.splitlines()[-1] == describe_result(rep.result)
     assert out.count("\nmove ") == len(rep.moves)
 
 
-def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
+def test_play_exit_codes(capsys, con, built_db, logs, tmp_path) -> None:
     folder = logs["base-race"]
-    setup_file = folder / "game-0002.setup.json"
+    longest = max(folder.glob("*.moves.jsonl"), key=lambda f: len(f.read_text().splitlines()))
+    setup_file = longest.with_name(longest.name.replace(".moves.jsonl", ".setup.json"))
     setup = json.loads(setup_file.read_text())
-    moves = read_moves((folder / "game-0002.moves.jsonl").read_text())
+    moves = read_moves(longest.read_text())
+    assert len(moves) > 3  # a log cut after 3 moves is then an unfinished game
     k, move, rule = tamper("base-race", setup, moves, con)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(m) + "\n" for m in [*moves[:k], move, *moves[k + 1 :]]))
-    code, out, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(bad))
+    code, out, err = run(capsys, "--db", str(built_db), "play", str(setup_file), str(bad))
     last = out.splitlines()[-1]
     assert code == 1 and err == ""
     assert last.startswith(f"illegal move {k + 1}: onto-own-card: ") and move["card"] in last
-    code, out, _ = run(capsys, "--db", str(real_db), "play", str(setup_file), str(bad), "--json")
+    code, out, _ = run(capsys, "--db", str(built_db), "play", str(setup_file), str(bad), "--json")
     assert code == 1 and json.loads(out)["violation"]["rule"] == "onto-own-card"
     short = tmp_path / "short.jsonl"
     short.write_text("".join(json.dumps(m) + "\n" for m in moves[:3]))
-    code, out, _ = run(capsys, "--db", str(real_db), "play", str(setup_file), str(short))
+    code, out, _ = run(capsys, "--db", str(built_db), "play", str(setup_file), str(short))
     assert code == 1 and out.splitlines()[-1] == "the game is not over after 3 moves"
     broken = tmp_path / "broken.jsonl"
     broken.write_text(json.dumps(moves[0]) + "\n\n{not json\n")
-    code, out, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(broken))
+    code, out, err = run(capsys, "--db", str(built_db), "play", str(setup_file), str(broken))
     assert (
         code == 2
         and out == ""
@@ -289,17 +291,17 @@ def test_play_exit_codes(capsys, con, real_db, logs, tmp_path) -> None:
     assert len(err.splitlines()) == 1
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"player": "player-1", "card": "p1-1", "to": "a9"}) + "\n")
-    code, _, err = run(capsys, "--db", str(real_db), "play", str(setup_file), str(odd))
+    code, _, err = run(capsys, "--db", str(built_db), "play", str(setup_file), str(odd))
     assert code == 2 and "move 1:" in err and "a1-d6" in err
-    code, _, err = run(capsys, "--db", str(real_db), "play", str(tmp_path / "none.json"), str(odd))
+    code, _, err = run(capsys, "--db", str(built_db), "play", str(tmp_path / "none.json"), str(odd))
     assert code == 2 and "cannot read" in err
 
 
-def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> None:
+def test_simulate_json_equals_the_library(capsys, con, built_db, tmp_path) -> None:
     code, out, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "roll-for-initiative",
         "--players",
@@ -323,7 +325,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, out, _ = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "roll-for-initiative",
         "--players",
@@ -343,7 +345,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, _, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "booster-blitz",
         "--players",
@@ -357,7 +359,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, _, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "base-race",
         "--players",
@@ -371,7 +373,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, _, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "base-race",
         "--players",
@@ -386,7 +388,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, _, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "base-race",
         "--players",
@@ -403,7 +405,7 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
     code, out, err = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "mimic-match",
         "--players",
@@ -427,12 +429,12 @@ def test_simulate_json_equals_the_library(capsys, con, real_db, tmp_path) -> Non
 
 
 @pytest.fixture(scope="module")
-def client(real_db: Path) -> TestClient:
-    with TestClient(create_app(real_db), base_url="http://127.0.0.1") as c:
+def client(built_db: Path) -> TestClient:
+    with TestClient(create_app(built_db), base_url="http://127.0.0.1") as c:
         yield c
 
 
-def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> None:
+def test_post_play_and_simulate_equal_the_cli(client, capsys, built_db, logs) -> None:
     folder = logs["mimic-match"]
     setup = json.loads((folder / "game-0003.setup.json").read_text())
     moves = read_moves((folder / "game-0003.moves.jsonl").read_text())
@@ -440,7 +442,7 @@ def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> 
     _, out, _ = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "play",
         str(folder / "game-0003.setup.json"),
         str(folder / "game-0003.moves.jsonl"),
@@ -462,7 +464,7 @@ def test_post_play_and_simulate_equal_the_cli(client, capsys, real_db, logs) -> 
     _, out, _ = run(
         capsys,
         "--db",
-        str(real_db),
+        str(built_db),
         "simulate",
         "base-race",
         "--players",

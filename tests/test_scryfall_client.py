@@ -1,4 +1,5 @@
-"""The Scryfall client against `responses` mocks serving real pages from ../shared/scryfall."""
+"""The Scryfall client against `responses` mocks serving the pages of the built Scryfall folder
+(``built_scryfall``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import pytest
 import requests
 import responses
-from conftest import shared_path
 
 from boosterkit import __version__, config
 from boosterkit.errors import FetchError
@@ -35,14 +35,16 @@ def _client(t: FakeTime, **kw) -> ScryfallClient:
     return ScryfallClient(BASE, sleep=t.sleep, clock=t.clock, **kw)
 
 
-def _json(*parts: str) -> dict:
-    return json.loads(shared_path(*parts).read_text(encoding="utf-8"))
+@pytest.fixture
+def stored(built_scryfall):
+    """A file of the built Scryfall folder, parsed: ``stored("sets", "set-cmm.json")``."""
+    return lambda *parts: json.loads(built_scryfall.joinpath(*parts).read_text(encoding="utf-8"))
 
 
 @responses.activate
-def test_pagination_follows_next_page_as_given() -> None:
-    page1, page2 = _json("sets", "sets-page1.json"), _json("sets", "sets-page2.json")
-    # The real page 1 points at api.scryfall.com: the client follows it verbatim (same host).
+def test_pagination_follows_next_page_as_given(stored) -> None:
+    page1, page2 = stored("sets", "sets-page1.json"), stored("sets", "sets-page2.json")
+    # Page 1 points at api.scryfall.com: the client follows it verbatim (same host).
     assert page1["next_page"].startswith("https://api.scryfall.com/sets")
     responses.get(f"{BASE}/sets", json=page1)
     responses.get(page1["next_page"], json=page2)
@@ -54,9 +56,10 @@ def test_pagination_follows_next_page_as_given() -> None:
 
 
 @responses.activate
-def test_search_pages_real_one_page1_then_not_found_means_zero() -> None:
-    page = _json("search", "one-set-search-page1.json")
-    last = {**page, "has_more": False, "data": page["data"][:96]}
+def test_search_pages_one_page1_then_not_found_means_zero(stored) -> None:
+    page = stored("search", "one-set-search-page1.json")
+    rest = page["total_cards"] - len(page["data"])
+    last = {**page, "has_more": False, "data": page["data"][:rest]}
     last.pop("next_page")
     responses.get(
         f"{BASE}/cards/search",
@@ -67,8 +70,8 @@ def test_search_pages_real_one_page1_then_not_found_means_zero() -> None:
     t = FakeTime()
     c = _client(t)
     got = list(c.search_pages("e:one", unique="prints"))
-    assert [len(p["data"]) for p in got] == [175, 96]
-    assert sum(len(p["data"]) for p in got) == page["total_cards"] == 271
+    assert [len(p["data"]) for p in got] == [175, rest] and 0 < rest < 175
+    assert sum(len(p["data"]) for p in got) == page["total_cards"]
 
     responses.get(
         f"{BASE}/cards/search",
@@ -84,8 +87,8 @@ def test_search_pages_real_one_page1_then_not_found_means_zero() -> None:
 
 
 @responses.activate
-def test_headers_sent() -> None:
-    responses.get(f"{BASE}/sets/cmm", json=_json("sets", "set-cmm.json"))
+def test_headers_sent(stored) -> None:
+    responses.get(f"{BASE}/sets/cmm", json=stored("sets", "set-cmm.json"))
     data = _client(FakeTime()).get_json("/sets/cmm")
     assert data["code"] == "cmm"
     headers = responses.calls[0].request.headers
@@ -96,10 +99,10 @@ def test_headers_sent() -> None:
 
 
 @responses.activate
-def test_429_waits_retry_after_then_succeeds() -> None:
+def test_429_waits_retry_after_then_succeeds(stored) -> None:
     responses.get(f"{BASE}/sets/cmm", status=429, headers={"Retry-After": "7"}, json={})
     responses.get(f"{BASE}/sets/cmm", status=429, json={})  # no Retry-After: 30 s
-    responses.get(f"{BASE}/sets/cmm", json=_json("sets", "set-cmm.json"))
+    responses.get(f"{BASE}/sets/cmm", json=stored("sets", "set-cmm.json"))
     t = FakeTime()
     assert _client(t).get_json("/sets/cmm")["name"] == "Commander Masters"
     assert len(responses.calls) == 3
@@ -107,10 +110,10 @@ def test_429_waits_retry_after_then_succeeds() -> None:
 
 
 @responses.activate
-def test_5xx_retried_with_backoff_then_clear_error() -> None:
+def test_5xx_retried_with_backoff_then_clear_error(stored) -> None:
     for _ in range(3):
         responses.get(f"{BASE}/sets", status=503, body="busy")
-    responses.get(f"{BASE}/sets", json=_json("sets", "sets-page2.json"))
+    responses.get(f"{BASE}/sets", json=stored("sets", "sets-page2.json"))
     t = FakeTime()
     assert len(_client(t, backoff=1.0).get_json("/sets")["data"]) == 10
     backoffs = [s for s in t.sleeps if s >= 1.0]
@@ -137,8 +140,8 @@ def test_connection_errors_are_retried_then_reported() -> None:
 
 
 @responses.activate
-def test_error_object_becomes_one_line_with_details() -> None:
-    err = _json("errors", "validation_error-parse-mana.json")
+def test_error_object_becomes_one_line_with_details(stored) -> None:
+    err = stored("errors", "validation_error-parse-mana.json")
     responses.get(f"{BASE}/symbology/parse-mana", status=422, json=err)
     with pytest.raises(ScryfallAPIError) as info:
         _client(FakeTime()).get_json("/symbology/parse-mana", {"cost": "TFF"})
@@ -150,12 +153,12 @@ def test_error_object_becomes_one_line_with_details() -> None:
 
 
 @responses.activate
-def test_pacing_100ms_between_requests_500ms_between_searches() -> None:
-    page = _json("search", "forests-page1.json")
-    page2 = _json("search", "forests-page2.json")
+def test_pacing_100ms_between_requests_500ms_between_searches(stored) -> None:
+    page = stored("search", "forests-page1.json")
+    page2 = stored("search", "forests-page2.json")
     responses.get(page["next_page"], json=page2)  # ".../cards/search?some_args=stuff"
     responses.get(f"{BASE}/cards/search", json=page)
-    responses.get(f"{BASE}/sets/cmm", json=_json("sets", "set-cmm.json"))
+    responses.get(f"{BASE}/sets/cmm", json=stored("sets", "set-cmm.json"))
     t = FakeTime()
     c = _client(t)
     times: list[float] = []
@@ -178,9 +181,9 @@ def test_base_url_from_environment(monkeypatch) -> None:
 
 
 @responses.activate
-def test_requests_go_to_the_environment_base_url(monkeypatch) -> None:
+def test_requests_go_to_the_environment_base_url(stored, monkeypatch) -> None:
     monkeypatch.setenv("SCRYFALL_API_URL", "http://127.0.0.1:9/")
-    responses.get("http://127.0.0.1:9/sets/cmm", json=_json("sets", "set-cmm.json"))
+    responses.get("http://127.0.0.1:9/sets/cmm", json=stored("sets", "set-cmm.json"))
     assert ScryfallClient(sleep=lambda s: None).get_json("/sets/cmm")["code"] == "cmm"
     monkeypatch.delenv("SCRYFALL_API_URL")
     assert ScryfallClient().base_url == "https://api.scryfall.com"

@@ -1,4 +1,4 @@
-"""The HTTP API on the real database: every route, every error case, and equality with the CLI."""
+"""The HTTP API on the built database: every route, every error case, and equality with the CLI."""
 
 from __future__ import annotations
 
@@ -27,21 +27,21 @@ LOCAL = "http://127.0.0.1"
 
 
 @pytest.fixture(scope="module")
-def client(real_db: Path) -> TestClient:
-    with TestClient(create_app(real_db), base_url=LOCAL) as c:
+def client(built_db: Path) -> TestClient:
+    with TestClient(create_app(built_db), base_url=LOCAL) as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def con(real_db: Path):
-    c = pdb.connect(real_db, read_only=True)
+def con(built_db: Path):
+    c = pdb.connect(built_db, read_only=True)
     yield c
     c.close()
 
 
-def cli(real_db: Path, *args: str) -> str:
-    """Run ``boosterkit --db real_db ARGS`` in-process; its stdout."""
-    result = CliRunner().invoke(cli_app, ["--db", str(real_db), *args])
+def cli(built_db: Path, *args: str) -> str:
+    """Run ``boosterkit --db built_db ARGS`` in-process; its stdout."""
+    result = CliRunner().invoke(cli_app, ["--db", str(built_db), *args])
     assert result.exit_code == 0, (args, result.output, result.exception)
     return result.stdout
 
@@ -67,15 +67,15 @@ def test_health_reports_schema_and_counts(client: TestClient, con) -> None:
     assert body["schema_version"] == pdb.SCHEMA_VERSION
     for table in ("sets", "cards", "products"):
         assert body["counts"][table] == con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    assert body["counts"]["cards"] > 1000
-    assert body["database"] == "real.duckdb" and "path" not in body and "last_runs" not in body
+    assert body["counts"]["cards"] > 300
+    assert body["database"] == "built.duckdb" and "path" not in body and "last_runs" not in body
 
 
 def test_health_and_kept_products_answer_without_the_database(
-    real_db: Path, tmp_path: Path
+    built_db: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "copy.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     app = create_app(path)
 
     def unavailable():
@@ -93,9 +93,9 @@ def test_health_and_kept_products_answer_without_the_database(
         # (a deal also reads the game's rules text and the dealt cards' facts for its sheet)
 
 
-def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, real_db: Path, con) -> None:
+def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, built_db: Path, con) -> None:
     response = client.get("/sets")
-    assert response.text == cli(real_db, "sets", "--format", "json")
+    assert response.text == cli(built_db, "sets", "--format", "json")
     codes = {s["code"] for s in response.json()}
     assert codes == {r[0] for r in con.execute("SELECT code FROM sets").fetchall()}
     expansions = client.get("/sets", params={"type": "expansion"}).json()
@@ -110,10 +110,10 @@ def test_sets_of_an_unknown_type_is_422(client: TestClient) -> None:
     assert "the database has " in body["error"] and "expansion" in body["error"]
 
 
-def test_products_equal_the_cli(client: TestClient, real_db: Path) -> None:
+def test_products_equal_the_cli(client: TestClient, built_db: Path) -> None:
     response = client.get("/sets/afr/products")
     assert response.status_code == 200
-    assert response.text == cli(real_db, "products", "afr", "--format", "json")
+    assert response.text == cli(built_db, "products", "afr", "--format", "json")
     products = response.json()
     assert {p["set_code"] for p in products} == {"afr"}
     defaults = [p for p in products if p["default"]]
@@ -124,9 +124,9 @@ def test_products_of_an_unknown_set_is_404(client: TestClient) -> None:
     assert_error(client.get("/sets/zzq/products"), 404, "zzq")
 
 
-def test_minigames_equal_the_cli(client: TestClient, real_db: Path) -> None:
+def test_minigames_equal_the_cli(client: TestClient, built_db: Path) -> None:
     response = client.get("/minigames")
-    assert response.text == cli(real_db, "minigames", "--format", "json")
+    assert response.text == cli(built_db, "minigames", "--format", "json")
     games = response.json()
     assert len(games) == 27
     assert {"base-race", "roll-for-initiative"} <= {g["id"] for g in games}
@@ -135,11 +135,11 @@ def test_minigames_equal_the_cli(client: TestClient, real_db: Path) -> None:
 # --- POST /packs ----------------------------------------------------------------------------
 
 
-def test_packs_equal_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
+def test_packs_equal_the_cli_byte_for_byte(client: TestClient, built_db: Path) -> None:
     response = client.post("/packs", json={"set": "afr", "product": "set", "count": 3, "seed": 42})
     assert response.status_code == 200
     expected = cli(
-        real_db,
+        built_db,
         "open",
         "afr",
         "--product",
@@ -235,11 +235,11 @@ def test_concurrent_requests_match_sequential_ones(client: TestClient) -> None:
 DEAL = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 2}
 
 
-def test_deal_equals_the_cli_byte_for_byte(client: TestClient, real_db: Path) -> None:
+def test_deal_equals_the_cli_byte_for_byte(client: TestClient, built_db: Path) -> None:
     response = client.post("/deal", json=DEAL)
     assert response.status_code == 200, response.text
     expected = cli(
-        real_db,
+        built_db,
         "deal",
         "roll-for-initiative",
         "--players",
@@ -301,12 +301,12 @@ def test_validate_wrong_shape_is_4xx(client: TestClient, payload: Any) -> None:
     assert response.json()["error"]
 
 
-def test_sheet_equals_the_cli_html(client: TestClient, real_db: Path) -> None:
+def test_sheet_equals_the_cli_html(client: TestClient, built_db: Path) -> None:
     response = client.get("/sheet", params=DEAL)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     expected = cli(
-        real_db,
+        built_db,
         "deal",
         "roll-for-initiative",
         "--players",
@@ -389,9 +389,11 @@ def test_unknown_route_and_method(client: TestClient) -> None:
 # --- a sync in another process ---------------------------------------------------------------
 
 
-def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_path: Path) -> None:
+def test_a_sync_holding_the_database_gives_503_then_recovers(
+    built_db: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "copy.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     code = textwrap.dedent(
         f"""
         import sys
@@ -421,9 +423,9 @@ def test_a_sync_holding_the_database_gives_503_then_recovers(real_db: Path, tmp_
         assert client.post("/packs", json={"set": "afr", "seed": 1}).status_code == 200
 
 
-def test_products_are_cached_until_a_sync_changes_the_file(real_db: Path, tmp_path: Path) -> None:
+def test_products_are_cached_until_a_sync_changes_the_file(built_db: Path, tmp_path: Path) -> None:
     path = tmp_path / "copy.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     body = {"set": "afr", "product": "draft", "count": 2, "seed": 3}
     deal = {"minigame": "roll-for-initiative", "players": 4, "set": "afr", "seed": 3}
     with TestClient(
@@ -457,10 +459,10 @@ def test_missing_database_is_503_with_the_path(tmp_path: Path) -> None:
         assert client.get("/minigames").status_code == 200
 
 
-def test_library_value_is_the_response(client: TestClient, real_db: Path) -> None:
+def test_library_value_is_the_response(client: TestClient, built_db: Path) -> None:
     from boosterkit.generator import open_packs
 
-    packs = open_packs("mh2", count=2, seed=5, db=real_db)
+    packs = open_packs("mh2", count=2, seed=5, db=built_db)
     assert (
         client.post("/packs", json={"set": "mh2", "count": 2, "seed": 5}).text
         == to_json(packs) + "\n"
@@ -510,11 +512,11 @@ def test_odd_input_never_gives_a_500(client: TestClient, method: str, url: str, 
     assert response.json()["error"]
 
 
-def test_deal_of_a_kept_product_compiles_nothing(real_db: Path, tmp_path: Path) -> None:
+def test_deal_of_a_kept_product_compiles_nothing(built_db: Path, tmp_path: Path) -> None:
     """A deal of a kept product (set given) does not compile it again; it reads only what the
     sheet prints beside the packs (rules text, card facts), so the answer is unchanged."""
     path = tmp_path / "copy.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(built_db, path)
     app = create_app(path)
 
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=True) as client:

@@ -60,9 +60,9 @@ def test_sync_help_lists_the_bulk_types_of_the_pipeline() -> None:
     assert ", ".join(BULK_TYPES) in " ".join(imported("sync", "--help")[1].split())
 
 
-def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: Path) -> None:
+def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "kept.duckdb"
-    shutil.copy(real_db, db)
+    shutil.copy(built_db, db)
     open_args = ["--db", str(db), "open", "afr", "-n", "2", "--seed", "7", "--format", "json"]
     deal_args = [
         "--db",
@@ -78,7 +78,7 @@ def test_a_kept_product_opens_and_deals_without_duckdb(real_db: Path, tmp_path: 
         "--format",
         "json",
     ]
-    seed = _dealable(real_db, "base-race", 2, None)["seed"]
+    seed = _dealable(built_db, "base-race", 2, None)["seed"]
     sheet_args = [
         "--db",
         str(db),
@@ -135,7 +135,7 @@ def _dealable(db: Path, game: str, players: int, products) -> dict:
 
 
 def test_deal_and_validate_of_kept_products_read_no_card_rows(
-    real_db: Path, tmp_path: Path
+    built_db: Path, tmp_path: Path
 ) -> None:
     import copy
 
@@ -145,7 +145,7 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(
     from boosterkit.pipeline import db as pdb
 
     db = tmp_path / "own.duckdb"
-    shutil.copy(real_db, db)
+    shutil.copy(built_db, db)
     for game, players in (("roll-for-initiative", 4), ("mimic-match", 4), ("mini-master", 2)):
         cache = ProductCache(db_path=db)  # as the service keeps products: by the file
         setup = _dealable(db, game, players, cache)  # reads the database once: then kept
@@ -218,7 +218,7 @@ def test_the_catalogue_uses_the_c_loader_when_available() -> None:
     assert catalog._LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
+def test_deal_checks_players_and_seed_once(built_db: Path, monkeypatch) -> None:
     from boosterkit.generator import rng
     from boosterkit.minigames import dealer
     from boosterkit.minigames import engine as mengine
@@ -235,25 +235,25 @@ def test_deal_checks_players_and_seed_once(real_db: Path, monkeypatch) -> None:
     monkeypatch.setattr(dealer, "check_players", counted("players", mengine.check_players))
     monkeypatch.setattr(mengine, "check_players", counted("players", mengine.check_players))
     monkeypatch.setattr(rng, "check_seed", counted("seed", rng.check_seed))
-    setup = dealer.deal(real_db, "roll-for-initiative", 4, "afr", seed=11)
+    setup = dealer.deal(built_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
 
 
 def test_the_service_deals_and_validates_kept_products_without_the_database(
-    real_db: Path, tmp_path: Path
+    built_db: Path, tmp_path: Path
 ) -> None:
     from fastapi.testclient import TestClient
 
     from boosterkit.service.app import create_app
 
     db = tmp_path / "served.duckdb"
-    shutil.copy(real_db, db)
+    shutil.copy(built_db, db)
     body = {
         "minigame": "mimic-match",
         "players": 4,
         "set": "afr",
-        "seed": _dealable(real_db, "mimic-match", 4, None)["seed"],
+        "seed": _dealable(built_db, "mimic-match", 4, None)["seed"],
     }
     with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
         dealt = client.post("/deal", json=body)  # reads the database once: then kept

@@ -1,4 +1,5 @@
-"""``boosterkit sync`` end to end against a fake Scryfall on 127.0.0.1 serving the real files."""
+"""``boosterkit sync`` end to end against a fake Scryfall on 127.0.0.1 serving the files of a
+Scryfall folder: the built one, then the real one (``any_sources``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT
 from scryfall_server import FakeScryfall
 from test_ingest import snapshot
 
@@ -23,14 +24,14 @@ from boosterkit.pipeline.scryfall.client import ScryfallClient
 BIN = str(Path(sys.executable).with_name("boosterkit"))
 
 
-def _fake(**kw) -> FakeScryfall:
-    """A fake Scryfall over the shared files; skips the test where ../shared is absent."""
-    return FakeScryfall(root=shared_path(), **kw)
+@pytest.fixture(scope="module")
+def root(any_sources) -> Path:
+    return any_sources.scryfall
 
 
 @pytest.fixture(scope="module")
-def api():
-    with _fake() as server:
+def api(root: Path):
+    with FakeScryfall(root=root) as server:
         yield server
 
 
@@ -43,15 +44,16 @@ def _run(args: list[str], env_db: Path, api: FakeScryfall, **kw) -> subprocess.C
     return subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=120, **kw)
 
 
-def _shared_cards(*codes: str) -> list[dict]:
+def _cards(root: Path, *codes: str) -> list[dict]:
+    """The card objects of sets ``codes`` in the folder's card files."""
     out = []
-    for f in sorted(shared_path("cards").glob("*.unique-cards.json")):
+    for f in sorted((root / "cards").glob("*.unique-cards.json")):
         out += [c for c in json.loads(f.read_text(encoding="utf-8")) if c["set"] in codes]
     return out
 
 
 @pytest.mark.slow
-def test_cli_sync_set_with_child_sets(api: FakeScryfall, tmp_path: Path) -> None:
+def test_cli_sync_set_with_child_sets(api: FakeScryfall, root: Path, tmp_path: Path) -> None:
     dbf = tmp_path / "t.duckdb"
     api.requests.clear()
     r = _run(["sync", "WOE", "--json"], dbf, api)
@@ -59,16 +61,17 @@ def test_cli_sync_set_with_child_sets(api: FakeScryfall, tmp_path: Path) -> None
     summary = json.loads(r.stdout)
     assert "synced" in r.stderr and f"{summary['cards']} cards" in r.stderr
     # the set list says which sets descend from woe (wot, twoe, woc, and twoc via woc…)
-    sets = json.loads(shared_path("sets", "sets.json").read_text(encoding="utf-8"))["data"]
+    sets = json.loads((root / "sets" / "sets.json").read_text(encoding="utf-8"))["data"]
     family = ["woe"]
     for parent in family:
         family += [s["code"] for s in sets if s.get("parent_set_code") == parent]
     children = set(family) - {"woe"}
     assert {"wot", "twoe", "woc", "twoc"} <= children
     assert set(summary["set_codes"]) == {"woe"} | children
-    expected = _shared_cards("woe", "wot")
-    assert summary["cards"] == len(expected) == 344
-    # every search asked for every printing, and page 2 of woe (281 > 175) was followed
+    expected = _cards(root, "woe", "wot")
+    wot = sum(c["set"] == "wot" for c in expected)
+    assert summary["cards"] == len(expected) and len(expected) - wot > 175 and wot
+    # every search asked for every printing, and page 2 of woe (more than 175) was followed
     searches = [q for q in api.requests if q.path == "/cards/search"]
     assert all(
         q.query["unique"] == ["prints"]
@@ -82,12 +85,14 @@ def test_cli_sync_set_with_child_sets(api: FakeScryfall, tmp_path: Path) -> None
     # test_sync_paces_requests_on_the_client_clock): no server-side timing here
 
     con = db.connect(dbf, read_only=True)
-    assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 344
-    assert con.execute("SELECT count(*) FROM cards WHERE set_code = 'wot'").fetchone()[0] == 63
+    assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == len(expected)
+    assert con.execute("SELECT count(*) FROM cards WHERE set_code = 'wot'").fetchone()[0] == wot
     run = con.execute(
         "SELECT source, target, status, sets, cards, cache_files FROM sync_runs"
     ).fetchall()
-    assert len(run) == 1 and run[0][:5] == ("scryfall-set", "woe", "ok", len(children) + 1, 344)
+    assert len(run) == 1 and run[0][:5] == (
+        "scryfall-set", "woe", "ok", len(children) + 1, len(expected)
+    )  # fmt: skip
     cache = dbf.parent / "t.cache"
     assert all((cache / f).exists() for f in run[0][5])
     assert sum("cards-woe-" in f for f in run[0][5]) == 2
@@ -116,23 +121,25 @@ class FakeTime:
         self.now += seconds
 
 
-def test_sync_paces_requests_on_the_client_clock(api: FakeScryfall, mem_db, tmp_path: Path) -> None:
+def test_sync_paces_requests_on_the_client_clock(
+    api: FakeScryfall, root: Path, mem_db, tmp_path: Path
+) -> None:
     t = FakeTime()
     client = ScryfallClient(api.url, sleep=t.sleep, clock=t.clock)
     sent: list[tuple[str, float]] = []
     client.session.hooks["response"].append(lambda r, *a, **k: sent.append((r.url, t.now)))
     summary = sync.sync_sets(mem_db, ["woe"], cache=tmp_path, client=client, use_mtgjson=False)
-    assert summary["cards"] == 344
+    assert summary["cards"] == len(_cards(root, "woe", "wot"))
     searches = [at for url, at in sent if "/cards/search" in url]
     assert len(searches) == len(summary["set_codes"]) + 1  # woe has two pages
     assert [round(b - a, 9) for a, b in zip(searches, searches[1:])] == [0.5] * (len(searches) - 1)
     assert all(round(b[1] - a[1], 9) >= 0.1 for a, b in zip(sent, sent[1:]))
 
 
-def test_unknown_set_one_line_no_change(api: FakeScryfall, tmp_path: Path) -> None:
+def test_unknown_set_one_line_no_change(api: FakeScryfall, root: Path, tmp_path: Path) -> None:
     dbf = tmp_path / "t.duckdb"
     con = db.connect(dbf)
-    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
+    sync.sync_file(con, root / "cards" / "one.unique-cards.json", cache=tmp_path / "t.cache")
     before = snapshot(con)
     con.close()
     r = _run(["sync", "zzq"], dbf, api)
@@ -147,10 +154,10 @@ def test_unknown_set_one_line_no_change(api: FakeScryfall, tmp_path: Path) -> No
     con.close()
 
 
-def test_http_error_after_retries_changes_nothing(mem_db, tmp_path: Path) -> None:
-    sync.sync_file(mem_db, shared_path("cards", "bro.unique-cards.json"), cache=tmp_path)
+def test_http_error_after_retries_changes_nothing(root: Path, mem_db, tmp_path: Path) -> None:
+    sync.sync_file(mem_db, root / "cards" / "bro.unique-cards.json", cache=tmp_path)
     before = snapshot(mem_db)
-    with _fake() as api:
+    with FakeScryfall(root=root) as api:
         # /sets and /sets/woe answer, then every search fails with a server error
         api._search = lambda q: (
             500,
@@ -164,23 +171,25 @@ def test_http_error_after_retries_changes_nothing(mem_db, tmp_path: Path) -> Non
     assert mem_db.execute("SELECT count(*) FROM sync_runs").fetchone()[0] == 1
 
 
-def test_429_then_success_through_sync(api: FakeScryfall, mem_db, tmp_path: Path) -> None:
+def test_429_then_success_through_sync(
+    api: FakeScryfall, root: Path, mem_db, tmp_path: Path
+) -> None:
     waits: list[float] = []
     client = ScryfallClient(api.url, sleep=waits.append)
     api.faults[:] = [429, 503]
     summary = sync.sync_sets(mem_db, ["ONE"], cache=tmp_path, client=client)
     assert 2.0 in waits  # the fake's Retry-After
-    assert summary["cards"] == len(_shared_cards("one")) == 271
+    assert summary["cards"] == len(_cards(root, "one")) > 175  # two pages
     assert mem_db.execute("SELECT count(*) FROM sets WHERE code = 'one'").fetchone()[0] == 1
 
 
 def test_child_set_without_cards_is_zero_not_failure(
-    api: FakeScryfall, mem_db, tmp_path: Path
+    api: FakeScryfall, root: Path, mem_db, tmp_path: Path
 ) -> None:
     summary = sync.sync_sets(mem_db, ["mom"], cache=tmp_path, client=_client(api))
-    # mom has ~10 child sets; the shared files hold cards for mom only: the rest answer 404
+    # mom has ~10 child sets; the folder holds cards for mom only: the rest answer 404
     assert len(summary["set_codes"]) > 5
-    assert summary["cards"] == 296
+    assert summary["cards"] == len(_cards(root, "mom"))
     assert mem_db.execute("SELECT count(DISTINCT set_code) FROM cards").fetchone()[0] == 1
 
 
@@ -189,8 +198,8 @@ def test_unknown_set_library(api: FakeScryfall, mem_db, tmp_path: Path) -> None:
         sync.sync_sets(mem_db, ["qqq"], cache=tmp_path, client=_client(api))
 
 
-def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -> None:
-    with _fake() as api:
+def test_bulk_download_skip_when_unchanged_and_rebuild_offline(root: Path, tmp_path: Path) -> None:
+    with FakeScryfall(root=root) as api:
         con = db.connect(tmp_path / "t.duckdb")
         cache = tmp_path / "t.cache"
         first = sync.sync_bulk(con, "default_cards", cache=cache, client=_client(api))
@@ -216,8 +225,8 @@ def test_bulk_download_skip_when_unchanged_and_rebuild_offline(tmp_path: Path) -
     assert len(list(cache.glob("bulk/*.gz"))) == 2
 
 
-def test_bulk_sent_without_gzip_is_compressed_in_the_cache(tmp_path: Path) -> None:
-    with _fake(gzip_bulk=False) as api:
+def test_bulk_sent_without_gzip_is_compressed_in_the_cache(root: Path, tmp_path: Path) -> None:
+    with FakeScryfall(root=root, gzip_bulk=False) as api:
         con = db.connect(tmp_path / "t.duckdb")
         summary = sync.sync_bulk(con, "default_cards", cache=tmp_path / "c", client=_client(api))
         plain = api.bulk_file()
@@ -226,9 +235,9 @@ def test_bulk_sent_without_gzip_is_compressed_in_the_cache(tmp_path: Path) -> No
     assert cached.name.endswith(".json.gz") and gzip.decompress(cached.read_bytes()) == plain
 
 
-def _big_file(tmp_path: Path, copies: int) -> Path:
-    """Real cards repeated with fresh ids, as a plain JSON array (like a bulk file)."""
-    cards = _shared_cards("one", "bro", "mom", "ltr", "woe", "wot")
+def _big_file(root: Path, tmp_path: Path, copies: int) -> Path:
+    """The folder's cards repeated with fresh ids, as a plain JSON array (like a bulk file)."""
+    cards = _cards(root, "one", "bro", "mom", "ltr", "woe", "wot")
     path = tmp_path / "big.json"
     with open(path, "w", encoding="utf-8") as f:
         f.write("[")
@@ -241,13 +250,15 @@ def _big_file(tmp_path: Path, copies: int) -> Path:
 
 
 @pytest.mark.slow
-def test_sync_killed_mid_load_leaves_old_data(tmp_path: Path) -> None:
+def test_sync_killed_mid_load_leaves_old_data(root: Path, tmp_path: Path) -> None:
     dbf = tmp_path / "t.duckdb"
     con = db.connect(dbf)
-    sync.sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "t.cache")
+    sync.sync_file(con, root / "cards" / "one.unique-cards.json", cache=tmp_path / "t.cache")
     before = snapshot(con)
     con.close()
-    big = _big_file(tmp_path, 12)  # ≈18,000 cards
+    n = len(_cards(root, "one", "bro", "mom", "ltr", "woe", "wot"))
+    copies = -(-18_000 // n)
+    big = _big_file(root, tmp_path, copies)  # ≈18,000 cards
     env = dict(os.environ, BOOSTERKIT_DB=str(dbf))
     proc = subprocess.Popen(
         [BIN, "sync", "--file", str(big)],
@@ -279,7 +290,7 @@ def test_sync_killed_mid_load_leaves_old_data(tmp_path: Path) -> None:
     assert snapshot(con) == before
     assert con.execute("SELECT status FROM sync_runs ORDER BY id").fetchall() == [("ok",)]
     # and the database still works: the same file now loads completely
-    assert sync.sync_file(con, big, cache=tmp_path / "t.cache")["cards"] == 12 * 1476
+    assert sync.sync_file(con, big, cache=tmp_path / "t.cache")["cards"] == copies * n
     con.close()
 
 
@@ -295,14 +306,15 @@ def test_cli_bad_file_exit_code_no_traceback(tmp_path: Path, api: FakeScryfall) 
     assert r.returncode == 2 and "exactly one of" in r.stderr
 
 
-def test_cli_file_summary_line(tmp_path: Path, api: FakeScryfall) -> None:
+def test_cli_file_summary_line(tmp_path: Path, root: Path, api: FakeScryfall) -> None:
     r = _run(
-        ["sync", "--file", str(shared_path("cards", "one.unique-cards.json"))],
+        ["sync", "--file", str(root / "cards" / "one.unique-cards.json")],
         tmp_path / "t.duckdb",
         api,
     )
     assert r.returncode == 0, r.stderr
-    assert r.stderr.startswith("synced 1 set, 271 cards in ") and r.stderr.endswith(" s\n")
+    n = len(_cards(root, "one"))
+    assert r.stderr.startswith(f"synced 1 set, {n} cards in ") and r.stderr.endswith(" s\n")
 
 
 #: Runs ``boosterkit ARGV`` in-process, then prints which HTTP modules it imported.
@@ -317,9 +329,9 @@ print(json.dumps(sorted(m for m in ("requests", "urllib3", "scrython") if m in s
 """
 
 
-def test_sync_file_imports_no_http_client(tmp_path: Path) -> None:
+def test_sync_file_imports_no_http_client(root: Path, tmp_path: Path) -> None:
     """A local file needs no network code (issue 13: its start-up is part of the ingest time)."""
-    src = shared_path("cards", "one.unique-cards.json")
+    src = root / "cards" / "one.unique-cards.json"
     r = subprocess.run(
         [
             sys.executable,
@@ -336,5 +348,5 @@ def test_sync_file_imports_no_http_client(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert r.returncode == 0, r.stderr
-    assert r.stderr.startswith("synced 1 set, 271 cards in ")
+    assert r.stderr.startswith(f"synced 1 set, {len(_cards(root, 'one'))} cards in ")
     assert json.loads(r.stderr.strip().splitlines()[-1]) == []

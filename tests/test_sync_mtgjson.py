@@ -2,7 +2,8 @@
 
 Fixtures (``tests/fixtures/mtgjson_sync``, built by its ``build.py``): a tiny MKM in the real
 Scryfall and MTGJSON v5 formats whose Play Booster draws The List (PLST) and Special Guests
-(SPG) cards through ``sourceSetCodes``; the real AFR/MAFR files of ../shared for the rest.
+(SPG) cards through ``sourceSetCodes``; the set list and the AFR/MAFR files of a world for
+the rest: the built one, then the real one (``any_sources``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT
 from dbcheck import fingerprint
 from mtgjson_server import FakeMtgjson
 from scryfall_server import FakeScryfall
@@ -32,14 +33,19 @@ BIN = str(Path(sys.executable).with_name("boosterkit"))
 
 
 @pytest.fixture(scope="module")
-def scryfall():
-    with FakeScryfall(root=shared_path(), extra=(FIX / "scryfall",)) as api:
+def src(any_sources):
+    return any_sources
+
+
+@pytest.fixture(scope="module")
+def scryfall(src):
+    with FakeScryfall(root=src.scryfall, extra=(FIX / "scryfall",)) as api:
         yield api
 
 
 @pytest.fixture(scope="module")
-def mtgjson():
-    with FakeMtgjson(roots=(FIX / "mtgjson", shared_path("mtgjson"))) as mj:
+def mtgjson(src):
+    with FakeMtgjson(roots=(FIX / "mtgjson", src.mtgjson)) as mj:
         yield mj
 
 
@@ -51,9 +57,9 @@ def _clients(api: FakeScryfall, mj: FakeMtgjson, **kw) -> dict:
     }
 
 
-def _children(code: str) -> list[str]:
-    """``code`` and its descendants in the shared set list, as the sync walks them."""
-    sets = json.loads(shared_path("sets", "sets.json").read_text(encoding="utf-8"))["data"]
+def _children(src, code: str) -> list[str]:
+    """``code`` and its descendants in the set list, as the sync walks them."""
+    sets = json.loads((src.scryfall / "sets" / "sets.json").read_text(encoding="utf-8"))["data"]
     family = [code]
     for parent in family:
         family += [
@@ -73,13 +79,13 @@ def _sheet(con, product: str, sheet: str) -> tuple[int, int]:
 
 
 def test_sync_mkm_real_play_booster_cross_set_sheets_then_rebuild(
-    scryfall, mtgjson, tmp_path: Path
+    src, scryfall, mtgjson, tmp_path: Path
 ) -> None:
     con = db.connect(tmp_path / "t.duckdb")
     cache = tmp_path / "t.cache"
     mtgjson.requests.clear()
     s = sync.sync_sets(con, ["MKM"], cache=cache, **_clients(scryfall, mtgjson))
-    family = _children("mkm")
+    family = _children(src, "mkm")
     assert s["set_codes"] == family and len(family) > 5
     # one MTGJSON request per synced set, upper-case; only MKM has a file (its tokens are TMKM)
     assert mtgjson.served() == [c.upper() for c in family]
@@ -165,14 +171,16 @@ def test_synced_play_booster_opens_the_list_at_its_rate(scryfall, mtgjson, tmp_p
     assert abs(guests - listed * q) <= 5 * (listed * q * (1 - q)) ** 0.5
 
 
-def test_sync_replays_exactly_what_import_mtgjson_does(scryfall, mtgjson, tmp_path: Path) -> None:
-    """Real AFR: no Scryfall cards in the fake, MTGJSON's AFR and MAFR files: the same rows
+def test_sync_replays_exactly_what_import_mtgjson_does(
+    src, scryfall, mtgjson, tmp_path: Path
+) -> None:
+    """AFR: no Scryfall cards in the fake, MTGJSON's AFR and MAFR files: the same rows
     as `import mtgjson` of those files after the same Scryfall load."""
     synced = db.connect(tmp_path / "a.duckdb")
     s = sync.sync_sets(synced, ["afr"], cache=tmp_path / "a.cache", **_clients(scryfall, mtgjson))
     assert s["mtgjson"]["sets"] == ["afr", "mafr", "tafr"]
     assert sorted(s["mtgjson"]["missing"]) == sorted(
-        c for c in _children("afr") if c not in ("afr", "mafr", "tafr")
+        c for c in _children(src, "afr") if c not in ("afr", "mafr", "tafr")
     )
     imported = db.connect(tmp_path / "b.duckdb")
     sync.sync_sets(
@@ -182,13 +190,9 @@ def test_sync_replays_exactly_what_import_mtgjson_does(scryfall, mtgjson, tmp_pa
         use_mtgjson=False,
         **_clients(scryfall, mtgjson),
     )
-    import_mtgjson(
-        imported, [shared_path("mtgjson", "AFR.json"), shared_path("mtgjson", "MAFR.json")]
-    )
+    import_mtgjson(imported, [src.mtgjson / "AFR.json", src.mtgjson / "MAFR.json"])
     assert fingerprint(synced) == fingerprint(imported)
-    boosters = json.loads(shared_path("mtgjson", "AFR.json").read_text(encoding="utf-8"))["data"][
-        "booster"
-    ]
+    boosters = json.loads((src.mtgjson / "AFR.json").read_text(encoding="utf-8"))["data"]["booster"]
     codes = [r[0] for r in synced.execute("SELECT code FROM products ORDER BY code").fetchall()]
     assert sorted(boosters) == ["arena", "default"] and codes == [
         "afr-arena-mtgjson",
@@ -249,11 +253,11 @@ def _cli(
 
 
 @pytest.mark.slow
-def test_cli_sync_mtgjson_summary_and_no_mtgjson(scryfall, mtgjson, tmp_path: Path) -> None:
+def test_cli_sync_mtgjson_summary_and_no_mtgjson(src, scryfall, mtgjson, tmp_path: Path) -> None:
     r = _cli(["sync", "mkm", "--json"], tmp_path / "a.duckdb", scryfall, mtgjson)
     assert r.returncode == 0, r.stderr
     (line,) = r.stderr.splitlines()
-    missing = ", ".join(c for c in _children("mkm") if c not in ("mkm", "tmkm"))
+    missing = ", ".join(c for c in _children(src, "mkm") if c not in ("mkm", "tmkm"))
     assert (
         line.startswith("synced ")
         and (

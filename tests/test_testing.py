@@ -1,4 +1,4 @@
-"""``boosterkit.testing``: Hypothesis strategies over the real database, run as a user would."""
+"""``boosterkit.testing``: Hypothesis strategies over the built database, run as a user would."""
 
 from __future__ import annotations
 
@@ -44,9 +44,9 @@ def test_shrinks_to_a_small_seed(p):
 """
 
 
-def test_strategies_in_a_users_suite(pytester: pytest.Pytester, real_db: Path) -> None:
+def test_strategies_in_a_users_suite(pytester: pytest.Pytester, built_db: Path) -> None:
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("--boosterkit-db", str(real_db), "-p", "no:cacheprovider")
+    result = pytester.runpytest("--boosterkit-db", str(built_db), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     # the failing property is reported with the smallest failing seed
     result.stdout.fnmatch_lines(["*seed=1000*"])
@@ -64,10 +64,10 @@ def test_strategies_skip_without_a_database(
 
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
-def test_packs_equal_open_packs(real_db: Path, data) -> None:
-    ps = data.draw(testing.packs("afr", "set", 2, db=real_db))
+def test_packs_equal_open_packs(built_db: Path, data) -> None:
+    ps = data.draw(testing.packs("afr", "set", 2, db=built_db))
     assert [p.to_dict() for p in ps] == [
-        p.to_dict() for p in open_packs("afr", "set", 2, ps[0].seed, db=real_db)
+        p.to_dict() for p in open_packs("afr", "set", 2, ps[0].seed, db=built_db)
     ]
 
 
