@@ -181,12 +181,12 @@ def test_the_catalogue_resolves_no_database_path() -> None:
 
 
 def test_a_deal_makes_one_cache_look_up_and_computes_its_key_once(
-    real_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    any_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boosterkit.minigames import SetupError, deal
 
     path = tmp_path / "own.duckdb"
-    shutil.copy(real_db, path)
+    shutil.copy(any_db, path)
     handle = Database(path, products=ProductCache())
     entries, keys = [], []
     entry, content_key = ProductCache.entry, gcache.content_key
@@ -198,7 +198,7 @@ def test_a_deal_makes_one_cache_look_up_and_computes_its_key_once(
         keys.clear()
         try:
             setup = deal(handle, "base-race", 2, "afr", seed=seed)
-        except SetupError:  # a List card the shared data lacks: refused by design
+        except SetupError:  # a List card the data lacks: refused by design
             continue
         assert (len(entries), len(keys)) == (1, 1), seed
         assert setup.facts and setup.rules_text["text"]
