@@ -33,7 +33,9 @@ SHARED = ROOT.parent / "shared" / "scryfall"
 
 
 def build_db(folder: Path) -> Path:
-    """A database with AFR, its minigames and the sealed-data products, from ../shared."""
+    """A database with AFR, its minigames, The List and the sealed-data products, from
+    ../shared (as the README's first command builds it: without The List, some seeds' Set
+    Boosters hold a List card the database lacks and the deal is refused)."""
     from boosterkit.pipeline import db
     from boosterkit.pipeline.collation import import_collation
     from boosterkit.pipeline.mtgjson import import_mtgjson
@@ -41,7 +43,9 @@ def build_db(folder: Path) -> Path:
     path = folder / "bench.duckdb"
     con = db.connect(path)
     try:
-        import_mtgjson(con, [SHARED / "mtgjson" / "AFR.json", SHARED / "mtgjson" / "MAFR.json"])
+        import_mtgjson(
+            con, [SHARED / "mtgjson" / f"{code}.json" for code in ("AFR", "MAFR", "PLIST")]
+        )
         import_collation(con, SHARED / "boosters" / "sealed_basic_data.json")
     finally:
         con.close()

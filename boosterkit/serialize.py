@@ -4,6 +4,9 @@
 order kept, UTF-8 as is); ``cell`` is the one text form of a value in a CSV or table cell;
 ``CsvWriter`` is the one CSV writer (every ``--format csv``). Neutral ground: library
 packages (``generator``, ``service``) import these from here, never from ``cli``.
+
+The ``*_records`` functions write the formats of ``formats.RECORDS`` (a command's data: a
+listing or one record); ``cli.render.emit`` calls them.
 """
 
 from __future__ import annotations
@@ -12,10 +15,23 @@ import csv
 import datetime as _dt
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-__all__ = ["FORMULA_START", "CsvWriter", "cell", "csv_cell", "md_inline", "to_json"]
+__all__ = [
+    "FORMULA_START",
+    "CsvWriter",
+    "cell",
+    "csv_cell",
+    "md_inline",
+    "table",
+    "to_json",
+    "write_csv",
+]
+
+#: The human form of a record (a summary line, a verdict), and its rows for csv/table.
+Text = Callable[[Any], str]
+Rows = Callable[[Any], list[dict[str, Any]]]
 
 #: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -77,3 +93,77 @@ class CsvWriter:
 
     def row(self, values: Iterable[Any]) -> None:
         self._w.writerow([csv_cell(v, raw=self.raw) for v in values])
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """A plain fixed-width text table of ``rows``."""
+    if not rows:
+        return "(none)"
+    cols = list(columns or rows[0].keys())
+    cells = [[cell(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def write_csv(
+    rows: Iterable[dict[str, Any]],
+    out: TextIO,
+    columns: Sequence[str] | None = None,
+    *,
+    raw: bool = False,
+) -> None:
+    """``rows`` as CSV, formula-like cells neutralised unless ``raw`` (``CsvWriter``)."""
+    rows = list(rows)
+    cols = list(columns or (rows[0].keys() if rows else []))
+    w = CsvWriter(out, cols, raw=raw)
+    for r in rows:
+        w.row(r.get(c) for c in cols)
+
+
+# --- formats.RECORDS: the data, as JSON, JSON lines, CSV, a table or text -------------------
+
+
+def json_records(
+    data: Any, out: TextIO, *, text: Text | None, rows: Rows | None, columns: Sequence[str] | None
+) -> None:
+    """The data as ``to_json`` gives it: the library's return value."""
+    out.write(to_json(data) + "\n")
+
+
+def jsonl_records(
+    data: Any, out: TextIO, *, text: Text | None, rows: Rows | None, columns: Sequence[str] | None
+) -> None:
+    """One element of the data (or the one record) per line."""
+    for element in data if isinstance(data, list) else [data]:
+        out.write(to_json(element, indent=None) + "\n")
+
+
+def csv_records(
+    data: Any, out: TextIO, *, text: Text | None, rows: Rows | None, columns: Sequence[str] | None
+) -> None:
+    """The data's rows (``rows(data)``, else the data) as CSV."""
+    write_csv(rows(data) if rows else data, out, columns)
+
+
+def table_records(
+    data: Any, out: TextIO, *, text: Text | None, rows: Rows | None, columns: Sequence[str] | None
+) -> None:
+    """The data's rows as a table; a record that has no rows, as its text."""
+    flat = rows(data) if rows else data
+    if text is not None and not isinstance(flat, list):
+        out.write(text(data).rstrip("\n") + "\n")
+    else:
+        out.write(table(flat, columns) + "\n")
+
+
+def text_records(
+    data: Any, out: TextIO, *, text: Text | None, rows: Rows | None, columns: Sequence[str] | None
+) -> None:
+    """The human form (``text(data)``); without one, the table."""
+    if text is None:
+        table_records(data, out, text=text, rows=rows, columns=columns)
+    else:
+        out.write(text(data).rstrip("\n") + "\n")

@@ -79,21 +79,23 @@ def _require(path: Path) -> Path:
 
 
 class _Products:
-    """The compiled products one strategy opens, resolved on its first example."""
+    """The database one strategy opens packs from (a ``Database`` keeping its own products),
+    made on its first example."""
 
     def __init__(self, db: str | os.PathLike[str] | None) -> None:
         self.db = db
-        self._cache: Any = None
+        self._database: Any = None
         self._lock = threading.Lock()
 
-    def cache(self) -> tuple[Path, Any]:
+    def database(self) -> Any:
+        from boosterkit.database import Database
         from boosterkit.generator.cache import ProductCache
 
         path = _require(database(self.db))
         with self._lock:
-            if self._cache is None:  # keyed by the file's stamp: a changed database is re-read
-                self._cache = ProductCache(db_path=path)
-        return path, self._cache
+            if self._database is None:  # keyed by the file's stamp: a changed file is re-read
+                self._database = Database(path, products=ProductCache(db_path=path))
+        return self._database
 
 
 def seeds() -> SearchStrategy[int]:
@@ -116,8 +118,7 @@ def packs(
     products = _Products(db)
 
     def opened(seed: int) -> list[Pack]:
-        path, cache = products.cache()
-        return open_packs(set_code, product, count, seed, db=path, products=cache)
+        return open_packs(set_code, product, count, seed, db=products.database())
 
     return seeds().map(opened)
 
@@ -148,16 +149,11 @@ def setups(
 
     def dealt(args: tuple[int, int]) -> Setup | None:
         from boosterkit.minigames import SetupError, deal
-        from boosterkit.pipeline import db as dbmod
 
         n, seed = args
-        path, cache = products.cache()
-        con = dbmod.connect(path, read_only=True)
         try:
-            return deal(con, game, n, set_code, product, seed, products=cache)
+            return deal(products.database(), game, n, set_code, product, seed)
         except SetupError:
             return None
-        finally:
-            con.close()
 
     return st.tuples(counts, seeds()).map(dealt).filter(lambda s: s is not None)

@@ -1,7 +1,8 @@
 """The ``boosterkit`` command: a thin typer layer over the library.
 
 Each command module in ``cli/`` defines ``register(app)``; ``COMMAND_MODULES`` lists them.
-A command body parses options, calls one library function and hands the result to
+A command body calls one library function with the database handle ``ctx.obj`` (a
+``boosterkit.database.Database``, made once from ``--db``) and hands the result to
 ``cli.render``. ``BoosterkitError`` becomes one line on stderr and a non-zero exit; so do
 storage failures of the database (a damaged file, a full disk, a ``ulimit -f`` limit), which
 ``Guarded`` turns into ``DatabaseError`` naming the ``--db`` file wherever a command hits them.
@@ -12,12 +13,12 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from boosterkit import __version__
-from boosterkit.cli.options import DB_HELP, HelpGroup
+from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
@@ -39,7 +40,14 @@ COMMAND_MODULES = [
 
 
 class Guarded(HelpGroup):
-    """The root command group: storage failures of any command become one-line errors."""
+    """The root command group: every command accepts ``--db`` after it too, and storage
+    failures of any command become one-line errors."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        db = next(p for p in self.params if p.name == "db")
+        for command in self.commands.values():
+            accept_db(command, db)
 
     def invoke(self, ctx: ClickContext) -> object:
         try:
@@ -52,7 +60,8 @@ class Guarded(HelpGroup):
             from boosterkit import config
             from boosterkit.pipeline.db import guarded
 
-            with guarded(config.db_path((ctx.obj or {}).get("db"))):
+            handle = ctx.obj
+            with guarded((handle.path if handle is not None else None) or config.db_path()):
                 raise
 
 
@@ -82,7 +91,7 @@ def root(
     ),
 ) -> None:
     """Realistic, seeded Magic booster packs, dealt into the Set Booster minigames."""
-    ctx.obj = {"db": db}
+    ctx.obj = database(db)
 
 
 for _name in COMMAND_MODULES:

@@ -5,18 +5,23 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import typer
 
-from boosterkit import config
-from boosterkit.cli.options import DB, JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
-from boosterkit.cli.render import Format, cell, emit, flagged, output, summary
-from boosterkit.errors import BoosterkitError
+from boosterkit.cli.options import (
+    JSON,
+    OUTPUT,
+    HelpGroup,
+    RecordFormat,
+    TextFormat,
+    fmt_option,
+    pick_format,
+)
+from boosterkit.cli.render import cell, emit, flags, output, summary
 from boosterkit.pipeline import fields
 
-_FMT = fmt_option(Format.table)
+_FMT = fmt_option("table")
 _LIMIT = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows.")
 
 
@@ -56,7 +61,7 @@ def fit(rows: list[dict[str, Any]], columns: Sequence[str], width: int) -> list[
 
 def _show(
     data: list[dict[str, Any]],
-    fmt: Format,
+    fmt: str,
     columns: str | None,
     default: Sequence[str],
     path: str | None,
@@ -65,7 +70,7 @@ def _show(
     ``default`` columns (cut to the terminal when stdout is one), or ``fmt`` of the rows as
     the library returned them."""
     with output(path) as out:
-        if fmt not in (Format.table, Format.text):
+        if fmt not in ("table", "text"):
             emit(data, fmt, out=out)
             return
         cols = (
@@ -75,7 +80,7 @@ def _show(
         rows: list[dict[str, Any]] = [{lab: r.get(c) for lab, c in zip(labels, cols)} for r in data]
         if out is sys.stdout and sys.stdout.isatty():
             rows = fit(rows, labels, shutil.get_terminal_size((100, 24)).columns)
-        emit(rows, Format.table, columns=labels, out=out)
+        emit(rows, "table", columns=labels, out=out)
 
 
 def labels_unique(cols: Sequence[str]) -> bool:
@@ -101,6 +106,13 @@ def _info_text(info: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _rebuilt_line(r: dict[str, Any]) -> str:
+    return (
+        f"rebuilt from {r['runs']} runs ({r['files']} files): "
+        f"{r['sets']} sets, {r['cards']} cards in {r['seconds']:.1f} s"
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sets``, ``cards`` and the ``db`` group to ``app``."""
 
@@ -120,16 +132,14 @@ def register(app: typer.Typer) -> None:
             help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}.",
         ),
         limit: int | None = _LIMIT,
-        fmt: Format = _FMT,
+        fmt: RecordFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """List the known sets (newest first) with how many printings are loaded."""
-        from boosterkit.pipeline import db, queries
+        from boosterkit.pipeline import queries
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path, read_only=True) as con:
+        with ctx.obj.read() as con:
             data = queries.list_sets(con, set_type, columns, limit)
         _show(data, pick_format(fmt, json_), columns, SET_TABLE, out)
 
@@ -158,20 +168,15 @@ def register(app: typer.Typer) -> None:
             help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}.",
         ),
         limit: int | None = _LIMIT,
-        fmt: Format = _FMT,
+        fmt: RecordFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """List the printings of a set in collector-number order, or those a search finds."""
-        from boosterkit.pipeline import db, queries
+        from boosterkit.pipeline import queries
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path, read_only=True) as con:
-            try:
-                data = queries.list_cards(con, set_code, rarity, q, columns, limit)
-            except BoosterkitError as exc:
-                raise flagged(exc, {"q": "--q", "columns": "--columns", "set": "SET"}) from exc
+        with ctx.obj.read() as con, flags({"q": "--q", "columns": "--columns", "set": "SET"}):
+            data = queries.list_cards(con, set_code, rarity, q, columns, limit)
         _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
 
     db_app = typer.Typer(
@@ -185,40 +190,28 @@ def register(app: typer.Typer) -> None:
     @db_app.command("info")
     def info(
         ctx: typer.Context,
-        fmt: TextFormat = fmt_option(TextFormat.text),
+        fmt: TextFormat = fmt_option("text"),
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Path, schema version, row counts and the last sync runs."""
-        from boosterkit.pipeline import db, queries
+        from boosterkit.pipeline import queries
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path, read_only=True) as con:
-            data = queries.db_info(con, path)
+        with ctx.obj.read() as con:
+            data = queries.db_info(con, ctx.obj.path)
         with output(out) as f:
-            emit(data, pick_format(fmt, json_).value, text=_info_text, out=f)
+            emit(data, pick_format(fmt, json_), text=_info_text, out=f)
 
     @db_app.command("rebuild")
     def rebuild_cmd(
         ctx: typer.Context,
-        fmt: TextFormat = fmt_option(TextFormat.text),
+        fmt: TextFormat = fmt_option("text"),
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Re-derive every table from the cached files of past syncs and imports (no network)."""
-        from boosterkit.pipeline import db, rebuild
+        from boosterkit.pipeline import rebuild
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path) as con:
-            result = rebuild.rebuild(con, config.cache_dir(path))
-        summary(
-            result,
-            pick_format(fmt, json_).value,
-            out,
-            lambda r: (
-                f"rebuilt from {r['runs']} runs ({r['files']} files): "
-                f"{r['sets']} sets, {r['cards']} cards in {r['seconds']:.1f} s"
-            ),
-        )
+        with ctx.obj.write() as con:
+            result = rebuild.rebuild(con, ctx.obj.cache_dir)
+        summary(result, pick_format(fmt, json_), out, _rebuilt_line)

@@ -7,12 +7,10 @@ from typing import Any
 
 import typer
 
-from boosterkit import config
-from boosterkit.cli.options import DB, JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
-from boosterkit.cli.render import flagged, summary
-from boosterkit.errors import BoosterkitError
+from boosterkit.cli.options import JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
+from boosterkit.cli.render import flags, summary
 
-_FMT = fmt_option(TextFormat.text)
+_FMT = fmt_option("text")
 
 
 def _unresolved(s: dict[str, Any]) -> str:
@@ -64,19 +62,13 @@ def register(app: typer.Typer) -> None:
         fmt: TextFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Import cards, tokens, minigame cards and booster products from MTGJSON files."""
-        from boosterkit.pipeline import db
         from boosterkit.pipeline.mtgjson import import_mtgjson
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path) as con:
-            try:
-                result = import_mtgjson(con, files, cache=config.cache_dir(path), sets=sets or None)
-            except BoosterkitError as exc:
-                raise flagged(exc, {"sets": "--set"}) from exc
-        summary(result, pick_format(fmt, json_).value, out, mtgjson_line)
+        with ctx.obj.write() as con, flags({"sets": "--set"}):
+            result = import_mtgjson(con, files, cache=ctx.obj.cache_dir, sets=sets or None)
+        summary(result, pick_format(fmt, json_), out, mtgjson_line)
 
     @group.command("collation")
     def collation_cmd(
@@ -90,15 +82,12 @@ def register(app: typer.Typer) -> None:
         fmt: TextFormat = _FMT,
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Import booster products (variants, sheets, weights) from magic-sealed-data."""
-        from boosterkit.pipeline import db
         from boosterkit.pipeline.collation import import_collation
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path) as con:
-            result = import_collation(con, file, cache=config.cache_dir(path))
-        summary(result, pick_format(fmt, json_).value, out, collation_line)
+        with ctx.obj.write() as con:
+            result = import_collation(con, file, cache=ctx.obj.cache_dir)
+        summary(result, pick_format(fmt, json_), out, collation_line)
 
     app.add_typer(group, name="import")

@@ -9,32 +9,26 @@ from typing import Any
 
 import typer
 
-from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.options import (
-    DB,
     GAME_PRODUCT,
     GAME_SET,
     JSON,
     OUTPUT,
     PLAYERS,
+    RecordFormat,
+    SheetFormat,
     TextFormat,
     fmt_option,
     pick_format,
 )
-from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.errors import InputError
+from boosterkit.formats import SHEETS
 from boosterkit.minigames.labels import LANGS
 
 #: ``--lang``: the choices are ``minigames.labels.LANGS``; mypy cannot list the members of an
 #: enum made from a tuple, so they are read by value (``Lang("en")``).
 Lang = Enum("Lang", [(code, code) for code in LANGS], type=str)  # type: ignore[misc]
-
-
-class SheetFormat(str, Enum):
-    text = "text"
-    md = "md"
-    html = "html"
-    json = "json"
 
 
 def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -93,10 +87,9 @@ def read_setup_file(path: Path) -> Any:
 
 
 def minigames_cmd(
-    fmt: render.Format = fmt_option(render.Format.table),
+    fmt: RecordFormat = fmt_option("table"),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
-    db_file: Path | None = DB,  # reads no database; accepted like on every command
 ) -> None:
     """The 27 minigames: id, name, players, packs and how sure the setup is (C/I/U)."""
     from boosterkit.minigames import list_minigames
@@ -123,11 +116,10 @@ def deal_cmd(
         help="Also remove double-faced Magic cards (they have no Magic back). Default: on for "
         "games whose cards lie face down, off elsewhere.",
     ),
-    fmt: SheetFormat = fmt_option(SheetFormat.text),
+    fmt: SheetFormat = fmt_option("text"),
     as_json: bool = JSON,
     lang: Lang = typer.Option(Lang("en"), "--lang", help="Language of the sheet's labels."),
     output: str | None = OUTPUT,
-    db_file: Path | None = DB,
     images: bool = typer.Option(
         False,
         "--images",
@@ -140,38 +132,20 @@ def deal_cmd(
     from boosterkit.minigames import deal, render_sheet
     from boosterkit.minigames.sheets import sheet_images
 
-    fmt = pick_format(fmt, as_json)
-    if images and fmt is not SheetFormat.html:
-        raise InputError(
-            f"--images: only HTML sheets carry card images (--format html, not {fmt.value})"
-        )
-    chosen = new_seed() if seed is None else seed
-    try:  # the database is opened only if the kept product and the options do not suffice
+    fmt, chosen = pick_format(fmt, as_json), new_seed() if seed is None else seed
+    render.check_images(SHEETS, fmt, images)
+    with render.flags({"players": "--players", "set": "--set", "lang": "--lang"}):
+        # the database is read only if the kept product and the options do not suffice
         setup = deal(
-            config.db_path(ctx.obj["db"]),
-            game,
-            players,
-            set_code,
-            product,
-            chosen,
-            strict_backs,
-            lang=lang.value,
+            ctx.obj, game, players, set_code, product, chosen, strict_backs, lang=lang.value
         )
-        art = sheet_images(config.db_path(ctx.obj["db"]), setup) if images else None
-        sheet = "" if fmt is SheetFormat.json else render_sheet(setup, fmt.value, art)
-    except BoosterkitError as exc:
-        raise render.flagged(
-            exc, {"players": "--players", "set": "--set", "lang": "--lang"}
-        ) from exc
-    if seed is None:
-        render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-    if images and not art:
-        from boosterkit.pipeline.queries import NO_IMAGES  # imports DuckDB: only when needed
-
-        render.echo_err(NO_IMAGES)
+        art = sheet_images(ctx.obj, setup) if images else None
+        sheet = "" if fmt == "json" else render_sheet(setup, fmt, art)
+    render.seed_note(seed, chosen)
+    render.images_note(images, art)
     with render.output(output) as out:
-        if fmt is SheetFormat.json:
-            render.emit(setup.to_dict(), render.Format.json, out=out)
+        if fmt == "json":
+            render.emit(setup.to_dict(), "json", out=out)
         else:
             out.write(sheet)
 
@@ -187,27 +161,22 @@ def validate_cmd(
         help="Also require a seeded setup to equal what `deal` gives for its "
         "minigame, players, set, product, seed and strict_backs, zone by zone.",
     ),
-    fmt: TextFormat = fmt_option(TextFormat.text),
+    fmt: TextFormat = fmt_option("text"),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
-    db_file: Path | None = DB,
 ) -> None:
     """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
     from boosterkit.minigames import validate_setup
-    from boosterkit.pipeline import db
 
     data = read_setup_file(file)
-    con = db.connect(config.db_path(ctx.obj["db"]), read_only=True)
     try:
-        result = validate_setup(con, data, exact=exact)
+        result = validate_setup(ctx.obj, data, exact=exact)
     except InputError as exc:  # the file is the "where" of a setup of the wrong shape
         raise InputError(f"{file}: {exc}", field=exc.field) from exc
-    finally:
-        con.close()
     with render.output(output) as out:
         render.emit(
             result.to_dict(),
-            pick_format(fmt, as_json).value,
+            pick_format(fmt, as_json),
             out=out,
             text=lambda _: _verdict(file, data, result),
         )

@@ -3,33 +3,24 @@
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Any
 
 import typer
 
-from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.options import (
-    DB,
     JSON,
     OUTPUT,
     SET_ARG,
+    OddsFormat,
     fmt_option,
     pick_format,
     product_option,
 )
-from boosterkit.errors import BoosterkitError
+from boosterkit.formats import FRAMES
 
-
-class OddsFormat(str, Enum):
-    table = "table"
-    text = "text"  # the same two tables: every command's human form answers to -f text
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    parquet = "parquet"
-    arrow = "arrow"
+#: The formats that write the odds' flat rows (``odds_rows``), not the odds themselves.
+ROW_FORMATS = ("jsonl", "csv")
 
 
 class Per(str, Enum):
@@ -120,45 +111,29 @@ def register(app: typer.Typer) -> None:
             0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."
         ),
         seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the simulated packs."),
-        fmt: OddsFormat = fmt_option(OddsFormat.table),
+        fmt: OddsFormat = fmt_option("table"),
         json_: bool = JSON,
         output: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Exact odds of each card, rarity and foil per pack or box, from the compiled product."""
         from boosterkit.generator.odds import odds
 
-        try:
-            data = odds(
-                set_code,
-                product,
-                per.value,
-                card,
-                db=config.db_path(ctx.obj["db"]),
-                box_size=box_size,
-                simulate=simulate,
-                seed=seed,
-            )
-        except BoosterkitError as exc:
-            raise render.flagged(
-                exc,
-                {
-                    "card": "--card",
-                    "box_size": "--box-size",
-                    "simulate": "--simulate",
-                    "seed": "--seed",
-                },
-            ) from exc
         fmt = pick_format(fmt, json_)
-        if fmt in (OddsFormat.parquet, OddsFormat.arrow):
+        with render.flags(_FLAGS):
+            data = odds(set_code, product, per.value, card, ctx.obj, box_size=box_size,
+                        simulate=simulate, seed=seed)  # fmt: skip
+        if fmt in FRAMES:
             from boosterkit.generator.frames import rows_frame, write_frame
 
             frame = rows_frame(odds_rows(data))
-            with render.binary_output(output, fmt.value) as out:
-                write_frame(frame, fmt.value, out)
+            with render.output(output, fmt) as out:
+                write_frame(frame, fmt, out)
             return
-        with render.output(output) as out:
-            if fmt in (OddsFormat.table, OddsFormat.text):
-                out.write(odds_text(data) + "\n")
-            else:
-                render.emit(data if fmt is OddsFormat.json else odds_rows(data), fmt.value, out=out)
+        with render.output(output) as out:  # table and text: odds_text; json: the odds
+            render.emit(
+                odds_rows(data) if fmt in ROW_FORMATS else data, fmt, text=odds_text, out=out
+            )
+
+
+#: ``odds``'s arguments as the library names them → as the command line spells them.
+_FLAGS = {"card": "--card", "box_size": "--box-size", "simulate": "--simulate", "seed": "--seed"}

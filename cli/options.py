@@ -2,25 +2,51 @@
 ``-o``/``--output``, and the metavars of their help (SET, GAME, FILE, N, SEED).
 
 ``--db FILE`` is accepted before the command (``boosterkit --db X open afr``) and after it
-(``boosterkit open afr --db X``): both land in ``ctx.obj["db"]``, which command bodies and the
-root group's storage-error guard read. The later one wins.
+(``boosterkit open afr --db X``; the root group adds it to every command, ``accept_db``):
+either makes ``ctx.obj``, the one ``boosterkit.database.Database`` handle command bodies pass
+to the library and the root group's storage-error guard names. The later one wins.
+
+``--format`` choices are built from the output registries (``boosterkit.formats``): a format
+registered there is offered by the commands of its kind.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+import copy
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import typer
 from typer.core import TyperGroup
 
+from boosterkit.formats import FRAMES, PACKS, POOLS, RECORDS, SHEETS, literal
+
 if TYPE_CHECKING:
     # What click hands a group's parse_args and invoke: its own Context (typer vendors click
     # and names it nowhere else); commands are given the typer.Context subclass.
+    from typer._click import Command, Parameter
     from typer._click import Context as ClickContext
 
-E = TypeVar("E", bound=Enum)
+    # ``--format`` values are plain strings: the choices below, checked by typer.
+    RecordFormat: TypeAlias = str
+    TextFormat: TypeAlias = str
+    PackFormat: TypeAlias = str
+    OddsFormat: TypeAlias = str
+    SheetFormat: TypeAlias = str
+    PoolFormat: TypeAlias = str
+else:
+    #: Listings (``sets``, ``cards``, ``products``, ``minigames``): every record format.
+    RecordFormat = literal(RECORDS.names)
+    #: One record (a summary, a verdict, a replay, statistics): its text or its JSON.
+    TextFormat = literal(RECORDS.only("text", "json"))
+    #: ``open``: the pack formats, then the frame formats.
+    PackFormat = literal(PACKS.names + FRAMES.names)
+    #: ``odds``: its tables first, then every record format, then the frame formats.
+    OddsFormat = literal(RECORDS.ordered("table", "text") + FRAMES.names)
+    #: ``deal``: the sheet formats, and the setup itself as JSON.
+    SheetFormat = literal((*SHEETS.names, "json"))
+    #: ``pool``: the pool formats.
+    PoolFormat = literal(POOLS.names)
 
 DB_HELP = (
     "Database file (default: $BOOSTERKIT_DB, else the user data dir); before or after the command."
@@ -37,14 +63,39 @@ class HelpGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-def _set_db(ctx: typer.Context, value: Path | None) -> Path | None:
+def database(db: Path | None) -> Any:
+    """The handle of ``--db`` (None: the configured database, resolved on first use)."""
+    from boosterkit.database import Database
+
+    return Database(db)
+
+
+def _set_db(ctx: ClickContext, param: Parameter, value: Path | None) -> Path | None:
+    """``--db`` after the command: its handle replaces the root's, on every context (the
+    root group's guard reads its own)."""
     if value is not None and not ctx.resilient_parsing:
-        ctx.ensure_object(dict)["db"] = value
+        handle, at = database(value), ctx
+        while True:
+            at.obj = handle
+            if at.parent is None:
+                break
+            at = at.parent
     return value
 
 
-#: ``--db FILE`` after the command; pass ``db: Path | None = DB`` and read ``ctx.obj["db"]``.
-DB: Any = typer.Option(None, "--db", metavar="FILE", callback=_set_db, help=DB_HELP)
+def accept_db(command: Command, template: Parameter) -> None:
+    """Give ``command`` (and every command below it) the root's ``--db`` option, which sets
+    ``ctx.obj`` rather than being passed to the command's function."""
+    subcommands = getattr(command, "commands", None)
+    if subcommands is not None:
+        for sub in subcommands.values():
+            accept_db(sub, template)
+        return
+    if not any(p.name == template.name for p in command.params):
+        option = copy.copy(template)
+        option.callback, option.expose_value = _set_db, False
+        command.params.append(option)
+
 
 #: ``--json``: the same as ``--format json`` (the library's return value, as JSON).
 JSON: Any = typer.Option(False, "--json", help="Same as --format json.")
@@ -59,21 +110,14 @@ OUTPUT: Any = typer.Option(
 )
 
 
-def fmt_option(default: Enum) -> Any:
-    """``--format``/``-f`` with the choices of ``default``'s enum."""
+def fmt_option(default: str) -> Any:
+    """``--format``/``-f``, the choices those of the parameter's annotation (above)."""
     return typer.Option(default, "--format", "-f", help="Output format.")
 
 
-def pick_format(fmt: E, json_: bool) -> E:
-    """``fmt``, or its enum's ``json`` member when ``--json`` was given."""
-    return type(fmt)("json") if json_ else fmt
-
-
-class TextFormat(str, Enum):
-    """``--format`` of commands whose data is one record: a summary, a verdict, a replay."""
-
-    text = "text"
-    json = "json"
+def pick_format(fmt: str, json_: bool) -> str:
+    """``fmt``, or ``json`` when ``--json`` was given."""
+    return "json" if json_ else fmt
 
 
 #: The ``SET`` argument of the commands about one set's products (``open``, ``odds``, ``pool``,

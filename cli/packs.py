@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import itertools
-from enum import Enum
-from pathlib import Path
 
 import typer
 
-from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.options import (
-    DB,
     JSON,
     OUTPUT,
     SET_ARG,
+    PackFormat,
     fmt_option,
     pick_format,
     product_option,
 )
 from boosterkit.errors import InputError
-
-
-class PackFormat(str, Enum):
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    parquet = "parquet"
-    arrow = "arrow"
+from boosterkit.formats import FRAMES
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +37,7 @@ def register(app: typer.Typer) -> None:
             metavar="SEED",
             help="Seed (0 to 2^64-1). Default: a random one, printed on stderr.",
         ),
-        fmt: PackFormat = fmt_option(PackFormat.text),
+        fmt: PackFormat = fmt_option("text"),
         json_: bool = JSON,
         output: str | None = OUTPUT,
         csv_raw: bool = typer.Option(
@@ -57,7 +46,6 @@ def register(app: typer.Typer) -> None:
             help="CSV cells exactly as the data has them: no ' before cells starting with "
             "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
         ),
-        db_file: Path | None = DB,
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
@@ -65,20 +53,13 @@ def register(app: typer.Typer) -> None:
 
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
-        fmt = pick_format(fmt, json_)
-        chosen = new_seed() if seed is None else seed
-        packs = iter_packs(set_code, product, count, chosen, db=config.db_path(ctx.obj["db"]))
+        fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
+        packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
         first = next(packs)  # resolve the product (and fail) before creating the output file
-        if fmt in (PackFormat.parquet, PackFormat.arrow):  # binary, through polars
-            from boosterkit.generator.frames import packs_frame, write_frame
-
-            frame = packs_frame(itertools.chain([first], packs))
-            with render.binary_output(output, fmt.value) as out:
-                write_frame(frame, fmt.value, out)
-            if seed is None:
-                render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-            return
-        with render.output(output) as out:
-            if seed is None:
-                render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-            write_packs(itertools.chain([first], packs), fmt.value, out, csv_raw=csv_raw)
+        binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
+        with render.output(output, binary) as out:
+            if not binary:
+                render.seed_note(seed, chosen)
+            write_packs(itertools.chain([first], packs), fmt, out, csv_raw=csv_raw)
+        if binary:
+            render.seed_note(seed, chosen)

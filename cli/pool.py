@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 import typer
 
-from boosterkit import config
 from boosterkit.cli import render
-from boosterkit.cli.options import DB, JSON, SET_ARG, fmt_option, pick_format, product_option
-from boosterkit.errors import BoosterkitError, InputError
-
-
-class PoolFormat(str, Enum):
-    text = "text"
-    md = "md"
-    html = "html"
-    json = "json"
-    decklist = "decklist"
+from boosterkit.cli.options import (
+    JSON,
+    SET_ARG,
+    PoolFormat,
+    fmt_option,
+    pick_format,
+    product_option,
+)
+from boosterkit.errors import InputError
+from boosterkit.formats import POOLS
 
 
 def _write_dir(directory: str, files: dict[str, str]) -> None:
@@ -53,7 +51,7 @@ def register(app: typer.Typer) -> None:
             metavar="SEED",
             help="Event seed. Default: a random one, printed on stderr.",
         ),
-        fmt: PoolFormat = fmt_option(PoolFormat.text),
+        fmt: PoolFormat = fmt_option("text"),
         json_: bool = JSON,
         output: str | None = typer.Option(
             None,
@@ -62,7 +60,6 @@ def register(app: typer.Typer) -> None:
             metavar="DIR",
             help="Write one file per player into DIR (one line on stderr says so).",
         ),
-        db_file: Path | None = DB,
         images: bool = typer.Option(
             False,
             "--images",
@@ -71,41 +68,20 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
         from boosterkit.generator import new_seed
-        from boosterkit.generator.pools import (
-            extension,
-            open_pools,
-            pool_images,
-            render_pool,
-            render_pools,
-        )
-        from boosterkit.pipeline.queries import NO_IMAGES
+        from boosterkit.generator.pools import open_pools, pool_images, render_pool, render_pools
 
-        fmt = pick_format(fmt, json_)
-        if images and fmt is not PoolFormat.html:
-            raise InputError(
-                f"--images: only HTML pools carry card images (--format html, not {fmt.value})"
-            )
-        chosen = new_seed() if seed is None else seed
-        try:
-            data = open_pools(
-                set_code, players, packs, product, chosen, db=config.db_path(ctx.obj["db"])
-            )
-        except BoosterkitError as exc:
-            raise render.flagged(exc, {"players": "--players", "packs": "--packs"}) from exc
-        if seed is None:
-            render.echo_err(f"seed: {chosen} (repeat with --seed {chosen})")
-        art = pool_images(config.db_path(ctx.obj["db"]), data) if images else None
-        if images and not art:
-            render.echo_err(NO_IMAGES)
+        fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
+        render.check_images(POOLS, fmt, images)
+        with render.flags({"players": "--players", "packs": "--packs"}):
+            data = open_pools(set_code, players, packs, product, chosen, db=ctx.obj)
+        render.seed_note(seed, chosen)
+        art = pool_images(ctx.obj, data) if images else None
+        render.images_note(images, art)
         if output:
+            name = f"pool-{{}}.{POOLS.get(fmt).extension}"
             _write_dir(
                 output,
-                {
-                    f"pool-{p['player']}.{extension(fmt.value)}": render_pool(
-                        data, p, fmt.value, art
-                    )
-                    for p in data["pools"]
-                },
+                {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
             )
             return
-        typer.echo(render_pools(data, fmt.value, art), nl=False)
+        typer.echo(render_pools(data, fmt, art), nl=False)

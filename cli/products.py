@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
 
-from boosterkit import config
-from boosterkit.cli.options import DB, JSON, OUTPUT, SET_ARG, fmt_option, pick_format
-from boosterkit.cli.render import Format, emit, output
+from boosterkit.cli.options import JSON, OUTPUT, SET_ARG, RecordFormat, fmt_option, pick_format
+from boosterkit.cli.render import emit, output
 
 ROW_FIELDS = (
     "code",
@@ -75,28 +73,15 @@ def register(app: typer.Typer) -> None:
     def products(
         ctx: typer.Context,
         set_code: str = SET_ARG,
-        fmt: Format = fmt_option(Format.text),
+        fmt: RecordFormat = fmt_option("text"),
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
-        from boosterkit.generator.cache import compiled_product
-        from boosterkit.generator.products import list_products, no_products_reason
-        from boosterkit.pipeline import db
+        from boosterkit.generator.products import set_products
 
-        path = config.db_path(ctx.obj["db"])
-        with db.connect(path, read_only=True) as con:
-            data = list_products(
-                con,
-                set_code,
-                product_of=lambda code: compiled_product(set_code, code, path, lite=True).product,
-            )
-            none = (
-                ""
-                if data
-                else f"{set_code.strip().lower()}: no products: {no_products_reason(con, set_code)}"
-            )
+        data, reason = set_products(ctx.obj, set_code)
+        none = f"{set_code.strip().lower()}: no products: {reason}"
         with output(out) as f:
             emit(
                 data,

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
-from boosterkit import config
 from boosterkit.cli import render
 from boosterkit.cli.minigames import read_setup_file, read_text_file
 from boosterkit.cli.options import (
-    DB,
     GAME_PRODUCT,
     GAME_SET,
     JSON,
@@ -23,21 +20,11 @@ from boosterkit.cli.options import (
     fmt_option,
     pick_format,
 )
-from boosterkit.errors import BoosterkitError
-
-if TYPE_CHECKING:
-    from boosterkit.pipeline.db import Connection
 
 
 class Policy(str, Enum):
     random = "random"
     greedy = "greedy"
-
-
-def _connect(ctx: typer.Context) -> Connection:
-    from boosterkit.pipeline import db
-
-    return db.connect(config.db_path(ctx.obj["db"]), read_only=True)
 
 
 def play_cmd(
@@ -48,10 +35,9 @@ def play_cmd(
     moves_file: Path = typer.Argument(
         ..., metavar="MOVES", help="The moves file, one JSON object a line."
     ),
-    fmt: TextFormat = fmt_option(TextFormat.text),
+    fmt: TextFormat = fmt_option("text"),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
-    db_file: Path | None = DB,
 ) -> None:
     """Replay a game: the state after each move and the result. Exit 0 for a complete legal
     game, 1 at the first illegal move (or a game not over), 2 for bad input."""
@@ -59,19 +45,9 @@ def play_cmd(
 
     setup = read_setup_file(setup_file)
     text = read_text_file(moves_file, "a moves file (a game of 5,000 moves is about 0.5 MB)")
-    moves = read_moves(text, str(moves_file))
-    con = (
-        _connect(ctx) if isinstance(setup, dict) and setup.get("minigame") == "base-race" else None
-    )
-    try:
-        rep = replay(setup, moves, con)
-    finally:
-        if con is not None:
-            con.close()
+    rep = replay(setup, read_moves(text, str(moves_file)), ctx.obj)  # read if the game needs
     with render.output(output) as out:
-        render.emit(
-            rep.to_dict(), pick_format(fmt, as_json).value, out=out, text=lambda _: rep.text()
-        )
+        render.emit(rep.to_dict(), pick_format(fmt, as_json), out=out, text=lambda _: rep.text())
     if not rep.complete:
         raise typer.Exit(1)
 
@@ -94,35 +70,30 @@ def simulate_cmd(
     log: Path | None = typer.Option(
         None, "--log", metavar="DIR", help="Write each setup and its moves to this folder."
     ),
-    fmt: TextFormat = fmt_option(TextFormat.text),
+    fmt: TextFormat = fmt_option("text"),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
-    db_file: Path | None = DB,
 ) -> None:
     """Deal GAMES setups and play each to the end: wins per seat, turns, how games ended."""
-    from boosterkit.generator.engine import check_seed
+    from boosterkit.generator.rng import check_seed
     from boosterkit.minigames.referee.runner import simulate, stats_text
 
-    con = _connect(ctx)
-    try:
+    with render.flags(_SIMULATE_FLAGS):
         stats = simulate(
-            con, game, players, set_code, product, check_seed(seed), games, policy.value, log
+            ctx.obj, game, players, set_code, product, check_seed(seed), games, policy.value, log
         )
-    except BoosterkitError as exc:
-        raise render.flagged(
-            exc,
-            {
-                "players": "--players",
-                "set": "--set",
-                "games": "--games",
-                "log": "--log",
-                "game": "GAME",
-            },
-        ) from exc
-    finally:
-        con.close()
     with render.output(output) as out:
-        render.emit(stats, pick_format(fmt, as_json).value, text=stats_text, out=out)
+        render.emit(stats, pick_format(fmt, as_json), text=stats_text, out=out)
+
+
+#: ``simulate``'s arguments as the library names them → as the command line spells them.
+_SIMULATE_FLAGS = {
+    "players": "--players",
+    "set": "--set",
+    "games": "--games",
+    "log": "--log",
+    "game": "GAME",
+}
 
 
 def register(app: typer.Typer) -> None:

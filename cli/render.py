@@ -1,74 +1,43 @@
-"""One renderer for every command's output: ``--format json|jsonl|csv|table|text``.
+"""One renderer for every command's output: the record formats of ``formats.RECORDS``
+(``--format json|jsonl|csv|table|text``), written to stdout or ``-o FILE``.
 
 Commands return plain data (dicts and lists, as the library does) and call ``emit``. The
-``--json`` flag of listing commands is ``--format json``. JSON output is exactly the
-library's return value, serialised with ``to_json``.
+``--json`` flag is ``--format json``. JSON output is exactly the library's return value,
+serialised with ``to_json``. ``flags`` words the library's errors about an argument with the
+command line's spelling of it.
 """
 
 from __future__ import annotations
 
 import errno
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
 import typer
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.serialize import CsvWriter, cell, to_json
+from boosterkit.formats import RECORDS, Formats
+from boosterkit.serialize import cell, table, to_json, write_csv
 
 __all__ = [
-    "Format",
     "cell",
+    "check_images",
     "echo_err",
     "emit",
     "flagged",
+    "flags",
+    "images_note",
     "output",
+    "seed_note",
     "summary",
     "table",
     "to_json",
     "write_csv",
     "wrote",
 ]
-
-
-class Format(str, Enum):
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    table = "table"
-    text = "text"
-
-
-def table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """A plain fixed-width text table of ``rows``."""
-    if not rows:
-        return "(none)"
-    cols = list(columns or rows[0].keys())
-    cells = [[cell(r.get(c)) for c in cols] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
-    return "\n".join(lines)
-
-
-def write_csv(
-    rows: Iterable[dict[str, Any]],
-    out: TextIO,
-    columns: Sequence[str] | None = None,
-    *,
-    raw: bool = False,
-) -> None:
-    """``rows`` as CSV, formula-like cells neutralised unless ``raw`` (``serialize.CsvWriter``)."""
-    rows = list(rows)
-    cols = list(columns or (rows[0].keys() if rows else []))
-    w = CsvWriter(out, cols, raw=raw)
-    for r in rows:
-        w.row(r.get(c) for c in cols)
 
 
 @contextmanager
@@ -90,48 +59,24 @@ def _name(out: TextIO) -> str:
 
 def emit(
     data: Any,
-    fmt: Format | str = Format.table,
+    fmt: str = "table",
     *,
     text: Callable[[Any], str] | None = None,
     rows: Callable[[Any], list[dict[str, Any]]] | None = None,
     columns: Sequence[str] | None = None,
     out: TextIO | None = None,
 ) -> None:
-    """Print ``data`` in ``fmt``.
+    """Print ``data`` in ``fmt``, a ``formats.RECORDS`` format.
 
     ``text`` renders the human form (default: a table of ``rows(data)`` or of ``data``);
     ``rows`` flattens data to rows for ``csv``/``table`` (default: ``data`` itself);
     ``jsonl`` writes one element of ``data`` per line.
     """
     out = out or sys.stdout
+    render = RECORDS.get(fmt).renderer()
     with writing(_name(out)):
-        _emit(data, Format(fmt), text, rows, columns, out)
+        render(data, out, text=text, rows=rows, columns=columns)
         out.flush()
-
-
-def _emit(
-    data: Any,
-    fmt: Format,
-    text: Callable[[Any], str] | None,
-    rows: Callable[[Any], list[dict[str, Any]]] | None,
-    columns: Sequence[str] | None,
-    out: TextIO,
-) -> None:
-    if fmt is Format.json:
-        out.write(to_json(data) + "\n")
-    elif fmt is Format.jsonl:
-        for element in data if isinstance(data, list) else [data]:
-            out.write(to_json(element, indent=None) + "\n")
-    elif fmt is Format.csv:
-        write_csv(rows(data) if rows else data, out, columns)
-    elif text is not None and fmt is Format.text:
-        out.write(text(data).rstrip("\n") + "\n")
-    else:
-        flat = rows(data) if rows else data
-        if text is not None and not isinstance(flat, list):
-            out.write(text(data).rstrip("\n") + "\n")
-        else:
-            out.write(table(flat, columns) + "\n")
 
 
 def summary(
@@ -154,12 +99,17 @@ def echo_err(message: str) -> None:
 
 
 @contextmanager
-def output(path: str | None) -> Iterator[TextIO]:
+def output(path: str | None, binary: str | None = None) -> Iterator[Any]:
     """``-o FILE`` support: a text file opened for writing (and closed after), or stdout.
 
     An unwritable path is an ``InputError`` naming ``-o``; a write that fails (a full disk)
-    is one line naming the output, and a partly written file is removed.
+    is one line naming the output, and a partly written file is removed. ``binary``: the
+    name of a binary format (``binary_output``).
     """
+    if binary is not None:
+        with binary_output(path, binary) as out:
+            yield out
+        return
     if not path or path == "-":
         with writing("standard output"):
             yield sys.stdout
@@ -227,3 +177,38 @@ def binary_output(path: str | None, what: str = "this format") -> Iterator[Any]:
         return
     with _file(path, "wb") as out:
         yield out
+
+
+@contextmanager
+def flags(names: dict[str, str]) -> Iterator[None]:
+    """Within the block, a ``BoosterkitError`` about an argument in ``names`` is reworded
+    for the command line (``flagged``)."""
+    try:
+        yield
+    except BoosterkitError as exc:
+        reworded = flagged(exc, names)
+        if reworded is exc:
+            raise
+        raise reworded from exc
+
+
+def check_images(registry: Formats, fmt: str, images: bool) -> None:
+    """``--images`` with a format of ``registry`` that carries none: an ``InputError``."""
+    refused = registry.refuses_images(fmt) if images else None
+    if refused:
+        carriers = "/".join(registry.image_formats)
+        raise InputError(f"--images: {refused} (--format {carriers}, not {fmt})")
+
+
+def images_note(asked: bool, art: Any) -> None:
+    """The stderr line of ``--images`` when none of the cards has an image."""
+    if asked and not art:
+        from boosterkit.pipeline.queries import NO_IMAGES  # imports DuckDB: only when needed
+
+        echo_err(NO_IMAGES)
+
+
+def seed_note(seed: int | None, chosen: int) -> None:
+    """The stderr line naming the seed chosen when none was given."""
+    if seed is None:
+        echo_err(f"seed: {chosen} (repeat with --seed {chosen})")

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
-
-from boosterkit.cli.options import DB
-from boosterkit.config import db_path
 
 
 def register(app: typer.Typer) -> None:
@@ -29,18 +24,16 @@ def register(app: typer.Typer) -> None:
             help="Also answer requests for this Host name (repeatable; '*' for any). "
             "Always: 127.0.0.1, localhost, [::1] and --host.",
         ),
-        db_file: Path | None = DB,
     ) -> None:
         """Serve the HTTP API (OpenAPI at /docs) and the organizer page at /, read-only."""
         import uvicorn
 
         from boosterkit.service.app import create_app
-        from boosterkit.service.database import ReadOnlyDatabase
         from boosterkit.service.limits import allowed_hosts
 
-        path = db_path(ctx.obj["db"])
-        ReadOnlyDatabase(path).check()  # fail now, with one line, rather than on every request
-        hosts = allowed_hosts(host, allow_host or [])
-        typer.echo(f"boosterkit: serving {path} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-        app = create_app(path, allowed_hosts=hosts)
+        app = create_app(ctx.obj.path, allowed_hosts=allowed_hosts(host, allow_host or []))
+        app.state.database.check()  # fail now, with one line, rather than on every request
+        typer.echo(
+            f"boosterkit: serving {ctx.obj.path} on http://{host}:{port}/ (Ctrl-C stops)", err=True
+        )
         uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from boosterkit import config
-from boosterkit.cli.options import DB, JSON, OUTPUT, TextFormat, fmt_option, pick_format
+from boosterkit.cli.options import JSON, OUTPUT, TextFormat, fmt_option, pick_format
 from boosterkit.cli.render import summary
 from boosterkit.errors import InputError
+
+if TYPE_CHECKING:
+    from boosterkit.pipeline.db import Connection
+    from boosterkit.pipeline.scryfall.client import ScryfallClient
 
 #: ``pipeline.sync.BULK_TYPES``, for the help text without importing the HTTP client
 #: (tests/test_startup.py checks they agree).
@@ -57,6 +61,45 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def _check_mode(sets: list[str], set_list: bool, bulk: str | None, file: Path | None) -> None:
+    if sum([bool(sets), set_list, bulk is not None, file is not None]) != 1:
+        raise InputError("sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH")
+
+
+@contextmanager
+def _progress_line() -> Iterator[None]:
+    """The block's progress line, cleared at the end (on a terminal)."""
+    try:
+        yield
+    finally:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+
+
+def _sync(
+    con: Connection,
+    cache: Path,
+    client: ScryfallClient | None,
+    sets: list[str],
+    set_list: bool,
+    bulk: str | None,
+    file: Path | None,
+    use_mtgjson: bool,
+) -> dict[str, Any]:
+    """The one ``pipeline.sync`` call the options ask for."""
+    from boosterkit.pipeline import sync as syncmod
+
+    if file is not None:
+        return syncmod.sync_file(con, file, cache=cache)
+    if bulk is not None:
+        return syncmod.sync_bulk(con, bulk, cache=cache, client=client, progress=_progress())
+    if set_list:
+        return syncmod.sync_set_list(con, cache=cache, client=client)
+    return syncmod.sync_sets(
+        con, sets, cache=cache, client=client, progress=_progress(), use_mtgjson=use_mtgjson
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sync`` to ``app``."""
 
@@ -78,51 +121,24 @@ def register(app: typer.Typer) -> None:
             "--no-mtgjson",
             help="With set codes: do not fetch MTGJSON's booster data (MTGJSON_API_URL).",
         ),
-        fmt: TextFormat = fmt_option(TextFormat.text),
+        fmt: TextFormat = fmt_option("text"),
         json_: bool = JSON,
         out: str | None = OUTPUT,
-        db_file: Path | None = DB,
     ) -> None:
         """Load Scryfall data (sets with all their printings, the set list, a bulk file or a local
         file); set codes also load MTGJSON's file of each set: its real booster products."""
-        from boosterkit.pipeline import db
-        from boosterkit.pipeline import sync as syncmod
-
-        modes = sum([bool(sets), set_list, bulk is not None, file is not None])
-        if modes != 1:
-            raise InputError(
-                "sync: give set codes, or exactly one of --sets, --bulk TYPE, --file PATH"
-            )
+        _check_mode(sets, set_list, bulk, file)
         if no_mtgjson and not sets:
             raise InputError(
                 "sync: --no-mtgjson goes with set codes (--sets, --bulk and --file never fetch MTGJSON)"
             )
-        path = config.db_path(ctx.obj["db"])
-        cache = config.cache_dir(path)
-        if file is None:  # the HTTP client (requests, scrython) only for syncs that fetch
+        client = None  # the HTTP client (requests, scrython) only for syncs that fetch
+        if file is None:
             from boosterkit.pipeline.scryfall.client import ScryfallClient
-        client = None if file is not None else ScryfallClient(on_wait=_on_wait())
-        con = db.connect(path)
-        try:
-            if file is not None:
-                result = syncmod.sync_file(con, file, cache=cache)
-            elif bulk is not None:
-                result = syncmod.sync_bulk(
-                    con, bulk, cache=cache, client=client, progress=_progress()
-                )
-            elif set_list:
-                result = syncmod.sync_set_list(con, cache=cache, client=client)
-            else:
-                result = syncmod.sync_sets(
-                    con,
-                    sets,
-                    cache=cache,
-                    client=client,
-                    progress=_progress(),
-                    use_mtgjson=not no_mtgjson,
-                )
-        finally:
-            con.close()
-            if sys.stderr.isatty():
-                sys.stderr.write("\r\033[K")
-        summary(result, pick_format(fmt, json_).value, out, _summary_line)
+
+            client = ScryfallClient(on_wait=_on_wait())
+        with _progress_line(), ctx.obj.write() as con:
+            result = _sync(
+                con, ctx.obj.cache_dir, client, sets, set_list, bulk, file, not no_mtgjson
+            )
+        summary(result, pick_format(fmt, json_), out, _summary_line)

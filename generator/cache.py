@@ -5,7 +5,7 @@ milliseconds; drawing a few packs from it costs well under one. So a compiled pr
 kept twice, both keyed by what it was built from:
 
 - in memory, in a ``ProductCache`` (the process has one, ``DEFAULT``; the service and the
-  pytest plugin keep their own);
+  pytest plugin keep their own), which a ``boosterkit.database.Database`` handle holds;
 - on disk beside the database file, in ``<name>.cache/products/`` (per set and product, a
   pickle of the full form and one of the lite form, ``generator.small``), so the next
   process loads it in milliseconds without opening the database (and, lite, without numpy).
@@ -13,15 +13,17 @@ kept twice, both keyed by what it was built from:
 
 Anything else computed from the database once per content (the rows a minigame's sheet and
 ``validate`` read for a product's cards, the minigame cards' rules texts) is kept the same way
-with ``ProductCache.kept``, in ``<name>.cache/kept/``, keyed as the product it belongs to (or
-the database alone) plus the source of the module that computes it.
+with ``Kept.value``, in ``<name>.cache/kept/``, keyed as the database content plus the source
+of the module that computes it.
 
-The key is the database file's stamp (inode, modification time and size of the file and its
-write-ahead log: every committed write changes it, whatever wrote it), the product asked
-for, the hashes of ``data/boosters/*.yaml`` and ``*.csv``, and the code that compiles (the generator's
-sources and the package version). A product built from other data is never served: a
-changed card is in the next pack. Without a file (``:memory:`` databases) only a
-``ProductCache`` whose owner clears it keeps products.
+The key of a content (``content_key``) is the database file's stamp (inode, modification time
+and size of the file and its write-ahead log: every committed write changes it, whatever
+wrote it), its path, the hashes of ``data/boosters/*.yaml`` and ``*.csv``, and the code that
+compiles (the generator's sources and the package version); a product's key adds the product
+asked for. A product built from other data is never served: a changed card is in the next
+pack. ``ProductCache.entry`` looks a content up once (a ``Database.session`` computes its key
+once): the ``Kept`` it returns holds that content's products and values. Without a file
+(``:memory:`` databases) only a ``ProductCache`` whose owner clears it keeps products.
 """
 
 from __future__ import annotations
@@ -33,10 +35,8 @@ import pickle
 import re
 import sys
 import threading
-import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
@@ -47,13 +47,14 @@ from boosterkit.generator.model import ProductDef
 from boosterkit.generator.small import LiteProduct
 
 if TYPE_CHECKING:
-    import duckdb
-
+    from boosterkit.database import Database, DbLike
     from boosterkit.generator.engine import CompiledProduct
+    from boosterkit.pipeline.db import Connection
 
     Compiled = CompiledProduct | LiteProduct
 
-    DbArg = str | os.PathLike[str] | duckdb.DuckDBPyConnection | None
+    #: The ``db`` entry points take (``boosterkit.database.DbLike``; this older name stays).
+    DbArg = DbLike
     #: What a kept value belongs to: (set, product), or nothing (the database alone).
     Scope = tuple[()] | tuple[str, str | None]
 
@@ -66,10 +67,12 @@ _SOURCES = tuple(sorted(p.name for p in _GENERATOR_DIR.glob("*.py")))
 
 __all__ = [
     "DEFAULT",
+    "Kept",
     "KeptStore",
     "ProductCache",
     "ProductStore",
     "compiled_product",
+    "content_key",
     "file_stamp",
     "kept_key",
     "load_product",
@@ -77,24 +80,22 @@ __all__ = [
 ]
 
 
-def load_product(set_code: str, product: str | None = None, db: DbArg = None) -> ProductDef:
+def load_product(set_code: str, product: str | None = None, db: DbLike = None) -> ProductDef:
     """The ``ProductDef`` of ``set_code``/``product``, resolved from the database ``db``.
 
-    ``db`` is an open DuckDB connection, a path (opened read-only) or None for the
-    configured database (``boosterkit.config.db_path()``). Always reads the database.
+    ``db``: a ``Database``, an open DuckDB connection, a path (opened read-only) or None for
+    the configured database (``boosterkit.config.db_path()``). Always reads the database.
     """
+    from boosterkit.database import Database
+
+    with Database.of(db).read() as con:
+        return _resolved(con, set_code, product)
+
+
+def _resolved(con: Connection, set_code: str, product: str | None) -> ProductDef:
     from boosterkit.generator.products import resolve_product
 
-    if db is not None and not isinstance(db, (str, os.PathLike)):
-        return resolve_product(db, set_code.lower(), product)
-    from boosterkit import config
-    from boosterkit.pipeline import db as dbmod
-
-    con = dbmod.connect(config.db_path(db), read_only=True)
-    try:
-        return resolve_product(con, set_code.lower(), product)
-    finally:
-        con.close()
+    return resolve_product(con, set_code.lower(), product)
 
 
 def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]:
@@ -155,17 +156,28 @@ def _norm(set_code: str, product: str | None) -> tuple[str, str | None]:
     return set_code.strip().lower(), (product.strip().lower() or None) if product else None
 
 
+def content_key(path: Path, content: tuple[Any, str] | None = None) -> str | None:
+    """The key of what the database file ``path`` holds now (None without a file): its
+    stamp, path, the booster data's hash and the compiling code's. ``content``: the stamp
+    and the data hash when already read."""
+    stamp, data = content if content is not None else (file_stamp(path), _data_hash())
+    if not stamp:
+        return None
+    return _key((_code_hash(), data, os.path.abspath(path), stamp))
+
+
 def product_key(
     path: Path, set_code: str, product: str | None, content: tuple[Any, str] | None = None
 ) -> str | None:
     """The key of a compiled product of the database file ``path`` (None without a file).
 
-    ``content``: the file's stamp and the booster data's hash when already read (see
-    ``ProductCache.pinned``)."""
-    stamp, data = content if content is not None else (file_stamp(path), _data_hash())
-    if not stamp:
-        return None
-    return _key((_code_hash(), data, os.path.abspath(path), stamp, *_norm(set_code, product)))
+    ``content``: the file's stamp and the booster data's hash when already read."""
+    base = content_key(path, content)
+    return _product_key(base, *_norm(set_code, product)) if base is not None else None
+
+
+def _product_key(base: str, set_code: str, product: str | None) -> str:
+    return _key((base, set_code, product))
 
 
 @functools.lru_cache(maxsize=256)
@@ -187,11 +199,12 @@ def kept_key(
     content: tuple[Any, str] | None = None,
 ) -> str | None:
     """The key of a value ``build`` computes from the database file ``path`` for ``scope``
-    (a set and product: keyed as that product; empty: the database alone)."""
-    set_code, product = scope if scope else ("", None)
-    base = product_key(path, set_code, product, content=content)
-    if base is None:
-        return None
+    (a set and product, or empty: the database alone)."""
+    base = content_key(path, content)
+    return _kept_key(base, name, build, scope) if base is not None else None
+
+
+def _kept_key(base: str, name: str, build: Callable[..., Any], scope: Scope) -> str:
     return _key((base, name, _module_hash(build.__module__), scope))
 
 
@@ -316,29 +329,7 @@ class ProductStore:
             pass
 
 
-_PATHS: weakref.WeakKeyDictionary[Any, Path | None] = weakref.WeakKeyDictionary()
-_PATHS_LOCK = threading.Lock()
-
-
-def _connection_path(con: Any) -> Path | None:
-    """The file of an open DuckDB connection (None for an in-memory one), asked once per
-    connection."""
-    with _PATHS_LOCK:
-        if con in _PATHS:
-            return _PATHS[con]
-    try:
-        row = con.execute(
-            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
-        ).fetchone()
-    except Exception:  # not a DuckDB connection we can ask  # noqa: BLE001
-        return None
-    path = Path(row[0]) if row and row[0] else None
-    with _PATHS_LOCK:
-        _PATHS[con] = path
-    return path
-
-
-class _Kept:
+class _Forms:
     """A product held in memory: the full form, the lite form, or both."""
 
     __slots__ = ("full", "lite")
@@ -358,7 +349,7 @@ class _Kept:
             raise ValueError(f"a kept product without its {'lite' if lite else 'full'} form")
         return found
 
-    def merge(self, other: _Kept) -> None:
+    def merge(self, other: _Forms) -> None:
         self.full = self.full or other.full
         self.lite = self.lite or other.lite
 
@@ -369,16 +360,26 @@ class _Kept:
         return kept.product.code
 
 
+class _Content:
+    """What memory holds of one database content: products by (set, product), values by
+    (name, *scope), least recently used first."""
+
+    __slots__ = ("products", "values")
+
+    def __init__(self) -> None:
+        self.products: OrderedDict[tuple[str, str | None], _Forms] = OrderedDict()
+        self.values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+
 class ProductCache:
     """Compiled products in memory, least recently used out, backed by the files beside the
     database. Safe to share between threads; concurrent misses on one key compile once.
 
-    ``db_path``: the database file the products come from, when the caller passes open
-    connections (saves asking the connection). ``connect``: how to read that database on a
-    miss (a callable returning a context manager that yields a connection; the service's
-    shared read-only cursor), instead of the ``db`` passed to ``get``. Products of a database
-    without a file are kept by (set, product) only when ``pathless`` is true: their owner
-    then calls ``clear()`` when the data may have changed.
+    ``db_path``: the database file the products come from, for callers that pass open
+    connections (saves asking the connection). Products of a database without a file are
+    kept by (set, product) only when ``pathless`` is true: their owner then calls
+    ``clear()`` when the data may have changed. A ``boosterkit.database.Database`` holds one
+    and reads through its own connection policy on a miss.
     """
 
     def __init__(
@@ -386,221 +387,214 @@ class ProductCache:
         maxsize: int = 64,
         *,
         db_path: str | os.PathLike[str] | None = None,
-        connect: Callable[[], AbstractContextManager[Any]] | None = None,
         pathless: bool = True,
     ) -> None:
         self.maxsize = maxsize
         self.db_path = Path(db_path) if db_path is not None else None
-        self.connect = connect
         self.pathless = pathless
         self.hits = 0  # in memory
         self.loads = 0  # from the files beside the database
         self.misses = 0  # compiled
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
-        self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see kept()
-        self._generation = 0  # bumped by clear(): a compile started before it is not kept
+        self._contents: OrderedDict[str | None, _Content] = OrderedDict()
+        self._count = 0  # products held, over every content
         self._pending: dict[tuple[Any, ...], threading.Lock] = {}
-        self._local = threading.local()  # see pinned()
 
-    @contextmanager
-    def pinned(self, db: DbArg) -> Iterator[None]:
-        """Within the block, this thread reads the stamp of ``db``'s file (and the booster
-        data's hash) once: every product and value it gets from ``db`` is of one content."""
-        path = self._path(db)
-        before = getattr(self._local, "pin", None)
-        self._local.pin = (db, path, (file_stamp(path), _data_hash()) if path else None)
-        try:
-            yield
-        finally:
-            self._local.pin = before
-
-    def _located(self, db: DbArg) -> tuple[Path | None, tuple[Any, str] | None]:
-        """(file, content: its stamp and the data hash when pinned) of ``db``."""
-        pin = getattr(self._local, "pin", None)
-        if pin is not None and pin[0] is db:
-            return pin[1], pin[2]
-        return self._path(db), None
-
-    def _path(self, db: DbArg) -> Path | None:
-        if self.db_path is not None:
-            return self.db_path
-        if db is None or isinstance(db, (str, os.PathLike)):
-            from boosterkit import config
-
-            path = config.db_path(db)
-            return None if str(path) == ":memory:" else path
-        return _connection_path(db)
-
-    def get(self, set_code: str, product: str | None, db: DbArg, *, lite: bool = False) -> Compiled:
-        """The compiled product of ``db`` (as ``load_product`` takes it): from memory, else
-        from the file beside the database, else resolved and compiled (and kept).
-
-        ``lite``: its ``LiteProduct`` (plain tuples, for ``generator.small``) instead, which
-        the next process loads without numpy."""
-        path, content = self._located(db)
-        key = product_key(path, set_code, product, content) if path is not None else None
+    def entry(self, database: Database) -> Kept:
+        """What is kept of ``database``'s content (its key computed once per session): the
+        one look-up a call makes; ``Kept.product`` and ``Kept.value`` read below it."""
+        path, key = database.located()
         if key is None and not self.pathless:
-            return _Kept(full=self._compile(set_code, product, db)).made(lite)
-        mkey = (key,) if key is not None else _norm(set_code, product)
+            return Kept(self, database, path, None, None)
         with self._lock:
-            hit = self._lookup(mkey, lite)
-            if hit is not None:
-                return hit
-            pending = self._pending.setdefault(mkey, threading.Lock())
-        with pending:
-            with self._lock:
-                hit = self._lookup(mkey, lite)
-                if hit is not None:
-                    return hit
-                generation = self._generation
-            try:
-                built = self._build(set_code, product, db, path, key, lite)
-                alias = self._alias(set_code, product, path, key, built.code())
-                with self._lock:
-                    if generation == self._generation:
-                        kept = self._items.setdefault(mkey, built)
-                        kept.merge(built)
-                        if alias is not None:
-                            self._items[alias] = kept
-                        while len(self._items) > self.maxsize:
-                            self._items.popitem(last=False)
-            finally:
-                # only once the product is in memory: a thread arriving in between would
-                # otherwise find neither the product nor the pending build, and build again
-                with self._lock:
-                    self._pending.pop(mkey, None)
-        return built.made(lite)
+            content = self._contents.get(key)
+            if content is None:
+                content = self._contents[key] = _Content()
+                while len(self._contents) > self.maxsize:
+                    self._count -= len(self._contents.popitem(last=False)[1].products)
+            else:
+                self._contents.move_to_end(key)
+        return Kept(self, database, path, key, content)
 
-    @staticmethod
-    def _alias(
-        set_code: str, product: str | None, path: Path | None, key: str | None, code: str
-    ) -> tuple[Any, ...] | None:
-        """The memory key of the product's own code when it was asked for by kind or as the
-        default (``deal`` asks for ``set``; the setup it writes names ``afr-set``)."""
-        if _norm(set_code, product)[1] == code:
-            return None
-        if key is None:
-            return _norm(set_code, code)
-        alias = product_key(path, set_code, code) if path is not None else None
-        return (alias,) if alias is not None else None
+    def _trim(self) -> None:
+        """Drop least recently used products past ``maxsize`` (with the lock held)."""
+        while self._count > self.maxsize:
+            oldest = next(c for c in self._contents.values() if c.products)
+            oldest.products.popitem(last=False)
+            self._count -= 1
 
-    def _compile(self, set_code: str, product: str | None, db: DbArg) -> CompiledProduct:
-        from boosterkit.generator.engine import compile_product
+    def get(
+        self, set_code: str, product: str | None, db: DbLike, *, lite: bool = False
+    ) -> Compiled:
+        """The compiled product of ``db`` (a ``Database``, a path or a connection), kept here:
+        ``Database.of(db, self).compiled(…)``."""
+        from boosterkit.database import Database
 
-        with self._reading(db) as con:
-            return compile_product(load_product(set_code, product, con))
+        return Database.of(db, self).compiled(set_code, product, lite=lite)
 
-    def _build(
-        self,
-        set_code: str,
-        product: str | None,
-        db: DbArg,
-        path: Path | None,
-        key: str | None,
-        lite: bool,
-    ) -> _Kept:
-        store = ProductStore.beside(path) if key is not None and path is not None else None
-        if store is not None and key is not None:
-            found = store.load(set_code, product, key, lite)
-            if found is not None:
-                with self._lock:
-                    self.loads += 1
-                return _Kept(lite=found) if isinstance(found, LiteProduct) else _Kept(full=found)
-        compiled = self._compile(set_code, product, db)
-        with self._lock:
-            self.misses += 1
-        if store is None or key is None or path is None:
-            return _Kept(full=compiled)
-        lite_form = small.lite(compiled)  # once, for every file written and for memory
-        store.save(set_code, product, key, compiled, lite_form)
-        code = compiled.product.code
-        if _norm(set_code, product)[1] != code and (alias := product_key(path, set_code, code)):
-            store.save(set_code, code, alias, compiled, lite_form)  # asked by kind: by code too
-        return _Kept(full=compiled, lite=lite_form)
+    def kept(self, name: str, build: Callable[[Any], T], db: DbLike, scope: Scope = ()) -> T:
+        """What ``build(connection)`` computes from ``db``, kept here:
+        ``Database.of(db, self).kept().value(…)``."""
+        from boosterkit.database import Database
 
-    def kept(self, name: str, build: Callable[[Any], T], db: DbArg, scope: Scope = ()) -> T:
-        """What ``build(connection)`` computes from the database ``db`` (e.g. the rows of a
-        product's cards), computed once per database content and kept like a product: in
-        memory, else in the file beside the database, else built (and kept).
-
-        ``scope``: (set, product) when the value belongs to that product (it is then keyed
-        as the product), empty when it depends on the database alone. The key also holds
-        ``name`` and the source of ``build``'s module, so changed code computes it again.
-        """
-        scope = _norm(*scope) if scope else scope
-        path, content = self._located(db)
-        key = kept_key(path, name, build, scope, content) if path is not None else None
-        if key is None and not self.pathless:
-            with self._reading(db) as con:
-                return build(con)
-        mkey = (key,) if key is not None else (name, *scope)
-        with self._lock:
-            if mkey in self._values:
-                self._values.move_to_end(mkey)
-                return self._values[mkey]
-            generation = self._generation
-        store = KeptStore.beside(path) if key is not None and path is not None else None
-        value = store.load(name, scope, key) if store is not None and key is not None else None
-        if value is None:
-            with self._reading(db) as con:
-                value = build(con)
-            if store is not None and key is not None:
-                store.save(name, scope, key, value)
-        with self._lock:
-            if generation == self._generation:
-                self._values[mkey] = value
-                while len(self._values) > self.maxsize:
-                    self._values.popitem(last=False)
-        return value
-
-    def keeps(self, db: DbArg) -> bool:
-        """Whether products and values of ``db`` are kept here (else every call builds)."""
-        if self.pathless:
-            return True
-        path, content = self._located(db)
-        return path is not None and bool(content[0] if content else file_stamp(path))
-
-    @contextmanager
-    def _reading(self, db: DbArg) -> Iterator[Any]:
-        """A connection to read ``db`` through: ``connect`` when set, ``db`` when it is one,
-        else the file opened read-only (closed after)."""
-        if self.connect is not None:
-            with self.connect() as con:
-                yield con
-            return
-        if db is not None and not isinstance(db, (str, os.PathLike)):
-            yield db
-            return
-        from boosterkit import config
-        from boosterkit.pipeline import db as dbmod
-
-        con = dbmod.connect(config.db_path(db), read_only=True)
-        try:
-            yield con
-        finally:
-            con.close()
-
-    def _lookup(self, key: tuple[Any, ...], lite: bool) -> Compiled | None:
-        """A kept product in the form asked for, counted as a hit (with the lock held)."""
-        kept = self._items.get(key)
-        found = kept.form(lite) if kept is not None else None
-        if found is not None:
-            self._items.move_to_end(key)
-            self.hits += 1
-        return found
+        return Database.of(db, self).kept().value(name, build, scope)
 
     def clear(self) -> None:
         """Forget every product held in memory (the files beside the database stay: they
-        are keyed by the file's content stamp)."""
+        are keyed by the file's content stamp). A build under way is not kept."""
         with self._lock:
-            self._items.clear()
-            self._values.clear()
-            self._generation += 1
+            self._contents.clear()
+            self._count = 0
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self._items)
+            return self._count
+
+
+class Kept:
+    """What a ``ProductCache`` keeps of one database content (``ProductCache.entry``): its
+    compiled products and the values read from it, from memory, else from the files beside
+    the database, else built through the database's connection (and kept)."""
+
+    def __init__(
+        self,
+        cache: ProductCache,
+        database: Database,
+        path: Path | None,
+        key: str | None,
+        content: _Content | None,
+    ) -> None:
+        self.cache, self.database, self.path, self.key = cache, database, path, key
+        self._content = content
+
+    @property
+    def keeps(self) -> bool:
+        """Whether products and values are kept (else every call builds)."""
+        return self._content is not None
+
+    @overload
+    def product(
+        self, set_code: str, product: str | None, *, lite: Literal[False] = False
+    ) -> CompiledProduct: ...
+    @overload
+    def product(self, set_code: str, product: str | None, *, lite: bool) -> Compiled: ...
+    def product(self, set_code: str, product: str | None, *, lite: bool = False) -> Compiled:
+        """The compiled product (``lite``: its ``LiteProduct``, plain tuples for
+        ``generator.small``, which the next process loads without numpy)."""
+        cache, content = self.cache, self._content
+        if content is None:
+            return _Forms(full=self._compile(set_code, product)).made(lite)
+        wanted = _norm(set_code, product)
+        with cache._lock:
+            hit = self._lookup(wanted, lite)
+            if hit is not None:
+                return hit
+            pending = cache._pending.setdefault((self.key, *wanted), threading.Lock())
+        with pending:
+            with cache._lock:
+                hit = self._lookup(wanted, lite)
+                if hit is not None:
+                    return hit
+            try:
+                built = self._build(set_code, product, lite)
+                alias = _norm(set_code, built.code())
+                with cache._lock:
+                    if self._attached():  # not after a clear(): a build under way is not kept
+                        held = content.products.get(wanted)
+                        if held is None:
+                            held = content.products[wanted] = built
+                            cache._count += 1
+                        held.merge(built)
+                        if alias != wanted:  # asked by kind or as the default: by code too
+                            cache._count += alias not in content.products
+                            content.products[alias] = held
+                        cache._trim()
+            finally:
+                # only once the product is in memory: a thread arriving in between would
+                # otherwise find neither the product nor the pending build, and build again
+                with cache._lock:
+                    cache._pending.pop((self.key, *wanted), None)
+        return built.made(lite)
+
+    def _attached(self) -> bool:
+        """Whether this content is still held (not cleared or dropped since the look-up)."""
+        return self.cache._contents.get(self.key) is self._content
+
+    def _lookup(self, wanted: tuple[str, str | None], lite: bool) -> Compiled | None:
+        """A held product in the form asked for, counted as a hit (with the lock held)."""
+        assert self._content is not None
+        held = self._content.products.get(wanted)
+        found = held.form(lite) if held is not None else None
+        if found is not None:
+            self._content.products.move_to_end(wanted)
+            self.cache.hits += 1
+        return found
+
+    def _compile(self, set_code: str, product: str | None) -> CompiledProduct:
+        from boosterkit.generator.engine import compile_product
+
+        with self.database.read() as con:
+            return compile_product(_resolved(con, set_code, product))
+
+    def _store(self) -> ProductStore | None:
+        return ProductStore.beside(self.path) if self.key and self.path else None
+
+    def _build(self, set_code: str, product: str | None, lite: bool) -> _Forms:
+        store = self._store()
+        key = _product_key(self.key, *_norm(set_code, product)) if self.key else ""
+        if store is not None:
+            found = store.load(set_code, product, key, lite)
+            if found is not None:
+                with self.cache._lock:
+                    self.cache.loads += 1
+                return _Forms(lite=found) if isinstance(found, LiteProduct) else _Forms(full=found)
+        compiled = self._compile(set_code, product)
+        with self.cache._lock:
+            self.cache.misses += 1
+        if store is None or self.key is None:
+            return _Forms(full=compiled)
+        lite_form = small.lite(compiled)  # once, for every file written and for memory
+        store.save(set_code, product, key, compiled, lite_form)
+        code = compiled.product.code
+        if _norm(set_code, product)[1] != code:  # asked by kind: kept by code too
+            alias = _product_key(self.key, *_norm(set_code, code))
+            store.save(set_code, code, alias, compiled, lite_form)
+        return _Forms(full=compiled, lite=lite_form)
+
+    def value(self, name: str, build: Callable[[Any], T], scope: Scope = ()) -> T:
+        """What ``build(connection)`` computes from the database (e.g. the rows of a
+        product's cards), computed once per database content and kept like a product: in
+        memory, else in the file beside the database, else built (and kept).
+
+        ``scope``: (set, product) when the value belongs to that product, empty when it
+        depends on the database alone. The key also holds ``name`` and the source of
+        ``build``'s module, so changed code computes it again.
+        """
+        content = self._content
+        if content is None:
+            with self.database.read() as con:
+                return build(con)
+        scope = _norm(*scope) if scope else scope
+        held = (name, *scope)
+        with self.cache._lock:
+            if held in content.values:
+                content.values.move_to_end(held)
+                found: T = content.values[held]
+                return found
+        store = KeptStore.beside(self.path) if self.key and self.path else None
+        key = _kept_key(self.key, name, build, scope) if self.key else ""
+        value = store.load(name, scope, key) if store is not None else None
+        if value is None:
+            with self.database.read() as con:
+                value = build(con)
+            if store is not None:
+                store.save(name, scope, key, value)
+        with self.cache._lock:
+            if self._attached():
+                content.values[held] = value
+                while len(content.values) > self.cache.maxsize:
+                    content.values.popitem(last=False)
+        return value
 
 
 #: The process's own products (keyed by database file and content; never by (set, product)
@@ -612,7 +606,7 @@ DEFAULT = ProductCache(16, pathless=False)
 def compiled_product(
     set_code: str,
     product: str | None,
-    db: DbArg,
+    db: DbLike,
     products: ProductCache | None = None,
     *,
     lite: Literal[False] = False,
@@ -621,7 +615,7 @@ def compiled_product(
 def compiled_product(
     set_code: str,
     product: str | None,
-    db: DbArg,
+    db: DbLike,
     products: ProductCache | None = None,
     *,
     lite: bool,
@@ -629,11 +623,13 @@ def compiled_product(
 def compiled_product(
     set_code: str,
     product: str | None,
-    db: DbArg,
+    db: DbLike,
     products: ProductCache | None = None,
     *,
     lite: bool = False,
 ) -> Compiled:
-    """The compiled product (``lite``: its ``LiteProduct``) from ``products`` (default
-    ``DEFAULT``)."""
-    return (products if products is not None else DEFAULT).get(set_code, product, db, lite=lite)
+    """The compiled product (``lite``: its ``LiteProduct``) of ``db`` (a ``Database``, a path
+    or a connection), kept in ``products`` (default: the handle's, else ``DEFAULT``)."""
+    from boosterkit.database import Database
+
+    return Database.of(db, products).compiled(set_code, product, lite=lite)

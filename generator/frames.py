@@ -14,21 +14,25 @@ only, so the CLI's ``--help`` does not pay for it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from boosterkit.errors import InputError
+from boosterkit.formats import FRAMES
 from boosterkit.generator.model import PROTO_FIELDS, Pack
-from boosterkit.generator.output import CSV_COLUMNS, ITEM_COLUMNS, PACK_COLUMNS
+from boosterkit.generator.output import CSV_COLUMNS, ITEM_COLUMNS, PACK_COLUMNS, write_frame
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from boosterkit.generator.cache import DbArg
+    from boosterkit.database import DbLike
     from boosterkit.generator.engine import CompiledProduct
 
-FRAME_FORMATS = ("parquet", "arrow")
+#: The names of the frame formats (``formats.FRAMES``; ``write_frame`` writes them).
+FRAME_FORMATS = FRAMES.names
+
+__all__ = ["FRAME_FORMATS", "open_frame", "packs_frame", "rows_frame", "simulate", "write_frame"]
 
 
 def _schema() -> dict[str, Any]:
@@ -111,24 +115,12 @@ def open_frame(
     product: str | None = None,
     count: int = 1,
     seed: int | None = None,
-    db: DbArg = None,
+    db: DbLike = None,
 ) -> pl.DataFrame:
     """``open_packs(...)`` as a DataFrame, one row per item."""
     from boosterkit.generator import iter_packs
 
     return packs_frame(iter_packs(set_code, product, count, seed, db))
-
-
-def write_frame(df: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
-    """Write ``df`` as ``parquet`` or ``arrow`` (Arrow IPC file) to a path or binary stream."""
-    if fmt == "parquet":
-        df.write_parquet(out)
-    elif fmt == "arrow":
-        df.write_ipc(out)
-    else:
-        raise InputError(
-            f"format {fmt!r}: expected one of {', '.join(FRAME_FORMATS)}", field="format"
-        )
 
 
 def rows_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:

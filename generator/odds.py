@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
 from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX
+
+if TYPE_CHECKING:
+    from boosterkit.database import DbLike
 
 DP_STATES_MAX = 200_000
 #: How a figure was computed, best first: a row takes the worst of what it is made of.
@@ -630,7 +633,7 @@ def odds(
     product: str | None = None,
     per: str = "pack",
     card: str | None = None,
-    db: Any = None,
+    db: DbLike = None,
     *,
     box_size: int | None = None,
     simulate: int = 0,
@@ -641,9 +644,10 @@ def odds(
 
     ``card``: only card rows of that name. ``simulate`` N > 0: also open N packs of ``seed``
     and add ``observed_*`` figures and ``z_*`` deviations in standard errors (per box: over
-    N // box_size whole boxes). ``db`` as ``open_packs`` takes it.
+    N // box_size whole boxes). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
+    connection).
     """
-    from boosterkit.generator.cache import compiled_product
+    from boosterkit.database import Database
     from boosterkit.generator.engine import check_seed
 
     per = check_per(per)
@@ -652,7 +656,7 @@ def odds(
             f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
         )
     seed = check_seed(seed)
-    cp = compiled_product(set_code, product, db)  # kept per database content, as `open` does
+    cp = Database.of(db).compiled(set_code, product)  # kept per database content, as `open`
     pd = cp.product
     size = _box_size(pd.kind, box_size)
     if per == "box" and size is None:

@@ -1,4 +1,5 @@
-"""Writing opened packs as text, JSON, JSON lines or CSV, one pack at a time (streaming).
+"""Writing opened packs: the formats of ``formats.PACKS`` (text, JSON, JSON lines, CSV), one
+pack at a time (streaming), and of ``formats.FRAMES`` (Parquet, Arrow: a polars frame).
 
 ``json`` is byte for byte ``serialize.to_json([p.to_dict() for p in packs])``; ``jsonl`` is
 one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one pack.
@@ -9,12 +10,17 @@ one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
+from boosterkit.formats import FRAMES, PACKS
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json
 
-FORMATS = ("text", "json", "jsonl", "csv")
+if TYPE_CHECKING:
+    import polars as pl
+
+#: The names of the pack formats (``formats.PACKS``).
+FORMATS = PACKS.names
 
 #: CSV columns of the pack an item is in (``Pack.to_dict``'s index, variant, set, product, seed).
 PACK_COLUMNS = ("pack", "variant", "set_code", "product", "seed")
@@ -32,7 +38,9 @@ def pack_json_line(pack: Pack) -> str:
     return fast() if fast else to_json(pack.to_dict(), indent=None)
 
 
-def write_jsonl(packs: Iterable[Pack], out: TextIO, chunk: int = 256) -> int:
+def write_jsonl(
+    packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False, chunk: int = 256
+) -> int:
     """One pack a line, written ``chunk`` packs at a time (a ``write`` per line costs more
     than building the line)."""
     n = 0
@@ -48,7 +56,7 @@ def write_jsonl(packs: Iterable[Pack], out: TextIO, chunk: int = 256) -> int:
     return n
 
 
-def write_json(packs: Iterable[Pack], out: TextIO) -> int:
+def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
     """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check)."""
     n = 0
     for n, pack in enumerate(packs, 1):
@@ -58,9 +66,9 @@ def write_json(packs: Iterable[Pack], out: TextIO) -> int:
     return n
 
 
-def write_csv(packs: Iterable[Pack], out: TextIO, *, raw: bool = False) -> int:
-    """One item a row; formula-like cells neutralised unless ``raw``."""
-    w = CsvWriter(out, CSV_COLUMNS, raw=raw)
+def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
+    """One item a row; formula-like cells neutralised unless ``csv_raw``."""
+    w = CsvWriter(out, CSV_COLUMNS, raw=csv_raw)
     n = 0
     for pack in packs:
         n += 1
@@ -92,20 +100,40 @@ def pack_text(pack: Pack) -> str:
     return "\n".join(lines)
 
 
-def write_text(packs: Iterable[Pack], out: TextIO) -> int:
+def write_text(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
+    """Each pack as ``pack_text``, a blank line between packs."""
     n = 0
     for n, pack in enumerate(packs, 1):
         out.write(("" if n == 1 else "\n") + pack_text(pack) + "\n")
     return n
 
 
-WRITERS = {"text": write_text, "json": write_json, "jsonl": write_jsonl, "csv": write_csv}
-
-
-def write_packs(packs: Iterable[Pack], fmt: str, out: TextIO, *, csv_raw: bool = False) -> int:
-    """Write ``packs`` to ``out`` in ``fmt`` (one of ``FORMATS``); returns how many.
+def write_packs(packs: Iterable[Pack], fmt: str, out: Any, *, csv_raw: bool = False) -> int:
+    """Write ``packs`` to ``out`` in ``fmt``; returns how many. A ``formats.PACKS`` format
+    goes to a text stream, a ``formats.FRAMES`` one to a binary stream or a path (the packs
+    as one frame, ``frames.packs_frame``).
 
     ``csv_raw``: CSV cells exactly as the data has them (no formula neutralising)."""
-    if fmt == "csv":
-        return write_csv(packs, out, raw=csv_raw)
-    return WRITERS[fmt](packs, out)
+    if fmt in FRAMES:
+        from boosterkit.generator.frames import packs_frame  # numpy and polars: only here
+
+        packs = list(packs)
+        write_frame(packs_frame(packs), fmt, out)
+        return len(packs)
+    written: int = PACKS.get(fmt).renderer()(packs, out, csv_raw=csv_raw)
+    return written
+
+
+def write_frame(frame: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
+    """Write a frame in ``fmt`` (a ``formats.FRAMES`` format) to a path or binary stream."""
+    FRAMES.get(fmt).renderer()(frame, out)
+
+
+def write_parquet(frame: pl.DataFrame, out: str | IO[bytes]) -> None:
+    """``frame`` as a Parquet file."""
+    frame.write_parquet(out)
+
+
+def write_arrow(frame: pl.DataFrame, out: str | IO[bytes]) -> None:
+    """``frame`` as an Arrow IPC file."""
+    frame.write_ipc(out)

@@ -13,14 +13,16 @@ import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError
-from boosterkit.generator import cache, small
+from boosterkit.generator import small
 from boosterkit.generator.cache import load_product
 from boosterkit.generator.model import Pack
 from boosterkit.generator.rng import check_seed
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import Compiled, DbArg, ProductCache
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import Compiled, ProductCache
 
 BATCH = 8192  # packs drawn per numpy batch when streaming
 
@@ -37,16 +39,15 @@ def iter_packs(
     product: str | None = None,
     count: int = 1,
     seed: int | None = None,
-    db: DbArg = None,
+    db: DbLike = None,
     *,
     products: ProductCache | None = None,
 ) -> Iterator[Pack]:
     """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output).
 
-    ``products``: a ``generator.cache.ProductCache`` to take the compiled product from
-    (default: the process's own, which also keeps products beside a database file).
+    ``db`` and ``products`` as ``open_packs`` takes them.
     """
-    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
     for start in range(1, count + 1, BATCH):
         batch = drawn(compiled, seed, start, min(BATCH, count + 1 - start))
         batch.reverse()
@@ -59,7 +60,7 @@ def open_packs(
     product: str | None = None,
     count: int = 1,
     seed: int | None = None,
-    db: DbArg = None,
+    db: DbLike = None,
     *,
     products: ProductCache | None = None,
 ) -> list[Pack]:
@@ -67,11 +68,13 @@ def open_packs(
 
     ``product`` None means the set's draft booster (or its only product). Pack *i* (1-based)
     depends only on (``seed``, *i*); ``seed`` None picks a random one, kept in ``Pack.seed``.
-    ``db``: a database path (opened read-only only when the product is not kept already),
-    an open DuckDB connection, or None for the configured database. Unknown set or
-    product: ``NotFoundError`` listing what exists. ``products``: see ``iter_packs``.
+    ``db``: a ``boosterkit.database.Database``, or a database path (opened read-only only
+    when the product is not kept already), an open DuckDB connection, or None for the
+    configured database. Unknown set or product: ``NotFoundError`` listing what exists.
+    ``products``: a ``generator.cache.ProductCache`` to keep the compiled product in, for a
+    path or a connection (default: the process's own; a ``Database`` holds its own).
     """
-    compiled, seed = _prepared(set_code, product, count, seed, db, products)
+    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
     packs: list[Pack] = []
     for start in range(1, count + 1, BATCH):
         packs += drawn(compiled, seed, start, min(BATCH, count + 1 - start))
@@ -92,8 +95,7 @@ def _prepared(
     product: str | None,
     count: int,
     seed: int | None,
-    db: DbArg,
-    products: ProductCache | None,
+    database: Database,
 ) -> tuple[Compiled, int]:
     """The compiled product (lite for a few packs) and the checked (or new) seed, after
     checking ``count``."""
@@ -101,4 +103,4 @@ def _prepared(
         raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
     seed = new_seed() if seed is None else check_seed(seed)
     lite = count <= small.SMALL
-    return cache.compiled_product(set_code, product, db, products, lite=lite), seed
+    return database.compiled(set_code, product, lite=lite), seed

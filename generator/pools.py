@@ -15,22 +15,26 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError
-from boosterkit.generator import cache, rng, small
+from boosterkit.formats import POOLS
+from boosterkit.generator import rng, small
 from boosterkit.generator.packs import drawn, new_seed
 from boosterkit.generator.rng import check_seed
-from boosterkit.serialize import md_inline
+from boosterkit.serialize import md_inline, to_json
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from boosterkit.generator.cache import DbArg
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import ProductCache
     from boosterkit.pipeline.queries import CardArt
 
 #: Players of one pool event (a sealed flight, a draft pod).
 MAX_POOL_PLAYERS = 64
 MAX_PACKS = 36
-FORMATS = ("text", "md", "html", "json", "decklist")
+#: The names of the pool formats (``formats.POOLS``).
+FORMATS = POOLS.names
 COLOR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
 SECTIONS = (
     "White",
@@ -122,11 +126,12 @@ def open_pools(
     packs: int,
     product: str | None = None,
     seed: int | None = None,
-    db: DbArg = None,
+    db: DbLike = None,
     *,
-    products: Any = None,
+    products: ProductCache | None = None,
 ) -> dict[str, Any]:
-    """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product``.
+    """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product`` (``db`` and
+    ``products`` as ``open_packs`` takes them).
 
     Returns ``{"set", "product", "seed", "players", "packs_per_player", "pools": [{"player",
     "seed", "packs": [Pack.to_dict()…], "cards": [sorted, with counts], "others": […]}]}``.
@@ -134,7 +139,7 @@ def open_pools(
     _check(players, packs)
     seed = new_seed() if seed is None else check_seed(seed)
     # The product once for the table: pack i of a pool depends only on (pool seed, i).
-    compiled = cache.compiled_product(set_code, product, db, products, lite=packs <= small.SMALL)
+    compiled = Database.of(db, products).compiled(set_code, product, lite=packs <= small.SMALL)
     pools: list[dict[str, Any]] = []
     product_code = None
     for i in range(1, players + 1):
@@ -260,9 +265,9 @@ def pool_html(data: dict[str, Any], images: Mapping[str, CardArt] | None = None)
     )
 
 
-def pool_images(db: Any, data: dict[str, Any]) -> dict[str, CardArt]:
+def pool_images(db: DbLike, data: dict[str, Any]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the pools' cards that have a Scryfall image (``db``: a
-    connection, a database path or None for the configured one)."""
+    ``Database``, a connection, a database path or None for the configured one)."""
     from boosterkit.pipeline.queries import card_art
 
     return card_art(db, (c["card_id"] for pool in data["pools"] for c in pool["cards"]))
@@ -300,21 +305,10 @@ def render_pool(
     fmt: str,
     images: Mapping[str, CardArt] | None = None,
 ) -> str:
-    """One player's pool in ``fmt`` (one of ``FORMATS``; ``json``: the event without the
-    other pools; ``images``: HTML only)."""
-    if fmt == "json":
-        from boosterkit.serialize import to_json
-
-        return to_json({**data, "pools": [pool]}) + "\n"
-    if fmt == "html":
-        return pool_html({**data, "pools": [pool]}, images)
-    if fmt == "decklist":
-        return decklist(pool)
-    if fmt == "md":
-        return pool_md(data, pool) + "\n"
-    if fmt == "text":
-        return pool_text(data, pool) + "\n"
-    raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
+    """One player's pool in ``fmt`` (a ``formats.POOLS`` format; ``json``: the event without
+    the other pools; ``images``: HTML only)."""
+    rendered: str = POOLS.get(fmt).renderer()(data, images, pool)
+    return rendered
 
 
 def render_pools(
@@ -322,19 +316,57 @@ def render_pools(
 ) -> str:
     """Every pool in ``fmt`` as one document (``html``: a page per player, with ``images``
     if given)."""
-    if fmt == "html":
-        return pool_html(data, images)
-    if fmt == "json":
-        from boosterkit.serialize import to_json
+    rendered: str = POOLS.get(fmt).renderer()(data, images)
+    return rendered
 
-        return to_json(data) + "\n"
-    sep = {"text": "\n\f\n", "md": "\n---\n\n", "decklist": "\n"}.get(fmt, "\n")
-    parts = []
-    for pool in data["pools"]:
-        text = render_pool(data, pool, fmt)
-        parts.append(f"// Player {pool['player']}\n{text}" if fmt == "decklist" else text)
-    return sep.join(parts)
+
+def _one(data: dict[str, Any], pool: dict[str, Any] | None) -> dict[str, Any]:
+    return {**data, "pools": [pool]} if pool is not None else data
+
+
+# The functions of ``formats.POOLS``: (the event, images, one player's pool or None for all).
+
+
+def text_pools(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """Plain text, a form feed between players."""
+    pools = [pool] if pool is not None else data["pools"]
+    return "\n\f\n".join(pool_text(data, p) + "\n" for p in pools)
+
+
+def md_pools(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """Markdown, a rule between players."""
+    pools = [pool] if pool is not None else data["pools"]
+    return "\n---\n\n".join(pool_md(data, p) + "\n" for p in pools)
+
+
+def html_pools(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """A printable HTML document, a page per player (card images with ``images``)."""
+    return pool_html(_one(data, pool), images)
+
+
+def json_pools(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """The event as JSON (``pool``: with that player's pool alone)."""
+    return to_json(_one(data, pool)) + "\n"
+
+
+def decklist_pools(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """Deck-list import text (``decklist``), each player's headed ``// Player N`` when all
+    are in one document."""
+    if pool is not None:
+        return decklist(pool)
+    return "\n".join(f"// Player {p['player']}\n{decklist(p)}" for p in data["pools"])
 
 
 def extension(fmt: str) -> str:
-    return {"text": "txt", "md": "md", "html": "html", "json": "json", "decklist": "txt"}[fmt]
+    """The file extension of a pool written in ``fmt`` (``pool -o DIR``)."""
+    return POOLS.get(fmt).extension

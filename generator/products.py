@@ -21,7 +21,7 @@ import re
 import shlex
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
@@ -30,6 +30,9 @@ from boosterkit.generator.model import CARD_COLUMNS, CardInfo, ProductDef, Sheet
 from boosterkit.pipeline import thelist
 from boosterkit.pipeline.db import Connection, one_row, scalar
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
+
+if TYPE_CHECKING:
+    from boosterkit.database import DbLike
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
@@ -648,6 +651,28 @@ def _unresolved(
             product.set_code, [*missing, *guessed, *sorted(set(extra_missing))], old_list
         ),
     }
+
+
+class Listing(NamedTuple):
+    """A set's products as ``list_products`` lists them, and, when there are none, why."""
+
+    products: list[dict[str, Any]]
+    reason: str | None
+
+
+def set_products(db: DbLike, set_code: str) -> Listing:
+    """``list_products`` of ``set_code`` read through ``db`` (a ``Database``, a path or a
+    connection), each product's summary taken from the product kept compiled
+    (``generator.cache``, compiled now if it is not), and why there are none if so."""
+    from boosterkit.database import Database
+
+    database = Database.of(db)
+    with database.session() as con:
+        kept = database.kept()
+        found = list_products(
+            con, set_code, product_of=lambda code: kept.product(set_code, code, lite=True).product
+        )
+        return Listing(found, None if found else no_products_reason(con, set_code))
 
 
 def list_products(

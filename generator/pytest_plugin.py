@@ -27,6 +27,7 @@ import pytest
 from boosterkit.generator.model import Pack
 
 if TYPE_CHECKING:
+    from boosterkit.database import Database
     from boosterkit.generator.cache import ProductCache
 
 PackFactory = Callable[..., Pack]
@@ -86,8 +87,17 @@ def boosterkit_products(boosterkit_db: Path) -> ProductCache:
     return ProductCache(db_path=boosterkit_db)
 
 
+@pytest.fixture(scope="session")
+def boosterkit_database(boosterkit_db: Path, boosterkit_products: ProductCache) -> Database:
+    """The ``Database`` handle the booster fixtures read: ``boosterkit_db``, its products
+    kept in ``boosterkit_products``."""
+    from boosterkit.database import Database
+
+    return Database(boosterkit_db, products=boosterkit_products)
+
+
 @pytest.fixture
-def booster_packs(boosterkit_db: Path, boosterkit_products: ProductCache) -> PacksFactory:
+def booster_packs(boosterkit_database: Database) -> PacksFactory:
     """Factory: ``booster_packs("afr", product="draft", count=8, seed=1)`` -> list of packs.
 
     Each (set, product) is compiled once per database content (a changed database file gives
@@ -98,14 +108,7 @@ def booster_packs(boosterkit_db: Path, boosterkit_products: ProductCache) -> Pac
     def make(
         set_code: str, product: str | None = None, count: int = 1, seed: int = 0
     ) -> list[Pack]:
-        return open_packs(
-            set_code,
-            product=product,
-            count=count,
-            seed=seed,
-            db=boosterkit_db,
-            products=boosterkit_products,
-        )
+        return open_packs(set_code, product, count, seed, db=boosterkit_database)
 
     return make
 

@@ -7,12 +7,10 @@ the pure ``minigames.engine``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
@@ -27,7 +25,8 @@ from boosterkit.minigames.lookup import card_facts, kept_cards, kept_minigames, 
 from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import DbArg, ProductCache
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import Compiled, Kept, ProductCache
     from boosterkit.pipeline.db import Connection
 
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
@@ -80,54 +79,23 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
     }
 
 
-@contextmanager
-def _reader(db: DbArg) -> Iterator[Callable[[], Connection]]:
-    """A function giving a connection to ``db``: ``db`` itself when it is one, else the file
-    opened read-only on the first call (and closed at the end): a kept product and a given
-    set need no database at all."""
-    if db is not None and not isinstance(db, (str, os.PathLike)):
-        yield lambda: db
-        return
-    opened: list[Connection] = []
-
-    def connection() -> Connection:
-        if not opened:
-            from boosterkit import config
-            from boosterkit.pipeline import db as dbmod
-
-            opened.append(dbmod.connect(config.db_path(db), read_only=True))
-        return opened[0]
-
-    try:
-        yield connection
-    finally:
-        for c in opened:
-            c.close()
-
-
 def _open(
-    con: DbArg,
-    spec: Minigame,
-    set_code: str,
-    product: str | None,
-    count: int,
-    seed: int,
-    products: ProductCache | None = None,
-) -> tuple[list[Pack], str | None, str | None, Any]:
+    kept: Kept, spec: Minigame, set_code: str, product: str | None, count: int, seed: int
+) -> tuple[list[Pack], str | None, str | None, Compiled]:
     """The packs (seed checked), the product they were opened as, a note when the game's
     product is missing and the set's default product was used instead, and that product."""
-    from boosterkit.generator import cache, small
+    from boosterkit.generator import small
     from boosterkit.generator.packs import drawn
 
     lite = count <= small.SMALL
     if product is not None:
-        cp = cache.compiled_product(set_code, product, con, products, lite=lite)
+        cp = kept.product(set_code, product, lite=lite)
         return drawn(cp, seed, 1, count), product, None, cp
     try:
-        cp = cache.compiled_product(set_code, spec.product, con, products, lite=lite)
+        cp = kept.product(set_code, spec.product, lite=lite)
         return drawn(cp, seed, 1, count), spec.product, None, cp
     except NotFoundError:
-        cp = cache.compiled_product(set_code, None, con, products, lite=lite)
+        cp = kept.product(set_code, None, lite=lite)
         packs = drawn(cp, seed, 1, count)
         code = packs[0].product if packs else None
         note = (
@@ -138,7 +106,7 @@ def _open(
 
 
 def deal(
-    con: DbArg,
+    db: DbLike,
     game: str,
     players: int,
     set_code: str | None = None,
@@ -150,13 +118,14 @@ def deal(
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
 
-    ``con``: an open connection, or a database path (opened read-only only if needed), or
-    None for the configured database.
+    ``db``: a ``boosterkit.database.Database``, or an open connection, a database path
+    (opened read-only only if needed), or None for the configured database.
     ``set_code`` None: a set the game was printed for that is in the database. ``product``
     None: the game's product (Set Boosters), else the set's default product with a note.
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
-    ``products``: a ``generator.cache.ProductCache`` (default: the process's own).
+    ``products``: a ``generator.cache.ProductCache`` for a path or a connection (default:
+    the process's own; a ``Database`` holds its own).
     ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
     ``lang``: the sheet's language (``en``, ``fr``, ``es``).
     """
@@ -174,8 +143,11 @@ def deal(
     if strict_backs is None:
         strict_backs = spec.face_down
     seed = new_seed() if seed is None else check_seed(seed)
-    with _pinned(con, products):
-        setup = _deal(con, spec, players, set_code, product, seed, strict_backs, products, lang)
+    database = Database.of(db, products)
+    with database.session() as con:  # one content key; a connection only if one is needed
+        setup = _deal(
+            database.kept(), con, spec, players, set_code, product, seed, strict_backs, lang
+        )
     if spec.status.packs == "I" and spec.packs.note:
         setup.notes.insert(0, f"Inferred, not printed on the card: {spec.packs.note}.")
     if spec.setup_status != "C":
@@ -187,60 +159,50 @@ def deal(
     return setup
 
 
-@contextmanager
-def _pinned(con: DbArg, products: ProductCache | None) -> Iterator[None]:
-    """One read of the database file's stamp for the whole call (``ProductCache.pinned``)."""
-    from boosterkit.generator import cache
-
-    with (products if products is not None else cache.DEFAULT).pinned(con):
-        yield
-
-
 def _deal(
-    con: DbArg,
+    kept: Kept,
+    con: Connection,
     spec: Minigame,
     players: int,
     set_code: str | None,
     product: str | None,
     seed: int,
     strict_backs: bool,
-    products: ProductCache | None,
     lang: str,
 ) -> Setup:
-    """``deal`` after its checks: the packs, the steps, and what the sheet reads."""
-    minigames = kept_minigames(con, products)  # kept per database content, like the cards
-    with _reader(con) as connection:
-        given = set_code.strip().lower() if set_code and set_code.strip() else None
-        set_code = given or default_set(None, spec, minigames.sets)
-        packs, used, note, cp = _open(
-            con, spec, set_code, product, spec.pack_count(players), seed, products
+    """``deal`` after its checks: the packs, the steps, and what the sheet reads, all from
+    ``kept`` (the one look-up of the database's content) or else ``con``."""
+    minigames = kept_minigames(kept)  # kept per database content, like the cards
+    given = set_code.strip().lower() if set_code and set_code.strip() else None
+    set_code = given or default_set(None, spec, minigames.sets)
+    packs, used, note, cp = _open(kept, spec, set_code, product, spec.pack_count(players), seed)
+    cards = kept_cards(kept, set_code, used, cp)  # None: nothing kept of this database
+    basics = None
+    if spec.adds_external:
+        basics = cards.basics if cards else basic_lands(con, set_code)
+    try:
+        setup = run_steps(
+            spec,
+            packs,
+            players,
+            seed,
+            set_code=set_code,
+            product=used,
+            strict_backs=strict_backs,
+            basics=basics,
         )
-        cards = kept_cards(con, set_code, used, products, cp)  # None: nothing kept for con
-        basics = None
-        if spec.adds_external:
-            basics = cards.basics if cards else basic_lands(connection(), set_code)
-        try:
-            setup = run_steps(
-                spec,
-                packs,
-                players,
-                seed,
-                set_code=set_code,
-                product=used,
-                strict_backs=strict_backs,
-                basics=basics,
+    except SetupError as exc:
+        exc.set_code, exc.product = set_code, used
+        if isinstance(exc, UnknownCardsError):
+            kind = _Attempt(kept, con, spec, players, seed, strict_backs).alternative(
+                set_code, cp.product.code, basics
             )
-        except SetupError as exc:
-            exc.set_code, exc.product = set_code, used
-            if isinstance(exc, UnknownCardsError):
-                deals = _Attempt(con, connection, spec, players, seed, strict_backs, products)
-                kind = deals.alternative(set_code, cp.product.code, basics)
-                if kind:
-                    exc.offer(kind)
-            raise
-        setup.lang = lang
-        setup.rules_text = rules_text(minigames, spec, lang, set_code)
-        setup.facts = card_facts(setup, cards.rows if cards else {}, connection)
+            if kind:
+                exc.offer(kind)
+        raise
+    setup.lang = lang
+    setup.rules_text = rules_text(minigames, spec, lang, set_code)
+    setup.facts = card_facts(setup, cards.rows if cards else {}, con)
     if note:
         setup.notes.insert(0, note)
     return setup
@@ -255,31 +217,28 @@ ALTERNATIVE_KINDS = ("draft", "play", "set")
 class _Attempt:
     """What a deal was asked for, to try it again with another product of the set."""
 
-    con: DbArg
-    connection: Callable[[], Connection]
+    kept: Kept
+    con: Connection
     spec: Minigame
     players: int
     seed: int
     strict_backs: bool
-    products: ProductCache | None
 
     def alternative(
         self, set_code: str, used: str, basics: dict[str, CardInfo] | None
     ) -> str | None:
         """The first kind of ``ALTERNATIVE_KINDS`` whose default product is not ``used``,
         holds no card the database lacks, and deals this seed."""
-        from boosterkit.generator import cache, small
+        from boosterkit.generator import small
         from boosterkit.generator.packs import drawn
         from boosterkit.generator.products import default_products, holds_unresolved
 
         count = self.spec.pack_count(self.players)
-        defaults = default_products(self.connection(), set_code)
+        defaults = default_products(self.con, set_code)
         for kind in ALTERNATIVE_KINDS:
             if defaults.get(kind) in (None, used):
                 continue
-            cp = cache.compiled_product(
-                set_code, defaults[kind], self.con, self.products, lite=count <= small.SMALL
-            )
+            cp = self.kept.product(set_code, defaults[kind], lite=count <= small.SMALL)
             if holds_unresolved(cp.product):
                 continue
             try:

@@ -10,19 +10,17 @@ from boosterkit.errors import BoosterkitError
 from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.setupfile import SetupFile, SetupZone
 from boosterkit.minigames.validate import Violation
-from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.database import DbLike
 
 #: Zone keys compared besides the cards.
 _ZONE_KEYS = ("owner", "kind", "visibility", "rows", "cols")
 
 
-def compare_exact(
-    con: Connection, data: SetupFile, spec: Minigame, products: ProductCache | None = None
-) -> list[Violation]:
-    """The differences between ``data`` and ``deal`` for its arguments, one violation each."""
+def compare_exact(db: DbLike, data: SetupFile, spec: Minigame) -> list[Violation]:
+    """The differences between ``data`` and ``deal`` for its arguments, one violation each
+    (``db``: as ``deal`` takes it)."""
     from boosterkit.minigames import deal
 
     if not isinstance(data.get("seed"), int) or not isinstance(data.get("set"), str):
@@ -35,14 +33,13 @@ def compare_exact(
         ]
     try:
         want = deal(
-            con,
+            db,
             spec.id,
             data["players"],
             data["set"],
             data.get("product"),
             data["seed"],
             data.get("strict_backs"),
-            products=products,
         ).to_dict()
     except BoosterkitError as exc:
         return [Violation("exact", f"exact: `deal` cannot make this setup: {exc}")]

@@ -3,16 +3,17 @@ database: the game's own rules text (from its minigame card when the database ho
 facts of each dealt card that the packs do not carry (toughness, loyalty, rules text), and the
 card rows ``validate`` checks a setup against.
 
-All of it is read once per database content and kept with the compiled product
-(``generator.cache.ProductCache.kept``): ``kept_cards`` holds the rows of every card a product
-can put in a pack and of its set's basic lands, ``kept_minigames`` the minigame cards' texts
-and the sets that hold cards. A deal or a validation of kept packs then reads no database;
-a card outside those (an id typed into a setup file) is read with one query.
+All of it is read once per database content and kept with the compiled products
+(``generator.cache.Kept.value``, of ``Database.kept()``): ``kept_cards`` holds the rows of
+every card a product can put in a pack and of its set's basic lands, ``kept_minigames`` the
+minigame cards' texts and the sets that hold cards. A deal or a validation of kept packs then
+reads no database; a card outside those (an id typed into a setup file) is read with one
+query.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from boosterkit.minigames.engine import Setup
 from boosterkit.minigames.spec import Minigame, Remove
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import DbArg, ProductCache
+    from boosterkit.generator.cache import Kept
     from boosterkit.pipeline.db import Connection
 
 #: The facts of a card a sheet prints and a referee reads, which the packs do not carry.
@@ -66,23 +67,16 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
 
 
 def kept_cards(
-    db: DbArg,
-    set_code: str,
-    product: str | None,
-    products: ProductCache | None = None,
-    compiled: Any = None,
+    kept: Kept, set_code: str, product: str | None, compiled: Any = None
 ) -> KeptCards | None:
     """The ``KeptCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves it),
-    kept with the product; None when ``products`` keeps nothing for ``db`` (a database
-    without a file: read only what is needed instead). ``compiled``: that product when the
-    caller holds it. Raises what resolving raises."""
-    from boosterkit.generator import cache
-
-    kept = products if products is not None else cache.DEFAULT
-    if not kept.keeps(db):
+    kept with the product; None when nothing is kept of the database (one without a file:
+    read only what is needed instead). ``compiled``: that product when the caller holds it.
+    Raises what resolving raises."""
+    if not kept.keeps:
         return None
 
-    cp = compiled if compiled is not None else kept.get(set_code, product, db, lite=True)
+    cp = compiled if compiled is not None else kept.product(set_code, product, lite=True)
 
     def build(con: Connection) -> KeptCards:
         from boosterkit.minigames.dealer import basic_lands
@@ -94,7 +88,7 @@ def kept_cards(
         return KeptCards(card_rows(con, ids), basics)
 
     # keyed by the product's code, so a kind (``set``) and its code (``afr-set``) share it
-    return kept.kept("cards", build, db, (set_code, cp.product.code))
+    return kept.value("cards", build, (set_code, cp.product.code))
 
 
 def _minigames(con: Connection) -> KeptMinigames:
@@ -114,11 +108,9 @@ def _minigames(con: Connection) -> KeptMinigames:
     )
 
 
-def kept_minigames(db: DbArg, products: ProductCache | None = None) -> KeptMinigames:
+def kept_minigames(kept: Kept) -> KeptMinigames:
     """The database's ``KeptMinigames``, kept per database content."""
-    from boosterkit.generator import cache
-
-    return (products if products is not None else cache.DEFAULT).kept("minigames", _minigames, db)
+    return kept.value("minigames", _minigames)
 
 
 def _null_last(value: Any, wanted: Any) -> int:
@@ -168,22 +160,22 @@ def rules_text(
 
 
 def known_rows(
-    known: Mapping[str, dict[str, Any]], ids: Iterable[str], connection: Callable[[], Connection]
+    known: Mapping[str, dict[str, Any]], ids: Iterable[str], con: Connection
 ) -> dict[str, dict[str, Any]]:
-    """The rows of ``ids``: from ``known`` (kept rows), the others in one query on
-    ``connection()`` (called only when some are not known)."""
+    """The rows of ``ids``: from ``known`` (kept rows), the others in one query on ``con``
+    (a session's connection: opened only when some are not known)."""
     rows = {i: known[i] for i in ids if i in known}
     missing = set(ids) - rows.keys()
     if missing:
-        rows.update(card_rows(connection(), missing))
+        rows.update(card_rows(con, missing))
     return rows
 
 
 def card_facts(
-    setup: Setup, known: Mapping[str, dict[str, Any]], connection: Callable[[], Connection]
+    setup: Setup, known: Mapping[str, dict[str, Any]], con: Connection
 ) -> dict[str, dict[str, Any]]:
     """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
     ``known`` (kept rows) or else the database."""
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
-    rows = known_rows(known, ids, connection)
+    rows = known_rows(known, ids, con)
     return {i: {k: rows[i][k] for k in FACTS} for i in sorted(rows)}

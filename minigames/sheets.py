@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import InputError
+from boosterkit.formats import SHEETS
 from boosterkit.generator.model import Item
 from boosterkit.minigames.engine import Setup, Zone, initiative_order
 from boosterkit.minigames.labels import LANGS, label
@@ -27,11 +28,13 @@ from boosterkit.serialize import md_inline
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from boosterkit.database import DbLike
     from boosterkit.pipeline.queries import CardArt
 
     Images = Mapping[str, CardArt]
 
-FORMATS = ("text", "md", "html")
+#: The names of the sheet formats (``formats.SHEETS``).
+FORMATS = SHEETS.names
 _OUT = ("removed", "set_aside")  # out of play: no game facts printed
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
 #: Control characters (C0, C1 but tab), bidirectional overrides/isolates and other invisible
@@ -325,7 +328,7 @@ def _plain_card(c: dict[str, Any]) -> str:
     return f"{c['uid']:<7} {c['name']}  [{' · '.join(c['marks'])}]{facts}"
 
 
-def render_text(setup: Setup) -> str:
+def render_text(setup: Setup, images: Images | None = None) -> str:
     """The plain-text sheet: one section per audience, every string ``clean``."""
     out: list[str] = []
     for page in build_pages(setup):
@@ -371,7 +374,7 @@ def _text_body(sec: Section) -> list[str]:
     return out
 
 
-def render_md(setup: Setup) -> str:
+def render_md(setup: Setup, images: Images | None = None) -> str:
     """The Markdown sheet: every string escaped (``md_escape``)."""
     out: list[str] = []
     for page in build_pages(setup):
@@ -540,25 +543,23 @@ def render_html(setup: Setup, images: Images | None = None) -> str:
     )
 
 
-def sheet_images(db: Any, setup: Setup) -> dict[str, CardArt]:
+def sheet_images(db: DbLike, setup: Setup) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the dealt cards of ``setup`` (outside additions such as Base
-    Race's basic lands included) that have a Scryfall image (``db``: a connection, a
-    database path or None for the configured one)."""
+    Race's basic lands included) that have a Scryfall image (``db``: a ``Database``, a
+    connection, a database path or None for the configured one; read only if cards were
+    dealt)."""
     from boosterkit.pipeline.queries import card_art
 
     return card_art(db, (it.card_id for z in setup.zones for it in z.cards))
 
 
 def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) -> str:
-    """The setup sheet in ``fmt``: ``text``, ``md`` or ``html`` (``images``: HTML only, see
-    ``render_html``)."""
-    if images is not None and fmt != "html":
-        raise InputError(
-            f"images: only HTML sheets carry card images (the format is {fmt})", field="images"
-        )
-    if fmt == "html":
-        return render_html(setup, images)
-    renderers: dict[str, Any] = {"text": render_text, "md": render_md}
-    if fmt not in renderers:
+    """The setup sheet in ``fmt``: a ``formats.SHEETS`` format, ``text``, ``md`` or ``html``
+    (``images``: HTML only, see ``render_html``)."""
+    refused = SHEETS.refuses_images(fmt) if images is not None else None
+    if refused:
+        raise InputError(f"images: {refused} (the format is {fmt})", field="images")
+    if fmt not in SHEETS:
         raise InputError(f"--format {fmt}: sheets are {', '.join(FORMATS)} (or json)")
-    return renderers[fmt](setup)
+    rendered: str = SHEETS.get(fmt).renderer()(setup, images)
+    return rendered

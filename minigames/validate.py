@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
@@ -28,7 +29,8 @@ from boosterkit.minigames.spec import AddBack, Roll
 from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import Kept, ProductCache
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def _malformed(where: str, msg: str) -> InputError:
 
 
 def _lookup(
-    con: Connection, ids: set[str], data: SetupFile, products: ProductCache | None
+    kept: Kept, con: Connection, ids: set[str], data: SetupFile
 ) -> dict[str, dict[str, Any]]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
     kept with each product (read once per database content), the others in one query."""
@@ -76,11 +78,11 @@ def _lookup(
     named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
     for set_code, product in sorted((s, q) for s, q in named if s is not None and q is not None):
         try:
-            cards = kept_cards(con, set_code, product, products)
+            cards = kept_cards(kept, set_code, product)
         except BoosterkitError:  # a product that cannot be opened is reported by the re-open
             continue
         known.update(cards.rows if cards is not None else {})
-    return known_rows(known, ids, lambda: con)
+    return known_rows(known, ids, con)
 
 
 def _item(d: SetupItem, db: dict[str, dict[str, Any]], external: bool) -> Item:
@@ -139,8 +141,11 @@ def _label(item: Item | SetupItem) -> str:
 class _Check:
     """State of one validation run."""
 
-    def __init__(self, con: Connection, data: SetupFile, spec: Minigame):
-        self.con, self.data, self.spec = con, data, spec
+    def __init__(
+        self, database: Database, con: Connection, data: SetupFile, spec: Minigame
+    ) -> None:
+        self.database, self.con, self.data, self.spec = database, con, data, spec
+        self.kept = database.kept()  # the one look-up of the database's content
         self.out: list[Violation] = []
         strict = data.get("strict_backs")
         self.strict = spec.face_down if strict is None else bool(strict)
@@ -150,13 +155,11 @@ class _Check:
     ) -> None:
         self.out.append(Violation(rule, message, zone, card))
 
-    def packs(
-        self, products: ProductCache | None = None
-    ) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
+    def packs(self) -> tuple[list[Pack], dict[str, Item], dict[str, int]]:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
         db = _lookup(
-            self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data, products
+            self.kept, self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data
         )
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
@@ -205,24 +208,25 @@ class _Check:
 
 
 def validate_setup(
-    con: Connection, data: Any, products: ProductCache | None = None, exact: bool = False
+    db: DbLike, data: Any, products: ProductCache | None = None, exact: bool = False
 ) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
-    Malformed input raises ``InputError``; rule violations are returned, one per problem.
-    ``products``: a ``generator.cache.ProductCache`` for callers that validate repeatedly
-    (re-opening seeded packs then skips compiling the product). ``exact``: a seeded setup
-    must also equal what ``deal`` gives for its arguments, zone by zone.
+    ``db``: a ``boosterkit.database.Database``, or an open connection, a database path or
+    None for the configured database (read only for what is not kept). Malformed input
+    raises ``InputError``; rule violations are returned, one per problem. ``products``: a
+    ``generator.cache.ProductCache`` for callers that pass a path or a connection and
+    validate repeatedly (re-opening seeded packs then skips compiling the product).
+    ``exact``: a seeded setup must also equal what ``deal`` gives for its arguments, zone
+    by zone.
     """
-    from boosterkit.generator import cache
+    database = Database.of(db, products)
+    database.require()  # a missing file is an error, whatever the setup needs
+    with database.session() as con:  # one content key; a connection only if one is needed
+        return _validate(database, con, data, exact)
 
-    with (products if products is not None else cache.DEFAULT).pinned(con):  # one stamp read
-        return _validate(con, data, products, exact)
 
-
-def _validate(
-    con: Connection, given: Any, products: ProductCache | None, exact: bool
-) -> Validation:
+def _validate(database: Database, con: Connection, given: Any, exact: bool) -> Validation:
     data = read_setup_file(given)
     try:
         spec = get_minigame(data["minigame"])
@@ -233,14 +237,14 @@ def _validate(
             "setup.minigame",
             f"the setup of {spec.name} is unknown (status U), so boosterkit cannot check it",
         )
-    c = _Check(con, data, spec)
+    c = _Check(database, con, data, spec)
     players = data["players"]
     try:
         check_players(spec, players)
     except InputError:
         c.add("players", f"players: {spec.name} is not for {players} players")
         return Validation(c.out)
-    packs, by_uid, pack_of = c.packs(products)
+    packs, by_uid, pack_of = c.packs()
     need = spec.pack_count(players)
     if len(packs) != need:
         c.add(
@@ -248,12 +252,12 @@ def _validate(
             f"packs: {len(packs)} listed; {spec.name} at {players} players uses {need}",
         )
         return Validation(c.out)
-    _check_reopened(c, products)
+    _check_reopened(c)
     first = data.get("first_player")
     if exact:
         from boosterkit.minigames.exact import compare_exact
 
-        c.out += compare_exact(con, data, spec, products)
+        c.out += compare_exact(database, data, spec)
     try:
         expected = run_steps(
             spec,
@@ -369,7 +373,7 @@ def _seeded_packs(c: _Check) -> _Seeded:
     return groups
 
 
-def _check_reopened(c: _Check, products: ProductCache | None) -> None:
+def _check_reopened(c: _Check) -> None:
     """Packs that name their set, product and seed are opened again from the database and
     must hold exactly those items (so nothing in a pack is taken on trust), whatever their
     index; an index outside 1..packs is a violation, as is a top-level seed or set that is
@@ -401,7 +405,7 @@ def _check_reopened(c: _Check, products: ProductCache | None) -> None:
                 f"{indexes.count(i)} times",
             )
         try:
-            fresh = open_packs(set_code, product, max(indexes), seed, db=c.con, products=products)
+            fresh = open_packs(set_code, product, max(indexes), seed, db=c.database)
         except BoosterkitError as exc:
             c.add(
                 "pack-contents",

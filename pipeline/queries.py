@@ -7,12 +7,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db
 from boosterkit.pipeline.db import Connection, scalar
+
+if TYPE_CHECKING:
+    from boosterkit.database import DbLike
 from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, RARITIES, SET_FIELDS
 
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
@@ -239,29 +242,24 @@ NO_IMAGES = (
 )
 
 
-def card_art(con: Any, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
+def card_art(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
     none: they are left out, and a sheet prints them without an image).
 
-    ``con``: an open connection (anything with ``execute``), or a database path (opened
-    read-only) or None for the configured database.
+    ``db``: a ``Database``, an open connection, or a database path (opened read-only, only
+    when there are cards to look up) or None for the configured database.
     """
+    from boosterkit.database import Database
+
     ids = sorted({i for i in card_ids if i})
     if not ids:
         return {}
-    if not hasattr(con, "execute"):
-        from boosterkit import config
-
-        own = db.connect(config.db_path(con), read_only=True)
-        try:
-            return card_art(own, ids)
-        finally:
-            own.close()
-    rows = con.execute(
-        "SELECT id, image_uris.small, artist FROM cards WHERE id IN (SELECT unnest(?)) "
-        "AND image_uris.small IS NOT NULL",
-        [ids],
-    ).fetchall()
+    with Database.of(db).read() as con:
+        rows = con.execute(
+            "SELECT id, image_uris.small, artist FROM cards WHERE id IN (SELECT unnest(?)) "
+            "AND image_uris.small IS NOT NULL",
+            [ids],
+        ).fetchall()
     return {
         cid: CardArt(url, artist) for cid, small, artist in rows if (url := safe_image_url(small))
     }

@@ -23,7 +23,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.generator import open_packs
-from boosterkit.generator.products import list_products
+from boosterkit.generator.products import set_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.labels import Lang
 from boosterkit.minigames.sheets import sheet_images
@@ -67,14 +67,9 @@ def sets(
 
 
 @router.get("/sets/{code}/products", tags=["data"])
-def products(code: str, request: Request, con: Connection = Depends(cursor)) -> Response:
+def products(code: str, request: Request) -> Response:
     """The booster products of a set, as ``boosterkit products SET --json``."""
-    database = request.app.state.database
-
-    def kept(product: str) -> Any:  # the kept compiled product, not compiled again here
-        return database.products.get(code, product, database.path, lite=True).product
-
-    return json_response(list_products(con, code, product_of=kept))
+    return json_response(set_products(request.app.state.database, code).products)
 
 
 @router.post("/packs", tags=["packs"])
@@ -82,10 +77,7 @@ def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
     database = request.app.state.database  # read (through its cursor) only for a new product
     with request.app.state.budget.take(req.count):
-        opened = open_packs(
-            req.set, product=req.product, count=req.count, seed=req.seed, db=database.path,
-            products=database.products,
-        )  # fmt: skip
+        opened = open_packs(req.set, req.product, req.count, req.seed, db=database)
         return json_response(opened)
 
 
@@ -96,19 +88,16 @@ def minigames() -> Response:
 
 
 def _deal(req: DealRequest, request: Request) -> Any:
-    database = request.app.state.database
-    with database.lazy_cursor() as con:  # opened only if the deal needs to read
-        return deal(
-            con,
-            req.minigame,
-            req.players,
-            set_code=req.set,
-            product=req.product,
-            seed=req.seed,
-            strict_backs=req.strict_backs,
-            products=database.products,
-            lang=req.lang,
-        )
+    return deal(  # the database is read (through its cursor) only if the deal needs to
+        request.app.state.database,
+        req.minigame,
+        req.players,
+        set_code=req.set,
+        product=req.product,
+        seed=req.seed,
+        strict_backs=req.strict_backs,
+        lang=req.lang,
+    )
 
 
 @router.post("/deal", tags=["minigames"])
@@ -126,10 +115,8 @@ def validate(
 ) -> Response:
     """Check a setup: ``{"valid": bool, "violations": [...]}`` (200 either way)."""
     packs = setup.get("packs")
-    database = request.app.state.database
     with request.app.state.budget.take(len(packs) if isinstance(packs, list) else 1):
-        with database.lazy_cursor() as con:
-            result = validate_setup(con, setup, products=database.products, exact=exact)
+        result = validate_setup(request.app.state.database, setup, exact=exact)
     return json_response(result)
 
 
@@ -158,10 +145,7 @@ def sheet(
     )
     with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         setup = _deal(req, request)
-        art = None
-        if images:
-            with request.app.state.database.lazy_cursor() as con:
-                art = sheet_images(con, setup)
+        art = sheet_images(request.app.state.database, setup) if images else None
         return HTMLResponse(render_sheet(setup, "html", art))
 
 

@@ -10,10 +10,12 @@ and once no request has used it for ``linger`` seconds it is closed, which lets 
 shares one open.) A request that arrives while a sync holds the lock waits up to
 ``busy_timeout`` seconds, then gets ``DatabaseBusy`` (503).
 
-Compiled products are kept in ``products`` (a ``ProductCache`` keyed by the file's content
-stamp, backed by the files beside the database): a request whose product is kept draws its
-packs without touching the database; a miss reads it through ``cursor()``. ``health()`` is
-read once per file content and answered from memory after that.
+``ReadOnlyDatabase`` is the service's ``boosterkit.database.Database`` handle: the library
+calls a route makes take it as their ``db`` and read through ``cursor()``, within a
+``session()`` taken on the first query only. Compiled products are kept in ``products`` (a
+``ProductCache`` keyed by the file's content stamp, backed by the files beside the
+database): a request whose product is kept draws its packs without touching the database.
+``health()`` is read once per file content and answered from memory after that.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError
 from boosterkit.generator.cache import ProductCache, file_stamp
 from boosterkit.pipeline import db as pdb
@@ -45,28 +48,9 @@ def _is_lock_conflict(exc: BaseException) -> bool:
     return isinstance(cause, duckdb.IOException) and "lock" in str(cause).lower()
 
 
-class _LazyCursor:
-    """A connection stand-in whose ``execute`` takes the database's cursor on first use."""
-
-    def __init__(self, database: ReadOnlyDatabase) -> None:
-        self._database = database
-        self._held: Any = None
-        self._cursor: pdb.Connection | None = None
-
-    def execute(self, *args: Any) -> Any:
-        if self._cursor is None:
-            self._held = self._database.cursor()
-            self._cursor = self._held.__enter__()
-        return self._cursor.execute(*args)
-
-    def close(self) -> None:
-        if self._held is not None:
-            self._held.__exit__(None, None, None)
-            self._held = self._cursor = None
-
-
-class ReadOnlyDatabase:
-    """A read-only DuckDB file opened while requests use it and closed when none do."""
+class ReadOnlyDatabase(Database):
+    """A read-only DuckDB file opened while requests use it and closed when none do: a
+    ``Database`` whose reads go through the shared connection's cursors."""
 
     def __init__(
         self,
@@ -76,7 +60,8 @@ class ReadOnlyDatabase:
         linger: float = 1.0,
         poll: float = 0.05,
     ) -> None:
-        self.path = Path(path)
+        super().__init__(path, products=ProductCache(db_path=path))
+        self._file = Path(path)
         self.busy_timeout = busy_timeout
         self.linger = linger
         self.poll = poll
@@ -85,8 +70,19 @@ class ReadOnlyDatabase:
         self._users = 0
         self._last_used = 0.0
         self._closer: threading.Timer | None = None
-        self.products = ProductCache(db_path=self.path, connect=self.cursor)
         self._health: tuple[object, dict[str, Any]] | None = None
+
+    @property
+    def path(self) -> Path:
+        return self._file
+
+    def _reading(self) -> AbstractContextManager[pdb.Connection]:
+        return self.cursor()  # looked up on the instance: tests replace it
+
+    @contextmanager
+    def write(self) -> Iterator[pdb.Connection]:
+        """Refused: the service never writes (a sync does, once the service let go)."""
+        raise TypeError("the service's database is read-only")
 
     def _busy(self) -> DatabaseBusy:
         return DatabaseBusy(
@@ -132,16 +128,6 @@ class ReadOnlyDatabase:
                 self._last_used = time.monotonic()
                 if self._users == 0:
                     self._schedule_close(self.linger)
-
-    @contextmanager
-    def lazy_cursor(self) -> Iterator[_LazyCursor]:
-        """Like ``cursor()``, but the file is opened (and the cursor taken) only when a query
-        runs: a deal from a kept product with a given set reads nothing."""
-        lazy = _LazyCursor(self)
-        try:
-            yield lazy
-        finally:
-            lazy.close()
 
     def _schedule_close(self, delay: float) -> None:
         """Close the idle connection after ``delay`` seconds (called with the lock held)."""

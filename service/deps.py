@@ -21,8 +21,9 @@ def json_response(data: Any, status_code: int = 200) -> Response:
 
 
 def cursor(request: Request) -> Iterator[Connection]:
-    """A read-only cursor for this request (dependency)."""
-    with request.app.state.database.cursor() as cur:
+    """A read-only cursor for this request (dependency): the app's ``Database`` handle's
+    ``read()``, for the routes that call a function taking a connection."""
+    with request.app.state.database.read() as cur:
         yield cur
 
 

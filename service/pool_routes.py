@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from boosterkit.formats import POOLS, literal
 from boosterkit.generator.pools import MAX_PACKS, open_pools, pool_images, render_pools
-from boosterkit.pipeline.db import Connection
-from boosterkit.service.deps import cursor, json_response
+from boosterkit.service.deps import json_response
 from boosterkit.service.models import MAX_PACKS as MAX_POOL_PACKS  # all players together
 from boosterkit.service.models import MAX_REQUEST_PLAYERS, Name, Seed, SetCode
 
 router = APIRouter()
+
+if TYPE_CHECKING:
+    PoolFormat = str
+else:  # the registry's formats, JSON first (the order the answers name them in)
+    PoolFormat = literal(POOLS.ordered("json", "html", "text", "md"))
 
 
 class PoolRequest(BaseModel):
@@ -27,7 +32,7 @@ class PoolRequest(BaseModel):
     packs: int = Field(default=6, ge=1, le=MAX_PACKS)
     product: Name | None = None
     seed: Seed | None = None
-    format: Literal["json", "html", "text", "md", "decklist"] = "json"
+    format: PoolFormat = "json"
     #: HTML only: each card with its Scryfall image and artist credit (``pool --images``).
     images: bool = False
 
@@ -35,28 +40,22 @@ class PoolRequest(BaseModel):
     def _size(self) -> PoolRequest:
         if self.players * self.packs > MAX_POOL_PACKS:
             raise ValueError(f"players × packs must be at most {MAX_POOL_PACKS} packs per request")
-        if self.images and self.format != "html":
-            raise ValueError("images: only HTML pools carry card images (format html)")
+        refused = POOLS.refuses_images(self.format) if self.images else None
+        if refused:
+            raise ValueError(f"images: {refused} (format {'/'.join(POOLS.image_formats)})")
         return self
 
 
 @router.post("/pool", tags=["packs"])
-def pool(req: PoolRequest, request: Request, con: Connection = Depends(cursor)) -> Response:
+def pool(req: PoolRequest, request: Request) -> Response:
     """Each player's packs as a sorted pool: JSON as ``boosterkit pool --format json``, or
     the printable HTML (a page per player), text, Markdown or deck lists."""
+    database = request.app.state.database  # read (through its cursor) only for a new product
     with request.app.state.budget.take(req.players * req.packs):
-        data = open_pools(
-            req.set,
-            req.players,
-            req.packs,
-            req.product,
-            req.seed,
-            db=con,
-            products=request.app.state.database.products,
-        )
+        data = open_pools(req.set, req.players, req.packs, req.product, req.seed, db=database)
     if req.format == "json":
         return json_response(data)
-    body = render_pools(data, req.format, pool_images(con, data) if req.images else None)
+    body = render_pools(data, req.format, pool_images(database, data) if req.images else None)
     if req.format == "html":
         return HTMLResponse(body)
     return PlainTextResponse(body)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from boosterkit.generator import new_seed
 from boosterkit.minigames.referee.runner import replay, simulate
-from boosterkit.pipeline.db import Connection
-from boosterkit.service.deps import cursor, game_packs, json_response
+from boosterkit.service.deps import game_packs, json_response
 from boosterkit.service.models import GameRequest
 
 #: Games per ``POST /simulate`` (a game costs about as much as dealing its setup).
@@ -40,16 +39,14 @@ class SimulateRequest(GameRequest):
 
 
 @router.post("/play")
-def play(req: PlayRequest, con: Connection = Depends(cursor)) -> Response:
+def play(req: PlayRequest, request: Request) -> Response:
     """Replay a move log: ``boosterkit play --json`` (200 with ``violation`` set for an
     illegal move; 422 for a malformed setup or move)."""
-    return json_response(replay(req.setup, req.moves, con).to_dict())
+    return json_response(replay(req.setup, req.moves, request.app.state.database).to_dict())
 
 
 @router.post("/simulate")
-def simulate_games(
-    req: SimulateRequest, request: Request, con: Connection = Depends(cursor)
-) -> Response:
+def simulate_games(req: SimulateRequest, request: Request) -> Response:
     """Deal and play ``games`` games: ``boosterkit simulate --json`` (a seed is chosen and
     reported when none is given)."""
     seed = new_seed() if req.seed is None else req.seed
@@ -57,7 +54,7 @@ def simulate_games(
     with request.app.state.budget.take(game_packs(req.minigame, req.players) * req.games):
         return json_response(
             simulate(
-                con,
+                request.app.state.database,
                 req.minigame,
                 req.players,
                 req.set,
@@ -65,6 +62,5 @@ def simulate_games(
                 seed,
                 req.games,
                 req.policy,
-                products=request.app.state.database.products,
             )
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError
 from boosterkit.generator.rng import pack_key
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
@@ -24,6 +25,8 @@ from boosterkit.minigames.setupfile import SetupFile
 from boosterkit.serialize import to_json
 
 if TYPE_CHECKING:
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames.engine import SetupError
 
 #: Moves after which ``simulate`` stops a game that has not ended (reported as unfinished).
@@ -114,7 +117,13 @@ def describe_result(res: Mapping[str, Any]) -> str:
 
 def replay(setup: Any, moves: Iterable[Mapping[str, Any]], con: Any = None) -> Replay:
     """Play ``moves`` from ``setup``, stopping at the first illegal move (kept in
-    ``violation`` with its 1-based move number). Malformed input is an ``InputError``."""
+    ``violation`` with its 1-based move number). Malformed input is an ``InputError``.
+
+    ``con``: where Base Race reads toughness and loyalty: a ``Database`` (opened only if the
+    game reads it), a connection or a ``CardStats``; None for the games that read nothing."""
+    if isinstance(con, Database):
+        with con.session() as lazy:
+            return replay(setup, moves, lazy)
     state = new_game(setup, con)
     rep = Replay(setup=setup, states=[state])
     for n, move in enumerate(moves, 1):
@@ -171,7 +180,7 @@ def play_out(
 
 
 def simulate_games(
-    con: Any,
+    db: DbLike,
     game: str,
     players: int,
     set_code: str | None = None,
@@ -179,11 +188,12 @@ def simulate_games(
     seed: int = 0,
     games: int = 100,
     policy: str = "random",
-    products: Any = None,
+    products: ProductCache | None = None,
     max_moves: int = MAX_MOVES,
 ) -> Iterator[Game | SetupError]:
     """Each simulated game in order, or the error of a setup that could not be dealt (with
-    the set and product its packs were opened as)."""
+    the set and product its packs were opened as). ``db`` as ``deal`` takes it; a path's or
+    a connection's products are kept in ``products`` (default: a cache of the run's own)."""
     from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import SetupError, deal
 
@@ -192,20 +202,22 @@ def simulate_games(
         raise InputError(f"policy: {policy!r} is not one of {', '.join(POLICIES)}", field="policy")
     if games < 1:
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
-    if products is None:  # an empty cache is falsy: `or` would drop the caller's own
+    if products is None and not isinstance(db, Database):  # (an empty cache is falsy)
         products = ProductCache()
-    stats = CardStats(con)  # Base Race's toughness, read once per set
-    for i in range(1, games + 1):
-        s = game_seed(seed, i)
-        try:
-            # the rules text and card facts are kept with the product: read once for all setups
-            setup = deal(con, mod.GAME, players, set_code, product, s, products=products)
-        except SetupError as exc:
-            yield exc
-            continue
-        data = setup.to_dict()  # the setup file itself: the referee reads it as it is
-        moves, res = play_out(data, policy, stats, max_moves)
-        yield Game(i, s, data, moves, res)
+    database = Database.of(db, products)
+    with database.session() as con:
+        stats = CardStats(con)  # Base Race's toughness, read once per set
+        for i in range(1, games + 1):
+            s = game_seed(seed, i)
+            try:
+                # the rules text and card facts are kept with the product: read once for all
+                setup = deal(database, mod.GAME, players, set_code, product, s)
+            except SetupError as exc:
+                yield exc
+                continue
+            data = setup.to_dict()  # the setup file itself: the referee reads it as it is
+            moves, res = play_out(data, policy, stats, max_moves)
+            yield Game(i, s, data, moves, res)
 
 
 def _percentile(values: list[int], p: float) -> int | None:
@@ -285,7 +297,7 @@ def _log_dir(log_dir: str | Path) -> Path:
 
 
 def simulate(
-    con: Any,
+    db: DbLike,
     game: str,
     players: int,
     set_code: str | None = None,
@@ -294,10 +306,11 @@ def simulate(
     games: int = 100,
     policy: str = "random",
     log_dir: str | Path | None = None,
-    products: Any = None,
+    products: ProductCache | None = None,
     max_moves: int = MAX_MOVES,
 ) -> dict[str, Any]:
-    """Deal and play ``games`` games; statistics of how they went.
+    """Deal and play ``games`` games; statistics of how they went (``db`` and ``products``
+    as ``simulate_games`` takes them).
 
     ``log_dir``: write each setup and move log there (``game-NNNN.setup.json``,
     ``game-NNNN.moves.jsonl``, and ``results.jsonl``), so ``boosterkit play`` replays them;
@@ -307,7 +320,7 @@ def simulate(
     width, tally, results = max(4, len(str(games))), _Tally(), []
     out_dir = None
     for g in simulate_games(
-        con, game, players, set_code, product, seed, games, policy, products, max_moves
+        db, game, players, set_code, product, seed, games, policy, products, max_moves
     ):
         if not isinstance(g, Game):
             tally.refused(g)

@@ -1,0 +1,302 @@
+"""The database handle: one object owns the database file, how connections to it are made,
+and what is kept from it (sqlite-utils' ``Database`` and datasette's ``Datasette`` are the
+models).
+
+The CLI makes one from ``--db`` (``ctx.obj``), the service one per app
+(``app.state.database``: ``service.database.ReadOnlyDatabase``, the shared read-only
+cursor). Library entry points (``open_packs``, ``deal``, ``validate_setup``, ``odds``…) take
+it as ``db``, or a path or an open connection, which ``Database.of`` turns into one, once, at
+the edge; below them nothing asks "path or connection?" again. Functions that work inside a
+transaction (the pipeline's loads and queries) take the connection ``read()`` or ``write()``
+gives.
+
+Importing this module loads neither DuckDB nor numpy: a kept product is drawn without either.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import Compiled, Kept, ProductCache
+    from boosterkit.generator.engine import CompiledProduct
+    from boosterkit.pipeline.db import Connection
+
+#: What entry points take as ``db``: a handle, a database path (``None``: the configured
+#: one, ``--db``/``BOOSTERKIT_DB``), or an open DuckDB connection (anything with ``execute``).
+DbLike = Union["Database", str, "os.PathLike[str]", "Connection", None]
+
+__all__ = ["Database", "DbLike"]
+
+MEMORY = ":memory:"
+
+
+class Database:
+    """A boosterkit database: its file, its connection policy and its kept products.
+
+    - ``Database(path)``: a file (``None``: the configured one, resolved on first use).
+      ``read()`` opens it read-only for the block, ``write()`` read-write (created and
+      migrated on first use); both close it after.
+    - ``Database.borrowing(con)``: an open connection, read and written through and never
+      closed; its file is asked once (for the products kept beside it).
+    - ``Database.memory()`` (or the path ``":memory:"``): an in-memory database, one
+      connection the handle owns, opened now and closed by ``close()``; ``memory()`` keeps
+      its products by (set, product) in a cache of its own.
+    - ``service.database.ReadOnlyDatabase``: the service's shared read-only cursor.
+
+    ``products``: the ``generator.cache.ProductCache`` that keeps compiled products and the
+    values read once per database content (default: the process's own, keyed by file and
+    content). Within ``session()``, a thread reads the file's content stamp once and opens at
+    most one connection, on first use.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, products: ProductCache | None = None
+    ) -> None:
+        self._explicit = path
+        self._products = products
+        self._connection: Connection | None = None  # borrowed, or owned (in memory)
+        self._owned = str(path) == MEMORY
+        self._local = threading.local()
+        if self._owned:
+            from boosterkit.pipeline import db as dbmod
+
+            self._connection = dbmod.connect(MEMORY)
+
+    @classmethod
+    def of(cls, db: DbLike, products: ProductCache | None = None) -> Database:
+        """``db`` as a handle: itself if it is one, else a path or a connection made one.
+
+        ``products``: where a path's or a connection's products are kept (a handle keeps
+        its own: passing other products with one is an error)."""
+        if isinstance(db, Database):
+            if products is not None and products is not db.products:
+                raise TypeError("a Database keeps its own products: pass them when making it")
+            return db
+        if db is None or isinstance(db, (str, os.PathLike)):
+            return cls(db, products=products)
+        path = products.db_path if products is not None else None
+        return cls.borrowing(db, path=path, products=products)
+
+    @classmethod
+    def borrowing(
+        cls,
+        connection: Connection,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        products: ProductCache | None = None,
+    ) -> Database:
+        """A handle over an open ``connection`` (never closed here). ``path``: its file,
+        when known (else asked of the connection once)."""
+        handle = cls(path, products=products)
+        handle._connection = connection
+        return handle
+
+    @classmethod
+    def memory(cls, products: ProductCache | None = None) -> Database:
+        """An in-memory database (migrated), kept open until ``close()``; its products are
+        kept by (set, product) in ``products`` (default: a cache of its own)."""
+        if products is None:
+            from boosterkit.generator.cache import ProductCache
+
+            products = ProductCache()
+        return cls(MEMORY, products=products)
+
+    # --- what it is --------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path | None:
+        """The database file (None: in memory, or a connection to one)."""
+        if "path" not in self.__dict__:
+            self.__dict__["path"] = self._resolve()
+        found: Path | None = self.__dict__["path"]
+        return found
+
+    def _resolve(self) -> Path | None:
+        if self._owned:
+            return None
+        if self._connection is not None and not self._explicit:
+            return _connection_path(self._connection)
+        from boosterkit import config
+
+        path = config.db_path(self._explicit)
+        return None if str(path) == MEMORY else path
+
+    @property
+    def cache_dir(self) -> Path:
+        """Where fetched and imported files are kept: the folder beside the file."""
+        from boosterkit import config
+
+        if self.path is None:
+            raise ValueError("a database without a file keeps no cache folder")
+        return config.cache_dir(self.path)
+
+    @property
+    def products(self) -> ProductCache:
+        """The compiled products (and values) kept from this database."""
+        if self._products is None:
+            from boosterkit.generator.cache import DEFAULT
+
+            self._products = DEFAULT
+        return self._products
+
+    def __repr__(self) -> str:
+        where = "memory" if self._owned else (self._explicit or "the configured file")
+        borrowed = self._connection is not None and not self._owned
+        return f"<Database {where}{' (a borrowed connection)' if borrowed else ''}>"
+
+    # --- connections --------------------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only connection for the block: the session's (opened on first use) within
+        ``session()``, else one of its own."""
+        session: _Session | None = getattr(self._local, "session", None)
+        if session is not None:
+            yield session.connection()
+            return
+        with self._reading() as con:
+            yield con
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A read-write connection for the block (the file created and migrated if needed)."""
+        with self._connect(read_only=False) as con:
+            yield con
+
+    def _reading(self) -> AbstractContextManager[Connection]:
+        """How this handle reads (the service's handle reads through its shared cursor)."""
+        return self._connect(read_only=True)
+
+    @contextmanager
+    def _connect(self, *, read_only: bool) -> Iterator[Connection]:
+        if self._connection is not None:  # borrowed, or owned (in memory)
+            yield self._connection
+            return
+        if self._owned:
+            raise ValueError("this in-memory database was closed")
+        from boosterkit.pipeline import db as dbmod
+
+        con = dbmod.connect(cast(Path, self.path), read_only=read_only)  # a file: not owned
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def require(self) -> None:
+        """The error a read would raise when the file does not exist (for calls that read
+        the database whatever is kept: ``validate``)."""
+        if self._connection is None and self.path is not None:
+            if not self.path.exists():
+                with self._reading():
+                    pass  # raises DatabaseError "no database here yet"
+
+    def close(self) -> None:
+        """Close the in-memory database's connection (a borrowed one is its owner's)."""
+        if self._owned and self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    # --- sessions and what is kept -------------------------------------------------------------
+
+    @contextmanager
+    def session(self) -> Iterator[Connection]:
+        """One call's view of the database, for this thread: the file's content stamp read
+        once (every product and value is of one content) and one connection, opened on its
+        first query and closed at the end of the block (a kept product and its values need
+        none). Yields that connection, lazily; nested sessions are the outer one."""
+        outer: _Session | None = getattr(self._local, "session", None)
+        if outer is not None:
+            yield outer.lazy
+            return
+        with ExitStack() as stack:
+            session = _Session(self, stack, self._locate())
+            self._local.session = session
+            try:
+                yield session.lazy
+            finally:
+                self._local.session = None
+
+    def located(self) -> tuple[Path | None, str | None]:
+        """(the file, the key of its content: stamp, booster data and code) — the session's
+        when in one; the key is None when nothing of it can be kept by content."""
+        session: _Session | None = getattr(self._local, "session", None)
+        return session.located if session is not None else self._locate()
+
+    def _locate(self) -> tuple[Path | None, str | None]:
+        from boosterkit.generator.cache import content_key
+
+        path = self.path
+        return path, content_key(path) if path is not None else None
+
+    def kept(self) -> Kept:
+        """What ``products`` keeps of this database's content: one look-up, whose
+        ``product()`` and ``value()`` give the compiled products and the values read from it."""
+        return self.products.entry(self)
+
+    @overload
+    def compiled(
+        self, set_code: str, product: str | None, *, lite: Literal[False] = False
+    ) -> CompiledProduct: ...
+    @overload
+    def compiled(self, set_code: str, product: str | None, *, lite: bool) -> Compiled: ...
+    def compiled(self, set_code: str, product: str | None, *, lite: bool = False) -> Compiled:
+        """The compiled product (``lite``: its ``LiteProduct``), kept or compiled now."""
+        return self.kept().product(set_code, product, lite=lite)
+
+
+class _Session:
+    """A session's content key and its connection, opened on first use."""
+
+    def __init__(
+        self, database: Database, stack: ExitStack, located: tuple[Path | None, str | None]
+    ) -> None:
+        self.database, self.stack, self.located = database, stack, located
+        self._con: Connection | None = None
+        self.lazy = cast("Connection", _Lazy(self))
+
+    def connection(self) -> Connection:
+        if self._con is None:
+            self._con = self.stack.enter_context(self.database._reading())
+        return self._con
+
+
+class _Lazy:
+    """A connection stand-in that opens the session's connection on its first query."""
+
+    def __init__(self, session: _Session) -> None:
+        self._session = session
+
+    def execute(self, *args: Any) -> Any:
+        return self._session.connection().execute(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session.connection(), name)
+
+
+_PATHS: weakref.WeakKeyDictionary[Any, Path | None] = weakref.WeakKeyDictionary()
+_PATHS_LOCK = threading.Lock()
+
+
+def _connection_path(con: Any) -> Path | None:
+    """The file of an open DuckDB connection (None for an in-memory one, or anything that
+    cannot say), asked once per connection."""
+    with _PATHS_LOCK:
+        if con in _PATHS:
+            return _PATHS[con]
+    try:
+        row = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchone()
+    except Exception:  # not a DuckDB connection we can ask  # noqa: BLE001
+        return None
+    path = Path(row[0]) if row and row[0] else None
+    with _PATHS_LOCK:
+        _PATHS[con] = path
+    return path
