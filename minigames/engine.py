@@ -244,9 +244,12 @@ def run_steps(
     strict_backs: bool = False,
     basics: dict[str, CardInfo] | None = None,
     first: str | None = None,
+    refuse_unknown: bool = True,
 ) -> Setup:
     """``build_setup`` for a caller that has checked the game, the players and the number
-    of packs already (``deal``, ``validate_setup``)."""
+    of packs already (``deal``, ``validate_setup``). ``refuse_unknown`` False: a card the
+    database lacks where the game reads it gets a note, not ``UnknownCardsError`` (a
+    replay: the file's own zones are what validate judges)."""
     s = State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     if spec.steps is None:  # callers check spec.dealable first
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
@@ -267,7 +270,7 @@ def run_steps(
     for key, pool in s.pools.items():
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
-    _check_unknown(s)
+    _check_unknown(s, refuse_unknown)
     for zone in s.zones.values():
         zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
@@ -310,7 +313,7 @@ def _step_words(step: BaseStep) -> str:
     return f"the {step.op.replace('_', ' ')} step"
 
 
-def _check_unknown(s: State) -> None:
+def _check_unknown(s: State, refuse: bool = True) -> None:
     """A Magic card the database does not hold: fail where the game reads it (naming the
     sync that brings it); elsewhere it stays, and a note says it is unknown."""
     unknown = [
@@ -323,7 +326,7 @@ def _check_unknown(s: State) -> None:
         return
     reads = [f for f in s.spec.reads if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
-    if played and reads:
+    if played and reads and refuse:
         cards: list[_Where] = [(c.set, c.collector_number) for _, c in played]
         raise UnknownCardsError(s.spec.name, cards, _fill(s.set_code, cards), s.set_code)
     for z, c in unknown:

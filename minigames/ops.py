@@ -198,8 +198,9 @@ class State:
 
     def _first_player(self, given: str | None) -> str | None:
         rule = self.spec.first_player.rule
-        if rule == "random":
-            return given if given in self.players else self.rng.choose(self.players)
+        if rule == "random":  # drawn even when given: a replay's shuffles are deal's
+            drawn = self.rng.choose(self.players)
+            return given if given in self.players else drawn
         if rule == "choice":
             return given if given in self.players else self.players[0]
         return None
@@ -269,8 +270,18 @@ class State:
                 if pool_key
                 else f"the {packs} pack{'s' if packs != 1 else ''} opened hold"
             )
+        back = [i for i in pool or () if i.uid in self.tags] if after and flt is None else []
+        if back:  # an add_back step's cards are not among what the packs held after removals
+            have -= len(back)
+            after += f" ({len(back)} {describe(self._readmitted(back), len(back))} put back makes "
+            after += f"{have + len(back)})"
         noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
         return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
+
+    def _readmitted(self, cards: list[Item]) -> Any:
+        return next(
+            (f for f in self.pool_rules.get(None, Rule()).readmit if matches(cards[0], f)), None
+        )
 
     def shared(self) -> list[Item]:
         if None not in self.pools:
@@ -293,13 +304,14 @@ class State:
         key: str | None = None,
         need: int | None = None,
         held: str | None = None,
+        taken: int = 0,
     ) -> list[Item]:
         """Take ``count`` random items matching ``flt`` out of ``pool`` (``need``: the total
-        the step takes over all its calls, for the message)."""
+        the step takes over all its calls, ``taken``: how many its earlier calls took, for the
+        message)."""
         cands = [i for i in pool if matches(i, flt, self.strict)]
         if len(cands) < count:
-            total = need or count
-            raise self.lacking(what, total, len(cands) + total - count, flt, pool, key, held)
+            raise self.lacking(what, need or count, len(cands) + taken, flt, pool, key, held)
         chosen = []
         for _ in range(count):
             chosen.append(cands.pop(self.rng.below(len(cands))))
@@ -356,7 +368,8 @@ def _op_reserve(s: State, step: Reserve) -> None:
             step.count,
             f"giving each of the {len(s.players)} players {step.count} "
             f"{describe(step.filter, step.count)}",
-            need=total - k * step.count,
+            need=total,
+            taken=k * step.count,
         )
         s.zone(f"{p} {step.zone}", p, "hand", rule).cards.extend(cards)
     given = describe(step.filter, step.count)
@@ -508,6 +521,8 @@ def _op_layout(s: State, step: Layout) -> None:
             )
         if step.arrangement == "random":
             source[:size] = s.rng.shuffled(source[:size])
+        if step.holds:
+            _hold(s, step, source, size)
         zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
         for r in rules[1:]:
             s.zone(name, owner, shape, r)
@@ -515,6 +530,23 @@ def _op_layout(s: State, step: Layout) -> None:
             zone.rows, zone.cols = step.rows, step.cols
         zone.cards.extend(source[:size])
         del source[:size]
+
+
+def _hold(s: State, step: Layout, source: list[Item], size: int) -> None:
+    """Swap each card tagged ``step.holds`` left beyond the layout's ``size`` places onto a
+    random one of them (only such deals draw more, so every other deal stays as it was)."""
+    left = [k for k in range(size, len(source)) if s.tags.get(source[k].uid) == step.holds]
+    for k in left:
+        cell = s.rng.below(size)
+        while s.tags.get(source[cell].uid) == step.holds:  # never swap two held cards
+            cell = s.rng.below(size)
+        source[cell], source[k] = source[k], source[cell]
+    if left:
+        s.notes.append(
+            f"{step.zone.capitalize()}: the packs held {len(source)} cards for {size} places; "
+            f"the {step.holds} always lies in it, so it took a random place and "
+            f"{len(source) - size} other cards were left over."
+        )
 
 
 def _op_piles(s: State, step: Piles) -> None:

@@ -249,6 +249,11 @@ class Layout(BaseStep):
         Field(description="deal the cards in a seeded random arrangement (the player "
               "arranges them at the table)"),
     ] = None  # fmt: skip
+    holds: Annotated[
+        str | None,
+        Field(description="the cards an add_back step tagged so always lie in this layout "
+              "(each on a random cell) when the pool holds more cards than it has places"),
+    ] = None  # fmt: skip
 
     @model_validator(mode="after")
     def _shape_sized(self) -> "Layout":

@@ -25,7 +25,7 @@ from boosterkit.minigames.setupfile import (
     SetupZone,
     read_setup_file,
 )
-from boosterkit.minigames.spec import AddBack, Roll
+from boosterkit.minigames.spec import AddBack, Layout, Roll
 from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
@@ -268,6 +268,7 @@ def _validate(database: Database, con: Connection, given: Any, exact: bool) -> V
             product=data.get("product"),
             strict_backs=c.strict,
             first=first if isinstance(first, str) else None,
+            refuse_unknown=False,
         )
     except BoosterkitError as exc:
         c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
@@ -329,6 +330,7 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
                     f"card {uid}: tagged {tag!r} but not one of the {describe(step.filter)}",
                     card=uid,
                 )
+    _check_held(c, got)
     for tag, step in want.items():  # none tagged too: the sheets and the referee read tags
         if len(got.get(tag, ())) != step.count:
             c.add(
@@ -336,6 +338,25 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
                 f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
                 f"{step.count}",
             )
+
+
+def _check_held(c: _Check, tagged: dict[str, list[str]]) -> None:
+    """A layout that ``holds`` a tag (Foraging Squirrels' grid, the squirrel) has its
+    tagged cards in it."""
+    for step in c.spec.steps or []:
+        if not isinstance(step, Layout) or not step.holds:
+            continue
+        owners = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
+        names = [f"{p} {step.zone}" for p in owners] if step.per == "player" else [step.zone]
+        inside = {d["uid"] for z in c.data["zones"] if z["name"] in names for d in z["cards"]}
+        for uid in tagged.get(step.holds, []):
+            if uid not in inside:
+                c.add(
+                    "tag",
+                    f"card {uid}: the {step.holds} is not in the {step.zone}; the card "
+                    f"always has it there",
+                    card=uid,
+                )
 
 
 _Seeded = dict[tuple[str, str, int], list[tuple[int, SetupPack, int]]]

@@ -194,9 +194,9 @@ def test_sheet_labels_follow_the_language(con) -> None:
             4,
             "khm",
             0,
-            "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 23 "
-            "cards once the cards without a Magic back are taken out, and 25 are needed; try another "
-            "seed (this was 0) or another set",
+            "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 22 "
+            "cards once the cards without a Magic back are taken out (1 art card put back makes "
+            "23), and 25 are needed; try another seed (this was 0) or another set",
         ),
     ],
 )

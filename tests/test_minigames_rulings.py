@@ -1,0 +1,151 @@
+"""Setups the card can be played from (issue 19 §1): each test quotes the GET READY line of
+the card it enforces (MTGJSON MMH2, MZNR, MSTX, MKHM, MAFR minigame files). Unit tests deal
+hand-built packs through the pure engine; the real-data ones deal the shared sets."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from boosterkit.generator.model import Item, Pack
+from boosterkit.minigames import SetupError, validate_setup
+from boosterkit.minigames.catalog import get_minigame
+from boosterkit.minigames.engine import build_setup
+from boosterkit.pipeline import db
+
+COLOURS = "WUBRG"
+
+
+def magic(uid: str, type_line: str = "Creature — Squirrel", colors: str = "G", **kw) -> Item:
+    fields = {
+        "card_id": None,
+        "name": f"Card {uid}",
+        "set": "tst",
+        "collector_number": uid.split("-")[1],
+        "rarity": "common",
+        "foil": False,
+        "slot": "common",
+        "kind": "card",
+        "magic_back": True,
+        "resolved": True,
+        "type_line": type_line,
+        "colors": tuple(colors),
+        "mana_value": 2.0,
+        "layout": "normal",
+    }
+    return Item(uid=uid, **{**fields, **kw})
+
+
+def other(uid: str, kind: str) -> Item:
+    return magic(uid, type_line=None, colors="", kind=kind, magic_back=False, rarity=None)
+
+
+def pack(n: int, items: list[Item]) -> Pack:
+    return Pack(set="tst", product="set", seed=0, index=n, variant=0, items=items)
+
+
+def squirrel_packs(size: int) -> list[Pack]:
+    """Two packs of ``size`` Magic cards each, an art card and a token."""
+    return [
+        pack(
+            n,
+            [magic(f"p{n}-{k}", colors=COLOURS[k % 5]) for k in range(1, size + 1)]
+            + [other(f"p{n}-{size + 1}", "art_card"), other(f"p{n}-{size + 2}", "token")],
+        )
+        for n in (1, 2)
+    ]
+
+
+# --- Foraging Squirrels (MMH2 #2) ---------------------------------------------------------
+
+
+def test_the_squirrel_is_always_in_the_grid_when_the_packs_hold_more_than_25() -> None:
+    # "Select one art card and shuffle it in with the rest of the cards, which represent the
+    # food. Deal the cards face up in a 5x5 grid." The squirrel is the game: 2 x 16 cards
+    # make 33 with it, and it lies on every one of the 25 cells about equally often.
+    spec = get_minigame("foraging-squirrels")
+    cells: Counter[int] = Counter()
+    for seed in range(500):
+        setup = build_setup(spec, squirrel_packs(16), 2, seed, set_code="tst", product="set")
+        grid = setup.zone("grid")
+        held = [k for k, c in enumerate(grid.cards) if grid.tags.get(c.uid) == "squirrel"]
+        assert len(held) == 1 and len(grid.cards) == 25
+        assert len(setup.zone("unused").cards) == 33 - 25
+        cells[held[0]] += 1
+    assert set(cells) == set(range(25))
+    assert max(cells.values()) < 45  # 20 expected per cell; P(any cell >= 45) < 1e-6
+
+
+def test_a_squirrel_setup_that_fits_the_grid_deals_as_before() -> None:
+    """24 food cards and the squirrel fill the grid exactly: nothing is moved."""
+    spec = get_minigame("foraging-squirrels")
+    setup = build_setup(spec, squirrel_packs(12), 2, 7, set_code="tst", product="set")
+    assert setup.zone("unused").cards == []
+    assert not any("took a random place" in n for n in setup.notes)
+
+
+def test_validate_refuses_a_squirrel_left_out_of_the_grid(con) -> None:
+    # "Deal the cards face up in a 5x5 grid": the art card is one of them.
+    spec = get_minigame("foraging-squirrels")
+    setup = build_setup(spec, squirrel_packs(16), 2, 3, set_code="tst", product="set")
+    data = setup.to_dict()
+    for p in data["packs"]:
+        p["seed"] = None  # packs typed in by hand: checked by their cards, not re-opened
+    assert validate_setup(con, data).valid
+    grid, unused = (next(z for z in data["zones"] if z["name"] == n) for n in ("grid", "unused"))
+    k = next(i for i, d in enumerate(grid["cards"]) if d.get("tag") == "squirrel")
+    squirrel = grid["cards"][k]
+    grid["cards"][k], unused["cards"][0] = unused["cards"][0], squirrel
+    messages = [v.message for v in validate_setup(con, data).violations]
+    assert messages == [
+        f"card {squirrel['uid']}: the squirrel is not in the grid; the card always has it there"
+    ]
+
+
+@pytest.fixture(scope="module")
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
+    yield c
+    c.close()
+
+
+def base_race_packs(basics: int) -> list[Pack]:
+    """Three packs of 11 creatures; the first ``basics`` packs also hold a Forest."""
+    out = []
+    for n in (1, 2, 3):
+        items = [magic(f"p{n}-{k}") for k in range(1, 12)]
+        if n <= basics:
+            items.append(magic(f"p{n}-12", type_line="Basic Land — Forest", colors=""))
+        out.append(pack(n, items))
+    return out
+
+
+@pytest.mark.parametrize(("basics", "held"), [(0, "0 basic lands"), (1, "1 basic land")])
+def test_a_base_race_refusal_counts_the_basic_lands_the_packs_hold(basics, held) -> None:
+    # "Open three packs, give one basic land to each player": the refusal says how many the
+    # packs held, not one more.
+    with pytest.raises(SetupError) as err:
+        build_setup(
+            get_minigame("base-race"), base_race_packs(basics), 2, 0, set_code="tst", product="set"
+        )
+    assert str(err.value).startswith(
+        f"Base Race: giving each of the 2 players 1 basic land: the 3 packs opened hold {held}, "
+        "and 2 are needed; try another seed"
+    )
+
+
+def test_a_squirrel_refusal_does_not_count_the_art_card_among_the_food() -> None:
+    # "Open both packs and remove all cards without Magic card backs. Select one art card and
+    # shuffle it in": 2 x 11 food cards and the squirrel are 23 of the 25 the grid needs.
+    with pytest.raises(SetupError) as err:
+        build_setup(
+            get_minigame("foraging-squirrels"), squirrel_packs(11), 2, 0, set_code="tst",
+            product="set",
+        )  # fmt: skip
+    assert str(err.value).startswith(
+        "Foraging Squirrels: laying out the grid (5 x 5, 25 cards): the 2 packs opened hold 22 "
+        "cards once the cards without a Magic back are taken out (1 art card put back makes "
+        "23), and 25 are needed"
+    )
