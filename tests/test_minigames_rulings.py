@@ -8,11 +8,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import schema_checked_deal as deal
 
 from boosterkit.generator.model import Item, Pack
 from boosterkit.minigames import SetupError, validate_setup
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import build_setup
+from boosterkit.minigames.filters import is_nmb, matches
 from boosterkit.pipeline import db
 
 COLOURS = "WUBRG"
@@ -149,3 +151,39 @@ def test_a_squirrel_refusal_does_not_count_the_art_card_among_the_food() -> None
         "cards once the cards without a Magic back are taken out (1 art card put back makes "
         "23), and 25 are needed"
     )
+
+
+# --- Winchester Draft (MSTX #4, MMH2 #1) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("set_code", ["znr", "khm", "mh2"])
+def test_winchester_draft_removes_only_basic_lands_ads_and_tokens(any_con, set_code) -> None:
+    # "Open six packs, remove all basic lands, ads, and tokens, and then shuffle the remaining
+    # cards together into a stack": double-faced cards and art cards stay in the draft.
+    kept: Counter[str] = Counter()
+    dealt = 0
+    for seed in range(40):  # The List is not in the database: some seeds are refused
+        try:
+            setup = deal(any_con, "winchester-draft", 2, set_code, seed=seed)
+        except SetupError:
+            continue
+        dealt += 1
+        removed = setup.zone("removed").cards
+        assert all(
+            c.kind in ("ad", "token", "emblem", "minigame") or matches(c, "basic_land")
+            for c in removed
+        )
+        drafted = [c for z in setup.zones if z.kind in ("pile", "deck") for c in z.cards]
+        assert len(drafted) + len(removed) == sum(len(p.items) for p in setup.packs)
+        kept.update("double-faced" if is_nmb(c, True) and c.kind == "card" else c.kind
+                    for c in drafted)  # fmt: skip
+        assert not setup.strict_backs
+    assert dealt >= 5
+    assert kept["double-faced" if set_code != "mh2" else "art_card"] > 0, kept
+
+
+@pytest.fixture(scope="module")
+def any_con(any_db: Path):
+    c = db.connect(any_db, read_only=True)
+    yield c
+    c.close()

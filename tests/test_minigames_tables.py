@@ -55,7 +55,10 @@ def test_an_unknown_card_in_play_fails_naming_the_fix_and_a_product_that_deals(c
     assert deal(con, "mimic-match", 2, "afr", product="draft", seed=1).product == "draft"
 
 
-def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> None:
+def test_roll_for_initiative_serves_as_many_players_as_the_packs_deal(con) -> None:
+    # "2+ players" / "Use an additional booster for groups of five players or more. Shuffle,
+    # then deal the same number of cards to each player": two 12-card Set Boosters serve 24,
+    # two 15-card Draft Boosters 25 and more (issue 19: count what the packs hold).
     setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
     hands = [z for z in setup.zones if z.kind == "hand"]
     assert len(hands) == 24 and {len(z.cards) for z in hands} == {1}
@@ -64,21 +67,25 @@ def test_roll_for_initiative_serves_2_to_24_players_and_refuses_more(con) -> Non
     assert setup.first_player == min(order, key=order.get)
     assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
     with pytest.raises(
-        InputError,
-        match=r"^players: 25 is more than Roll for Initiative "
-        r"serves \(at most 24\): the two boosters hold 24",
+        SetupError,
+        match=r"^Roll for Initiative: dealing at least 1 card to the 25 players: the 2 packs "
+        r"opened hold 24 cards once the cards without a Magic back are taken out, and 25 are "
+        r"needed",
     ):
         deal(con, "roll-for-initiative", 25, "afr", seed=0)
+    draft = deal(con, "roll-for-initiative", 25, "afr", product="draft", seed=0)
+    hands = [z for z in draft.zones if z.kind == "hand"]
+    assert [len(p.items) for p in draft.packs] == [16, 16]  # 15 cards and a token each
+    assert len(hands) == 25 and {len(z.cards) for z in hands} == {1}
+    assert len(draft.zone("set aside").cards) == 30 - 25
+    assert validate_setup(con, draft.to_dict(), exact=True).valid
 
 
 def test_inferred_steps_and_products_are_noted(con) -> None:
     mm = deal(con, "magic-and-minions", 4, "afr", seed=0)
     assert any(n.startswith("Inferred, not printed on the card: Draft Boosters") for n in mm.notes)
-    wd = deal(con, "winchester-draft", 2, "mh2", seed=0)
-    assert (
-        "Inferred, not printed on the card: basic lands, ads, tokens (and other cards "
-        "without Magic backs) are taken out." in wd.notes
-    )
+    cs = deal(con, "careful-study", 2, "khm", seed=0)
+    assert "Inferred, not printed on the card: the remaining cards are not used." in cs.notes
 
 
 def test_rules_text_comes_from_the_card_else_the_catalogue(con) -> None:
