@@ -111,6 +111,8 @@ class Setup:
     rules: dict[str, list[Rule]] = field(default_factory=dict, repr=False, compare=False)
     expect: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     tiebreaks: dict[str, list[int]] = field(default_factory=dict)
+    #: A team game's teams and their players (``team-1``: [``player-1``, …]).
+    teams: dict[str, list[str]] = field(default_factory=dict)
     #: What sheets print beside the setup (``minigames.lookup``): the game's rules text and
     #: where it came from, per-card facts the packs do not carry, the sheet's language.
     rules_text: dict[str, str] | None = field(default=None, compare=False)
@@ -132,9 +134,11 @@ class Setup:
             "zones": [z.to_dict() for z in self.zones],
             "rolls": dict(self.rolls),
             "tiebreaks": {p: list(v) for p, v in self.tiebreaks.items()},
-            "first_player": self.first_player,
-            "notes": list(self.notes),
         }
+        if self.teams:
+            d["teams"] = {t: list(m) for t, m in self.teams.items()}
+        d["first_player"] = self.first_player
+        d["notes"] = list(self.notes)
         if self.rules_text:
             d["rules"] = cast("SetupRules", dict(self.rules_text))
         return d
@@ -293,6 +297,7 @@ def run_steps(
         rules=s.rules,
         expect=s.expect,
         tiebreaks=s.tiebreaks,
+        teams=s.teams,
     )
 
 

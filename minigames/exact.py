@@ -65,12 +65,12 @@ def compare_exact(db: DbLike, data: SetupFile, spec: Minigame) -> list[Violation
             out.append(
                 Violation("exact-zone", f"zone {name!r}: `deal` makes no such zone", zone=name)
             )
-    for key in ("rolls", "tiebreaks", "first_player", "notes"):  # the notes print on the sheet
-        if (data.get(key) or None) != (want[key] or None):
+    for key in ("rolls", "tiebreaks", "teams", "first_player", "notes"):  # notes: on the sheet
+        if (data.get(key) or None) != (want.get(key) or None):
             out.append(
                 Violation(
                     f"exact-{key.replace('_', '-')}",
-                    f"{key}: {data.get(key)!r:.80}; `deal` gives {want[key]!r:.80}",
+                    f"{key}: {data.get(key)!r:.80}; `deal` gives {want.get(key)!r:.80}",
                 )
             )
     return out

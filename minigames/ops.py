@@ -166,6 +166,17 @@ def external_basics(
     return out
 
 
+def team_members(teams: int | None, players: int) -> dict[str, list[str]]:
+    """The teams of a team game (``team-1``…: players dealt round the table in turn), else
+    none."""
+    if not teams:
+        return {}
+    return {
+        f"team-{t + 1}": [f"player-{k + 1}" for k in range(players) if k % teams == t]
+        for t in range(teams)
+    }
+
+
 class State:
     """Working pools and zones while the steps run (what each ``_op_*`` function changes)."""
 
@@ -194,10 +205,14 @@ class State:
         self.tags: dict[str, str] = {}
         self.step: BaseStep | None = None
         self.notes: list[str] = []
+        self.teams = team_members(spec.players.teams, len(self.players))
         self.first = self._first_player(first)
 
     def _first_player(self, given: str | None) -> str | None:
         rule = self.spec.first_player.rule
+        if rule == "random_team":  # "Randomly determine which team goes first"
+            drawn = self.rng.choose(list(self.teams))
+            return given if given in self.teams else drawn
         if rule == "random":  # drawn even when given: a replay's shuffles are deal's
             drawn = self.rng.choose(self.players)
             return given if given in self.players else drawn
@@ -469,11 +484,8 @@ def _op_select(s: State, step: Select) -> None:
     who, flt, count = step.who, step.filter, step.count
     owners: Sequence[str | None]
     if who == "each_team":
-        teams = s.spec.players.teams or 2
-        owners = [f"team-{t}" for t in range(1, teams + 1)]
-        members = {
-            o: [p for k, p in enumerate(s.players) if k % teams == t] for t, o in enumerate(owners)
-        }
+        members = s.teams or team_members(2, len(s.players))
+        owners = list(members)
         s.notes.append(
             "Teams: " + "; ".join(f"{o} = {', '.join(m)}" for o, m in members.items()) + "."
         )

@@ -167,7 +167,19 @@ class SetupFile(TypedDict, total=False):
         _doc("roll-offs of tied players, in order: a group tied on its rolls so far rolls "
              "again (only they), lower first, until no two are tied"),
     ]  # fmt: skip
-    first_player: Annotated[Any, _doc(type=["string", "null"])]
+    teams: Sometimes[
+        Annotated[
+            dict[str, list[str]],
+            _doc("a team game's teams (team-1, team-2) and their players; first_player is "
+                 "then the team that starts",
+                 propertyNames={"pattern": "^team-[0-9]+$"},
+                 additionalProperties={"type": "array", "minItems": 1,
+                                       "items": {"pattern": "^player-[0-9]+$"}}),
+        ]
+    ]  # fmt: skip
+    first_player: Annotated[
+        Any, _doc("a player, a team (team games), or null", type=["string", "null"])
+    ]
     notes: list[str]
     rules: Sometimes[
         Annotated[

@@ -212,6 +212,8 @@ def _members(setup: Setup, owner: str | None) -> list[str]:
     """The players an owned zone belongs to (a team's zone: each of its players)."""
     if owner is None:
         return []
+    if owner in setup.teams:
+        return list(setup.teams[owner])
     if owner.startswith("team-"):
         teams = setup.spec.players.teams or 2
         t = int(owner.split("-")[1]) - 1

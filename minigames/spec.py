@@ -85,7 +85,9 @@ FACTS: tuple[str, ...] = get_args(_Fact)
 _Reminder = Literal["W", "U", "B", "R", "G", "colorless", "multicolor", "face_down"]
 #: Keys of ``reminders``: what a card of each colour does in the game.
 REMINDER_KEYS: tuple[str, ...] = get_args(_Reminder)
-_Rule = Literal["random", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none"]
+_Rule = Literal[
+    "random", "random_team", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none"
+]  # fmt: skip
 _Product = Literal["set", "draft", "play", "collector", "beyond"]
 _Per = Literal["player", "shared"]
 

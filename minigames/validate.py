@@ -694,6 +694,10 @@ def _check_first(
                     f"first_player: {first} starts, but the {word} roll "
                     f"(after roll-offs) is {who}'s",
                 )
+    elif rule == "random_team":
+        teams = _check_teams(c)
+        if first not in teams:
+            c.add("first-player", f"first_player: {first!r} is not one of {', '.join(teams)}")
     elif rule in ("random", "choice"):
         if first not in players:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")
@@ -703,3 +707,31 @@ def _check_first(
             f"first_player: {c.spec.name} names no first player at setup "
             f"({c.spec.first_player.text})",
         )
+
+
+def _check_teams(c: _Check) -> list[str]:
+    """A team game's ``teams`` (as ``deal`` names them when the file has none): the game's
+    number of teams, ``team-1``…, each of one or more players, every player on exactly one.
+    The team names, for the first player."""
+    from boosterkit.minigames.ops import team_members
+
+    count, players = c.spec.players.teams or 2, c.data["players"]
+    teams = c.data.get("teams") or team_members(count, players)
+    names = [f"team-{t}" for t in range(1, count + 1)]
+    if sorted(teams) != names:
+        c.add("teams", f"teams: {', '.join(sorted(teams)) or 'none'}; {c.spec.name} has "
+              f"{', '.join(names)}")  # fmt: skip
+    seated = [p for m in teams.values() for p in m]
+    everyone = [f"player-{i}" for i in range(1, players + 1)]
+    for team, members in teams.items():
+        if not members:
+            c.add("teams", f"teams: {team} has no player; a team is one or more players")
+    if sorted(seated) != sorted(everyone):
+        twice = sorted({p for p in seated if seated.count(p) > 1})
+        left = [p for p in everyone if p not in seated]
+        stray = sorted(set(seated) - set(everyone))
+        what = [f"{', '.join(twice)} on more than one team"] if twice else []
+        what += [f"{', '.join(left)} on no team"] if left else []
+        what += [f"{', '.join(stray)} not a player of this setup"] if stray else []
+        c.add("teams", f"teams: {'; '.join(what)}")
+    return names

@@ -187,3 +187,58 @@ def any_con(any_db: Path):
     c = db.connect(any_db, read_only=True)
     yield c
     c.close()
+
+
+# --- Careful Study (MKHM #4, MSTX #3) -------------------------------------------------------
+
+
+def one_pack() -> list[Pack]:
+    return [pack(1, [magic(f"p1-{k}", colors=COLOURS[k % 5]) for k in range(1, 13)])]
+
+
+@pytest.mark.slow
+def test_careful_study_picks_the_starting_team_with_a_fair_coin() -> None:
+    # "Split up into two teams of one or more players. Randomly determine which team goes
+    # first": at 5 players the bigger team (3 players) starts about half the time, not 3 in 5.
+    spec = get_minigame("careful-study")
+    starts: Counter[str] = Counter()
+    for seed in range(2000):
+        setup = build_setup(spec, one_pack(), 5, seed, set_code="tst", product="set")
+        assert setup.teams == {
+            "team-1": ["player-1", "player-3", "player-5"],
+            "team-2": ["player-2", "player-4"],
+        }
+        starts[setup.first_player] += 1
+    assert set(starts) == {"team-1", "team-2"}
+    # the issue's bound is 35-65 %; a fair coin over 2000 seeds is within 46.5-53.5 % (3.1 sd)
+    assert 0.465 < starts["team-1"] / 2000 < 0.535, starts
+
+
+def test_careful_study_setups_name_the_teams_and_the_team_that_starts(con) -> None:
+    # "Split up into two teams of one or more players. … Each team then picks a card"
+    setup = deal(con, "careful-study", 3, "khm", seed=4)
+    data = setup.to_dict()
+    assert data["teams"] == {"team-1": ["player-1", "player-3"], "team-2": ["player-2"]}
+    assert data["first_player"] in ("team-1", "team-2")
+    assert f"{data['first_player']} starts." in data["notes"]
+    assert validate_setup(con, data, exact=True).valid
+    # any split into two teams of one or more players is the card's; others are named
+    data["teams"] = {"team-1": ["player-1"], "team-2": ["player-2", "player-3"]}
+    assert validate_setup(con, data).valid
+    for teams, message in [
+        (
+            {"team-1": ["player-1", "player-2", "player-3"], "team-2": []},
+            "teams: team-2 has no player; a team is one or more players",
+        ),
+        (
+            {"team-1": ["player-1", "player-2"], "team-2": ["player-2"]},
+            "teams: player-2 on more than one team; player-3 on no team",
+        ),
+    ]:
+        data["teams"] = teams
+        assert [v.message for v in validate_setup(con, data).violations] == [message]
+    data["teams"] = {"team-1": ["player-1"], "team-2": ["player-2", "player-3"]}
+    data["first_player"] = "player-1"
+    assert [v.message for v in validate_setup(con, data).violations] == [
+        "first_player: 'player-1' is not one of team-1, team-2"
+    ]
