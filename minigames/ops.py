@@ -23,6 +23,7 @@ from boosterkit.minigames.spec import (
     BaseStep,
     Combine,
     Deal,
+    Ensure,
     Flip,
     Layout,
     Minigame,
@@ -218,6 +219,8 @@ class State:
             return given if given in self.players else drawn
         if rule == "choice":
             return given if given in self.players else self.players[0]
+        if rule == "at_table":  # the card names who starts by a fact of the table
+            return given if given in self.players else None
         return None
 
     # zones -------------------------------------------------------------------------------
@@ -426,6 +429,34 @@ def _op_add_external(s: State, step: AddExternal) -> None:
         f"Each player adds {n} basic lands from outside the packs "
         f"({step.per_type} of each type; marked external)."
     )
+
+
+def _op_ensure(s: State, step: Ensure) -> None:
+    pool, flt, what = s.shared(), step.filter, describe(step.filter, 1)
+    held = [i for i in pool if matches(i, flt, s.strict)]
+    if len(held) > step.count:
+        extra = s.pick(pool, flt, len(held) - step.count, f"setting aside extra {what}s")
+        s.zone("set aside", None, "set_aside", Rule(need=flt)).cards.extend(extra)
+        s.notes.append(
+            f"The packs held {len(held)} {describe(flt, len(held))}; the card has "
+            f"{step.count}: {len(extra)} set aside at random."
+        )
+    elif len(held) < step.count:
+        names = [s.rng.choose(BASIC_NAMES) for _ in range(step.count - len(held))]
+        added = [_outside(s, name, k) for k, name in enumerate(names, 1)]
+        pool.extend(added)
+        s.pool_rules[None] = replace(s.pool_rules[None], external=True)
+        s.notes.append(
+            f"The packs held {len(held)} {describe(flt, len(held))}; the card has "
+            f"{step.count}: added {', '.join(names)} from outside the packs (marked external)."
+        )
+
+
+def _outside(s: State, name: str, n: int) -> Item:
+    """Basic land ``name`` from outside the packs, for the table (uid ``x0-<n>``)."""
+    one = external_basics(1, 1, {name: s.basics[name]} if name in s.basics else {}, s.set_code)
+    land = next(i for i in one["player-1"] if i.name == name)
+    return land._replace(uid=f"x0-{n}")
 
 
 def _op_shuffle(s: State, step: Shuffle) -> None:
@@ -676,6 +707,7 @@ OPS: dict[type[BaseStep], Callable[[State, Any], None]] = {
     Reserve: _op_reserve,
     AddBack: _op_add_back,
     AddExternal: _op_add_external,
+    Ensure: _op_ensure,
     Shuffle: _op_shuffle,
     Combine: _op_combine,
     Deal: _op_deal,

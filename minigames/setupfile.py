@@ -62,7 +62,7 @@ class SetupItem(TypedDict, total=False):
         Annotated[
             str,
             _doc("p<pack>-<position> (1-based) for pack items; x<player>-<n> for outside "
-                 "additions", pattern="^(p[0-9]+-[0-9]+|x[0-9]+-[0-9]+)$"),
+                 "additions (x0-<n>: the table's)", pattern="^(p[0-9]+-[0-9]+|x[0-9]+-[0-9]+)$"),
         ]
     ]  # fmt: skip
     card_id: Annotated[str | None, _doc("Scryfall id; null for ads and unresolved references")]

@@ -86,7 +86,8 @@ _Reminder = Literal["W", "U", "B", "R", "G", "colorless", "multicolor", "face_do
 #: Keys of ``reminders``: what a card of each colour does in the game.
 REMINDER_KEYS: tuple[str, ...] = get_args(_Reminder)
 _Rule = Literal[
-    "random", "random_team", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none"
+    "random", "random_team", "lowest_roll", "highest_roll", "first_to_finish", "choice",
+    "at_table", "none",
 ]  # fmt: skip
 _Product = Literal["set", "draft", "play", "collector", "beyond"]
 _Per = Literal["player", "shared"]
@@ -178,6 +179,17 @@ class AddExternal(BaseStep):
     op: Literal["add_external"]
     item: Annotated[Literal["basic_lands"], _one_of(Literal["basic_lands"])]
     per_type: PosInt
+
+
+class Ensure(BaseStep):
+    """The shared pool holds exactly ``count`` cards of ``filter`` (Roil Royale's one basic
+    land, the ruins): extras are set aside at random; a shortfall is made up from outside the
+    packs with basic lands of the set (``add: basic_land``, at random among the five types)."""
+
+    op: Literal["ensure"]
+    filter: Filter
+    count: Count
+    add: Annotated[Literal["basic_land"], _one_of(Literal["basic_land"])]
 
 
 class Shuffle(BaseStep):
@@ -328,7 +340,7 @@ class Roll(BaseStep):
 
 #: A setup step: the closed vocabulary of ops, in the order the schema lists them.
 Step = Annotated[
-    Open | Remove | Reserve | AddBack | AddExternal | Shuffle | Combine | Deal | Select
+    Open | Remove | Reserve | AddBack | AddExternal | Ensure | Shuffle | Combine | Deal | Select
     | Layout | Piles | Split | Flip | Place | Roll,
     Field(discriminator="op"),
 ]  # fmt: skip
@@ -510,7 +522,7 @@ class Minigame(Part):
     @property
     def adds_external(self) -> bool:
         """Whether its setup adds cards from outside the packs (basic lands)."""
-        return any(isinstance(s, AddExternal) for s in self.steps or [])
+        return any(isinstance(s, (AddExternal, Ensure)) for s in self.steps or [])
 
     @property
     def players_min(self) -> int | None:

@@ -698,6 +698,9 @@ def _check_first(
         teams = _check_teams(c)
         if first not in teams:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(teams)}")
+    elif rule == "at_table":  # "Whoever went camping most recently": the table knows
+        if first is not None and first not in players:
+            c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")
     elif rule in ("random", "choice"):
         if first not in players:
             c.add("first-player", f"first_player: {first!r} is not one of {', '.join(players)}")

@@ -53,7 +53,7 @@ def test_schema_lists_exactly_the_engine_ops() -> None:
     steps = SCHEMA["$defs"]["SetupSteps"]["properties"]["steps"]["items"]
     refs = [s["$ref"].rsplit("/", 1)[-1] for s in steps["oneOf"]]
     ops = [SCHEMA["$defs"][r]["properties"]["op"]["const"] for r in refs]
-    assert ops == list(catalog.OPS) and len(ops) == 15
+    assert ops == list(catalog.OPS) and len(ops) == 16
     assert sorted(steps["discriminator"]["mapping"]) == sorted(ops)
 
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import schema_checked_deal as deal
 
 from boosterkit.generator.model import Item, Pack
-from boosterkit.minigames import SetupError, validate_setup
+from boosterkit.minigames import SetupError, render_sheet, validate_setup
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import build_setup
 from boosterkit.minigames.filters import is_nmb, matches
@@ -241,4 +241,86 @@ def test_careful_study_setups_name_the_teams_and_the_team_that_starts(con) -> No
     data["first_player"] = "player-1"
     assert [v.message for v in validate_setup(con, data).violations] == [
         "first_player: 'player-1' is not one of team-1, team-2"
+    ]
+
+
+# --- Roil Royale (MZNR #4) ------------------------------------------------------------------
+
+
+def roil_pack(basics: int) -> list[Pack]:
+    items = [magic(f"p1-{k}") for k in range(1, 11)]
+    items += [
+        magic(f"p1-{10 + k}", type_line=f"Basic Land — {name}", colors="")
+        for k, name in enumerate(("Island", "Swamp")[:basics], 1)
+    ]
+    return [pack(1, items + [other(f"p1-{11 + basics}", "token")])]
+
+
+def ruins(zone) -> list[Item]:
+    return [c for c in zone.cards if matches(c, "basic_land")]
+
+
+@pytest.mark.parametrize("basics", [0, 1, 2])
+def test_every_roil_royale_table_holds_the_ruins_once(con, basics) -> None:
+    # "The basic land is the location of the ruins. When a player reveals the land, if they
+    # have no guides, they are killed by the Roil and eliminated from the game." A pack
+    # without a basic land gets one from outside (as its land slot would have had it); a
+    # second one is set aside.
+    spec = get_minigame("roil-royale")
+    for seed in range(20):
+        setup = build_setup(spec, roil_pack(basics), 3, seed, set_code="tst", product="set")
+        table = setup.zone("table")
+        assert len(ruins(table)) == 1 and len(table.cards) == 11
+        assert ruins(table)[0].external == (basics == 0)
+        aside = [z for z in setup.zones if z.name == "set aside"]
+        assert [len(ruins(z)) for z in aside] == ([1] if basics == 2 else [])
+    if basics == 0:
+        assert any(
+            n.startswith("The packs held 0 basic lands; the card has 1: added ")
+            and n.endswith("from outside the packs (marked external).")
+            for n in setup.notes
+        )
+
+
+def test_dealt_roil_royale_tables_hold_their_ruins_and_validate(any_con) -> None:
+    # "The basic land is the location of the ruins": over 30 seeds at 2 and 6 players, Set
+    # and Draft Boosters, every dealt table holds exactly one; validate accepts each and
+    # refuses a table without it.
+    outcomes: Counter[str] = Counter()
+    for players in (2, 6):
+        for seed in range(30):
+            product = "draft" if seed % 2 else None
+            try:
+                setup = deal(any_con, "roil-royale", players, "znr", product=product, seed=seed)
+            except SetupError:  # a List card on the table (not in the database)
+                outcomes["refused"] += 1
+                continue
+            assert len(ruins(setup.zone("table"))) == 1
+            outcomes["added" if ruins(setup.zone("table"))[0].external else "dealt"] += 1
+            assert validate_setup(any_con, setup.to_dict()).valid
+    assert outcomes["dealt"] + outcomes["added"] >= 40, outcomes
+    data = setup.to_dict()
+    table = next(z for z in data["zones"] if z["name"] == "table")
+    land = next(d for d in table["cards"] if "Basic" in (d.get("type_line") or ""))
+    table["cards"].remove(land)
+    unused = {"name": "unused", "owner": None, "kind": "set_aside", "cards": [land]}
+    data["zones"].append({**unused, "visibility": "hidden"})
+    rules = {v.rule for v in validate_setup(any_con, data).violations}
+    assert "zone-count" in rules  # the ruins belong on the table
+
+
+def test_roil_royale_says_who_starts_instead_of_naming_player_1(con) -> None:
+    # "Whoever went camping most recently goes first."
+    setup = deal(con, "roil-royale", 4, "znr", seed=3)
+    assert setup.first_player is None and not any(n.endswith(" starts.") for n in setup.notes)
+    table = render_sheet(setup, "text").split("[organizer]")[0]
+    assert "Whoever went camping most recently goes first." in table
+    assert "player-1 —" not in table
+    data = setup.to_dict()
+    assert validate_setup(con, data, exact=True).valid
+    data["first_player"] = "player-2"  # the table may write down who it was
+    assert validate_setup(con, data).valid
+    data["first_player"] = "player-9"
+    assert [v.message for v in validate_setup(con, data).violations] == [
+        "first_player: 'player-9' is not one of player-1, player-2, player-3, player-4"
     ]

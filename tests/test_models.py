@@ -38,9 +38,9 @@ def test_write_reports_only_what_changed(tmp_path) -> None:
 
 
 def test_every_step_model_has_one_engine_op_and_the_ops_are_the_steps() -> None:
-    assert set(engine.OPS) == set(spec.STEPS) and len(spec.STEPS) == 15
+    assert set(engine.OPS) == set(spec.STEPS) and len(spec.STEPS) == 16
     assert spec.OPS == tuple(s.model_fields["op"].annotation.__args__[0] for s in spec.STEPS)
-    assert len(set(spec.OPS)) == 15 and spec.OPS[0] == "open" and spec.OPS[-1] == "roll"
+    assert len(set(spec.OPS)) == 16 and spec.OPS[0] == "open" and spec.OPS[-1] == "roll"
 
 
 def _game(**changes: Any) -> dict[str, Any]:
