@@ -14,12 +14,12 @@ A Magic card the database does not hold is refused where the game reads it (``re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.minigames.initiative import initiative_order
 from boosterkit.minigames.ops import (
     BASIC_NAMES,
     OPS,
@@ -177,23 +177,6 @@ def _first_after_rolls(s: State) -> str | None:
     if rule in ("lowest_roll", "highest_roll") and s.rolls:
         return initiative_order(s.rolls, s.tiebreaks, rule == "highest_roll")[0]
     return s.first
-
-
-def initiative_order(
-    rolls: Mapping[str, int], tiebreaks: Mapping[str, Sequence[int]], highest_first: bool = False
-) -> list[str]:
-    """Players in turn order: by roll, ties by their roll-offs (lower first, or higher with
-    ``highest_first``), then by player number."""
-    sign = -1 if highest_first else 1
-    return sorted(
-        rolls,
-        key=lambda p: ([sign * rolls[p]] + [sign * v for v in tiebreaks.get(p, [])], _player_no(p)),
-    )
-
-
-def _player_no(p: str) -> int:
-    tail = p.rsplit("-", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
 
 
 def build_setup(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from boosterkit.errors import BoosterkitError
 from boosterkit.generator.model import CardInfo, Item, Pack
 from boosterkit.minigames.filters import describe, matches
+from boosterkit.minigames.initiative import TIE_ROUNDS, roll_ties, starting
 from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.spec import (
     ZONE_STEPS,
@@ -651,52 +652,38 @@ def _op_place(s: State, step: Place) -> None:
 
 
 def _op_roll(s: State, step: Roll) -> None:
-    """Everyone rolls; with ``ties: reroll`` each group of tied players rolls again among
-    themselves (a roll-off, repeated inside any group still tied), which orders them; the
-    first roll stays their starting initiative. Bounded: at most ``MAX_ROLLOFFS`` rounds."""
+    """Everyone rolls; with ``ties: reroll`` the tied players roll again and the new roll is
+    their initiative, round by round while any two tie (``minigames.initiative``)."""
     faces = step.die
     s.rolls = {p: s.rng.roll(faces) for p in s.players}
     s.notes.append(f"d{faces} rolls: " + ", ".join(f"{p} {v}" for p, v in s.rolls.items()) + ".")
     if step.ties != "reroll":
         return
-    groups = [g for g in _groups(s.players, lambda p: s.rolls[p]) if len(g) > 1]
-    for _ in range(MAX_ROLLOFFS):
-        if not groups:
-            break
-        nxt = []
-        for group in groups:
-            for p in group:
-                s.tiebreaks.setdefault(p, []).append(s.rng.roll(faces))
-            nxt += [g for g in _groups(group, lambda p: s.tiebreaks[p][-1]) if len(g) > 1]
-        groups = nxt
-    if s.tiebreaks:
-        tied = sorted(_groups(list(s.tiebreaks), lambda p: s.rolls[p]), key=lambda g: s.rolls[g[0]])
-        shown = [
-            f"{' = '.join(g)} at {s.rolls[g[0]]}: "
-            + ", ".join(f"{p} {'/'.join(map(str, s.tiebreaks[p]))}" for p in g)
-            for g in tied[:NOTE_GROUPS]
-        ]
-        more = f"; and {len(tied) - NOTE_GROUPS} more ties" if len(tied) > NOTE_GROUPS else ""
+    s.tiebreaks = roll_ties(s.rolls, lambda: s.rng.roll(faces))
+    if not s.tiebreaks:
+        return
+    shown = [
+        f"{p} {'/'.join(map(str, [s.rolls[p], *again]))}"
+        for p, again in list(s.tiebreaks.items())[:NOTE_PLAYERS]
+    ]
+    more = len(s.tiebreaks) - NOTE_PLAYERS
+    s.notes.append(
+        "Ties: the tied players rolled again, and the new roll is their initiative: "
+        + ", ".join(shown)
+        + (f"; and {more} more players" if more > 0 else "")
+        + "."
+    )
+    start = starting(s.rolls, s.tiebreaks)
+    left = sorted({v for v in start.values() if list(start.values()).count(v) > 1})
+    if left:
         s.notes.append(
-            "Ties, rolled again by the tied players only (lower re-roll first): "
-            + "; ".join(shown)
-            + more
-            + "."
+            f"Still tied after {TIE_ROUNDS} rounds at {', '.join(map(str, left))}: "
+            "ordered by player number."
         )
 
 
-#: Roll-off rounds before giving up on a tie (two players tie 50 times running with
-#: probability 20^-50); a tie left after that is ordered by player number.
-MAX_ROLLOFFS = 50
-#: Tied groups spelled out in the notes (the rest are counted).
-NOTE_GROUPS = 8
-
-
-def _groups(players: list[str], key: Any) -> list[list[str]]:
-    out: dict[Any, list[str]] = {}
-    for p in players:
-        out.setdefault(key(p), []).append(p)
-    return list(out.values())
+#: Players whose re-rolls the notes spell out (the rest are counted).
+NOTE_PLAYERS = 16
 
 
 #: What each step model does: one ``_op_*`` function per ``spec.Step`` (a test checks that

@@ -159,13 +159,15 @@ class SetupFile(TypedDict, total=False):
     zones: Required[list[SetupZone]]
     rolls: Annotated[
         dict[str, Any] | None,
-        _doc("each player's first roll: their starting initiative (ties stay; see tiebreaks)",
-             additionalProperties={"type": "integer", "minimum": 1}),
+        _doc("each player's first roll (their starting initiative unless they tied: see "
+             "tiebreaks)", additionalProperties={"type": "integer", "minimum": 1}),
     ]  # fmt: skip
     tiebreaks: Annotated[
         dict[str, list[int]] | None,
-        _doc("roll-offs of tied players, in order: a group tied on its rolls so far rolls "
-             "again (only they), lower first, until no two are tied"),
+        _doc("the re-rolls of tied players, in order: round by round every player whose "
+             "initiative equals another's rolls again (only they) and the new roll is their "
+             "initiative, while any two tie (at most 10 rounds); a player's last roll is "
+             "their starting initiative"),
     ]  # fmt: skip
     teams: Sometimes[
         Annotated[

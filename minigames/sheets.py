@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, cast
 from boosterkit.errors import InputError
 from boosterkit.formats import SHEETS
 from boosterkit.generator.model import Item
-from boosterkit.minigames.engine import Setup, Zone, initiative_order
+from boosterkit.minigames.engine import Setup, Zone
+from boosterkit.minigames.initiative import initiative_order
 from boosterkit.minigames.labels import LANGS, label
 from boosterkit.serialize import md_inline
 

@@ -645,9 +645,11 @@ def _check_ties(
     tiebreaks: dict[str, list[int]],
     faces: int,
 ) -> None:
-    """The card: tied players roll again. So every group of players with the same roll (and
-    the same roll-offs so far) rolls again, only they do, until no two are tied."""
-    keyed = {p: [rolls[p], *tiebreaks.get(p, [])] for p in players if isinstance(rolls.get(p), int)}
+    """The card: "In case of a tie, the tied players roll again", and the new roll is their
+    initiative: the rounds are replayed from the first rolls (``initiative.tie_problems``)."""
+    from boosterkit.minigames.initiative import tie_problems
+
+    keyed = {p: rolls[p] for p in players if isinstance(rolls.get(p), int)}
     for p in tiebreaks:
         if p not in keyed:
             c.add("roll-tie", f"tiebreaks: {p} is not a player with a roll")
@@ -655,31 +657,14 @@ def _check_ties(
         bad = [v for v in rolled if not 1 <= v <= faces]
         if bad:
             c.add("roll-range", f"tiebreaks: {p} rolled {bad[0]}, outside 1–{faces}")
-    reported: set[frozenset[str]] = set()
-    for p, key in keyed.items():
-        for depth in range(1, len(key)):
-            if not any(q != p and keyed[q][:depth] == key[:depth] for q in keyed):
-                after = "/".join(map(str, key[:depth]))
-                c.add(
-                    "roll-tie",
-                    f"tiebreaks: {p} rolled again after {after} without a tie; "
-                    "only tied players roll again",
-                )
-                break
-        tied = [q for q, k in keyed.items() if q != p and k[: len(key)] == key]
-        if tied and frozenset([p, *tied]) not in reported:
-            reported.add(frozenset([p, *tied]))
-            c.add(
-                "roll-tie",
-                f"rolls: {p} and {' and '.join(tied)} tied at "
-                f"{'/'.join(map(str, key))}; the card has tied players roll again",
-            )
+    for problem in tie_problems(keyed, {p: v for p, v in tiebreaks.items() if p in keyed}):
+        c.add("roll-tie", problem)
 
 
 def _check_first(
     c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any], first: Any
 ) -> None:
-    from boosterkit.minigames.engine import initiative_order
+    from boosterkit.minigames.initiative import initiative_order
 
     rule = c.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll"):
@@ -691,8 +676,8 @@ def _check_first(
                 word = "lowest" if rule == "lowest_roll" else "highest"
                 c.add(
                     "first-player",
-                    f"first_player: {first} starts, but the {word} roll "
-                    f"(after roll-offs) is {who}'s",
+                    f"first_player: {first} starts, but the {word} starting "
+                    f"initiative (after re-rolls of ties) is {who}'s",
                 )
     elif rule == "random_team":
         teams = _check_teams(c)

@@ -9,16 +9,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import schema_checked_deal as deal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from helpers import schema_checked_deal as deal
 
-from boosterkit.generator.model import Item, Pack
 from boosterkit.errors import BoosterkitError
+from boosterkit.generator.model import Item, Pack
 from boosterkit.minigames import SetupError, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import build_setup
 from boosterkit.minigames.filters import is_nmb, matches
+from boosterkit.minigames.initiative import initiative_order, roll_ties, starting, tie_problems
 from boosterkit.pipeline import db
 
 COLOURS = "WUBRG"
@@ -366,3 +367,40 @@ def test_validate_accepts_every_setup_deal_writes(any_con, case) -> None:
         return
     verdict = validate_setup(any_con, setup.to_dict(), exact=True)
     assert verdict.valid, (case, [v.message for v in verdict.violations][:3])
+
+
+# --- Roll for Initiative ties (MAFR #5) -----------------------------------------------------
+
+
+def test_tied_players_roll_again_and_the_new_roll_is_their_initiative() -> None:
+    # "Each player then rolls a d20 to determine their initiative. In case of a tie, the tied
+    # players roll again." Round 1: players 2 and 3 tied at 4 roll 12 and 9; now player-2
+    # ties player-1 at 12, so both roll again (round 2): 7 and 9, and player-3 (9) ties
+    # player-2: round 3, players 2 and 3 roll 3 and 18.
+    dice = iter([12, 9, 7, 9, 3, 18])
+    rolls = {"player-1": 12, "player-2": 4, "player-3": 4}
+    again = roll_ties(rolls, lambda: next(dice))
+    assert again == {"player-2": [12, 9, 3], "player-3": [9, 18], "player-1": [7]}
+    assert starting(rolls, again) == {"player-1": 7, "player-2": 3, "player-3": 18}
+    assert initiative_order(rolls, again) == ["player-2", "player-1", "player-3"]
+    assert tie_problems(rolls, again) == []
+    assert tie_problems(rolls, {**again, "player-1": []}) == [
+        "rolls: player-1 and player-2 tied at 12; the card has tied players roll again"
+    ]
+    assert tie_problems(rolls, {**again, "player-1": [7, 5]}) == [
+        "tiebreaks: player-1 rolled again after 12/7 without a tie; only tied players roll again"
+    ]
+
+
+def test_deal_rolls_ties_again_and_validate_replays_them(con) -> None:
+    # "In case of a tie, the tied players roll again. The player with the lowest starting
+    # initiative goes first."
+    tied = 0
+    for seed in range(40):
+        setup = deal(con, "roll-for-initiative", 6, "afr", product="draft", seed=seed)
+        start = starting(setup.rolls, setup.tiebreaks)
+        assert len(set(start.values())) == 6  # 6 players are untied within 10 rounds here
+        assert setup.first_player == min(start, key=start.get)
+        tied += bool(setup.tiebreaks)
+        assert tie_problems(setup.rolls, setup.tiebreaks) == []
+    assert tied >= 10  # 6 d20s tie 1 - 20*19*18*17*16*15/20^6 = 56 % of the time

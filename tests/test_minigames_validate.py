@@ -150,7 +150,8 @@ def test_reroll_of_ties_missing(con, rfi: dict) -> None:
 
 
 def test_roll_offs_follow_the_card(con, rfi: dict) -> None:
-    """Seed 2 has player-2 and player-5 tied at 12, broken by a roll-off (16, 19)."""
+    """Seed 2 has player-2 and player-5 tied at 12; they roll again (16, 19), and those are
+    their initiatives. "In case of a tie, the tied players roll again." """
     assert rfi["rolls"]["player-2"] == rfi["rolls"]["player-5"] == 12
     assert set(rfi["tiebreaks"]) == {"player-2", "player-5"}
     data = copy.deepcopy(rfi)  # a roll-off that ties again is not a broken tie
@@ -180,7 +181,7 @@ def test_rolls_and_first_player(con, rfi: dict) -> None:
     lowest = min(data["rolls"], key=data["rolls"].get)
     data["first_player"] = next(p for p in data["rolls"] if p != lowest)
     assert _rules(con, data)["first-player"][0].endswith(
-        f"but the lowest roll (after roll-offs) is {lowest}'s"
+        f"but the lowest starting initiative (after re-rolls of ties) is {lowest}'s"
     )
 
 

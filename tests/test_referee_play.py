@@ -178,7 +178,9 @@ def test_rfi_setup_dice_and_first_player_come_from_the_setup(con) -> None:
 
     setup = deal(con, "roll-for-initiative", 5, "afr", seed=2).to_dict()
     s = new_game(setup)
-    assert dict(zip(s.table.players, s.dice)) == setup["rolls"]
+    # "In case of a tie, the tied players roll again": the last roll is the initiative
+    start = {p: (setup["tiebreaks"].get(p) or [v])[-1] for p, v in setup["rolls"].items()}
+    assert setup["tiebreaks"] and dict(zip(s.table.players, s.dice)) == start
     assert s.table.players[s.to_move] == setup["first_player"]
     assert sum(len(h) for h in s.hands) == sum(
         len(z["cards"]) for z in setup["zones"] if z["kind"] == "hand"

@@ -100,16 +100,20 @@ def test_rfi_lowest_starting_initiative_goes_first_then_clockwise() -> None:
     assert s.to_move == 0  # clockwise: player-3 → player-1
 
 
-def test_rfi_tied_lowest_rolls_are_ordered_by_the_setups_roll_offs() -> None:
+def test_rfi_tied_players_roll_again_and_the_new_roll_is_their_initiative() -> None:
     # "In case of a tie, the tied players roll again. The player with the lowest starting
-    # initiative goes first." The setup keeps the first rolls and the roll-offs in tiebreaks.
+    # initiative goes first." The setup keeps the first rolls and the re-rolls in tiebreaks;
+    # the last roll is the starting initiative (issue 19: not the first roll kept).
     hands = [[item(f"p1-{k}", colors="W")] for k in range(1, 5)]
     setup = {
         **rfi_setup(hands, [12, 4, 4, 4]),
         "tiebreaks": {"player-2": [11], "player-3": [9, 2], "player-4": [9, 15]},
     }
     s = new_game(setup)
-    assert s.table.players[s.to_move] == "player-3" and s.dice == (12, 4, 4, 4)
+    assert s.table.players[s.to_move] == "player-3" and s.dice == (12, 11, 2, 15)
+    # with empty hands the game ends at once: player-4's re-roll of 15 wins, not player-1's 12
+    empty = rfi_setup([[], [], [], []], [12, 4, 4, 4])
+    assert result(new_game({**empty, "tiebreaks": setup["tiebreaks"]}))["winner"] == "player-4"
     assert new_game({**setup, "first_player": "player-4"}).to_move == 3  # the setup says
     for bad in ({"first_player": "player-9"}, {"tiebreaks": {"player-2": ["9"]}}):
         with pytest.raises(InputError):
@@ -225,6 +229,23 @@ def test_rfi_multicoloured_card_applies_each_colour_to_its_own_target() -> None:
     )
     assert v.rule == "card-colours" and "WU" in v.message
     assert len([m for m in legal_moves(s) if not m["face_down"]]) == 3 * 2  # W any, U others
+
+
+def test_rfi_multicoloured_effects_happen_in_the_order_the_player_chose() -> None:
+    # "Multicolored Card: Apply the effects of each of the card's colors." The card names no
+    # order, so the move's order is the table's (issue 19: a recorded game replays to what
+    # happened), not WUBRG. "Blue Card: Reroll another player's die, but use the new result
+    # only if it's lower." / "Red Card: Reroll another player's die. They must use the new
+    # result."
+    hands = [[item("p1-1", colors="UR")], [item("p1-2")]]
+    s = new_game(rfi_setup(hands, [5, 10], first="player-1"))
+    red = {"color": "R", "target": "player-2", "die": 15}
+    blue = {"color": "U", "target": "player-2", "die": 12}
+    red_first = rfi.apply_logged(s, {"player": "player-1", "card": "p1-1", "effects": [red, blue]})
+    assert red_first[0].dice == (5, 12)  # 10 -> 15 (must use) -> 12 (lower: used)
+    assert [e["color"] for e in red_first[1]["effects"]] == ["R", "U"]
+    blue_first = play(s, "player-1", "p1-1", blue, red)
+    assert blue_first.dice == (5, 15)  # 10 -> 12 (not lower: kept 10) -> 15 (must use)
 
 
 def test_rfi_any_card_face_down_is_plus_or_minus_one_at_the_end() -> None:
@@ -445,7 +466,8 @@ def test_base_race_movement_rules() -> None:
 
 def test_base_race_artifact_owner_takes_an_extra_turn() -> None:
     # "If one of the revealed cards is an Artifact, the player who owns it discards it and
-    # takes an extra turn."
+    # takes an extra turn." When is not on the card: Magic's rule, right after the turn that
+    # earned it, so the defender takes it after the attacker's turn and then their own.
     s = new_game(br_setup(two=[item("p2-12", "Artifact", mv=1)]))
     s = apply(s, {"player": "player-1", "card": "p1-9", "to": "a4"})  # attacks the artifact
     assert s.board[br.index_of("a4")] == "p1-9" and s.to_move == 1 and s.extra == (0, 1)

@@ -14,7 +14,10 @@ The card, as printed, is quoted beside the code that applies it. Rulings where i
 - an enchantment creature is an enchantment (both are discarded); an artifact creature is a
   creature, as the card says; a card of no type the card names (a battle, an unknown card)
   is discarded with the other card, as an instant would be;
-- a player whose cards cannot move passes; if neither can, the game is a draw.
+- a player whose cards cannot move passes; if neither can, the game is a draw;
+- when an owed extra turn is taken is not written on the card: Magic's own rule, the most
+  recent extra turn first, right after the turn that earned it (``_after``): the attacker's
+  at once, the defender's right after the attacker's turn, then their own (two in a row).
 """
 
 from __future__ import annotations

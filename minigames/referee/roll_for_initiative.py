@@ -6,7 +6,9 @@ in front of the target player. All other cards go into the discard pile." The co
 are quoted beside the code that applies them. Rulings where the card is silent:
 
 - turns go clockwise (seat order) from the player with the lowest starting roll;
-- a multicoloured card's effects happen in WUBRG order;
+- a multicoloured card's effects happen in the order the move lists them, the order the
+  player chose at the table ("Apply the effects of each of the card's colors" names no
+  order; a recorded game must replay to what happened);
 - a colourless card played face up asks every player in turn, from the one who played it,
   whether to re-roll (one ``reroll`` move each);
 - a final tie is settled as the card settles a tie for the starting roll: "In case of a
@@ -24,7 +26,7 @@ from itertools import product
 from typing import Any
 
 from boosterkit.errors import InputError
-from boosterkit.minigames.engine import initiative_order
+from boosterkit.minigames.initiative import initiative_order, starting
 from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
@@ -79,15 +81,18 @@ def start(setup: SetupFile, con: Any = None) -> State:
         if f"{p} hand" not in table.zones:
             raise InputError(f"setup: {GAME} needs a zone '{p} hand'")
         hands.append(table.zones[f"{p} hand"])
-    dice = []
     for p in table.players:
         value = table.rolls.get(p)
         if not isinstance(value, int) or not 1 <= value <= 20:
             raise InputError(f"setup: rolls needs a d20 result (1-20) for {p}, got {value!r}")
-        dice.append(value)
-    # "The player with the lowest starting initiative goes first." / "In case of a tie, the
-    # tied players roll again": the setup's roll-offs order them, lower first (as ``deal``).
+    for p, again in table.tiebreaks.items():
+        if not all(isinstance(v, int) and 1 <= v <= 20 for v in again):
+            raise InputError(f"setup: tiebreaks of {p} are d20 results (1-20), got {list(again)}")
+    # "In case of a tie, the tied players roll again": the new roll is their initiative.
+    # "The player with the lowest starting initiative goes first."
     rolls = {p: table.rolls[p] for p in table.players}
+    start = starting(rolls, table.tiebreaks)
+    dice = [start[p] for p in table.players]
     first = table.first_player or initiative_order(rolls, table.tiebreaks)[0]
     state = State(
         table=table,
@@ -242,10 +247,10 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         )
         state = evolve(state, to_move=state.pending[0])
         return state, _log(who, card, False, [])
-    by_color = {e["color"]: e for e in effects}
     logged, said, at_end = [], [], False
-    for color in colors:  # "Apply the effects of each of the card's colors."
-        state, entry, text = _effect(state, seat, by_color[color], card)
+    for effect in effects:  # "Apply the effects of each of the card's colors.": as listed
+        color = effect["color"]
+        state, entry, text = _effect(state, seat, effect, card)
         logged.append(entry)
         said.append(text)
         at_end = at_end or color in END_OF_GAME
