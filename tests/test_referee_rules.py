@@ -3,8 +3,11 @@ card line it checks (MAFR #5 Roll for Initiative, MZNR/MKHM #1 Base Race, MAFR #
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from boosterkit.errors import InputError
@@ -600,7 +603,9 @@ def test_mimic_match_tampered_takes_fail() -> None:
         violation(s, {"player": "player-2", "cells": [1, 2], "take": True}).rule == "not-your-turn"
     )
     assert violation(s, {"player": "player-1", "cells": [1, 1], "take": True}).rule == "two-cards"
-    assert violation(s, {"player": "player-1", "cells": [1, 17], "take": True}).rule == "empty-cell"
+    # "Deal 16 cards face down in a 4x4 grid": cell 17 is outside it, not an empty cell
+    v = violation(s, {"player": "player-1", "cells": [1, 17], "take": True})
+    assert str(v) == "cell-out-of-range: cell 17 is outside the grid (cells 1-16)"
     v = violation(
         s, {"player": "player-1", "cells": [1, 2], "take": True, "cards": ["p1-2", "p1-1"]}
     )
@@ -696,3 +701,97 @@ def test_a_move_of_another_games_log_is_bad_input_before_any_rule() -> None:
     ):
         with pytest.raises(InputError, match="unknown field"):
             apply(state, move)
+
+
+# --- move logs and their schema agree (issue 19) -------------------------------------------
+
+MOVE_SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "moves.schema.json").read_text("utf-8")
+)
+
+
+def schema_accepts(game: str, move: dict) -> bool:
+    one = {"$ref": f"#/$defs/{game}", "$defs": MOVE_SCHEMA["$defs"]}
+    return jsonschema.Draft202012Validator(one).is_valid(move)
+
+
+def rfi_table() -> Any:
+    hands = [[item("p1-1", colors="W"), item("p1-2", colors=""), item("p1-3", colors="G")]]
+    return new_game(rfi_setup(hands + [[item("p1-4", colors="W")]], [5, 9], first="player-1"))
+
+
+def test_optional_fields_of_a_move_are_optional_in_the_code_and_the_schema() -> None:
+    # "Green Card: Reroll your own die": no target needed; a colourless card has no effect
+    # to list; "Reroll" moves and looks may leave their die, cards and refill out.
+    s = rfi_table()
+    green = {"player": "player-1", "card": "p1-3", "effects": [{"color": "G"}]}
+    colourless = {"player": "player-1", "card": "p1-2"}
+    for move in (green, colourless):
+        assert schema_accepts("roll-for-initiative", move)
+        apply(s, move)
+    s = apply(s, colourless)
+    again = {"player": "player-1", "reroll": True}
+    assert schema_accepts("roll-for-initiative", again)
+    assert 1 <= rfi.apply_logged(s, again)[1]["die"] <= 20  # rolled from the seed
+    look = {"player": "player-1", "cells": [1, 2], "take": False}
+    assert schema_accepts("mimic-match", look)
+    apply(new_game(mm_setup(mm_grid(), [])), look)
+
+
+@pytest.mark.parametrize(
+    ("game", "move", "message"),
+    [
+        (
+            "roll-for-initiative",
+            {"player": "player-1", "card": "p1-1",
+             "effects": [{"color": "W", "target": "player-1", "die": 3}]},
+            "W effect: 'die' does not apply (it re-rolls no die)",
+        ),
+        (
+            "roll-for-initiative",
+            {"player": "player-1", "card": "p1-1", "face_down": True,
+             "effects": [{"delta": 1, "target": "player-2", "color": "W"}]},
+            "face-down effect: 'color' does not apply (a card face down has no colour)",
+        ),
+        (
+            "roll-for-initiative",
+            {"player": "player-1", "card": "p1-1", "effects": [{"delta": 1, "target": "player-2"}]},
+            "effect: 'delta' does not apply to a card played face up",
+        ),
+        (
+            "roll-for-initiative",
+            {"player": "player-1", "card": "p1-1", "reroll": True},
+            "move: 'reroll' does not apply to a turn (it plays a card)",
+        ),
+        (
+            "base-race",
+            {"player": "player-1", "pass": True, "card": "p1-10"},
+            "move: 'card' does not apply to a pass",
+        ),
+    ],
+)  # fmt: skip
+def test_a_field_that_does_not_apply_is_refused_by_the_code_and_the_schema(
+    game: str, move: dict, message: str
+) -> None:
+    s = rfi_table() if game == "roll-for-initiative" else new_game(br_setup())
+    v = violation(s, move)
+    assert (v.rule, v.exit_code, str(v)) == ("not-applicable", 1, f"not-applicable: {message}")
+    assert not schema_accepts(game, move)
+
+
+def test_a_player_who_keeps_their_die_rolls_none() -> None:
+    # "Colorless Card: Each player may reroll their die. if they do, they must use the new
+    # result." A die on a player who does not re-roll does not apply.
+    s = apply(rfi_table(), {"player": "player-1", "card": "p1-2"})
+    keep = {"player": "player-1", "reroll": False, "die": 4}
+    v = violation(s, keep)
+    assert str(v) == "not-applicable: move: 'die' does not apply to a player who does not re-roll"
+    assert not schema_accepts("roll-for-initiative", keep)
+    assert schema_accepts("roll-for-initiative", {"player": "player-1", "reroll": False})
+
+
+def test_a_cell_outside_the_grid_is_out_of_range_in_the_code_and_the_schema() -> None:
+    # "Deal 16 cards face down in a 4x4 grid."
+    move = {"player": "player-1", "cells": [0, 17], "take": False}
+    assert not schema_accepts("mimic-match", move)
+    assert violation(new_game(mm_setup(mm_grid(), [])), move).rule == "cell-out-of-range"

@@ -34,6 +34,7 @@ from boosterkit.minigames.referee.common import (
     evolve,
     make_table,
     need,
+    not_applicable,
     only,
     zone,
 )
@@ -237,7 +238,10 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     seat = state.table.seat(need(move, "player", str))
     if state.to_move is not None and seat != state.to_move:
         raise RuleViolation("not-your-turn", f"it is {players[state.to_move]}'s turn")
-    if move.get("pass"):
+    if "pass" in move:
+        not_applicable(move, keys(Pass), "move", "to a pass")
+        if move["pass"] is not True:
+            raise InputError("move: 'pass' is true (a player who moves names a card and 'to')")
         if _moves_of(state, seat):
             raise RuleViolation("must-move", f"{players[seat]} has a legal move and cannot pass")
         passes = state.passes + 1

@@ -280,6 +280,14 @@ def only(move: Mapping[str, Any], keys: Iterable[str], what: str = "move") -> No
         raise InputError(f"{what}: unknown field {extra[0]!r} (known: {', '.join(keys)})")
 
 
+def not_applicable(move: Mapping[str, Any], keys: Iterable[str], what: str, why: str) -> None:
+    """``RuleViolation`` ``not-applicable`` naming a field of ``move`` that this kind of move
+    does not take (a field of another kind of move: an unknown one is ``only``'s)."""
+    extra = [k for k in move if k not in set(keys)]
+    if extra:
+        raise RuleViolation("not-applicable", f"{what}: {extra[0]!r} does not apply {why}")
+
+
 def die_value(value: Any, faces: int, what: str) -> int:
     """An observed die: an integer in ``[1, faces]``; a ``bad-die`` violation otherwise."""
     if not isinstance(value, int) or isinstance(value, bool):

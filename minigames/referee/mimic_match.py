@@ -27,6 +27,7 @@ from boosterkit.minigames.referee.common import (
     evolve,
     make_table,
     need,
+    not_applicable,
     only,
     zone,
 )
@@ -119,7 +120,11 @@ def scores(state: State) -> tuple[int, ...]:
 def _cell(state: State, value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(f"move: a cell is a number 1-{len(state.grid)}, got {value!r}")
-    if not 1 <= value <= len(state.grid) or state.grid[value - 1] is None:
+    if not 1 <= value <= len(state.grid):
+        raise RuleViolation(
+            "cell-out-of-range", f"cell {value} is outside the grid (cells 1-{len(state.grid)})"
+        )
+    if state.grid[value - 1] is None:
         raise RuleViolation("empty-cell", f"cell {value} holds no card")
     return value - 1
 
@@ -154,7 +159,7 @@ def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None
 
 
 def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
-    only(move, keys(Look))
+    not_applicable(move, keys(Look), "move", "to a look at two cards")
     cells = need(move, "cells", list)
     if len(cells) != 2:
         raise InputError("move: 'cells' names two cells")
@@ -236,7 +241,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     if seat != state.to_move:
         raise RuleViolation("not-your-turn", f"it is {players[state.to_move]}'s turn")
     if state.phase == "decide":
-        only(move, keys(Decide))
+        not_applicable(move, keys(Decide), "move", "to the finder's decision of a tie")
         chosen = state.table.seat(need(move, "winner", str), "winner")
         if chosen not in state.tied:
             names = ", ".join(players[t] for t in state.tied)

@@ -27,14 +27,36 @@ def keys(*shapes: type) -> tuple[str, ...]:
 
 
 @with_config(_CLOSED)
-class ColorEffect(TypedDict, total=False):
-    """a colour's effect: W/B target any player, U/R another player, G the player's own die"""
+class EndEffect(TypedDict):
+    """a white or black card's effect: +2 or -2 to any player's roll at the end of the game"""
 
-    color: Required[Literal["W", "U", "B", "R", "G"]]
+    color: Literal["W", "B"]
     target: Player
-    die: Annotated[
-        D20, Field(description="the re-rolled die (U, R, G); rolled from the seed when absent")
-    ]
+
+
+_Die = Annotated[D20, Field(description="the re-rolled die; rolled from the seed when absent")]
+
+
+@with_config(_CLOSED)
+class RerollEffect(TypedDict, total=False):
+    """a blue or red card's effect: re-roll another player's die"""
+
+    color: Required[Literal["U", "R"]]
+    target: Required[Player]
+    die: _Die
+
+
+@with_config(_CLOSED)
+class GreenEffect(TypedDict, total=False):
+    """a green card's effect: re-roll the player's own die (target: that player, if given)"""
+
+    color: Required[Literal["G"]]
+    target: Player
+    die: _Die
+
+
+#: A colour's effect, one shape per kind (W/B, U/R, G).
+ColorEffect = EndEffect | RerollEffect | GreenEffect
 
 
 @with_config(_CLOSED)
@@ -47,26 +69,44 @@ class FaceDownEffect(TypedDict):
 
 @with_config(_CLOSED)
 class Turn(TypedDict, total=False):
-    """a turn: play a card from the hand"""
+    """a turn: play a card from the hand face up"""
 
     player: Required[Player]
     card: Required[Uid]
-    face_down: Annotated[bool, Field(default=False)]
+    face_down: Annotated[Literal[False], Field(default=False)]
     effects: Annotated[
-        list[ColorEffect | FaceDownEffect],
-        Field(description="face up: one effect per colour of the card (none for a colourless "
-              "card); face down: one ±1 effect"),
+        list[ColorEffect],
+        Field(description="one effect per colour of the card, in the order applied (none for "
+              "a colourless card)"),
     ]  # fmt: skip
 
 
 @with_config(_CLOSED)
+class FaceDownTurn(TypedDict):
+    """a turn: play a card from the hand face down"""
+
+    player: Player
+    card: Uid
+    face_down: Literal[True]
+    effects: Annotated[list[FaceDownEffect], Field(min_length=1, max_length=1)]
+
+
+@with_config(_CLOSED)
 class Reroll(TypedDict, total=False):
-    """after a colourless card: each player in turn, from the one who played it, decides
-    whether to re-roll"""
+    """after a colourless card: a player re-rolls (each player in turn, from the one who
+    played it, decides)"""
 
     player: Required[Player]
-    reroll: Required[bool]
+    reroll: Required[Literal[True]]
     die: D20
+
+
+@with_config(_CLOSED)
+class Keep(TypedDict):
+    """after a colourless card: a player keeps their die"""
+
+    player: Player
+    reroll: Literal[False]
 
 
 @with_config(_CLOSED)
@@ -109,7 +149,7 @@ class Look(TypedDict, total=False):
     player: Required[Player]
     cells: Required[
         Annotated[
-            list[Annotated[int, Field(ge=1)]],
+            list[Annotated[int, Field(ge=1, le=16)]],
             Field(min_length=2, max_length=2, description="grid cells 1-16 in row order"),
         ]
     ]
@@ -135,7 +175,7 @@ class Decide(TypedDict):
 
 #: Each refereed game's kinds of move, in the order its referee tells them apart.
 MOVES: dict[str, tuple[type, ...]] = {
-    "roll-for-initiative": (Turn, Reroll, RollOff),
+    "roll-for-initiative": (Turn, FaceDownTurn, Reroll, Keep, RollOff),
     "base-race": (Step, Pass),
     "mimic-match": (Look, Decide),
 }

@@ -34,13 +34,18 @@ from boosterkit.minigames.referee.common import (
     evolve,
     make_table,
     need,
+    not_applicable,
     only,
     roll,
 )
 from boosterkit.minigames.referee.moves import (
-    ColorEffect,
+    EndEffect,
     FaceDownEffect,
+    FaceDownTurn,
+    GreenEffect,
+    Keep,
     Reroll,
+    RerollEffect,
     RollOff,
     Turn,
     keys,
@@ -145,10 +150,9 @@ def _effect(
 ) -> tuple[State, dict[str, Any], str]:
     """Apply one colour's effect; the state, the effect as logged, and what happened."""
     color, players = effect["color"], state.table.players
-    only(effect, keys(ColorEffect), f"{color} effect")
+    only(effect, keys(EndEffect, RerollEffect, GreenEffect), f"{color} effect")
     if color in END_OF_GAME:
-        if "die" in effect:
-            raise InputError(f"{color} effect: takes no die")
+        not_applicable(effect, keys(EndEffect), f"{color} effect", "(it re-rolls no die)")
         t = _target(state, effect, color)
         mods = list(state.mods)
         mods[t] = mods[t] + ((card, END_OF_GAME[color]),)
@@ -186,7 +190,7 @@ def _effect(
 
 
 def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, keys(Turn))
+    not_applicable(move, keys(Turn, FaceDownTurn), "move", "to a turn (it plays a card)")
     seat = state.to_move
     card = need(move, "card", str)
     if card not in state.hands[seat]:
@@ -210,7 +214,10 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
             raise RuleViolation(
                 "face-down", "a card played face down has one effect: ±1 to one player", [card]
             )
-        only(effects[0], keys(FaceDownEffect), "face-down effect")
+        only(effects[0], keys(FaceDownEffect, EndEffect, RerollEffect), "face-down effect")
+        not_applicable(
+            effects[0], keys(FaceDownEffect), "face-down effect", "(a card face down has no colour)"
+        )
         delta = need(effects[0], "delta", int, "face-down effect")
         if delta not in (1, -1):
             raise RuleViolation(
@@ -227,6 +234,9 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         logged = [{"delta": delta, "target": state.table.players[t]}]
         return _next_turn(state, seat), _log(who, card, True, logged)
     colors = [c for c in WUBRG if c in state.table.cards[card].colors]
+    for e in effects:
+        only(e, keys(FaceDownEffect, EndEffect, RerollEffect), "effect")
+        not_applicable(e, keys(RerollEffect), "effect", "to a card played face up")
     given = [need(e, "color", str, "effect") for e in effects]
     if sorted(given) != sorted(colors):
         shown = "".join(colors) or "colourless"
@@ -265,7 +275,7 @@ def _log(player: str, card: str, face_down: bool, effects: list[dict[str, Any]])
 
 
 def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, keys(Reroll))
+    not_applicable(move, keys(Reroll, Keep), "move", "to a re-roll decision")
     seat = state.to_move
     who = state.table.players[seat]
     choice = need(move, "reroll", bool)
@@ -277,7 +287,7 @@ def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any
         state = evolve(state, dice=tuple(dice), event=f"{who} re-rolls {old} → {new}")
         logged["die"] = new
     elif "die" in move:
-        raise InputError("move: a player who does not re-roll has no die")
+        not_applicable(move, keys(Keep), "move", "to a player who does not re-roll")
     else:
         state = evolve(state, event=f"{who} keeps {state.dice[seat]}")
     pending = state.pending[1:]
@@ -287,7 +297,7 @@ def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any
 
 
 def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, keys(RollOff))
+    not_applicable(move, keys(RollOff), "move", "to a roll-off")
     if move.get("roll_off") is not True:
         raise InputError("move: 'roll_off' must be true")
     given = move.get("dice") or {}
@@ -317,7 +327,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
 
 def apply_logged(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     """``apply`` and the move as it is logged: every die it rolled written in."""
-    only(move, keys(Turn, Reroll, RollOff))
+    only(move, keys(Turn, FaceDownTurn, Reroll, Keep, RollOff))
     if state.phase == "over":  # (the shape is checked first: another game's log is bad input)
         raise RuleViolation("game-over", "the game is over; no more moves")
     if state.phase == "roll-off":
