@@ -404,3 +404,49 @@ def test_deal_rolls_ties_again_and_validate_replays_them(con) -> None:
         tied += bool(setup.tiebreaks)
         assert tie_problems(setup.rolls, setup.tiebreaks) == []
     assert tied >= 10  # 6 d20s tie 1 - 20*19*18*17*16*15/20^6 = 56 % of the time
+
+
+# --- face-down games, checked against their cards -------------------------------------------
+
+
+def _printed_text(spec) -> str | None:
+    """The rules text of the game's first printing in the shared MTGJSON minigame files."""
+    import json
+
+    from conftest import has_real_data, shared_path
+
+    if not has_real_data():
+        pytest.skip("needs ../shared/scryfall (the MTGJSON minigame files)")
+    for printing in spec.printings:
+        path = shared_path("mtgjson") / f"{printing.set.upper()}.json"
+        if not path.exists():
+            continue
+        data = json.loads(path.read_text("utf-8"))["data"]
+        sides = [c for c in data["tokens"] if c.get("number") == printing.number]
+        if sides:
+            return "\n".join(c.get("text") or "" for c in sides).replace("_", "")
+    return None
+
+
+def test_double_faced_cards_are_removed_only_where_the_card_removes_cards_without_magic_backs() -> (
+    None
+):
+    # A double-faced card has no Magic card back. Removing them by default (face_down) is the
+    # card's own rule only where it says "remove … cards without Magic card backs" and lays
+    # the cards face down; Winchester Draft's "remove all basic lands, ads, and tokens" is not
+    # that (issue 19).
+    checked = []
+    for game in (g["id"] for g in list_minigames() if g["dealable"]):
+        spec = get_minigame(game)
+        text = _printed_text(spec)
+        if text is None:  # printed in a set the shared files do not hold (Find the Assassin…)
+            continue
+        checked.append(game)
+        removes_nmb = "without Magic card backs" in text or "without Magic backs" in text
+        if spec.face_down:
+            assert removes_nmb and "face down" in text, (game, text[:300])
+        if game == "winchester-draft":
+            assert "remove all basic lands, ads, and tokens" in text and not removes_nmb
+            assert not spec.face_down
+    face_down = {g["id"] for g in list_minigames() if g["face_down"]} - {"find-the-assassin"}
+    assert face_down <= set(checked) and "winchester-draft" in checked
