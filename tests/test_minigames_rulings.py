@@ -450,3 +450,21 @@ def test_double_faced_cards_are_removed_only_where_the_card_removes_cards_withou
             assert not spec.face_down
     face_down = {g["id"] for g in list_minigames() if g["face_down"]} - {"find-the-assassin"}
     assert face_down <= set(checked) and "winchester-draft" in checked
+
+
+def test_validate_accepts_deals_that_set_an_unknown_card_aside(any_con) -> None:
+    """Issue 19: validate refused 16 of 72 such Careful Study setups and 8 of 8 Foraging
+    Squirrels ones (its replay drew the random first player differently from deal)."""
+    found: Counter[str] = Counter()
+    for game, players in (("careful-study", 2), ("foraging-squirrels", 3)):
+        for seed in range(16):
+            for set_code in ("stx", "afr"):
+                try:
+                    setup = deal(any_con, game, players, set_code, seed=seed)
+                except SetupError:
+                    continue
+                aside = [z for z in setup.zones if z.kind in ("set_aside", "removed")]
+                if any(c.kind == "card" and not c.resolved for z in aside for c in z.cards):
+                    found[game] += 1
+                    assert validate_setup(any_con, setup.to_dict(), exact=True).valid
+    assert sum(found.values()) >= 3, found
