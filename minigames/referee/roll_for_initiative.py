@@ -209,30 +209,8 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
     hands[seat] = tuple(c for c in hands[seat] if c != card)
     state = evolve(state, hands=tuple(hands), turns=state.turns + 1)
     who = state.table.players[seat]
-    if face_down:  # "Any Card Played Face Down: … increase or decrease a player's die roll by 1."
-        if len(effects) != 1:
-            raise RuleViolation(
-                "face-down", "a card played face down has one effect: ±1 to one player", [card]
-            )
-        only(effects[0], keys(FaceDownEffect, EndEffect, RerollEffect), "face-down effect")
-        not_applicable(
-            effects[0], keys(FaceDownEffect), "face-down effect", "(a card face down has no colour)"
-        )
-        delta = need(effects[0], "delta", int, "face-down effect")
-        if delta not in (1, -1):
-            raise RuleViolation(
-                "face-down", f"a card played face down gives +1 or -1, not {delta:+d}", [card]
-            )
-        t = _target(state, effects[0], "face-down")
-        mods = list(state.mods)
-        mods[t] = mods[t] + ((card, delta),)
-        state = evolve(
-            state,
-            mods=tuple(mods),
-            event=f"{who} plays {card} face down: {state.table.players[t]} {delta:+d} at the end",
-        )
-        logged = [{"delta": delta, "target": state.table.players[t]}]
-        return _next_turn(state, seat), _log(who, card, True, logged)
+    if face_down:
+        return _play_face_down(state, seat, card, effects)
     colors = [c for c in WUBRG if c in state.table.cards[card].colors]
     for e in effects:
         only(e, keys(FaceDownEffect, EndEffect, RerollEffect), "effect")
@@ -268,6 +246,36 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
         state = evolve(state, discard=state.discard + (card,))
     state = evolve(state, event=f"{who} plays {_label(state, card)}: " + "; ".join(said))
     return _next_turn(state, seat), _log(who, card, False, logged)
+
+
+def _play_face_down(
+    state: State, seat: int, card: str, effects: list[Any]
+) -> tuple[State, dict[str, Any]]:
+    """ "Any Card Played Face Down: … increase or decrease a player's die roll by 1." """
+    who = state.table.players[seat]
+    if len(effects) != 1:
+        raise RuleViolation(
+            "face-down", "a card played face down has one effect: ±1 to one player", [card]
+        )
+    only(effects[0], keys(FaceDownEffect, EndEffect, RerollEffect), "face-down effect")
+    not_applicable(
+        effects[0], keys(FaceDownEffect), "face-down effect", "(a card face down has no colour)"
+    )
+    delta = need(effects[0], "delta", int, "face-down effect")
+    if delta not in (1, -1):
+        raise RuleViolation(
+            "face-down", f"a card played face down gives +1 or -1, not {delta:+d}", [card]
+        )
+    t = _target(state, effects[0], "face-down")
+    mods = list(state.mods)
+    mods[t] = mods[t] + ((card, delta),)
+    state = evolve(
+        state,
+        mods=tuple(mods),
+        event=f"{who} plays {card} face down: {state.table.players[t]} {delta:+d} at the end",
+    )
+    logged = [{"delta": delta, "target": state.table.players[t]}]
+    return _next_turn(state, seat), _log(who, card, True, logged)
 
 
 def _log(player: str, card: str, face_down: bool, effects: list[dict[str, Any]]) -> dict[str, Any]:
