@@ -468,3 +468,11 @@ def test_validate_accepts_deals_that_set_an_unknown_card_aside(any_con) -> None:
                     found[game] += 1
                     assert validate_setup(any_con, setup.to_dict(), exact=True).valid
     assert sum(found.values()) >= 3, found
+
+
+def test_exact_deals_a_setup_that_fell_back_to_the_default_product_the_same_way(con) -> None:
+    """Find the Assassin is for Beyond Boosters, which AFR has not: deal used AFR's default
+    product with a note, and --exact re-deals it so (found by the property above)."""
+    setup = deal(con, "find-the-assassin", 2, "afr", seed=0)
+    assert setup.notes[0].startswith("afr has no beyond booster data in the database; dealt ")
+    assert validate_setup(con, setup.to_dict(), exact=True).valid
