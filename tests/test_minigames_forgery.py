@@ -149,7 +149,9 @@ def test_exact_lists_each_difference_from_deal(con, setups) -> None:
     data = copy.deepcopy(setups["rfi"])
     h1, h2 = _zone(data, "player-1 hand")["cards"], _zone(data, "player-2 hand")["cards"]
     h1[0], h2[0] = h2[0], h1[0]  # legal by the rules, but not what the seed deals
-    data["rolls"]["player-1"] = 19  # no tie, same first player: legal too
+    start = {p: (data["tiebreaks"].get(p) or [v])[-1] for p, v in data["rolls"].items()}
+    # no tie with any starting initiative (a re-roll is one), same first player: legal too
+    data["rolls"]["player-1"] = next(v for v in range(20, 0, -1) if v not in start.values())
     assert validate_setup(con, data).valid
     verdict = validate_setup(con, data, exact=True)
     exact = [v for v in verdict.violations if v.rule.startswith("exact")]
