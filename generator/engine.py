@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-import numpy as np
-
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
+from boosterkit.generator._np import np
 from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import (
     PROTO_FIELDS,

@@ -5,6 +5,7 @@ checks run once, and a kept product opens packs without the database. No timings
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -273,3 +274,31 @@ def test_the_service_deals_and_validates_kept_products_without_the_database(
         next(i for i in forged["packs"][0]["items"] if i.get("card_id"))["type_line"] = "Land"
         rules = {v["rule"] for v in client.post("/validate", json=forged).json()["violations"]}
         assert {"card-data", "pack-contents"} <= rules
+
+
+#: Imports the engine (numpy through ``generator._np``); prints the BLAS setting and threads.
+BLAS_PROBE = (
+    "import os, boosterkit.generator.engine\n"
+    "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n"
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_numpy_is_imported_with_one_blas_thread_unless_the_user_set_one() -> None:
+    from boosterkit.generator._np import THREAD_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
+
+    def probe(**extra: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", BLAS_PROBE],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.split()
+
+    assert probe() == ["1", "1"]  # no OpenBLAS thread besides the main one
+    assert probe(OMP_NUM_THREADS="2")[0] == "None"  # the user's setting is theirs
+    assert probe(OPENBLAS_NUM_THREADS="2")[0] == "2"
