@@ -24,6 +24,8 @@ class Compiled(Protocol):
     def templates(self) -> Sequence[dict[str, Any]]: ...
     @property
     def fragments(self) -> Sequence[str]: ...
+    @property
+    def pretty(self) -> dict[int, str]: ...
     def items(self, index: int, protos: Sequence[int]) -> list[Item]: ...
 
 
@@ -89,6 +91,36 @@ class LazyPack(Pack):
         body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
         head = json_head(self.set, self.product, self.seed)
         return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
+
+    def to_json_pretty(self) -> str:
+        """``serialize.to_json(self.to_dict())`` (indented), built from cached fragments."""
+        if not self._pristine():
+            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+        cp, i = self._compiled, self.index
+        pretty = cp.pretty
+        uid = f'{{\n      "uid": "p{i}-'
+        body = ",\n    ".join([
+            f'{uid}{k}",{pretty.get(p) or pretty_fragment(cp, p)}'
+            for k, p in enumerate(self._protos, 1)
+        ])  # fmt: skip
+        head = pretty_head(self.set, self.product, self.seed)
+        items = f"[\n    {body}\n  ]" if body else "[]"
+        return f'{head}{i},\n  "variant": {self.variant},\n  "items": {items}\n}}'
+
+
+def pretty_fragment(cp: Compiled, proto: int) -> str:
+    """Prototype ``proto``'s item indented as in a pack, from its first field (after the
+    ``uid`` line) to its closing brace; kept in ``cp.pretty``."""
+    text = json.dumps(cp.templates[proto], indent=2, ensure_ascii=False)
+    fragment = cp.pretty[proto] = text[1:].replace("\n", "\n    ")
+    return fragment
+
+
+@functools.lru_cache(maxsize=64)
+def pretty_head(set_code: str, product: str, seed: int) -> str:
+    """``json_head`` indented: a pack's JSON up to its index."""
+    head = {"set": set_code, "product": product, "seed": seed}
+    return json.dumps(head, indent=2, ensure_ascii=False)[:-2] + ',\n  "index": '
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,6 +9,7 @@ one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
@@ -56,14 +57,32 @@ def write_jsonl(
     return n
 
 
+def pack_json(pack: Pack) -> str:
+    """One pack as ``serialize.to_json`` writes it (indented)."""
+    fast = getattr(pack, "to_json_pretty", None)
+    return fast() if fast else to_json(pack.to_dict())
+
+
 def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
-    """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check)."""
+    """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check),
+    written ``chunk`` packs at a time."""
     n = 0
+    parts: list[str] = []
     for n, pack in enumerate(packs, 1):
-        body = to_json(pack.to_dict()).replace("\n", "\n  ")
-        out.write(("[\n  " if n == 1 else ",\n  ") + body)
-    out.write("\n]\n" if n else "[]\n")
+        parts += ("[\n  " if n == 1 else ",\n  ", pack_json(pack).replace("\n", "\n  "))
+        if n % 32 == 0:
+            out.write("".join(parts))
+            parts.clear()
+    parts.append("\n]\n" if n else "[]\n")
+    out.write("".join(parts))
     return n
+
+
+def packs_json(packs: Iterable[Pack]) -> str:
+    """``write_json``'s text, whole: ``serialize.to_json(list_of_packs) + "\\n"``."""
+    buffer = io.StringIO()
+    write_json(packs, buffer)
+    return buffer.getvalue()
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:

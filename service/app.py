@@ -23,6 +23,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.generator import open_packs
+from boosterkit.generator.output import packs_json
 from boosterkit.generator.products import set_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.labels import Lang
@@ -83,7 +84,7 @@ def packs(req: PacksRequest, request: Request) -> Response:
     database = request.app.state.database  # read (through its cursor) only for a new product
     with request.app.state.budget.take(req.count):
         opened = open_packs(req.set, req.product, req.count, req.seed, db=database)
-        return json_response(opened)
+        return Response(packs_json(opened), media_type="application/json")
 
 
 @router.get("/minigames", tags=["minigames"])
