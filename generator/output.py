@@ -9,11 +9,14 @@ one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one 
 
 from __future__ import annotations
 
+import codecs
 import io
+import os
 from collections.abc import Iterable
-from typing import IO, TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from boosterkit.formats import FRAMES, PACKS
+from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json
 
@@ -40,21 +43,44 @@ def pack_json_line(pack: Pack) -> str:
 
 
 def write_jsonl(
-    packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False, chunk: int = 256
+    packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False, chunk: int = 1 << 16
 ) -> int:
-    """One pack a line, written ``chunk`` packs at a time (a ``write`` per line costs more
-    than building the line)."""
-    n = 0
-    parts: list[str] = []
+    """One pack a line (``pack_json_line``), as UTF-8 bytes built by ``lazy.JsonLines``,
+    written about ``chunk`` bytes at a time: a ``write`` per line costs more than building
+    the line, and a chunk much larger than 128 KiB is a fresh ``mmap`` (page faults) each
+    time. Bytes go to ``out.buffer`` when ``out`` writes UTF-8 with plain newlines (a file,
+    standard output), else they are decoded for ``out``."""
+    raw = _utf8_buffer(out)
+    write = raw.write if raw is not None else lambda b: out.write(b.decode())
+    lines = JsonLines()
+    n = size = 0
+    parts: list[bytes] = []
     for pack in packs:
-        parts += (pack_json_line(pack), "\n")
+        line = lines.line(pack)
+        parts.append(line)
         n += 1
-        if n % chunk == 0:
-            out.write("".join(parts))
+        size += len(line)
+        if size >= chunk:
+            write(b"".join(parts))
             parts.clear()
+            size = 0
     if parts:
-        out.write("".join(parts))
+        write(b"".join(parts))
     return n
+
+
+def _utf8_buffer(out: TextIO) -> IO[bytes] | None:
+    """``out``'s binary buffer, flushed, when writing bytes there equals writing text to
+    ``out`` (UTF-8, no newline translation); else None."""
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is None or not encoding or os.linesep != "\n":
+        return None
+    errors = getattr(out, "errors", "strict")  # stdout's is surrogateescape (a C.UTF-8 locale)
+    if codecs.lookup(encoding).name != "utf-8" or errors not in ("strict", "surrogateescape"):
+        return None
+    out.flush()
+    return cast("IO[bytes]", buffer)
 
 
 def pack_json(pack: Pack) -> str:
