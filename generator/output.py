@@ -33,6 +33,9 @@ ITEM_COLUMNS = ("uid", *PROTO_FIELDS)
 #: CSV columns: the pack, then every field of an item.
 CSV_COLUMNS = PACK_COLUMNS + ITEM_COLUMNS
 
+#: The formats ``write_part`` writes in parts (each knows how its parts join).
+PARTED = ("text", "json", "jsonl", "csv")
+
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
 
 
@@ -50,7 +53,7 @@ def write_jsonl(
     the line, and a chunk much larger than 128 KiB is a fresh ``mmap`` (page faults) each
     time. Bytes go to ``out.buffer`` when ``out`` writes UTF-8 with plain newlines (a file,
     standard output), else they are decoded for ``out``."""
-    raw = _utf8_buffer(out)
+    raw = utf8_buffer(out)
     write = raw.write if raw is not None else lambda b: out.write(b.decode())
     lines = JsonLines()
     n = size = 0
@@ -69,7 +72,7 @@ def write_jsonl(
     return n
 
 
-def _utf8_buffer(out: TextIO) -> IO[bytes] | None:
+def utf8_buffer(out: TextIO) -> IO[bytes] | None:
     """``out``'s binary buffer, flushed, when writing bytes there equals writing text to
     ``out`` (UTF-8, no newline translation); else None."""
     buffer = getattr(out, "buffer", None)
@@ -167,6 +170,42 @@ def write_packs(packs: Iterable[Pack], fmt: str, out: Any, *, csv_raw: bool = Fa
         return len(packs)
     written: int = PACKS.get(fmt).renderer()(packs, out, csv_raw=csv_raw)
     return written
+
+
+def write_part(
+    packs: Iterable[Pack],
+    fmt: str,
+    *,
+    first: bool,
+    last: bool,
+    csv_raw: bool = False,
+    lines: JsonLines | None = None,
+) -> list[bytes]:
+    """The UTF-8 bytes ``packs`` take in a whole ``fmt`` output, in pieces of at most about
+    64 KiB (one large buffer a part would be a fresh ``mmap`` and its page faults each time) (a ``formats.PACKS``
+    format) when they are not its first packs (``first`` False) or not its last: the parts
+    of a run, written one after the other, are byte for byte ``write_packs`` of the run.
+    (JSON: its ``[`` and ``]`` belong to the first and last parts, a later part starts with
+    the comma; text: a later part starts with the blank line between packs; CSV: only the
+    first part has the header.) ``lines``: the ``JsonLines`` of the run (its encoded
+    fragments are kept from one part to the next)."""
+    if fmt not in PARTED:
+        raise ValueError(f"format {fmt!r} is written whole, not in parts")
+    if fmt == "jsonl":
+        line = (lines or JsonLines()).line
+        return [line(p) for p in packs]
+    buffer = io.StringIO()
+    write_packs(packs, fmt, buffer, csv_raw=csv_raw)
+    text = buffer.getvalue()
+    if fmt == "json":
+        text = text if first else ",\n  " + text.removeprefix("[\n  ")
+        text = text if last else text.removesuffix("\n]\n")
+    elif fmt == "text":
+        text = text if first else "\n" + text
+    elif fmt == "csv":
+        text = text if first else text.split("\n", 1)[1]
+    piece = 1 << 15  # characters: at most 128 KiB of UTF-8
+    return [text[k : k + piece].encode() for k in range(0, len(text), piece)]
 
 
 def write_frame(frame: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
