@@ -97,6 +97,28 @@ def bench_processes(db: Path, runs: int) -> None:
         c, w = cpu(cmd, runs)
         print(f"              boosterkit {name}: {c * 1000:6.0f} ms CPU ({w * 1000:4.0f} ms wall)")
         record(f"boosterkit {name} / duckdb+typer+query (CPU)", c / base_cpu, "<=", 1.5)
+    bench_startup(db, commands, runs)
+
+
+def bench_startup(db: Path, commands: dict[str, list[str]], runs: int) -> None:
+    """Issue 22: each command against a process that only imports duckdb and typer, run in
+    turn (A/B interleaved) ``runs`` times; ratios of the median CPU, target <= 1.2."""
+    base = [PY, "-c", "import duckdb, typer"]
+    cmds = {"import duckdb, typer": base} | {
+        name: [str(BIN), "--db", str(db), *args] for name, args in commands.items()
+    }
+    got: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            got[name].append(cpu(cmd, 1)[0])
+    base_cpu = statistics.median(got["import duckdb, typer"])
+    print(f"start-up      import duckdb, typer {base_cpu * 1000:6.0f} ms CPU (interleaved)")
+    for name in commands:
+        c = statistics.median(got[name])
+        ratios = [a / b for a, b in zip(got[name], got["import duckdb, typer"], strict=True)]
+        print(f"              boosterkit {name}: {c * 1000:6.0f} ms CPU "
+              f"(runs {min(ratios):.2f}-{max(ratios):.2f}x)")  # fmt: skip
+        record(f"boosterkit {name} / import duckdb, typer (CPU)", c / base_cpu, "<=", 1.2)
 
 
 def dealable(db, game: str, players: int, count: int) -> list[int]:

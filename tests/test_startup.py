@@ -14,15 +14,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-#: (pydantic is not listed: typer >= 0.2x coerces every option value with it.)
-HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn")
+#: pydantic too: typer >= 0.2x coerces option values with it, ``cli.coerce`` without it.
+HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn", "pydantic")
 
-#: Runs the CLI in-process with the given argv, then prints the heavy modules it imported.
+#: Runs the CLI in-process as the console script does (``cli.app.main``, which builds only
+#: the command it runs) with the given argv, then prints the heavy modules it imported.
 PROBE = """
 import json, sys
-from boosterkit.cli.app import app
+from boosterkit.cli.app import main
+sys.argv = ["boosterkit", *sys.argv[1:]]
 try:
-    app(sys.argv[1:], prog_name="boosterkit")
+    main()
 except SystemExit as exc:
     assert not exc.code, exc.code
 heavy = %r
