@@ -138,7 +138,9 @@ def main() -> None:
     module = command_module(sys.argv[1:])
     command = make_app([module]) if module else full_app()
     try:
-        command()  # standalone mode: usage errors print a short message and exit 2
+        # standalone mode: usage errors print a short message and exit 2; the name is the
+        # console script's also under `python -m` (help and errors say `boosterkit`)
+        command(prog_name="boosterkit")
     except BoosterkitError as exc:
         typer.echo(f"boosterkit: error: {exc}", err=True)
         sys.exit(exc.exit_code)
