@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-#: pydantic too: typer >= 0.2x coerces option values with it, ``cli.coerce`` without it.
-HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn", "pydantic")
+#: (pydantic is not listed: the minigame catalogue's models use it. ``open`` of a kept product
+#: does not: typer >= 0.2x coerces option values with it, ``cli.coerce`` without it.)
+HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn")
 
 #: Runs the CLI in-process as the console script does (``cli.app.main``, which builds only
 #: the command it runs) with the given argv, then prints the heavy modules it imported.
@@ -32,10 +33,10 @@ print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """
 
 
-def imported(*argv: str) -> tuple[list[str], str]:
-    """(heavy modules imported by ``boosterkit ARGV``, its stdout)."""
+def imported(*argv: str, heavy: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+    """(``heavy`` modules imported by ``boosterkit ARGV``, its stdout)."""
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE % (HEAVY,), *argv], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE % (heavy,), *argv], capture_output=True, text=True, check=True
     )
     return json.loads(proc.stderr.strip().splitlines()[-1]), proc.stdout
 
@@ -99,8 +100,8 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
     first_heavy, first = imported(*open_args)
     assert "duckdb" in first_heavy  # compiled from the database, then kept beside it
     assert list((tmp_path / "kept.cache" / "products").glob("afr.default.*.pickle"))
-    heavy, again = imported(*open_args)
-    assert "duckdb" not in heavy and again == first
+    heavy, again = imported(*open_args, heavy=(*HEAVY, "pydantic"))
+    assert heavy == [] and again == first  # not even pydantic: options by cli.coerce
     first_heavy, dealt = imported(*deal_args)
     assert "duckdb" in first_heavy  # the rules text and the cards' rows: read once, then kept
     heavy, dealt_again = imported(*deal_args)
