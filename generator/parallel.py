@@ -90,20 +90,28 @@ def _write_all(fd: int, pieces: list[bytes]) -> None:
                 group[done] = memoryview(group[done])[written:]
 
 
+def _blocks(run: Run, j: int, turns: list[Any], fd: int, stop: Any = None) -> None:
+    """Worker ``j``'s blocks, each written on its turn. ``stop``: called while waiting for
+    a turn (every 0.2 s); it raises when the run has failed elsewhere."""
+    blocks = -(-run.count // run.block)
+    lines = JsonLines()
+    for b in range(j, blocks, run.jobs):
+        start = 1 + b * run.block
+        packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
+        data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
+                          csv_raw=run.csv_raw, lines=lines)  # fmt: skip
+        del packs
+        while not turns[j].acquire(timeout=0.2):
+            if stop is not None:
+                stop()
+        _write_all(fd, data)
+        turns[(j + 1) % run.jobs].release()
+
+
 def _work(run: Run, j: int, turns: list[Any], fd: int, report: Connection) -> None:
-    """Worker ``j``: its blocks, each written on its turn; reports None or the failure."""
+    """A worker process: its blocks; reports None or the failure."""
     try:
-        blocks = -(-run.count // run.block)
-        lines = JsonLines()
-        for b in range(j, blocks, run.jobs):
-            start = 1 + b * run.block
-            packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
-            data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
-                              csv_raw=run.csv_raw, lines=lines)  # fmt: skip
-            del packs
-            turns[j].acquire()
-            _write_all(fd, data)
-            turns[(j + 1) % run.jobs].release()
+        _blocks(run, j, turns, fd)
         report.send(None)
     except OSError as exc:
         report.send((exc.errno, exc.strerror or str(exc)))
@@ -113,10 +121,11 @@ def _work(run: Run, j: int, turns: list[Any], fd: int, report: Connection) -> No
 
 
 def write_parallel(run: Run, out: TextIO) -> int:
-    """Write the run's packs to ``out`` (flushed first) with ``run.jobs`` workers; the
-    number of packs. A worker's failed write is raised here as that ``OSError`` (a full
-    disk, a closed pipe), and stops the others. One job, or an ``out`` that does not take
-    UTF-8 bytes as they are (``output.utf8_buffer``): written here, the same bytes."""
+    """Write the run's packs to ``out`` (flushed first) with ``run.jobs`` workers, this
+    process the first of them (it has the product and the modules already); the number of
+    packs. A worker's failed write is raised here as that ``OSError`` (a full disk, a
+    closed pipe), and stops the others. One job, or an ``out`` that does not take UTF-8
+    bytes as they are (``output.utf8_buffer``): written here, the same bytes."""
     fd = _fd(out) if run.jobs > 1 else None
     if fd is None:
         packs = (p for s in range(1, run.count + 1, run.block)
@@ -125,7 +134,7 @@ def write_parallel(run: Run, out: TextIO) -> int:
     context = multiprocessing.get_context("spawn")
     turns = [context.Semaphore(1 if j == 0 else 0) for j in range(run.jobs)]
     reports, workers = [], []
-    for j in range(run.jobs):
+    for j in range(1, run.jobs):
         receive, send = context.Pipe(duplex=False)
         worker = context.Process(target=_work, args=(run, j, turns, _Fd(fd), send))
         worker.start()
@@ -134,16 +143,23 @@ def write_parallel(run: Run, out: TextIO) -> int:
         workers.append(worker)
     failure: tuple[int | None, str] | None = (None, "interrupted")
     try:
+        _blocks(run, 0, turns, fd, stop=lambda: _raise(_wait(reports, block=False)))
         failure = _wait(reports)
+    except OSError as exc:
+        failure = (exc.errno, exc.strerror or str(exc))
     finally:
         for worker in workers:
             if failure is not None and worker.is_alive():
                 worker.terminate()  # it may wait for a turn that will not come
             worker.join()
+    _raise(failure)
+    return run.count
+
+
+def _raise(failure: tuple[int | None, str] | None) -> None:
     if failure is not None:
         code, message = failure
         raise OSError(code or errno.EIO, message)
-    return run.count
 
 
 def _fd(out: TextIO) -> int | None:
@@ -157,11 +173,15 @@ def _fd(out: TextIO) -> int | None:
         return None
 
 
-def _wait(reports: list[Connection]) -> tuple[int | None, str] | None:
-    """Every worker's report, or the first failure (then the others are stopped)."""
-    left = list(reports)
+def _wait(reports: list[Connection], block: bool = True) -> tuple[int | None, str] | None:
+    """Every worker's report, or the first failure (then the others are stopped); with
+    ``block`` False, only the reports already sent (and each is taken from ``reports``)."""
+    left = reports if not block else list(reports)
     while left:
-        for ready in wait(left):
+        ready_now = wait(left, timeout=None if block else 0)
+        if not ready_now:
+            return None
+        for ready in ready_now:
             assert isinstance(ready, Connection)
             left.remove(ready)
             try:
