@@ -314,7 +314,7 @@ def test_a_bug_is_a_one_line_500_without_traceback(built_db: Path, monkeypatch) 
 
 
 def test_play_and_simulate_bounds_are_the_documented_ones(client: TestClient) -> None:
-    """README limits: `/play` at most 5,000 moves, `/simulate` at most 200 games (422 past them)."""
+    """docs/limits.md: `/play` at most 5,000 moves, `/simulate` at most 200 games (422 past them)."""
     from boosterkit.service.referee_routes import MAX_MOVES, MAX_SIM_GAMES
 
     move = {"player": "player-1"}
