@@ -10,6 +10,8 @@ class BoosterkitError(Exception):
     ``set``), so a front end can name its own spelling of it (the CLI's ``--players``).
     """
 
+    #: 1: a failure of the world (network, disk, a database that cannot be read, a setup that
+    #: breaks a rule); 2: a usage or input error (docs/exit-codes.md).
     exit_code: int = 1
 
     def __init__(self, *args: object, field: str | None = None) -> None:
@@ -24,7 +26,10 @@ class InputError(BoosterkitError):
 
 
 class NotFoundError(BoosterkitError):
-    """An unknown set, product, minigame or card."""
+    """An unknown set, product, minigame or card: an input error (exit 2), answered with the
+    nearest names (``boosterkit.suggest``)."""
+
+    exit_code = 2
 
 
 class FetchError(BoosterkitError):

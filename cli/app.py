@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from boosterkit import __version__
-from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database
+from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database, unknown_choice
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
@@ -54,6 +54,8 @@ class Guarded(HelpGroup):
             return super().invoke(ctx)
         except BoosterkitError:
             raise
+        except typer.BadParameter as exc:
+            raise unknown_choice(exc) or exc from None
         except Exception as exc:
             if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
                 raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)

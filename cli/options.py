@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import typer
 from typer.core import TyperGroup
 
+from boosterkit.errors import InputError
 from boosterkit.formats import FRAMES, PACKS, POOLS, RECORDS, SHEETS, literal
 
 if TYPE_CHECKING:
@@ -113,6 +114,25 @@ OUTPUT: Any = typer.Option(
 def fmt_option(default: str) -> Any:
     """``--format``/``-f``, the choices those of the parameter's annotation (above)."""
     return typer.Option(default, "--format", "-f", help="Output format.")
+
+
+def unknown_choice(exc: typer.BadParameter) -> InputError | None:
+    """A value outside an option's choices (``-f jsn``, ``--lang de``) as one line with the
+    nearest choice: ``unknown format 'jsn' — did you mean json? (choices of --format: …)``;
+    None for any other bad parameter (click's own message stands)."""
+    from boosterkit.suggest import unknown
+
+    param = exc.param
+    described = getattr(param, "type_descriptor", None)
+    errors = getattr(exc.__cause__, "errors", None)
+    if param is None or described is None or not described.is_choice or errors is None:
+        return None
+    value = str(errors()[0].get("input", ""))
+    choices = [str(getattr(c, "value", c)) for c in described.choices]
+    opt = max(param.opts, key=len)
+    what = "format" if opt == "--format" else f"value of {opt}"
+    listing = f"choices of {opt}: {', '.join(choices)}"
+    return InputError(unknown(what, value, [(c, c) for c in choices], listing), field=param.name)
 
 
 def pick_format(fmt: str, json_: bool) -> str:

@@ -116,9 +116,13 @@ def _fetch_sets(
             data = client.get_json(f"/sets/{code}")
         except ScryfallAPIError as exc:
             if exc.status == 404:
-                raise NotFoundError(
-                    f"set {code!r}: Scryfall knows no such set ({exc.details})"
-                ) from None
+                from boosterkit.suggest import unknown
+
+                names = [(s.code, s.code.lower()) for s in wrapped] + [
+                    (s.name, s.code.lower()) for s in wrapped if s.name
+                ]
+                listing = "Scryfall's sets: `boosterkit sync --sets`, then `boosterkit sets`"
+                raise NotFoundError(unknown("set", code, names, listing)) from None
             raise
         rels.append(_store_json(cache, data, f"{folder}/set-{code}.json"))
         family = [card_set(data).code.lower()]

@@ -295,7 +295,7 @@ def test_a_suggestion_never_turns_input_into_a_command(built_db: Path) -> None:
     finally:
         con.close()
     assert "boosterkit sync" not in str(hostile.value)
-    assert "try `boosterkit sync zzz`" in str(plain.value)
+    assert "to load one: `boosterkit sync zzz`" in str(plain.value)
     assert fill_hints("afr", ["x; rm -rf ~"]) == ["boosterkit sync 'x; rm -rf ~'"]
     assert fill_hints("afr", ["tafr"]) == ["boosterkit sync afr (brings tafr)"]
 
