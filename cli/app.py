@@ -52,7 +52,8 @@ class Guarded(HelpGroup):
     def invoke(self, ctx: ClickContext) -> object:
         try:
             return super().invoke(ctx)
-        except BoosterkitError:
+        except BoosterkitError as exc:
+            exc.verbose = bool(ctx.params.get("verbose"))  # main() prints the detail then
             raise
         except typer.BadParameter as exc:
             raise unknown_choice(exc) or exc from None
@@ -91,6 +92,12 @@ def root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        envvar="BOOSTERKIT_VERBOSE",
+        help="After an error's line, what the library below said (a network error's detail).",
+    ),
 ) -> None:
     """Realistic, seeded Magic booster packs, dealt into the Set Booster minigames."""
     ctx.obj = database(db)
@@ -106,6 +113,8 @@ def main() -> None:
         app()  # standalone mode: usage errors print a short message and exit 2
     except BoosterkitError as exc:
         typer.echo(f"boosterkit: error: {exc}", err=True)
+        if exc.detail and getattr(exc, "verbose", False):
+            typer.echo(f"boosterkit: detail: {exc.detail}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from boosterkit import config
-from boosterkit.errors import InputError, NotFoundError
+from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
 from boosterkit.pipeline.db import Connection, scalar
@@ -197,7 +197,14 @@ def sync_sets(
         jrels: list[str] = []
         missing: list[str] = []
         if fetcher is not None:
-            jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
+            try:
+                jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
+            except TransientError as exc:  # Scryfall answered: say how to sync without MTGJSON
+                raise TransientError(
+                    f"{exc}; try again later, or sync Scryfall's data alone: "
+                    f"`boosterkit sync {' '.join(codes)} --no-mtgjson`",
+                    detail=exc.detail,
+                ) from None
     except BaseException:
         shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
         raise
