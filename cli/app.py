@@ -16,9 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from typer._click.exceptions import UsageError  # typer vendors click and does not export it
 
 from boosterkit import __version__
-from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database, unknown_choice
+from boosterkit.cli.options import (
+    DB_HELP,
+    HelpGroup,
+    accept_db,
+    database,
+    unknown_choice,
+    usage_line,
+)
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
@@ -56,7 +64,9 @@ class Guarded(HelpGroup):
             exc.verbose = bool(ctx.params.get("verbose"))  # main() prints the detail then
             raise
         except typer.BadParameter as exc:
-            raise unknown_choice(exc) or exc from None
+            raise unknown_choice(exc) or usage_line(exc) from None
+        except UsageError as exc:
+            raise usage_line(exc) from None
         except Exception as exc:
             if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
                 raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)

@@ -55,13 +55,33 @@ DB_HELP = (
 
 
 class HelpGroup(TyperGroup):
-    """A command group that, run bare, prints its help and exits 0 (click's exits 2)."""
+    """A command group that, run bare, prints its help and exits 0 (click's exits 2); an
+    unknown command is one line with the nearest ones."""
 
     def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
             typer.echo(ctx.get_help())
             ctx.exit(0)
         return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: ClickContext, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from boosterkit.suggest import unknown
+
+            names = [(c, c) for c in self.list_commands(ctx)]
+            listing = f"all commands: `{ctx.command_path} --help`"
+            raise InputError(unknown("command", name, names, listing))
+        return super().resolve_command(ctx, args)
+
+
+def usage_line(exc: Exception) -> InputError:
+    """A usage error (a missing option, a value of the wrong type) as one line naming the
+    help to read, instead of click's usage block."""
+    ctx = getattr(exc, "ctx", None)
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    where = f" (`{ctx.command_path} --help` says more)" if ctx is not None else ""
+    return InputError(f"{message}{where}")
 
 
 def database(db: Path | None) -> Any:
