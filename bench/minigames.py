@@ -15,6 +15,11 @@ and a sweep of every dealable game at every player count it allows (up to its ``
 ``engine.MAX_TABLE_PLAYERS``): the slowest ``deal`` (cold, as one CLI run) per game, which must stay
 under 1 s. A deal refused for a card real data lacks (The List) did the same work and counts.
 
+Then the catalogue: loading and checking its 27 files (``catalog.load_catalogue``) against
+parsing the same YAML alone, in process (median), and a fresh process that loads one game
+(``get_minigame``: the typed model's classes, its validator and the file) against one that
+only imports what the catalogue needs (yaml, pydantic, the filters; CPU, median of 7).
+
 Prints median milliseconds per setup. Targets: the engine under 10 ms and validation with a
 product cache under 50 ms per setup (opening the packs, the generator's part, is the baseline
 they compare to; cold validation includes opening the packs again, so it is about that
@@ -35,6 +40,8 @@ from pathlib import Path
 from common import build_db  # bench/common.py: the script folder is on sys.path
 
 TARGET_ENGINE_MS, TARGET_VALIDATE_MS, TARGET_DEAL_MS = 10.0, 50.0, 1000.0
+#: Checking the catalogue may cost at most half of parsing its YAML.
+TARGET_CATALOGUE_RATIO = 1.5
 CASES = [
     ("roll-for-initiative", 5),
     ("mimic-match", 4),
@@ -119,6 +126,47 @@ def sweep(con) -> tuple[list[tuple[str, str, float, int, int, int]], float]:
     return rows, worst
 
 
+def catalogue(rounds: int = 15) -> float:
+    """Print the catalogue's load figures; the ratio load / parse."""
+    import os
+    import subprocess
+
+    import yaml
+
+    from boosterkit.minigames import catalog
+
+    files = sorted(catalog.CATALOGUE_DIR.glob("*.yaml"))
+
+    def parse() -> None:
+        for f in files:
+            yaml.load(f.read_text(encoding="utf-8"), Loader=catalog._LOADER)  # noqa: S506
+
+    catalog.load_catalogue()  # the model's validator is built once per process
+    parsed = timed(lambda _: parse(), list(range(rounds)))
+    loaded = timed(lambda _: catalog.load_catalogue.__wrapped__(), list(range(rounds)))
+
+    def cpu(code: str) -> float:
+        times = []
+        for _ in range(7):
+            proc = subprocess.Popen([sys.executable, "-c", code])
+            _, _, usage = os.wait4(proc.pid, 0)
+            times.append((usage.ru_utime + usage.ru_stime) * 1000)
+        return sorted(times)[len(times) // 2]
+
+    # what a minigames command has imported by then (typer imports pydantic): the difference
+    # is the catalogue's own cost, its model and one file
+    deps = "import yaml, pydantic, boosterkit.minigames.filters, boosterkit.minigames.labels"
+    base = cpu(deps)
+    one = cpu(f"{deps}; from boosterkit.minigames.catalog import get_minigame as g; g('base-race')")
+    print(
+        f"\ncatalogue: load_catalogue {loaded:.2f} ms (27 files, checked) vs YAML parse alone "
+        f"{parsed:.2f} ms: {loaded / parsed:.2f}x (target under {TARGET_CATALOGUE_RATIO}x); "
+        f"a fresh process loading one game {one:.0f} ms CPU vs importing what it needs "
+        f"{base:.0f} ms (+{one - base:.0f} ms)"
+    )
+    return loaded / parsed
+
+
 def main() -> int:
     from boosterkit.pipeline import db
 
@@ -148,6 +196,7 @@ def main() -> int:
         for game, span, ms, at, n, refused in rows:
             print(f"{game:<32} {span:>8} {ms:>10.1f} {at:>4} {n:>6} {refused:>7}")
         missed |= worst > TARGET_DEAL_MS
+        missed |= catalogue() > TARGET_CATALOGUE_RATIO
         print(
             f"slowest deal of any game at any allowed count: {worst:.0f} ms "
             f"(target under {TARGET_DEAL_MS:.0f} ms)"

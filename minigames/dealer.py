@@ -35,7 +35,7 @@ __all__ = ["basic_lands", "deal", "default_set", "summary"]
 def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | None = None) -> str:
     """The first set the game was printed for (its parent set) whose cards are in the database
     (``sets``: the sets holding cards, when already known; else asked of ``con``)."""
-    parents = [p["parent"] for p in spec.raw["printings"]]
+    parents = [p.parent for p in spec.printings]
     for code in parents:
         if sets is not None:
             if code in sets:
@@ -148,8 +148,8 @@ def deal(
         setup = _deal(
             database.kept(), con, spec, players, set_code, product, seed, strict_backs, lang
         )
-    if spec.raw["status"]["packs"] == "I" and spec.raw["packs"].get("note"):
-        setup.notes.insert(0, f"Inferred, not printed on the card: {spec.raw['packs']['note']}.")
+    if spec.status.packs == "I" and spec.packs.note:
+        setup.notes.insert(0, f"Inferred, not printed on the card: {spec.packs.note}.")
     if spec.setup_status != "C":
         setup.notes.insert(
             0,

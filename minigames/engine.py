@@ -1,10 +1,11 @@
 """The setup engine: a catalogue entry + opened packs + players + seed → a ``Setup``. Pure.
 
-The engine interprets a game's setup steps (``data/minigames/<id>.yaml``) over working pools
-(one shared pool, or one pool per player after ``open: own``) and named output zones. Every
-zone also gets the *rules* that admitted its cards (``Rule``), which is what validation
-replays: the same steps over the same packs give the same zone names, kinds, shapes and
-sizes whatever the random choices were, so a setup dealt by hand can be checked.
+The engine interprets a game's setup steps (``data/minigames/<id>.yaml``, typed as
+``spec.Step``) over working pools (one shared pool, or one pool per player after ``open:
+own``) and named output zones, each step by its op in ``minigames.ops``. Every zone also gets
+the *rules* that admitted its cards (``Rule``), which is what validation replays: the same
+steps over the same packs give the same zone names, kinds, shapes and sizes whatever the
+random choices were, so a setup dealt by hand can be checked.
 Shuffles, picks and dice come from ``Rng(seed, "minigame/<id>")``; the packs themselves are
 opened by the generator with the same seed. Each zone says who may see it (``visibility``)
 and whether its cards lie face down; cards the setup gives a role carry a tag (``mimic``).
@@ -14,26 +15,42 @@ A Magic card the database does not hold is refused where the game reads it (``re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.generator.model import CardInfo, Item, Pack
-from boosterkit.minigames.catalog import Minigame
-from boosterkit.minigames.filters import describe, matches
-from boosterkit.minigames.rng import Rng
+from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.minigames.ops import (
+    BASIC_NAMES,
+    OPS,
+    Rule,
+    SetupError,
+    State,
+    Zone,
+    default_visibility,
+    external_basics,
+)
+from boosterkit.minigames.spec import BaseStep, Layout, Minigame, Place, Remove
 
-BASIC_NAMES = ("Plains", "Island", "Swamp", "Mountain", "Forest")
-_BASIC_COLORS = {"Plains": "W", "Island": "U", "Swamp": "B", "Mountain": "R", "Forest": "G"}
+if TYPE_CHECKING:  # reading a setup file is validate's and the referee's, not deal's
+    from boosterkit.minigames.setupfile import SetupFile, SetupPack, SetupRules
 
-
-class SetupError(BoosterkitError):
-    """The opened packs cannot make this game's setup (for example too few lands).
-
-    ``set_code`` and ``product``: what the packs were opened as (``deal`` fills them in)."""
-
-    set_code: str | None = None
-    product: str | None = None
+__all__ = [
+    "BASIC_NAMES",
+    "MAX_TABLE_PLAYERS",
+    "OPS",
+    "Rule",
+    "Setup",
+    "SetupError",
+    "UnknownCardsError",
+    "Zone",
+    "build_setup",
+    "check_players",
+    "default_visibility",
+    "external_basics",
+    "initiative_order",
+    "run_steps",
+]
 
 
 class UnknownCardsError(SetupError):
@@ -75,89 +92,9 @@ _LIST_SETS = ("plist", "plst")
 _Where = tuple[str, "str | None"]  # a card's set and collector number
 
 
-@dataclass(frozen=True)
-class Rule:
-    """What a zone filled by one step may hold (checked by validation)."""
-
-    pack: int | None = None  # cards must come from this pack (own-pack games)
-    removed: tuple[Any, ...] = ()  # filters taken out of the pool before the zone was filled
-    readmit: tuple[Any, ...] = ()  # filters added back afterwards
-    need: Any = None  # the step's own filter
-    unless: tuple[Any, ...] = ()  # filters of earlier piles of a split
-    external: bool = False  # outside additions allowed
-
-    def check(self, item: Item, pack_of: dict[str, int], strict: bool) -> str | None:
-        """None when ``item`` may be here, else the reason it may not."""
-        if item.external:
-            if not self.external:
-                return "is an outside addition, which this zone does not take"
-        elif self.pack is not None and pack_of.get(item.uid) != self.pack:
-            return (
-                f"comes from pack {pack_of.get(item.uid)}, not this player's own pack {self.pack}"
-            )
-        for flt in self.removed:
-            if matches(item, flt, strict) and not any(
-                matches(item, g, strict) for g in self.readmit
-            ):
-                return f"is one of the {describe(flt)} the rules remove"
-        if self.need is not None and not matches(item, self.need, strict):
-            return f"is not one of the {describe(self.need)} this zone takes"
-        if any(matches(item, u, strict) for u in self.unless):
-            return "belongs in an earlier pile of the split"
-        return None
-
-
-@dataclass
-class Zone:
-    """A named place in the setup: a hand, a grid, a deck, the removed cards…"""
-
-    name: str
-    owner: str | None
-    kind: str
-    cards: list[Item] = field(default_factory=list)
-    rows: int | None = None
-    cols: int | None = None
-    visibility: str = "public"  # public | owner | hidden (catalog.VISIBILITIES)
-    face_down: bool = False  # the card has these cards lie face down (sheets say so)
-    tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "name": self.name,
-            "owner": self.owner,
-            "kind": self.kind,
-            "visibility": self.visibility,
-        }
-        if self.rows is not None:
-            d["rows"], d["cols"] = self.rows, self.cols
-        d["cards"] = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
-        return d
-
-
-def _tagged(d: dict[str, Any], tag: str | None) -> dict[str, Any]:
-    if tag:
-        d["tag"] = tag
-    return d
-
-
-#: Who may see a zone's cards (``catalog.VISIBILITIES``): everyone (face up), its owner only
-#: (a hand, an own grid), or nobody at the table (face down, set aside: the organizer's page).
-_HIDDEN_KINDS = ("removed", "set_aside", "deck")
-
-
-def default_visibility(kind: str, owner: str | None) -> str:
-    """A zone's visibility when its step does not say: hands and picks are their owner's,
-    decks and removed cards are face down, the rest lies face up."""
-    if kind in _HIDDEN_KINDS:
-        return "hidden"
-    if kind in ("hand", "selected", "grid", "pile") and owner:
-        return "owner"
-    return "public"
-
-
 @dataclass
 class Setup:
-    """A dealt minigame. ``to_dict()`` is the setup JSON contract (``data/setup.schema.json``)."""
+    """A dealt minigame. ``to_dict()`` is its setup file (``setupfile.SetupFile``)."""
 
     minigame: str
     players: int
@@ -183,22 +120,24 @@ class Setup:
     def zone(self, name: str) -> Zone:
         return next(z for z in self.zones if z.name == name)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> SetupFile:
+        d: SetupFile = {
             "minigame": self.minigame,
             "players": self.players,
             "set": self.set,
             "product": self.product,
             "seed": self.seed,
             "strict_backs": self.strict_backs,
-            "packs": [p.to_dict() for p in self.packs],
+            "packs": [cast("SetupPack", p.to_dict()) for p in self.packs],
             "zones": [z.to_dict() for z in self.zones],
             "rolls": dict(self.rolls),
             "tiebreaks": {p: list(v) for p, v in self.tiebreaks.items()},
             "first_player": self.first_player,
             "notes": list(self.notes),
-            **({"rules": dict(self.rules_text)} if self.rules_text else {}),
         }
+        if self.rules_text:
+            d["rules"] = cast("SetupRules", dict(self.rules_text))
+        return d
 
 
 #: Players of a dealt game, whatever it prints: a sanity bound for games printed as "2+
@@ -220,531 +159,17 @@ def check_players(spec: Minigame, players: int) -> None:
         raise InputError(
             f"players: {players} is out of range for {spec.name} ({span} {noun})", field="players"
         )
-    limit = spec.raw["players"].get("limit")
-    if limit is not None and players > limit["max"]:
+    limit = spec.players.limit
+    if limit is not None and players > limit.max:
         raise InputError(
             f"players: {players} is more than {spec.name} serves (at most "
-            f"{limit['max']}): {limit['why']}",
+            f"{limit.max}): {limit.why}",
             field="players",
         )
 
 
-def external_basics(
-    players: int, per_type: int, basics: dict[str, CardInfo], set_code: str
-) -> dict[str, list[Item]]:
-    """The outside basic lands each player adds (uids ``x<player>-<n>``)."""
-    out: dict[str, list[Item]] = {}
-    for p in range(1, players + 1):
-        items: list[Item] = []
-        for name in BASIC_NAMES:
-            info = basics.get(name)
-            for _ in range(per_type):
-                items.append(
-                    Item(
-                        uid=f"x{p}-{len(items) + 1}",
-                        card_id=info.card_id if info else None,
-                        name=name,
-                        set=info.set if info else set_code,
-                        collector_number=info.collector_number if info else None,
-                        rarity="common",
-                        foil=False,
-                        slot="external",
-                        kind="card",
-                        magic_back=True,
-                        resolved=info is not None,
-                        type_line=f"Basic Land — {name}",
-                        colors=(),
-                        mana_value=0.0,
-                        layout="normal",
-                        external=True,
-                    )
-                )
-        out[f"player-{p}"] = items
-    return out
-
-
-class _State:
-    """Working pools and zones while the steps run."""
-
-    def __init__(
-        self,
-        spec: Minigame,
-        packs: list[Pack],
-        players: int,
-        seed: int,
-        strict: bool,
-        basics: dict[str, CardInfo],
-        first: str | None,
-        set_code: str,
-    ):
-        self.spec, self.packs, self.strict, self.basics = spec, packs, strict, basics
-        self.set_code = set_code
-        self.players = [f"player-{i}" for i in range(1, players + 1)]
-        self.rng = Rng(seed, f"minigame/{spec.id}")
-        self.pools: dict[str | None, list[Item]] = {}
-        self.pool_rules: dict[str | None, Rule] = {}
-        self.zones: dict[str, Zone] = {}
-        self.rules: dict[str, list[Rule]] = {}
-        self.expect: dict[str, str] = {}
-        self.rolls: dict[str, int] = {}
-        self.tiebreaks: dict[str, list[int]] = {}
-        self.tags: dict[str, str] = {}
-        self.step: dict[str, Any] = {}
-        self.notes: list[str] = []
-        self.first = self._first_player(first)
-
-    def _first_player(self, given: str | None) -> str | None:
-        rule = self.spec.raw["first_player"]["rule"]
-        if rule == "random":
-            return given if given in self.players else self.rng.choose(self.players)
-        if rule == "choice":
-            return given if given in self.players else self.players[0]
-        return None
-
-    # zones -------------------------------------------------------------------------------
-    def zone(self, name: str, owner: str | None, kind: str, rule: Rule, why: str = "") -> Zone:
-        if name not in self.zones:
-            vis = self.step.get("visibility") or default_visibility(kind, owner)
-            down = bool(self.step.get("face_down", kind == "deck"))
-            self.zones[name] = Zone(name, owner, kind, visibility=vis, face_down=down)
-            self.rules[name] = []
-        if rule not in self.rules[name]:
-            self.rules[name].append(rule)
-        if why:
-            self.expect[name] = why
-        return self.zones[name]
-
-    def fail(self, msg: str, pool: list[Item] | None = None) -> SetupError:
-        """A setup this seed cannot deal. When ``pool`` holds cards of the dealt set that are
-        not in the database (types unknown, so no filter matches them), every seed draws
-        such cards: the error says which sync would bring them instead of "another seed"
-        (unresolved cards of other sets, e.g. The List, are occasional and stay a seed matter).
-        """
-        own = [
-            i for i in pool or () if i.kind == "card" and not i.resolved and i.set == self.set_code
-        ]
-        if not own:
-            return SetupError(
-                f"{self.spec.name}: {msg}; try another seed (this was "
-                f"{self.rng.seed}) or another set"
-            )
-        examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
-        from boosterkit.generator.products import fill_hints  # reads no database
-
-        hint = fill_hints(self.set_code, [self.set_code])[0]
-        return SetupError(
-            f"{self.spec.name}: {msg}; {len(own)} cards in the packs are not in the database "
-            f"(e.g. {examples}), so what they are is unknown: `{hint}` (or `boosterkit import "
-            f"mtgjson` of its MTGJSON set file) would bring them"
-        )
-
-    def lacking(
-        self,
-        what: str,
-        need: int,
-        have: int,
-        flt: Any = None,
-        pool: list[Item] | None = None,
-        pool_key: str | None = None,
-        held: str | None = None,
-    ) -> SetupError:
-        """ "The packs lack cards" in words: what the step does, how many of which cards the
-        opened packs held after the removals so far, how many it needs, and what to do."""
-        removed = self.pool_rules.get(pool_key, Rule()).removed
-        after = (
-            f" once the {' and the '.join(describe(f) for f in removed)} are taken out"
-            if removed
-            else ""
-        )
-        packs = len(self.packs)
-        if held is not None:
-            after = ""
-        else:
-            held = (
-                f"{pool_key}'s own pack holds"
-                if pool_key
-                else f"the {packs} pack{'s' if packs != 1 else ''} opened hold"
-            )
-        noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
-        return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
-
-    def shared(self) -> list[Item]:
-        if None not in self.pools:
-            raise self.fail("this step needs the shared pool (open: all, or combine first)")
-        return self.pools[None]
-
-    def owners(self, who: str) -> list[str]:
-        if who == "others":
-            return [p for p in self.players if p != (self.first or self.players[0])]
-        if who == "first":
-            return [self.first or self.players[0]]
-        return list(self.players)
-
-    def pick(
-        self,
-        pool: list[Item],
-        flt: Any,
-        count: int,
-        what: str,
-        key: str | None = None,
-        need: int | None = None,
-        held: str | None = None,
-    ) -> list[Item]:
-        """Take ``count`` random items matching ``flt`` out of ``pool`` (``need``: the total
-        the step takes over all its calls, for the message)."""
-        cands = [i for i in pool if matches(i, flt, self.strict)]
-        if len(cands) < count:
-            total = need or count
-            raise self.lacking(what, total, len(cands) + total - count, flt, pool, key, held)
-        chosen = []
-        for _ in range(count):
-            chosen.append(cands.pop(self.rng.below(len(cands))))
-        ids = {id(i) for i in chosen}
-        pool[:] = [i for i in pool if id(i) not in ids]
-        return chosen
-
-
-def _op_open(s: _State, step: dict[str, Any]) -> None:
-    which = step["which"]
-    if which == "own":
-        for i, p in enumerate(s.players, 1):
-            s.pools[p] = list(s.packs[i - 1].items)
-            s.pool_rules[p] = Rule(pack=i)
-        return
-    chosen = s.packs if which == "all" else [s.packs[step["pack"] - 1]]
-    s.pools.setdefault(None, [])
-    s.pool_rules[None] = Rule()
-    for pack in chosen:
-        s.pools[None].extend(pack.items)
-
-
-def _op_remove(s: _State, step: dict[str, Any]) -> None:
-    flt = step["filter"]
-    name, kind = (
-        ("removed", "removed")
-        if step.get("to", "removed") == "removed"
-        else ("set aside", "set_aside")
-    )
-    zone = s.zone(name, None, kind, Rule(need=flt), f"all the {describe(flt)}")
-    moved = 0
-    for key, pool in s.pools.items():
-        out = [i for i in pool if matches(i, flt, s.strict)]
-        s.pools[key] = [i for i in pool if not matches(i, flt, s.strict)]
-        zone.cards.extend(out)
-        moved += len(out)
-        s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
-    strict = ""
-    if s.strict and "nmb" in str(flt):
-        why = (
-            "this game's cards lie face down, where a double-faced card shows its other face; "
-            "--no-strict-backs keeps them"
-            if s.spec.raw.get("face_down")
-            else "--strict-backs"
-        )
-        strict = f" (double-faced Magic cards too: {why})"
-    s.notes.append(f"Removed {moved} {describe(flt, moved)}{strict}: {step['reason']}.")
-
-
-def _op_reserve(s: _State, step: dict[str, Any]) -> None:
-    pool = s.shared()
-    rule = replace(s.pool_rules[None], need=step["filter"])
-    total = step["count"] * len(s.players)
-    for k, p in enumerate(s.players):
-        cards = s.pick(
-            pool,
-            step["filter"],
-            step["count"],
-            f"giving each of the {len(s.players)} players {step['count']} "
-            f"{describe(step['filter'], step['count'])}",
-            need=total - k * step["count"],
-        )
-        s.zone(f"{p} {step['zone']}", p, "hand", rule).cards.extend(cards)
-    given = describe(step["filter"], step["count"])
-    s.notes.append(f"Each player was given {step['count']} {given} first.")
-
-
-def _op_add_back(s: _State, step: dict[str, Any]) -> None:
-    source = s.zones.get("removed") or s.zones.get("set aside")
-    if source is None:
-        raise s.fail("add_back needs removed cards")
-    cards = s.pick(
-        source.cards,
-        step["filter"],
-        step["count"],
-        f"putting back {step['count']} as {step['tag']}s",
-        held=f"the {source.name} cards hold",
-    )
-    s.shared().extend(cards)
-    for c in cards:
-        s.tags[c.uid] = step["tag"]
-    s.pool_rules[None] = replace(
-        s.pool_rules[None], readmit=s.pool_rules[None].readmit + (step["filter"],)
-    )
-    what = describe(step["filter"], step["count"])
-    s.notes.append(
-        f'Put back {step["count"]} {what} as {step["tag"]} (tagged "{step["tag"]}" '
-        "in the JSON and marked on the organizer's page only)."
-    )
-
-
-def _op_add_external(s: _State, step: dict[str, Any]) -> None:
-    extra = external_basics(len(s.players), step["per_type"], s.basics, s.set_code)
-    for p in s.players:
-        key = p if p in s.pools else None
-        s.pools.setdefault(key, []).extend(extra[p])
-        s.pool_rules[key] = replace(s.pool_rules.get(key, Rule()), external=True)
-    n = step["per_type"] * len(BASIC_NAMES)
-    s.notes.append(
-        f"Each player adds {n} basic lands from outside the packs "
-        f"({step['per_type']} of each type; marked external)."
-    )
-
-
-def _op_shuffle(s: _State, step: dict[str, Any]) -> None:
-    for key in list(s.pools):
-        s.pools[key] = s.rng.shuffled(s.pools[key])
-
-
-def _op_combine(s: _State, step: dict[str, Any]) -> None:
-    merged = [i for p in s.players for i in s.pools.pop(p, [])]
-    rule = s.pool_rules.pop(s.players[0], Rule())
-    for p in s.players[1:]:
-        s.pool_rules.pop(p, None)
-    s.pools[None] = s.pools.get(None, []) + merged
-    s.pool_rules[None] = replace(rule, pack=None)
-
-
-def _op_deal(s: _State, step: dict[str, Any]) -> None:
-    pool, flt, count = s.shared(), step.get("filter"), step["count"]
-    targets = s.owners(step["to"])
-    cands = [i for i in pool if matches(i, flt, s.strict)]
-    n = len(targets)
-    if count == "equal":
-        each, why = len(cands) // n, f"equal shares of {len(cands)} cards for {n} players"
-        total = each * n
-    elif count == "even":
-        each, total = None, len(cands)
-        why = f"{len(cands)} cards dealt as evenly as possible to {n} players"
-    else:
-        each, total, why = count, count * n, f"{count} card{'' if count == 1 else 's'} each"
-    if total > len(cands) or total < n:
-        need = max(total, n)
-        share = (
-            f"{each} card{'s' if each != 1 else ''}"
-            if isinstance(each, int) and each
-            else "at least 1 card"
-        )
-        raise s.lacking(f"dealing {share} to the {n} players", need, len(cands), flt, pool)
-    rule = replace(s.pool_rules[None], need=flt)
-    zones = [s.zone(f"{p} {step['zone']}", p, "hand", rule, why) for p in targets]
-    dealt = cands[:total]
-    for k, item in enumerate(dealt):
-        zones[k % n].cards.append(item)
-    ids = {id(i) for i in dealt}
-    pool[:] = [i for i in pool if id(i) not in ids]
-    if step.get("remainder") == "set_aside":
-        rest = [i for i in pool if matches(i, flt, s.strict)]
-        s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
-        pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
-        s.notes.append(
-            f"Dealt {each} card{'' if each == 1 else 's'} to each player; "
-            f"{len(rest)} left over, set aside."
-        )
-
-
-def _op_select(s: _State, step: dict[str, Any]) -> None:
-    who, flt, count = step["who"], step.get("filter"), step["count"]
-    owners: Sequence[str | None]
-    if who == "each_team":
-        teams = s.spec.raw["players"].get("teams") or 2
-        owners = [f"team-{t}" for t in range(1, teams + 1)]
-        members = {
-            o: [p for k, p in enumerate(s.players) if k % teams == t] for t, o in enumerate(owners)
-        }
-        s.notes.append(
-            "Teams: " + "; ".join(f"{o} = {', '.join(m)}" for o, m in members.items()) + "."
-        )
-    elif who == "shared":
-        owners = [None]
-    else:
-        owners = s.owners(who)
-    for owner in owners:
-        key = owner if owner in s.pools else None
-        pool = s.pools[key] if key in s.pools else s.shared()
-        cards = s.pick(pool, flt, count, f"the {step['zone']}", key)
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
-        rule = replace(s.pool_rules[key], need=flt)
-        s.zone(name, owner, "selected", rule, f"{count} {describe(flt, count)}").cards.extend(cards)
-    if step.get("method", "random") != "random":
-        s.notes.append(
-            f"{step['zone'].capitalize()}: picked at random here; the rules let the player choose."
-        )
-
-
-def _op_layout(s: _State, step: dict[str, Any]) -> None:
-    shape = step["shape"]
-    owners = list(s.players) if step["per"] == "player" else [None]
-    for owner in owners:
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
-        key = owner if owner in s.pools else None
-        if step.get("from") == "hand":
-            hand = s.zones.pop(f"{owner} hand")
-            source, rules = hand.cards, s.rules.pop(f"{owner} hand")
-        else:
-            source, rules = s.pools[key] if key in s.pools else s.shared(), [s.pool_rules[key]]
-        size = {
-            "grid": (step.get("rows") or 0) * (step.get("cols") or 0),
-            "row": step.get("count") or 0,
-            "scatter": len(source),
-        }[shape]
-        if len(source) < size or size == 0:
-            what = (
-                f"{step['cols']} x {step['rows']}, {size} cards"
-                if shape == "grid"
-                else f"{size or 1} cards"
-            )
-            raise s.lacking(
-                f"laying out the {name} ({what})", size or 1, len(source), None, source, key
-            )
-        if step.get("arrangement") == "random":
-            source[:size] = s.rng.shuffled(source[:size])
-        zone = s.zone(name, owner, shape, rules[0], f"a {shape} of {size} cards")
-        for r in rules[1:]:
-            s.zone(name, owner, shape, r)
-        if shape == "grid":
-            zone.rows, zone.cols = step["rows"], step["cols"]
-        zone.cards.extend(source[:size])
-        del source[:size]
-
-
-def _op_piles(s: _State, step: dict[str, Any]) -> None:
-    owners = list(s.players) if step["per"] == "player" else [None]
-    for owner in owners:
-        key = owner if owner in s.pools else None
-        pool = s.pools[key] if key in s.pools else s.shared()
-        need = step["count"] * step["size"]
-        if len(pool) < need:
-            raise s.lacking(
-                f"making {step['count']} piles of {step['size']}", need, len(pool), None, pool, key
-            )
-        for k in range(1, step["count"] + 1):
-            name = f"{owner} {step['zone']} {k}" if owner else f"{step['zone']} {k}"
-            zone = s.zone(name, owner, "pile", s.pool_rules[key], f"{step['size']} cards")
-            zone.cards.extend(pool[: step["size"]])
-            del pool[: step["size"]]
-
-
-def _op_split(s: _State, step: dict[str, Any]) -> None:
-    pool, earlier = s.shared(), list[Any]()
-    for pile in step["piles"]:
-        rule = replace(s.pool_rules[None], need=pile["filter"], unless=tuple(earlier))
-        why = "the rest" if pile["filter"] == "any" else f"all the {describe(pile['filter'])}"
-        zone = s.zone(pile["zone"], None, "pile", rule, why)
-        zone.cards.extend(i for i in pool if rule.check(i, {}, s.strict) is None)
-        pool[:] = [i for i in pool if i not in zone.cards]
-        earlier.append(pile["filter"])
-
-
-def _op_flip(s: _State, step: dict[str, Any]) -> None:
-    pool = s.shared()
-    if len(pool) < step["count"]:
-        raise s.lacking(
-            f"flipping {step['count']} to the {step['zone']}", step["count"], len(pool), None, pool
-        )
-    zone = s.zone(step["zone"], None, "discard", s.pool_rules[None], f"{step['count']} cards")
-    zone.cards.extend(pool[: step["count"]])
-    del pool[: step["count"]]
-
-
-def _op_place(s: _State, step: dict[str, Any]) -> None:
-    per = step["per"]
-    if per == "shared":
-        targets: list[tuple[str | None, str | None]] = [(k, None) for k in list(s.pools)]
-    else:
-        owners = s.owners("others" if per == "others" else "first" if per == "first" else "all")
-        if len(s.pools) == 1 and None in s.pools and len(owners) == 1:
-            targets = [(None, owners[0])]
-        else:
-            targets = [(p, p) for p in owners if p in s.pools]
-        if not targets:
-            raise s.fail(f"place {step['zone']!r} per {per} has no pool to take")
-    for key, owner in targets:
-        name = f"{owner} {step['zone']}" if owner else step["zone"]
-        zone = s.zone(name, owner, step["kind"], s.pool_rules[key], "the rest of the cards")
-        zone.cards.extend(s.pools[key])
-        s.pools[key] = []
-
-
-def _op_roll(s: _State, step: dict[str, Any]) -> None:
-    """Everyone rolls; with ``ties: reroll`` each group of tied players rolls again among
-    themselves (a roll-off, repeated inside any group still tied), which orders them; the
-    first roll stays their starting initiative. Bounded: at most ``MAX_ROLLOFFS`` rounds."""
-    faces = step["die"]
-    s.rolls = {p: s.rng.roll(faces) for p in s.players}
-    s.notes.append(f"d{faces} rolls: " + ", ".join(f"{p} {v}" for p, v in s.rolls.items()) + ".")
-    if step["ties"] != "reroll":
-        return
-    groups = [g for g in _groups(s.players, lambda p: s.rolls[p]) if len(g) > 1]
-    for _ in range(MAX_ROLLOFFS):
-        if not groups:
-            break
-        nxt = []
-        for group in groups:
-            for p in group:
-                s.tiebreaks.setdefault(p, []).append(s.rng.roll(faces))
-            nxt += [g for g in _groups(group, lambda p: s.tiebreaks[p][-1]) if len(g) > 1]
-        groups = nxt
-    if s.tiebreaks:
-        tied = sorted(_groups(list(s.tiebreaks), lambda p: s.rolls[p]), key=lambda g: s.rolls[g[0]])
-        shown = [
-            f"{' = '.join(g)} at {s.rolls[g[0]]}: "
-            + ", ".join(f"{p} {'/'.join(map(str, s.tiebreaks[p]))}" for p in g)
-            for g in tied[:NOTE_GROUPS]
-        ]
-        more = f"; and {len(tied) - NOTE_GROUPS} more ties" if len(tied) > NOTE_GROUPS else ""
-        s.notes.append(
-            "Ties, rolled again by the tied players only (lower re-roll first): "
-            + "; ".join(shown)
-            + more
-            + "."
-        )
-
-
-#: Roll-off rounds before giving up on a tie (two players tie 50 times running with
-#: probability 20^-50); a tie left after that is ordered by player number.
-MAX_ROLLOFFS = 50
-#: Tied groups spelled out in the notes (the rest are counted).
-NOTE_GROUPS = 8
-
-
-def _groups(players: list[str], key: Any) -> list[list[str]]:
-    out: dict[Any, list[str]] = {}
-    for p in players:
-        out.setdefault(key(p), []).append(p)
-    return list(out.values())
-
-
-_OPS = {
-    "open": _op_open,
-    "remove": _op_remove,
-    "reserve": _op_reserve,
-    "add_back": _op_add_back,
-    "add_external": _op_add_external,
-    "shuffle": _op_shuffle,
-    "combine": _op_combine,
-    "deal": _op_deal,
-    "select": _op_select,
-    "layout": _op_layout,
-    "piles": _op_piles,
-    "split": _op_split,
-    "flip": _op_flip,
-    "place": _op_place,
-    "roll": _op_roll,
-}
-
-
-def _first_after_rolls(s: _State) -> str | None:
-    rule = s.spec.raw["first_player"]["rule"]
+def _first_after_rolls(s: State) -> str | None:
+    rule = s.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll") and s.rolls:
         return initiative_order(s.rolls, s.tiebreaks, rule == "highest_roll")[0]
     return s.first
@@ -787,7 +212,7 @@ def build_setup(
     if not spec.dealable:
         raise BoosterkitError(
             f"{spec.name}: the setup is unknown (status U), so boosterkit will "
-            f"not guess it; {spec.raw.get('summary', '')}".rstrip("; ")
+            f"not guess it; {spec.summary_text or ''}".rstrip("; ")
         )
     check_players(spec, players)
     if len(packs) != spec.pack_count(players):
@@ -822,23 +247,23 @@ def run_steps(
 ) -> Setup:
     """``build_setup`` for a caller that has checked the game, the players and the number
     of packs already (``deal``, ``validate_setup``)."""
-    s = _State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
+    s = State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     if spec.steps is None:  # callers check spec.dealable first
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
     for step in spec.steps:
         s.step = step
-        _OPS[step["op"]](s, step)
-        if step.get("note"):
-            where = f"{step['zone']}: " if "zone" in step else ""
-            s.notes.append(f"{where}{step['note']}.")
-        if step.get("status") == "I":
+        OPS[type(step)](s, step)
+        if step.note:
+            where: str | None = getattr(step, "zone", None)
+            s.notes.append(f"{where}: {step.note}." if where is not None else f"{step.note}.")
+        if step.status == "I":
             s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
-        if step.get("arrangement") == "random":
+        if isinstance(step, Layout) and step.arrangement == "random":
             s.notes.append(
-                f"{step['zone'].capitalize()}: dealt in a random arrangement (seeded); "
+                f"{step.zone.capitalize()}: dealt in a random arrangement (seeded); "
                 "the card lets each player arrange their own before play."
             )
-    s.step = {}
+    s.step = None
     for key, pool in s.pools.items():
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
@@ -847,7 +272,7 @@ def run_steps(
         zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
     if first_player:
-        role = spec.raw["first_player"].get("role")
+        role = spec.first_player.role
         s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
     return Setup(
         minigame=spec.id,
@@ -872,20 +297,20 @@ def run_steps(
 OUT_OF_PLAY = ("removed", "set_aside")
 
 
-def _step_words(step: dict[str, Any]) -> str:
-    what = step.get("reason") or step.get("note")
+def _step_words(step: BaseStep) -> str:
+    what = (step.reason if isinstance(step, Remove) else None) or step.note
     if what:
         return what
-    if step["op"] == "place":
+    if isinstance(step, Place):
         return (
             "the remaining cards are not used"
-            if step["zone"] == "unused"
-            else f"the remaining cards go to the {step['zone']}"
+            if step.zone == "unused"
+            else f"the remaining cards go to the {step.zone}"
         )
-    return f"the {step['op'].replace('_', ' ')} step"
+    return f"the {step.op.replace('_', ' ')} step"
 
 
-def _check_unknown(s: _State) -> None:
+def _check_unknown(s: State) -> None:
     """A Magic card the database does not hold: fail where the game reads it (naming the
     sync that brings it); elsewhere it stays, and a note says it is unknown."""
     unknown = [
@@ -896,7 +321,7 @@ def _check_unknown(s: _State) -> None:
     ]
     if not unknown:
         return
-    reads = [f for f in s.spec.raw.get("reads", []) if f not in ("rarity", "foil")]
+    reads = [f for f in s.spec.reads if f not in ("rarity", "foil")]
     played = [(z, c) for z, c in unknown if z.kind not in OUT_OF_PLAY]
     if played and reads:
         cards: list[_Where] = [(c.set, c.collector_number) for _, c in played]

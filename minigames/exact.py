@@ -4,10 +4,11 @@ violation (for organizers who re-check a printed sheet)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.minigames.catalog import Minigame
+from boosterkit.minigames.setupfile import SetupFile, SetupZone
 from boosterkit.minigames.validate import Violation
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 _ZONE_KEYS = ("owner", "kind", "visibility", "rows", "cols")
 
 
-def compare_exact(db: DbLike, data: dict[str, Any], spec: Minigame) -> list[Violation]:
+def compare_exact(db: DbLike, data: SetupFile, spec: Minigame) -> list[Violation]:
     """The differences between ``data`` and ``deal`` for its arguments, one violation each
     (``db``: as ``deal`` takes it)."""
     from boosterkit.minigames import deal
@@ -75,7 +76,7 @@ def compare_exact(db: DbLike, data: dict[str, Any], spec: Minigame) -> list[Viol
     return out
 
 
-def _zone_diff(got: dict[str, Any], want: dict[str, Any]) -> str:
+def _zone_diff(got: SetupZone, want: SetupZone) -> str:
     parts = [
         f"{k} {got.get(k)!r}, `deal` gives {want.get(k)!r}"
         for k in _ZONE_KEYS

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from boosterkit.errors import InputError
 from boosterkit.generator.model import Item
 
 DOUBLE_FACED_LAYOUTS = frozenset(
@@ -65,17 +64,16 @@ STRICT_ATOMS = ("nmb", "magic")
 TERMS = tuple(ATOMS) + STRICT_ATOMS
 
 
-def check_filter(flt: Any, where: str) -> None:
-    """Fail with ``where`` when ``flt`` is not a term or a list of known terms."""
+def filter_problem(flt: Any) -> str | None:
+    """What is wrong with ``flt`` (not a term or a list of known terms), else None."""
     terms = flt if isinstance(flt, list) else [flt]
     if not terms or not all(isinstance(t, str) and t for t in terms):
-        raise InputError(f"{where}: a filter is a term or a list of terms, got {flt!r}")
+        return f"a filter is a term or a list of terms, got {flt!r}"
     for term in terms:
         for atom in term.split("+"):
             if atom not in TERMS:
-                raise InputError(
-                    f"{where}: unknown filter term {atom!r} (known: {', '.join(TERMS)})"
-                )
+                return f"unknown filter term {atom!r} (known: {', '.join(TERMS)})"
+    return None
 
 
 def _atom(item: Item, atom: str, strict: bool) -> bool:

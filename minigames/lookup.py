@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo
-from boosterkit.minigames.catalog import Minigame
 from boosterkit.minigames.engine import Setup
+from boosterkit.minigames.spec import Minigame, Remove
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import Kept
@@ -124,9 +124,9 @@ def rules_text(
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
     one of its printings (in ``lang`` if there is one, else English; the printing for
     ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
-    printings = sorted(spec.raw["printings"], key=lambda p: p["parent"] != set_code)
-    sets = [p["set"] for p in printings]
-    names = {n.split(" // ")[0] for n in spec.raw["scryfall_names"]} or {spec.name}
+    printings = sorted(spec.printings, key=lambda p: p.parent != set_code)
+    sets = [p.set for p in printings]
+    names = {n.split(" // ")[0] for n in spec.scryfall_names} or {spec.name}
     rows = sorted(
         (
             c
@@ -150,9 +150,9 @@ def rules_text(
             if (card_lang or "en") != lang:
                 source += f" ({card_lang or 'en'}: the database holds no {lang} text)"
             return {"source": source, "text": body.strip()}
-    steps = [s.get("note") or s.get("reason") for s in spec.steps or []]
+    steps = [s.note or (s.reason if isinstance(s, Remove) else None) for s in spec.steps or []]
     lines = [f"Setup: {'; '.join(x for x in steps if x)}."] if any(steps) else []
-    lines += [f"First player: {spec.raw['first_player']['text']}", f"To win: {spec.win}"]
+    lines += [f"First player: {spec.first_player.text}", f"To win: {spec.win.text}"]
     return {
         "source": "the boosterkit catalogue (the database holds none of this game's cards)",
         "text": "\n".join(lines),

@@ -1,88 +1,195 @@
-"""The shape of a setup file ``validate`` reads: one typed model (pydantic, strict types).
+"""The setup file: one typed model (``SetupFile`` and its parts, pydantic-checked TypedDicts).
 
-It admits what ``deal --format json`` writes (``data/setup.schema.json``) and what an
-organizer may type by hand (uids and card ids; no seed, flags or notes). Values are never
-coerced ("5" is not 5, 1 is not true). A file that does not fit fails with one line naming
-the JSON path, as ``InputError``; the rules themselves are checked by ``validate``.
+``Setup.to_dict()`` returns one (the JSON of ``deal --format json``); ``validate``, the
+referee (``play``, ``simulate``) and the service read one through ``read_setup_file``.
+``data/setup.schema.json`` is generated from it (``minigames.schemas``) and describes
+what ``deal`` writes: every key but those marked ``Sometimes`` (written for some cards or
+zones only). A file may also be dealt by hand: every key not ``Required`` may be left out
+(uids and card ids are enough). Values are never coerced ("5" is not 5, 1 is not true); a
+file that does not fit fails with one line naming the JSON path, as ``InputError``. The
+rules themselves are checked by ``validate``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from functools import cache
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from typing_extensions import Required, TypedDict
 
 from boosterkit.errors import InputError
 from boosterkit.generator.rng import SEED_MAX
+from boosterkit.minigames import shapes
+from boosterkit.minigames.spec import VISIBILITIES, ZONE_KINDS
 
-_OPEN = ConfigDict(extra="allow")
-
-
-class ItemIn(BaseModel):
-    """A pack item or a zone's card: the uid is required, the rest comes from the database."""
-
-    model_config = _OPEN
-    uid: StrictStr
-    card_id: StrictStr | None = None
-    name: StrictStr | None = None
-    tag: StrictStr | None = None
+T = TypeVar("T")
+_SOMETIMES = "x-sometimes"
+#: A key ``deal`` writes for some items or zones only (every other key it always writes).
+Sometimes = Annotated[T, Field(json_schema_extra={_SOMETIMES: True})]
 
 
-class PackIn(BaseModel):
-    model_config = _OPEN
-    set: StrictStr | None = None
-    product: StrictStr | None = None
-    seed: StrictInt | None = None
-    index: StrictInt | None = None
-    variant: StrictInt | None = None
-    items: list[ItemIn]
+def _written(schema: dict[str, Any]) -> None:
+    """The published schema requires every key ``deal`` always writes."""
+    props = schema.get("properties", {})
+    schema["required"] = [k for k, v in props.items() if not v.pop(_SOMETIMES, False)]
 
 
-class ZoneIn(BaseModel):
-    model_config = _OPEN
-    name: StrictStr
-    kind: StrictStr
-    cards: list[ItemIn]
-    owner: StrictStr | None = None
-    visibility: StrictStr | None = None
-    rows: StrictInt | None = None
-    cols: StrictInt | None = None
+def _config(**published: Any) -> ConfigDict:
+    """Keys beyond these are kept (not checked); ``published``: more of the schema."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        _written(schema)
+        schema.update(published)
+
+    return ConfigDict(extra="allow", strict=True, json_schema_extra=extra)
 
 
-class SetupIn(BaseModel):
-    """A setup file. Optional keys may be left out by a setup dealt by hand."""
-
-    model_config = _OPEN
-    minigame: StrictStr
-    players: Annotated[StrictInt, Field(ge=1)]
-    packs: list[PackIn]
-    zones: list[ZoneIn]
-    set: StrictStr | None = None
-    product: StrictStr | None = None
-    seed: Annotated[StrictInt, Field(ge=0, le=SEED_MAX)] | None = None
-    strict_backs: StrictBool | None = None
-    rolls: dict[str, Any] | None = None
-    tiebreaks: dict[str, list[StrictInt]] | None = None
-    first_player: Any = None
+def _doc(text: str | None = None, **schema: Any) -> Any:
+    """A description and what ``deal`` writes there (e.g. ``enum``) for the published schema."""
+    return Field(description=text, json_schema_extra=schema or None)
 
 
-_WORDS = {
-    "string_type": "expected a string",
-    "int_type": "expected int",
-    "bool_type": "expected bool",
-    "list_type": "expected a list",
-    "dict_type": "expected an object",
-    "model_type": "expected an object",
-    "model_attributes_type": "expected an object",
-}
+_KINDS = ["card", "token", "art_card", "minigame", "emblem", "ad", "other"]
 
 
-def check_shape(data: Any) -> SetupIn:
+@with_config(_config())
+class SetupItem(TypedDict, total=False):
+    """A pack item or a zone's card (``generator.model.Item`` as JSON). Only the uid is
+    required to read one; validate looks the rest up by ``card_id``."""
+
+    uid: Required[
+        Annotated[
+            str,
+            _doc("p<pack>-<position> (1-based) for pack items; x<player>-<n> for outside "
+                 "additions", pattern="^(p[0-9]+-[0-9]+|x[0-9]+-[0-9]+)$"),
+        ]
+    ]  # fmt: skip
+    card_id: Annotated[str | None, _doc("Scryfall id; null for ads and unresolved references")]
+    name: str | None
+    set: str
+    collector_number: str | None
+    rarity: str | None
+    foil: bool
+    slot: str
+    kind: Annotated[str, _doc(enum=_KINDS)]
+    magic_back: bool
+    resolved: bool
+    type_line: str | None
+    colors: list[Annotated[str, _doc(enum=list("WUBRG"))]]
+    mana_value: float | None
+    layout: str | None
+    gold_stamped: Sometimes[Annotated[bool, _doc("art cards only")]]
+    external: Sometimes[
+        Annotated[bool, _doc("present (true) only on items added from outside the packs",
+                             const=True)]
+    ]  # fmt: skip
+    tag: Sometimes[
+        Annotated[str | None, _doc("a role the setup gives the card, e.g. mimic (Mimic Match); "
+                                   "only on zone cards")]
+    ]  # fmt: skip
+
+
+@with_config(_config())
+class SetupPack(TypedDict, total=False):
+    """An opened pack, exactly as ``boosterkit open SET --product P -n N --seed S --format
+    json`` gives it."""
+
+    set: str | None
+    product: str | None
+    seed: int | None
+    index: Annotated[int | None, _doc(minimum=1)]
+    variant: int | None
+    items: Required[list[SetupItem]]
+
+
+_GRID = {"if": {"properties": {"kind": {"const": "grid"}}}, "then": {"required": ["rows", "cols"]}}
+
+
+@with_config(_config(additionalProperties=False, **_GRID))
+class SetupZone(TypedDict, total=False):
+    """A named place in the setup: a hand, a grid, a deck, the removed cards…"""
+
+    name: Required[
+        Annotated[
+            str,
+            _doc("'<owner> <zone>' for owned zones (player-1 hand), else the zone name (grid, "
+                 "removed, set aside, deck…)"),
+        ]
+    ]  # fmt: skip
+    owner: Annotated[str | None, _doc(pattern="^(player|team)-[0-9]+$")]
+    kind: Required[Annotated[str, _doc(enum=list(ZONE_KINDS))]]
+    visibility: Annotated[
+        str | None,
+        _doc("who may see the cards: everyone (face up), the owner only (a hand, an own grid), "
+             "or nobody at the table (face down, set aside; on the organizer's page)",
+             enum=list(VISIBILITIES)),
+    ]  # fmt: skip
+    rows: Sometimes[Annotated[int | None, _doc(minimum=1)]]
+    cols: Sometimes[Annotated[int | None, _doc(minimum=1)]]
+    cards: Required[Annotated[list[SetupItem], _doc("in deal order; grids in row order")]]
+
+
+@with_config(ConfigDict(extra="forbid", strict=True))
+class SetupRules(TypedDict):
+    """The game's rules text and where it came from."""
+
+    source: str
+    text: str
+
+
+@with_config(_config(title="boosterkit minigame setup", additionalProperties=False))
+class SetupFile(TypedDict, total=False):
+    """The JSON of ``boosterkit deal GAME --format json`` and the input of ``validate``,
+    ``play`` and ``POST /validate`` / ``/play``."""
+
+    minigame: Required[Annotated[str, _doc("catalogue id, e.g. roll-for-initiative")]]
+    players: Required[Annotated[int, Field(ge=1)]]
+    set: str | None
+    product: Annotated[
+        str | None, _doc("the product the packs were opened as (a kind such as set, or a code)")
+    ]
+    seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None
+    strict_backs: Annotated[
+        bool | None,
+        _doc("double-faced Magic cards were removed too (the default for games whose cards "
+             "lie face down)"),
+    ]  # fmt: skip
+    packs: Required[list[SetupPack]]
+    zones: Required[list[SetupZone]]
+    rolls: Annotated[
+        dict[str, Any] | None,
+        _doc("each player's first roll: their starting initiative (ties stay; see tiebreaks)",
+             additionalProperties={"type": "integer", "minimum": 1}),
+    ]  # fmt: skip
+    tiebreaks: Annotated[
+        dict[str, list[int]] | None,
+        _doc("roll-offs of tied players, in order: a group tied on its rolls so far rolls "
+             "again (only they), lower first, until no two are tied"),
+    ]  # fmt: skip
+    first_player: Annotated[Any, _doc(type=["string", "null"])]
+    notes: list[str]
+    rules: Sometimes[
+        Annotated[
+            SetupRules,
+            _doc("the game's rules text: from its minigame card when the database holds it, "
+                 "else from the catalogue"),
+        ]
+    ]  # fmt: skip
+
+
+@cache
+def adapter() -> TypeAdapter[SetupFile]:
+    """The model's validator, built on first use (``deal`` writes setups, never reads one)."""
+    return TypeAdapter(SetupFile)
+
+
+def read_setup_file(data: Any) -> SetupFile:
     """The typed setup, else ``InputError`` with the JSON path of the first problem."""
     if not isinstance(data, dict):
         raise InputError(f"setup: expected a JSON object, got {type(data).__name__}")
     try:
-        return SetupIn.model_validate(data)
+        return adapter().validate_python(data)
     except ValidationError as exc:
         raise InputError(_one_line(exc.errors()[0])) from None
 
@@ -90,17 +197,12 @@ def check_shape(data: Any) -> SetupIn:
 def _one_line(err: Any) -> str:
     loc = list(err["loc"])
     if loc and loc[-1] == "uid" and len(loc) >= 2 and isinstance(loc[-2], int):
-        return f"{_path(loc[:-1])}: an item is an object with a string uid"
-    where, kind, value = _path(loc), err["type"], err.get("input")
+        return f"{shapes.path('setup', loc[:-1])}: an item is an object with a string uid"
+    where, kind, value = shapes.path("setup", loc), err["type"], err.get("input")
     if kind == "missing":
         return f"{where}: missing"
     if loc == ["seed"] and kind in ("greater_than_equal", "less_than_equal"):
         return f"{where}: expected an integer from 0 to {SEED_MAX}, got {value}"
     if kind == "greater_than_equal":
         return f"{where}: expected at least {err['ctx']['ge']}, got {value}"
-    words = _WORDS.get(kind, err["msg"].lower())
-    return f"{where}: {words}, got {value!r:.40}"
-
-
-def _path(loc: list[Any]) -> str:
-    return "setup" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+    return f"{where}: {shapes.words(err)}"

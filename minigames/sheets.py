@@ -14,8 +14,9 @@ from __future__ import annotations
 import html
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import InputError
 from boosterkit.formats import SHEETS
@@ -107,7 +108,7 @@ def _name(item: Item, lang: str) -> str:
 
 def _facts(setup: Setup, item: Item) -> list[str]:
     """The facts the game reads, for one card (catalogue ``reads``), plus colour reminders."""
-    lang, reads = setup.lang, setup.spec.raw.get("reads", [])
+    lang, reads = setup.lang, setup.spec.reads
     extra = setup.facts.get(item.card_id or "", {})
     out: list[str] = []
     if item.kind != "card" or not item.resolved:
@@ -127,7 +128,7 @@ def _facts(setup: Setup, item: Item) -> list[str]:
         out.append(f"{label(lang, 'loyalty')} {extra['loyalty']}")
     if "legendary" in reads and "Legendary" in front.split():
         out.append(label(lang, "legendary"))
-    reminders = setup.spec.raw.get("reminders", {})
+    reminders = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
     if "colors" in reads and reminders:
         key = (
             "multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors else "colorless"
@@ -212,7 +213,7 @@ def _members(setup: Setup, owner: str | None) -> list[str]:
     if owner is None:
         return []
     if owner.startswith("team-"):
-        teams = setup.spec.raw["players"].get("teams") or 2
+        teams = setup.spec.players.teams or 2
         t = int(owner.split("-")[1]) - 1
         return [f"player-{k + 1}" for k in range(setup.players) if k % teams == t]
     return [owner]
@@ -230,14 +231,14 @@ def _rolls(setup: Setup) -> list[str]:
         for p, v in setup.rolls.items()
     ]
     order = initiative_order(
-        setup.rolls, setup.tiebreaks, setup.spec.raw["first_player"]["rule"] == "highest_roll"
+        setup.rolls, setup.tiebreaks, setup.spec.first_player.rule == "highest_roll"
     )
     return lines + [f"{label(lang, 'order')}: {', '.join(order)}"]
 
 
 def _head(setup: Setup) -> list[tuple[str, str]]:
     lang, spec = setup.lang, setup.spec
-    first = spec.raw["first_player"]["text"]
+    first = spec.first_player.text
     return [
         (label(lang, "Players"), str(setup.players)),
         (label(lang, "Set"), f"{setup.set.upper()} ({setup.product or 'default'})"),
@@ -245,9 +246,9 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
         (label(lang, "Packs"), f"{len(setup.packs)} {label(lang, 'opened')}"),
         (
             label(lang, "Time"),
-            f"{spec.raw['minutes']} {label(lang, 'minutes')}" if spec.raw["minutes"] else "?",
+            f"{spec.minutes} {label(lang, 'minutes')}" if spec.minutes else "?",
         ),
-        (label(lang, "To win"), spec.win),
+        (label(lang, "To win"), spec.win.text),
         (
             label(lang, "First player"),
             f"{setup.first_player} — {first}" if setup.first_player else first,

@@ -9,15 +9,23 @@ sizes and the rules for what each may hold. The file's zones are compared with t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
-from boosterkit.minigames.setupfile import check_shape
+from boosterkit.minigames.setupfile import (
+    SetupFile,
+    SetupItem,
+    SetupPack,
+    SetupZone,
+    read_setup_file,
+)
+from boosterkit.minigames.spec import AddBack, Roll
 from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
@@ -60,7 +68,7 @@ def _malformed(where: str, msg: str) -> InputError:
 
 
 def _lookup(
-    kept: Kept, con: Connection, ids: set[str], data: dict[str, Any]
+    kept: Kept, con: Connection, ids: set[str], data: SetupFile
 ) -> dict[str, dict[str, Any]]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
     kept with each product (read once per database content), the others in one query."""
@@ -68,7 +76,7 @@ def _lookup(
 
     known: dict[str, dict[str, Any]] = {}
     named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
-    for set_code, product in sorted(k for k in named if all(isinstance(x, str) for x in k)):
+    for set_code, product in sorted((s, q) for s, q in named if s is not None and q is not None):
         try:
             cards = kept_cards(kept, set_code, product)
         except BoosterkitError:  # a product that cannot be opened is reported by the re-open
@@ -77,7 +85,7 @@ def _lookup(
     return known_rows(known, ids, con)
 
 
-def _item(d: dict[str, Any], db: dict[str, dict[str, Any]], external: bool) -> Item:
+def _item(d: SetupItem, db: dict[str, dict[str, Any]], external: bool) -> Item:
     """An Item whose rules attributes come from the database (or are safe defaults)."""
     row = db.get(d.get("card_id") or "")
     # Without a card_id (ads, unresolved sheet cards) the kind is all there is to go on;
@@ -124,7 +132,7 @@ def _db_value(row: dict[str, Any], col: str) -> Any:
     return bool(value) if col == "magic_back" else value
 
 
-def _label(item: Item | dict[str, Any]) -> str:
+def _label(item: Item | SetupItem) -> str:
     uid = item.uid if isinstance(item, Item) else item.get("uid")
     name = item.name if isinstance(item, Item) else item.get("name")
     return f"{uid} ({name})" if name else str(uid)
@@ -134,7 +142,7 @@ class _Check:
     """State of one validation run."""
 
     def __init__(
-        self, database: Database, con: Connection, data: dict[str, Any], spec: Minigame
+        self, database: Database, con: Connection, data: SetupFile, spec: Minigame
     ) -> None:
         self.database, self.con, self.data, self.spec = database, con, data, spec
         self.kept = database.kept()  # the one look-up of the database's content
@@ -151,7 +159,7 @@ class _Check:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
         db = _lookup(
-            self.kept, self.con, {it["card_id"] for it in raw if it.get("card_id")}, self.data
+            self.kept, self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data
         )
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
@@ -161,8 +169,8 @@ class _Check:
                     card=it["uid"],
                 )
         for it in (it for p in self.data["packs"] for it in p["items"]):
-            row = db.get(it.get("card_id") or "")
-            diff = [k for k in _DB_FIELDS if row and k in it and it[k] != _db_value(row, k)]
+            row, given = db.get(it.get("card_id") or ""), cast("Mapping[str, Any]", it)
+            diff = [k for k in _DB_FIELDS if row and k in it and given[k] != _db_value(row, k)]
             if diff and row:
                 self.add(
                     "card-data",
@@ -171,7 +179,7 @@ class _Check:
                     card=it["uid"],
                 )
         packs, by_uid, pack_of = [], {}, {}
-        self.listed: dict[str, dict[str, Any]] = {}
+        self.listed: dict[str, SetupItem] = {}
         for n, p in enumerate(self.data["packs"], 1):
             items = []
             for d in p["items"]:
@@ -218,8 +226,8 @@ def validate_setup(
         return _validate(database, con, data, exact)
 
 
-def _validate(database: Database, con: Connection, data: Any, exact: bool) -> Validation:
-    check_shape(data)
+def _validate(database: Database, con: Connection, given: Any, exact: bool) -> Validation:
+    data = read_setup_file(given)
     try:
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
@@ -285,15 +293,14 @@ def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
     """The catalogue's per-owner rules, e.g. Base Race: each grid holds exactly one basic land."""
     from boosterkit.minigames.filters import describe, matches
 
-    for rule in c.spec.raw.get("owner_rules", []):
+    for rule in c.spec.owner_rules:
         for p in (f"player-{i}" for i in range(1, c.data["players"] + 1)):
-            name = f"{p} {rule['zone']}"
-            n = sum(matches(i, rule["filter"], c.strict) for i in _zone_items(c, name, by_uid))
-            if n != rule["count"]:
+            name = f"{p} {rule.zone}"
+            n = sum(matches(i, rule.filter, c.strict) for i in _zone_items(c, name, by_uid))
+            if n != rule.count:
                 c.add(
                     "owner-rule",
-                    f"zone {name!r}: {n} {describe(rule['filter'], n)}; "
-                    f"{rule['text']} ({rule['count']})",
+                    f"zone {name!r}: {n} {describe(rule.filter, n)}; {rule.text} ({rule.count})",
                     zone=name,
                 )
 
@@ -302,12 +309,13 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
     """Tagged cards (Mimic Match's mimics): as many as the step puts back, of its filter."""
     from boosterkit.minigames.filters import describe, matches
 
-    want = {s["tag"]: s for s in c.spec.steps or [] if s["op"] == "add_back"}
+    want = {s.tag: s for s in c.spec.steps or [] if isinstance(s, AddBack)}
     got: dict[str, list[str]] = {}
     for z in c.data["zones"]:
         for d in z["cards"]:
-            if d.get("tag") is not None:
-                got.setdefault(d["tag"], []).append(d["uid"])
+            tag = d.get("tag")
+            if tag is not None:
+                got.setdefault(tag, []).append(d["uid"])
     for tag, uids in got.items():
         step = want.get(tag)
         if step is None:
@@ -315,39 +323,43 @@ def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
             continue
         for uid in uids:
             item = by_uid.get(uid)
-            if item is None or not matches(item, step["filter"], c.strict):
+            if item is None or not matches(item, step.filter, c.strict):
                 c.add(
                     "tag",
-                    f"card {uid}: tagged {tag!r} but not one of the {describe(step['filter'])}",
+                    f"card {uid}: tagged {tag!r} but not one of the {describe(step.filter)}",
                     card=uid,
                 )
     for tag, step in want.items():  # none tagged too: the sheets and the referee read tags
-        if len(got.get(tag, ())) != step["count"]:
+        if len(got.get(tag, ())) != step.count:
             c.add(
                 "tag",
                 f"tag {tag!r}: {len(got.get(tag, ()))} cards tagged; the rules put back "
-                f"{step['count']}",
+                f"{step.count}",
             )
 
 
-def _check_reopened(c: _Check) -> None:
-    """Packs that name their set, product and seed are opened again from the database and
-    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
-    index; an index outside 1..packs is a violation, as is a top-level seed or set that is
-    not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
-    from boosterkit.generator import open_packs
+_Seeded = dict[tuple[str, str, int], list[tuple[int, SetupPack, int]]]
 
-    groups: dict[tuple[str, str, int], list[tuple[int, dict[str, Any]]]] = {}
+
+def _seeded_packs(c: _Check) -> _Seeded:
+    """The packs that name a seed, by (set, product, seed): (position, pack, index) each; a
+    seeded pack without its set and product, or with an index outside 1..packs, is a
+    violation instead."""
+    groups: _Seeded = {}
     count = len(c.data["packs"])
     for n, p in enumerate(c.data["packs"], 1):
-        key = (p.get("set"), p.get("product"), p.get("seed"))
-        if key[2] is None:
+        set_code, product, seed, index = (
+            p.get("set"),
+            p.get("product"),
+            p.get("seed"),
+            p.get("index"),
+        )
+        if seed is None:
             continue
-        index = p.get("index")
-        if not (isinstance(key[0], str) and isinstance(key[1], str)):
+        if set_code is None or product is None:
             c.add(
                 "pack-index",
-                f"pack {n}: names seed {key[2]} but not its set and product, so "
+                f"pack {n}: names seed {seed} but not its set and product, so "
                 "it cannot be opened again",
             )
         elif not isinstance(index, int) or not 1 <= index <= count:
@@ -357,7 +369,18 @@ def _check_reopened(c: _Check) -> None:
                 "a setup are packs 1… of one seeded run)",
             )
         else:
-            groups.setdefault(key, []).append((n, p))
+            groups.setdefault((set_code, product, seed), []).append((n, p, index))
+    return groups
+
+
+def _check_reopened(c: _Check) -> None:
+    """Packs that name their set, product and seed are opened again from the database and
+    must hold exactly those items (so nothing in a pack is taken on trust), whatever their
+    index; an index outside 1..packs is a violation, as is a top-level seed or set that is
+    not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
+    from boosterkit.generator import open_packs
+
+    groups = _seeded_packs(c)
     seeds = {k[2] for k in groups}
     top = c.data.get("seed")
     if seeds and top not in seeds:
@@ -374,7 +397,7 @@ def _check_reopened(c: _Check) -> None:
             f"{', '.join(map(repr, sorted(sets)))}",
         )
     for (set_code, product, seed), listed in groups.items():
-        indexes = [p["index"] for _, p in listed]
+        indexes = [index for _, _, index in listed]
         for i in sorted({i for i in indexes if indexes.count(i) > 1}):
             c.add(
                 "pack-index",
@@ -390,20 +413,21 @@ def _check_reopened(c: _Check) -> None:
                 f"again from the database: {exc}",
             )
             continue
-        for n, p in listed:
-            _compare_pack(c, n, p, fresh[p["index"] - 1].to_dict(), f"{product} seed {seed}")
+        for n, p, index in listed:
+            _compare_pack(c, n, p, index, fresh[index - 1].to_dict(), f"{product} seed {seed}")
 
 
 def _compare_pack(
-    c: _Check, n: int, listed: dict[str, Any], fresh: dict[str, Any], what: str
+    c: _Check, n: int, listed: SetupPack, index: int, fresh: dict[str, Any], what: str
 ) -> None:
     items, want = listed["items"], fresh["items"]
-    where = f"pack {n} ({what}, pack {listed['index']})"
+    where = f"pack {n} ({what}, pack {index})"
     if len(items) != len(want):
         c.add("pack-contents", f"{where}: {len(items)} items listed; the seed opens {len(want)}")
         return
     for d, w in zip(items, want):
-        diff = sorted(k for k in d if k in w and d[k] != w[k])
+        given = cast("Mapping[str, Any]", d)
+        diff = sorted(k for k in given if k in w and given[k] != w[k])
         if diff:
             c.add(
                 "pack-contents",
@@ -449,7 +473,7 @@ def _compare_zones(c: _Check, exp: Setup, by_uid: dict[str, Item], pack_of: dict
 
 def _compare_zone(
     c: _Check,
-    z: dict[str, Any],
+    z: SetupZone,
     w: Zone,
     exp: Setup,
     by_uid: dict[str, Item],
@@ -514,7 +538,7 @@ def _compare_zone(
 
 def _check_card(
     c: _Check,
-    d: dict[str, Any],
+    d: SetupItem,
     name: str,
     exp: Setup,
     by_uid: dict[str, Item],
@@ -570,13 +594,13 @@ def _check_card(
 
 def _check_rolls(c: _Check, exp: Setup) -> None:
     rolls, first = c.data.get("rolls") or {}, c.data.get("first_player")
-    roll_step = next((s for s in c.spec.steps or [] if s["op"] == "roll"), None)
+    roll_step = next((s for s in c.spec.steps or [] if isinstance(s, Roll)), None)
     players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
     if roll_step is None:
         if rolls:
             c.add("rolls", f"rolls: {c.spec.name} has no dice rolls at setup")
     else:
-        faces = roll_step["die"]
+        faces = roll_step.die
         for p in players:
             v = rolls.get(p)
             if not isinstance(v, int) or isinstance(v, bool):
@@ -586,7 +610,7 @@ def _check_rolls(c: _Check, exp: Setup) -> None:
         for p in rolls:
             if p not in players:
                 c.add("rolls", f"rolls: {p} is not a player of this setup")
-        if roll_step["ties"] == "reroll":
+        if roll_step.ties == "reroll":
             _check_ties(c, players, rolls, c.data.get("tiebreaks") or {}, faces)
         elif c.data.get("tiebreaks"):
             c.add("roll-tie", f"tiebreaks: {c.spec.name} breaks no ties by rolling")
@@ -636,7 +660,7 @@ def _check_first(
 ) -> None:
     from boosterkit.minigames.engine import initiative_order
 
-    rule = c.spec.raw["first_player"]["rule"]
+    rule = c.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll"):
         valid = {p: v for p, v in rolls.items() if p in players and isinstance(v, int)}
         if valid:
@@ -656,5 +680,5 @@ def _check_first(
         c.add(
             "first-player",
             f"first_player: {c.spec.name} names no first player at setup "
-            f"({c.spec.raw['first_player']['text']})",
+            f"({c.spec.first_player.text})",
         )

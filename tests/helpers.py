@@ -32,11 +32,16 @@ def setup_schema() -> dict:
 
 
 def schema_checked_deal(*args, **kwargs):
-    """``minigames.deal``; every setup it deals must match ``data/setup.schema.json``."""
+    """``minigames.deal``; every setup it deals must match ``data/setup.schema.json`` and
+    read back through the setup model (``setupfile.read_setup_file``) byte for byte."""
     import jsonschema
 
     from boosterkit.minigames import deal
+    from boosterkit.minigames.setupfile import read_setup_file
+    from boosterkit.serialize import to_json
 
     setup = deal(*args, **kwargs)
-    jsonschema.validate(setup.to_dict(), setup_schema())
+    data = setup.to_dict()
+    jsonschema.validate(data, setup_schema())
+    assert to_json(read_setup_file(data)) == to_json(data)
     return setup

@@ -50,16 +50,19 @@ def test_file_matches_json_schema(path: Path) -> None:
 
 
 def test_schema_lists_exactly_the_engine_ops() -> None:
-    ops = [s["properties"]["op"]["const"] for s in SCHEMA["$defs"]["step"]["oneOf"]]
-    assert ops == list(catalog.OPS)
+    steps = SCHEMA["$defs"]["SetupSteps"]["properties"]["steps"]["items"]
+    refs = [s["$ref"].rsplit("/", 1)[-1] for s in steps["oneOf"]]
+    ops = [SCHEMA["$defs"][r]["properties"]["op"]["const"] for r in refs]
+    assert ops == list(catalog.OPS) and len(ops) == 15
+    assert sorted(steps["discriminator"]["mapping"]) == sorted(ops)
 
 
 def test_printings_agree_with_the_mtgjson_minigame_sets() -> None:
     """Every card in the shared M*.json files is a printing of a catalogued game."""
     names = {}
     for g in load_catalogue().values():
-        for p in g.raw["printings"]:
-            names[(p["set"], p["number"])] = g
+        for p in g.printings:
+            names[(p.set, p.number)] = g
     seen = set()
     for code in ("MAFR", "MKHM", "MZNR", "MSTX", "MMH2"):
         data = json.loads(shared_path("mtgjson", f"{code}.json").read_text())["data"]

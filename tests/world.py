@@ -431,10 +431,10 @@ def minigame_cards(parent: str, released: str) -> list[Card]:
     out = []
     for game in list_minigames():
         spec = get_minigame(game["id"])
-        for p in spec.raw["printings"]:
-            if p.get("parent") != parent or not p.get("number"):
+        for p in spec.printings:
+            if p.parent != parent or not p.number:
                 continue
-            full = (spec.raw["scryfall_names"] or [spec.name])[0]
+            full = (spec.scryfall_names or [spec.name])[0]
             made_up = (f"{spec.name}: how to set up and play.", f"{spec.name}: how to win.")
             front, back = RULES.get(spec.id, made_up)
             names = full.split(" // ")
@@ -442,7 +442,7 @@ def minigame_cards(parent: str, released: str) -> list[Card]:
             if len(names) > 1:
                 faces = (Face(names[0], "Card", text=front), Face(names[1], "Card", text=back))
                 kw = {"faces": faces, "layout": "double_faced_token"}
-            out.append(token(f"m{parent}", p["number"], full, "Card", released=released, **kw))
+            out.append(token(f"m{parent}", p.number, full, "Card", released=released, **kw))
     return sorted(out, key=lambda c: int(c.number))
 
 

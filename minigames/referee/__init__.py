@@ -51,11 +51,13 @@ def game_module(game: str) -> ModuleType:
     return GAMES[key]
 
 
-def new_game(setup: Mapping[str, Any], con: Any = None) -> Any:
-    """The state at the first move of the setup's game (``con``: Base Race's toughness)."""
-    if not isinstance(setup, Mapping) or not isinstance(setup.get("minigame"), str):
-        raise InputError("setup: expected a setup JSON object with a minigame")
-    return game_module(setup["minigame"]).start(setup, con)
+def new_game(setup: Any, con: Any = None) -> Any:
+    """The state at the first move of a setup (the parsed JSON, read as a ``SetupFile``);
+    ``con``: Base Race's toughness."""
+    from boosterkit.minigames.setupfile import read_setup_file
+
+    file = read_setup_file(setup)
+    return game_module(file["minigame"]).start(file, con)
 
 
 def _module(state: Any) -> ModuleType:
@@ -85,7 +87,7 @@ def result(state: Any) -> dict[str, Any] | None:
     return _module(state).result(state)
 
 
-def replay(setup: Mapping[str, Any], moves: Any, con: Any = None) -> Any:
+def replay(setup: Any, moves: Any, con: Any = None) -> Any:
     """``runner.replay``: play a move log from a setup (see there)."""
     from boosterkit.minigames.referee.runner import replay as _replay
 

@@ -29,12 +29,14 @@ from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
     evolve,
+    make_table,
     need,
     only,
-    read_setup,
     zone,
 )
+from boosterkit.minigames.referee.moves import Pass, Step, keys
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "base-race"
 FILES, RANKS = "abcd", 6
@@ -155,10 +157,10 @@ class State:
         return self.ended_by is not None
 
 
-def start(setup: Mapping[str, Any], con: Any = None) -> State:
+def start(setup: SetupFile, con: Any = None) -> State:
     """The board at the first move; toughness and loyalty come from the database ``con``
     (or from ``toughness``/``loyalty`` fields on the setup's items)."""
-    table = read_setup(setup, GAME, con, need_stats=True, play_zones=lambda z: z.endswith(" grid"))
+    table = make_table(setup, GAME, con, need_stats=True, play_zones=lambda z: z.endswith(" grid"))
     if len(table.players) != 2:
         raise InputError(f"setup: {GAME} is for 2 players, the setup has {len(table.players)}")
     board: list[str | None] = [None] * 24
@@ -225,7 +227,7 @@ def _after(state: State, seat: int, gained: str | None) -> tuple[tuple[int, int]
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
     """The state after ``move``; ``RuleViolation`` if it is illegal."""
-    only(move, ("player", "card", "to", "pass"))
+    only(move, keys(Step, Pass))
     if state.over:
         raise RuleViolation("game-over", "the game is over; no more moves")
     players = state.table.players

@@ -1,5 +1,5 @@
-"""What the three referees share: cards as the rules see them, rule violations, the setup
-reader, move-field checks and the seeded dice.
+"""What the three referees share: cards as the rules see them, rule violations, the table a
+setup file makes, move-field checks and the seeded dice.
 
 A ``Card`` is one dealt item read the way the rules text reads it: the front face's types
 (a split card's left half), the colours and mana value the setup lists (a split card has
@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile, SetupItem
 
 CARD_TYPES = (
     "Artifact",
@@ -174,7 +175,7 @@ class Table:
     zones: Mapping[str, tuple[str, ...]]
     first_player: str | None
     rolls: Mapping[str, int]
-    items: Mapping[str, Mapping[str, Any]]
+    items: Mapping[str, SetupItem]
     tiebreaks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # roll-offs of ties
 
     def seat(self, player: Any, what: str = "player") -> int:
@@ -186,42 +187,30 @@ class Table:
         )
 
 
-def read_setup(
-    data: Any,
+def make_table(
+    setup: SetupFile,
     game: str,
     con: Any = None,
     need_stats: bool = False,
     play_zones: Callable[[str], bool] | None = None,
 ) -> Table:
-    """A ``Table`` from a setup JSON (``Setup.to_dict()``); ``InputError`` for a wrong shape.
+    """The ``Table`` of a setup file (as ``deal`` gives it, or as ``read_setup_file`` read
+    it); ``InputError`` for what ``game`` cannot start from.
 
     ``need_stats``: look toughness and loyalty up in ``con`` (Base Race needs them).
     ``play_zones``: which zones (by name) hold the cards in play; ``Table.cards`` has only
     theirs (default: every zone's).
     """
-    if not isinstance(data, Mapping):
-        raise InputError("setup: expected a JSON object (a setup from `boosterkit deal`)")
-    if data.get("minigame") != game:
-        raise InputError(f"setup: minigame is {data.get('minigame')!r}, not {game!r}")
-    players = data.get("players")
-    if not isinstance(players, int) or isinstance(players, bool) or players < 1:
-        raise InputError(f"setup: players must be a positive integer, got {players!r}")
-    zones_raw = data.get("zones")
-    if not isinstance(zones_raw, list):
-        raise InputError("setup: zones must be a list")
+    if setup["minigame"] != game:
+        raise InputError(f"setup: minigame is {setup['minigame']!r}, not {game!r}")
+    seed = setup.get("seed")
+    if seed is None:
+        raise InputError("setup: seed must be a non-negative integer, got None")
     zones: dict[str, tuple[str, ...]] = {}
-    items: dict[str, Mapping[str, Any]] = {}
-    for k, z in enumerate(zones_raw):
-        if (
-            not isinstance(z, Mapping)
-            or not isinstance(z.get("name"), str)
-            or not isinstance(z.get("cards"), list)
-        ):
-            raise InputError(f"setup: zones[{k}] needs a name and a list of cards")
+    items: dict[str, SetupItem] = {}
+    for z in setup["zones"]:
         uids = []
-        for j, it in enumerate(z["cards"]):
-            if not isinstance(it, Mapping) or not isinstance(it.get("uid"), str):
-                raise InputError(f"setup: zone {z['name']!r} card {j + 1} has no uid")
+        for it in z["cards"]:
             if it["uid"] in items:
                 raise InputError(f"setup: card {it['uid']} is in two places")
             items[it["uid"]] = it
@@ -239,27 +228,13 @@ def read_setup(
         if con is None:
             raise InputError(f"{game}: toughness and loyalty come from the database; open one")
         stats = CardStats.of(con).lookup(missing)
-    try:
-        cards = {it["uid"]: card_from_item(it, stats) for it in used}
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"setup: a card has a malformed field ({exc})") from exc
-    names = tuple(f"player-{i}" for i in range(1, players + 1))
-    first = data.get("first_player")
-    rolls = data.get("rolls") or {}
-    if not isinstance(rolls, Mapping):
-        raise InputError("setup: rolls must be an object")
+    cards = {it["uid"]: card_from_item(it, stats) for it in used}
+    names = tuple(f"player-{i}" for i in range(1, setup["players"] + 1))
+    first = setup.get("first_player")
     if first is not None and first not in names:
         raise InputError(
             f"setup: first_player {first!r} is not a player of this game ({', '.join(names)})"
         )
-    tiebreaks = data.get("tiebreaks") or {}
-    if not isinstance(tiebreaks, Mapping) or not all(
-        isinstance(v, list) and all(type(d) is int for d in v) for v in tiebreaks.values()
-    ):
-        raise InputError("setup: tiebreaks must be an object of lists of dice")
-    seed = data.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise InputError(f"setup: seed must be a non-negative integer, got {seed!r}")
     return Table(
         game=game,
         players=names,
@@ -267,9 +242,9 @@ def read_setup(
         cards=cards,
         zones=zones,
         first_player=first,
-        rolls=dict(rolls),
+        rolls=dict(setup.get("rolls") or {}),
         items=items,
-        tiebreaks={p: tuple(v) for p, v in tiebreaks.items()},
+        tiebreaks={p: tuple(v) for p, v in (setup.get("tiebreaks") or {}).items()},
     )
 
 

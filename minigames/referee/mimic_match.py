@@ -25,12 +25,14 @@ from boosterkit.minigames.referee.common import (
     RuleViolation,
     Table,
     evolve,
+    make_table,
     need,
     only,
-    read_setup,
     zone,
 )
+from boosterkit.minigames.referee.moves import Decide, Look, keys
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "mimic-match"
 MIMIC_BONUS = 2  # "scores an additional 2 points"
@@ -81,9 +83,9 @@ class State:
     event: str = ""
 
 
-def start(setup: Mapping[str, Any], con: Any = None) -> State:
+def start(setup: SetupFile, con: Any = None) -> State:
     """The game at the first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME, play_zones=lambda z: z in ("grid", "deck"))
+    table = make_table(setup, GAME, play_zones=lambda z: z in ("grid", "deck"))
     grid, deck = zone(table, "grid"), table.zones.get("deck", ())
     if len(grid) < 2:
         raise InputError("setup: the Mimic Match grid needs at least 2 cards")
@@ -152,7 +154,7 @@ def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None
 
 
 def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
-    only(move, ("player", "cells", "take", "cards", "refill"))
+    only(move, keys(Look))
     cells = need(move, "cells", list)
     if len(cells) != 2:
         raise InputError("move: 'cells' names two cells")
@@ -226,7 +228,7 @@ def _end(state: State) -> State:
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
     """The state after ``move``; ``RuleViolation`` if it is illegal."""
-    only(move, ("player", "cells", "take", "cards", "refill", "winner"))  # shape before rules
+    only(move, keys(Look, Decide))  # shape before rules
     if state.phase == "over":
         raise RuleViolation("game-over", "the game is over; no more moves")
     players = state.table.players
@@ -234,7 +236,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     if seat != state.to_move:
         raise RuleViolation("not-your-turn", f"it is {players[state.to_move]}'s turn")
     if state.phase == "decide":
-        only(move, ("player", "winner"))
+        only(move, keys(Decide))
         chosen = state.table.seat(need(move, "winner", str), "winner")
         if chosen not in state.tied:
             names = ", ".join(players[t] for t in state.tied)

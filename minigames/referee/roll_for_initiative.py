@@ -30,12 +30,21 @@ from boosterkit.minigames.referee.common import (
     Table,
     die_value,
     evolve,
+    make_table,
     need,
     only,
-    read_setup,
     roll,
 )
+from boosterkit.minigames.referee.moves import (
+    ColorEffect,
+    FaceDownEffect,
+    Reroll,
+    RollOff,
+    Turn,
+    keys,
+)
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "roll-for-initiative"
 STREAM = f"referee/{GAME}"
@@ -62,9 +71,9 @@ class State:
     event: str = ""
 
 
-def start(setup: Mapping[str, Any], con: Any = None) -> State:
+def start(setup: SetupFile, con: Any = None) -> State:
     """The game at its first turn, from a setup dealt by ``minigames.deal``."""
-    table = read_setup(setup, GAME, play_zones=lambda z: z.endswith(" hand"))
+    table = make_table(setup, GAME, play_zones=lambda z: z.endswith(" hand"))
     hands = []
     for p in table.players:
         if f"{p} hand" not in table.zones:
@@ -131,7 +140,7 @@ def _effect(
 ) -> tuple[State, dict[str, Any], str]:
     """Apply one colour's effect; the state, the effect as logged, and what happened."""
     color, players = effect["color"], state.table.players
-    only(effect, ("color", "target", "die"), f"{color} effect")
+    only(effect, keys(ColorEffect), f"{color} effect")
     if color in END_OF_GAME:
         if "die" in effect:
             raise InputError(f"{color} effect: takes no die")
@@ -172,7 +181,7 @@ def _effect(
 
 
 def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, ("player", "card", "face_down", "effects"))
+    only(move, keys(Turn))
     seat = state.to_move
     card = need(move, "card", str)
     if card not in state.hands[seat]:
@@ -196,7 +205,7 @@ def _play(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]
             raise RuleViolation(
                 "face-down", "a card played face down has one effect: ±1 to one player", [card]
             )
-        only(effects[0], ("delta", "target"), "face-down effect")
+        only(effects[0], keys(FaceDownEffect), "face-down effect")
         delta = need(effects[0], "delta", int, "face-down effect")
         if delta not in (1, -1):
             raise RuleViolation(
@@ -251,7 +260,7 @@ def _log(player: str, card: str, face_down: bool, effects: list[dict[str, Any]])
 
 
 def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, ("player", "reroll", "die"))
+    only(move, keys(Reroll))
     seat = state.to_move
     who = state.table.players[seat]
     choice = need(move, "reroll", bool)
@@ -273,7 +282,7 @@ def _reroll(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any
 
 
 def _roll_off(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
-    only(move, ("roll_off", "dice"))
+    only(move, keys(RollOff))
     if move.get("roll_off") is not True:
         raise InputError("move: 'roll_off' must be true")
     given = move.get("dice") or {}
@@ -303,7 +312,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
 
 def apply_logged(state: State, move: Mapping[str, Any]) -> tuple[State, dict[str, Any]]:
     """``apply`` and the move as it is logged: every die it rolled written in."""
-    only(move, ("player", "card", "face_down", "effects", "reroll", "die", "roll_off", "dice"))
+    only(move, keys(Turn, Reroll, RollOff))
     if state.phase == "over":  # (the shape is checked first: another game's log is bad input)
         raise RuleViolation("game-over", "the game is over; no more moves")
     if state.phase == "roll-off":

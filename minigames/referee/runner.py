@@ -21,6 +21,7 @@ from boosterkit.generator.rng import pack_key
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
 from boosterkit.minigames.referee.common import CardStats, RuleViolation
 from boosterkit.minigames.rng import Rng
+from boosterkit.minigames.setupfile import SetupFile
 from boosterkit.serialize import to_json
 from boosterkit.text import plural
 
@@ -54,7 +55,7 @@ def read_moves(text: str, where: str = "moves") -> list[dict[str, Any]]:
 class Replay:
     """A replayed move log: the states after each move, the result or the illegal move."""
 
-    setup: Mapping[str, Any]
+    setup: Any  # as given (``new_game`` read it)
     states: list[Any]  # the state before the first move, then after each legal move
     moves: list[dict[str, Any]] = field(default_factory=list)  # as logged
     violation: RuleViolation | None = None
@@ -115,7 +116,7 @@ def describe_result(res: Mapping[str, Any]) -> str:
     return line
 
 
-def replay(setup: Mapping[str, Any], moves: Iterable[Mapping[str, Any]], con: Any = None) -> Replay:
+def replay(setup: Any, moves: Iterable[Mapping[str, Any]], con: Any = None) -> Replay:
     """Play ``moves`` from ``setup``, stopping at the first illegal move (kept in
     ``violation`` with its 1-based move number). Malformed input is an ``InputError``.
 
@@ -154,19 +155,20 @@ class Game:
 
     index: int
     seed: int
-    setup: dict[str, Any]
+    setup: SetupFile
     moves: list[dict[str, Any]]
     result: dict[str, Any]
 
 
 def play_out(
-    setup: Mapping[str, Any], policy: str, con: Any = None, max_moves: int = MAX_MOVES
+    setup: SetupFile, policy: str, con: Any = None, max_moves: int = MAX_MOVES
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Play ``setup`` to the end with ``policy``: the logged moves and the result
-    (``{"finished": false, "ended_by": "move-limit"}`` after ``max_moves``)."""
+    """Play ``setup`` (a setup file, as ``Setup.to_dict()`` gives it) to the end with
+    ``policy``: the logged moves and the result (``{"finished": false, "ended_by":
+    "move-limit"}`` after ``max_moves``)."""
     mod = game_module(setup["minigame"])
     state = mod.start(setup, con)
-    rng = Rng(setup["seed"], f"referee/policy/{policy}")
+    rng = Rng(state.table.seed, f"referee/policy/{policy}")
     moves: list[dict[str, Any]] = []
     res = mod.result(state)
     while res is None and len(moves) < max_moves:
@@ -214,7 +216,7 @@ def simulate_games(
             except SetupError as exc:
                 yield exc
                 continue
-            data = setup.to_dict()
+            data = setup.to_dict()  # the setup file itself: the referee reads it as it is
             moves, res = play_out(data, policy, stats, max_moves)
             yield Game(i, s, data, moves, res)
 
@@ -252,7 +254,7 @@ class _Tally:
     def add(self, game: Game) -> None:
         res = game.result
         if not self.turns and not self.ended:  # the first game dealt says what was dealt
-            self.setup = {"set": game.setup["set"], "product": game.setup["product"]}
+            self.setup = {"set": game.setup.get("set"), "product": game.setup.get("product")}
         self.ended[res["ended_by"]] = self.ended.get(res["ended_by"], 0) + 1
         if res["finished"]:
             self.turns.append(res["turns"])

@@ -1,0 +1,621 @@
+"""The typed model of a minigame: one catalogue file (``data/minigames/<id>.yaml``) is one
+``Minigame``; ``data/minigame.schema.json`` is generated from it (``minigames.schemas``).
+
+Every part is a frozen pydantic model that fails on unknown keys and never coerces ("4" is
+not 4, 1 is not true). A setup step is one model per op (``Open``, ``Remove``…, the union
+``Step``, told apart by ``op``): adding an op is one model here, listed in ``Step``, and one
+``_op_*`` function in ``minigames.ops``. The types carry their one-line messages as markers
+(``Says``) that ``catalog.load_file`` finds when a file fails (checking itself runs in
+pydantic-core), prefixed with the file and the key.
+"""
+
+# No ``from __future__ import annotations``: pydantic would evaluate every annotation from
+# its string when the classes are made (a sixth of the model's cost in a cold CLI run).
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, Union, cast, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.functional_validators import PlainValidator
+from pydantic.json_schema import WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from boosterkit.minigames.filters import TERMS, filter_problem
+from boosterkit.minigames.labels import LANGS, Lang
+
+
+@dataclass(frozen=True)
+class Says:
+    """The one line a value of the wrong type or range gets here (``{got}``: its repr);
+    ``deep``: also anything wrong inside it (else those keep their own). Pydantic ignores it;
+    ``catalog`` finds it (``says_at``) when a file fails, so checking costs nothing more."""
+
+    message: str
+    deep: bool = False
+
+
+def _says(message: str, *, deep: bool = False) -> Says:
+    return Says(message, deep)
+
+
+def _one_of(values: Any) -> Says:
+    """The message of a closed vocabulary (``values``: a ``Literal``)."""
+    return Says(f"{{got}} is not one of {', '.join(map(str, get_args(values)))}")
+
+
+def _filter(value: Any) -> str | list[str]:
+    problem = filter_problem(value)
+    if problem:
+        raise PydanticCustomError("spec", problem)
+    return cast("str | list[str]", value)
+
+
+_TERM = {"type": "string", "pattern": f"^({'|'.join(TERMS)})(\\+({'|'.join(TERMS)}))*$"}
+#: A card filter (``minigames.filters``): a term such as ``nonland+colored``, or a list of
+#: terms (any may match).
+Filter = Annotated[
+    str | list[str],
+    PlainValidator(_filter),
+    WithJsonSchema({"oneOf": [_TERM, {"type": "array", "items": _TERM, "minItems": 1}]}),
+]
+PosInt = Annotated[int, Field(ge=1), _says("expected an integer >= 1, got {got}")]
+Count = Annotated[int, Field(ge=0), _says("expected an integer >= 0, got {got}")]
+Flag = Annotated[bool, _says("expected true or false")]
+_Status = Literal["C", "I", "U"]
+#: How sure a part is: confirmed from the card (C), inferred (I), unknown (U).
+Status = Annotated[_Status, _says("{got} is not C, I or U")]
+STATUSES: tuple[str, ...] = get_args(_Status)
+_ZoneKind = Literal[
+    "hand", "grid", "row", "deck", "pile", "removed", "set_aside", "selected", "discard", "scatter"
+]  # fmt: skip
+#: Zone kinds a setup may hold.
+ZONE_KINDS: tuple[str, ...] = get_args(_ZoneKind)
+_Visibility = Literal["public", "owner", "hidden"]
+#: Who may see a zone's cards (``engine.default_visibility`` when a step does not say).
+VISIBILITIES: tuple[str, ...] = get_args(_Visibility)
+Visibility = Annotated[_Visibility, _one_of(_Visibility)]
+_Fact = Literal[
+    "colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name", "text",
+    "rarity", "foil",
+]  # fmt: skip
+#: Facts a game is played by (``reads``: printed on the player's own cards); a card the
+#: database lacks may not be dealt into play where any but rarity and foil is read.
+FACTS: tuple[str, ...] = get_args(_Fact)
+_Reminder = Literal["W", "U", "B", "R", "G", "colorless", "multicolor", "face_down"]
+#: Keys of ``reminders``: what a card of each colour does in the game.
+REMINDER_KEYS: tuple[str, ...] = get_args(_Reminder)
+_Rule = Literal["random", "lowest_roll", "highest_roll", "first_to_finish", "choice", "none"]
+_Product = Literal["set", "draft", "play", "collector", "beyond"]
+_Per = Literal["player", "shared"]
+
+
+class Part(BaseModel):
+    """A mapping of the catalogue: its keys are its fields, any other key is refused."""
+
+    # defer_build: one validator for ``Minigame`` (with its parts inlined), built on first
+    # use, rather than one per class at import (a cold ``deal`` pays ~30 fewer)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    #: Its keys (aliases), in order: what an unknown key's message lists.
+    KEYS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.KEYS = tuple(f.alias or n for n, f in cls.model_fields.items())
+
+
+# --- setup steps --------------------------------------------------------------------------
+
+
+class BaseStep(Part):
+    """What every step may say: a note for the sheet, and how sure the step is."""
+
+    op: str
+    note: str | None = None
+    status: Status | None = None
+
+
+_SEE = "who sees the zones this step makes (default: hands and picks their owner, decks and "
+_SEE += "removed cards hidden, the rest public)"
+_DOWN = "the card has these cards lie face down (sheets say so); default true for decks"
+#: A zone step's ``visibility`` and ``face_down`` (declared last in each: the key order of
+#: its messages).
+See = Annotated[Visibility | None, Field(description=_SEE)]
+Down = Annotated[Flag | None, Field(description=_DOWN)]
+
+
+class Open(BaseStep):
+    """Open the packs: all into one shared pool, each player their own, or one pack."""
+
+    op: Literal["open"]
+    which: Annotated[Literal["all", "own", "pack"], _one_of(Literal["all", "own", "pack"])]
+    pack: PosInt | None = None
+
+    @model_validator(mode="after")
+    def _pack_named(self) -> "Open":
+        if self.which == "pack" and self.pack is None:
+            raise PydanticCustomError("spec", "opening one pack needs pack")
+        return self
+
+
+class Remove(BaseStep):
+    """Take every card of ``filter`` out of the pools (to the removed or set-aside cards)."""
+
+    op: Literal["remove"]
+    filter: Filter
+    reason: str
+    to: Annotated[Literal["removed", "set_aside"], _one_of(Literal["removed", "set_aside"])] = (
+        "removed"
+    )
+
+
+class Reserve(BaseStep):
+    """Give each player ``count`` cards of ``filter`` from the shared pool first."""
+
+    op: Literal["reserve"]
+    filter: Filter
+    count: PosInt
+    zone: str
+    visibility: See = None
+    face_down: Down = None
+
+
+class AddBack(BaseStep):
+    """Put ``count`` removed cards of ``filter`` back in the pool, tagged ``tag``."""
+
+    op: Literal["add_back"]
+    filter: Filter
+    count: PosInt
+    tag: str
+
+
+class AddExternal(BaseStep):
+    """Each player adds ``per_type`` basic lands of each type from outside the packs."""
+
+    op: Literal["add_external"]
+    item: Annotated[Literal["basic_lands"], _one_of(Literal["basic_lands"])]
+    per_type: PosInt
+
+
+class Shuffle(BaseStep):
+    """Shuffle every pool."""
+
+    op: Literal["shuffle"]
+
+
+class Combine(BaseStep):
+    """Merge the players' own pools into one shared pool."""
+
+    op: Literal["combine"]
+
+
+_DealCount = Annotated[
+    Annotated[int, Field(ge=1)] | Literal["equal", "even"],
+    _says("expected an integer >= 1, got {got}", deep=True),
+]
+
+
+class Deal(BaseStep):
+    """Deal ``count`` cards (or equal shares, or as evenly as possible) to the players."""
+
+    op: Literal["deal"]
+    to: Annotated[Literal["each_player", "others"], _one_of(Literal["each_player", "others"])]
+    count: _DealCount
+    zone: str
+    filter: Filter | None = None
+    remainder: (
+        Annotated[Literal["pool", "set_aside"], _one_of(Literal["pool", "set_aside"])] | None
+    ) = None
+    visibility: See = None
+    face_down: Down = None
+
+
+_Who = Literal["each_player", "first", "shared", "each_team"]
+_Method = Literal["random", "choice", "choice_unseen"]
+
+
+class Select(BaseStep):
+    """Pick ``count`` cards at random for each player, the first player, each team or all."""
+
+    op: Literal["select"]
+    who: Annotated[_Who, _one_of(_Who)]
+    count: PosInt
+    zone: str
+    filter: Filter | None = None
+    method: Annotated[_Method, _one_of(_Method)] = "random"
+    visibility: See = None
+    face_down: Down = None
+
+
+class Layout(BaseStep):
+    """Lay cards out in a grid (``rows`` x ``cols``), a row of ``count``, or a scatter."""
+
+    op: Literal["layout"]
+    shape: Annotated[Literal["grid", "row", "scatter"], _one_of(Literal["grid", "row", "scatter"])]
+    zone: str
+    per: Annotated[_Per, _one_of(_Per)]
+    rows: PosInt | None = None
+    cols: PosInt | None = None
+    count: PosInt | None = None
+    source: Annotated[
+        Annotated[Literal["pool", "hand"], _one_of(Literal["pool", "hand"])] | None,
+        Field(alias="from"),
+    ] = None
+    visibility: See = None
+    face_down: Down = None
+    arrangement: Annotated[
+        Annotated[Literal["random"], _one_of(Literal["random"])] | None,
+        Field(description="deal the cards in a seeded random arrangement (the player "
+              "arranges them at the table)"),
+    ] = None  # fmt: skip
+
+    @model_validator(mode="after")
+    def _shape_sized(self) -> "Layout":
+        if self.shape == "grid" and (self.rows is None or self.cols is None):
+            raise PydanticCustomError("spec", "a grid layout needs rows and cols")
+        if self.shape == "row" and self.count is None:
+            raise PydanticCustomError("spec", "a row layout needs count")
+        return self
+
+
+class Piles(BaseStep):
+    """Make ``count`` piles of ``size`` cards, per player or shared."""
+
+    op: Literal["piles"]
+    count: PosInt
+    size: PosInt
+    per: Annotated[_Per, _one_of(_Per)]
+    zone: str
+    visibility: See = None
+    face_down: Down = None
+
+
+class Pile(Part):
+    """One pile of a split: the cards of ``filter`` not taken by an earlier pile."""
+
+    zone: str
+    filter: Filter
+
+
+class Split(BaseStep):
+    """Split the shared pool into piles by filter, in order."""
+
+    op: Literal["split"]
+    piles: Annotated[list[Pile], Field(min_length=1), _says("expected a non-empty list")]
+    visibility: See = None
+    face_down: Down = None
+
+
+class Flip(BaseStep):
+    """Turn ``count`` cards of the shared pool face up onto a discard pile."""
+
+    op: Literal["flip"]
+    count: PosInt
+    zone: str
+    visibility: See = None
+    face_down: Down = None
+
+
+_PlacePer = Literal["player", "shared", "others", "first"]
+
+
+class Place(BaseStep):
+    """Put the rest of the pools in a zone of ``kind``."""
+
+    op: Literal["place"]
+    zone: str
+    kind: Annotated[_ZoneKind, _one_of(_ZoneKind)]
+    per: Annotated[_PlacePer, _one_of(_PlacePer)]
+    visibility: See = None
+    face_down: Down = None
+
+
+class Roll(BaseStep):
+    """Everyone rolls a ``die``; ties roll again or stay."""
+
+    op: Literal["roll"]
+    die: PosInt
+    ties: Annotated[Literal["reroll", "keep"], _one_of(Literal["reroll", "keep"])]
+
+
+#: A setup step: the closed vocabulary of ops, in the order the schema lists them.
+Step = Annotated[
+    Open | Remove | Reserve | AddBack | AddExternal | Shuffle | Combine | Deal | Select
+    | Layout | Piles | Split | Flip | Place | Roll,
+    Field(discriminator="op"),
+]  # fmt: skip
+STEPS: tuple[type[BaseStep], ...] = get_args(get_args(Step)[0])
+#: The op names, in ``Step``'s order.
+OPS: tuple[str, ...] = tuple(get_args(s.model_fields["op"].annotation)[0] for s in STEPS)
+#: Steps that make zones: each may say who sees them and whether they lie face down.
+ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Place)
+
+
+class SetupSteps(Part):
+    """A game's setup: its steps, in order."""
+
+    steps: Annotated[list[Step], Field(min_length=1), _says("expected a non-empty list")]
+
+
+# --- the game -----------------------------------------------------------------------------
+
+
+class Printing(Part):
+    """A printing of the minigame card: its set, the booster set it came in, its number."""
+
+    set: str
+    parent: str
+    number: str | None
+    status: Status
+
+
+class Limit(Part):
+    max: PosInt
+    why: str
+
+
+class Players(Part):
+    min: PosInt | None
+    max: PosInt | None
+    teams: Annotated[int, Field(ge=2)] | None = None
+    limit: Annotated[
+        Limit | None,
+        Field(description="the most players boosterkit deals for (a game printed '2+' cannot "
+              "serve any count): max and the reason, printed when refused"),
+    ] = None  # fmt: skip
+
+
+class Extra(Part):
+    at_players: PosInt
+    packs: PosInt
+
+
+class Packs(Part):
+    """How many packs: per player or in total (plus ``extra`` at some player counts)."""
+
+    per_player: PosInt | None = None
+    total: PosInt | None = None
+    extra: list[Extra] = []
+    product: Annotated[_Product, _one_of(_Product)] = "set"
+    note: Annotated[
+        str | None,
+        Field(description="why the product is what it is, printed as a note when packs is "
+              "inferred (status I)"),
+    ] = None  # fmt: skip
+
+
+class Component(Part):
+    item: str
+    per: Annotated[Literal["game", "player"], _one_of(Literal["game", "player"])]
+    qty: int | None
+
+
+class StatusParts(Part):
+    """How sure each part of the entry is (C, I or U)."""
+
+    printings: Status
+    players: Status
+    packs: Status
+    minutes: Status
+    components: Status
+    setup: Status
+    first_player: Status
+    win: Status
+
+
+class FirstPlayer(Part):
+    rule: Annotated[_Rule, _one_of(_Rule)]
+    text: str
+    role: str | None = None
+
+
+class Win(Part):
+    text: str
+    type: str
+
+
+class Role(Part):
+    name: str
+    text: str
+
+
+class OwnerRule(Part):
+    """A rule each player's zone keeps (checked by validate): it holds ``count`` cards of
+    ``filter``."""
+
+    zone: str
+    filter: Filter
+    count: Count
+    text: str
+
+
+_NAMES = f"a mapping of {', '.join(LANGS)} to names"
+_READS = f"a list of facts among {', '.join(FACTS)}"
+_REMINDERS = f"a mapping of {', '.join(REMINDER_KEYS)} to text"
+
+
+class Minigame(Part):
+    """One catalogue entry: printings, players, packs, components, the ordered setup steps,
+    the first-player rule, the win condition and the C/I/U status of each part."""
+
+    model_config = ConfigDict(
+        title="boosterkit minigame catalogue entry (data/minigames/<id>.yaml)"
+    )
+    id: Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    name: Annotated[str, Field(min_length=1)]
+    scryfall_names: list[str]
+    printings: list[Printing]
+    players: Players
+    packs: Packs
+    minutes: PosInt | None
+    components: list[Component]
+    setup: SetupSteps | None
+    first_player: FirstPlayer
+    win: Win
+    status: StatusParts
+    roles: list[Role] = []
+    summary_text: Annotated[str | None, Field(alias="summary")] = None
+    notes: str | None = None
+    printed_names: Annotated[
+        dict[Lang, Annotated[str, Field(min_length=1)]],
+        _says(_NAMES, deep=True),
+        Field(description="the game's name as printed on the card in other languages; deal "
+              "and the sheets accept and use them"),
+    ] = {}  # fmt: skip
+    face_down: Annotated[
+        Flag,
+        Field(description="the game's cards lie face down: double-faced cards (no Magic back) "
+              "are removed by default (--no-strict-backs keeps them)"),
+    ] = False  # fmt: skip
+    reads: Annotated[
+        list[_Fact],
+        _says(_READS, deep=True),
+        Field(description="the facts of a card the game is played by: printed on each "
+              "player's own cards; a card the database does not hold cannot be dealt into "
+              "play unless the game reads only rarity or foil"),
+    ] = []  # fmt: skip
+    reminders: Annotated[
+        dict[_Reminder, str],
+        _says(_REMINDERS, deep=True),
+        Field(description="what a card of each colour does in the game (one line each), "
+              "printed beside the player's cards"),
+    ] = {}  # fmt: skip
+    owner_rules: Annotated[
+        list[OwnerRule],
+        Field(description="rules each player's zone must keep, checked by validate: "
+              "'<player> <zone>' holds exactly count cards of filter"),
+    ] = []  # fmt: skip
+
+    @property
+    def steps(self) -> list[Step] | None:
+        return None if self.setup is None else self.setup.steps
+
+    @property
+    def setup_status(self) -> str:
+        return self.status.setup
+
+    @property
+    def dealable(self) -> bool:
+        """Whether boosterkit deals it: its setup is known (status C or I, with steps)."""
+        return self.setup is not None and self.status.setup != "U"
+
+    @property
+    def adds_external(self) -> bool:
+        """Whether its setup adds cards from outside the packs (basic lands)."""
+        return any(isinstance(s, AddExternal) for s in self.steps or [])
+
+    @property
+    def players_min(self) -> int | None:
+        return self.players.min
+
+    @property
+    def players_max(self) -> int | None:
+        return self.players.max
+
+    @property
+    def product(self) -> str:
+        return self.packs.product
+
+    def printed_name(self, lang: str = "en") -> str:
+        """The name printed on the card in ``lang`` (English when not known)."""
+        return cast("dict[str, str]", self.printed_names).get(lang, self.name)
+
+    def pack_count(self, players: int) -> int:
+        """Packs to open for ``players``: per player or total, plus extra packs at N players."""
+        packs = self.packs
+        n = (packs.per_player or 0) * players + (packs.total or 0)
+        return n + sum(e.packs for e in packs.extra if players >= e.at_players)
+
+    def summary(self) -> dict[str, Any]:
+        """The row ``boosterkit minigames`` prints."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "players_min": self.players.min,
+            "players_max": self.players.max,
+            "packs": _packs_text(self.packs),
+            "product": self.packs.product,
+            "minutes": self.minutes,
+            "printings": [f"{p.set}#{p.number}" if p.number else p.set for p in self.printings],
+            # the booster sets it was printed for: the sets a deal uses by default
+            "sets": list(dict.fromkeys(p.parent for p in self.printings)),
+            "status": self.status.setup,
+            "dealable": self.dealable,
+            "printed_names": {"en": self.name, **self.printed_names},
+            "players_limit": self.players.limit.max if self.players.limit else None,
+            "face_down": self.face_down,
+        }
+
+
+def _packs_text(packs: Packs) -> str | None:
+    if packs.per_player is not None:
+        text = f"{packs.per_player} per player"
+    elif packs.total is not None:
+        text = f"{packs.total}"
+    else:
+        return None
+    for extra in packs.extra:
+        text += f", +{extra.packs} at {extra.at_players}+ players"
+    return text
+
+
+def part_at(loc: Sequence[int | str]) -> type[Part] | None:
+    """The model of the mapping at pydantic's ``loc`` in a ``Minigame`` (None: not one)."""
+    node: Any = Minigame
+    for part in loc:
+        node, _ = _child(_peel(node)[0], part)
+    node = _peel(node)[0]
+    return node if isinstance(node, type) and issubclass(node, Part) else None
+
+
+def says_at(loc: Sequence[int | str]) -> tuple[Says, int] | None:
+    """The message for an error at pydantic's ``loc`` in a ``Minigame``, and how much of
+    ``loc`` it names: the outermost ``deep`` one on the way, else the one at ``loc``."""
+    node: Any = Minigame
+    marks: list[Says] = []
+    for depth in range(len(loc) + 1):
+        node, more = _peel(node)
+        for mark in marks + more:
+            if mark.deep or depth == len(loc):
+                return mark, depth
+        if depth == len(loc) or node is None:
+            return None
+        node, marks = _child(node, loc[depth])
+    return None
+
+
+def _peel(node: Any) -> tuple[Any, list[Says]]:
+    """``node`` without ``Annotated`` and ``| None``, and the messages they carried."""
+    marks: list[Says] = []
+    while True:
+        if get_origin(node) is Annotated:
+            node, *meta = get_args(node)
+            marks += [m for m in meta if isinstance(m, Says)]
+        elif get_origin(node) in (Union, UnionType) and type(None) in get_args(node):
+            rest = [a for a in get_args(node) if a is not type(None)]
+            if len(rest) != 1:
+                return node, marks
+            node = rest[0]
+        else:
+            return node, marks
+
+
+def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
+    """The type at ``part`` of ``node`` (a field, a list item, a dict value, or the step a
+    tagged union read: pydantic names the op) and the messages of the field."""
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        for name, f in node.model_fields.items():
+            if (f.alias or name) == part:
+                return f.annotation, [m for m in f.metadata if isinstance(m, Says)]
+        return None, []
+    origin, args = get_origin(node), get_args(node)
+    if origin is list and isinstance(part, int):
+        return args[0], []
+    if origin is dict and isinstance(part, str):
+        return args[1], []
+    if origin in (Union, UnionType):
+        steps = [a for a in args if isinstance(a, type) and issubclass(a, BaseStep)]
+        op = (a for a in steps if get_args(a.model_fields["op"].annotation) == (part,))
+        return next(op, None), []
+    return None, []
