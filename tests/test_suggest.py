@@ -94,3 +94,16 @@ def test_service_error_bodies_suggest_the_same(built_db: Path) -> None:
     assert packs.status_code == 404 and "unknown set 'afx' — did you mean afr? (" in packs.text
     assert deal.status_code == 404
     assert "did you mean roll-for-initiative? (all games: `boosterkit minigames`)" in deal.text
+
+
+def test_service_choice_fields_suggest_the_nearest(built_db: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    pool = {"set": "afr", "players": 2, "packs": 1, "seed": 1, "format": "htm"}
+    with TestClient(create_app(built_db), base_url="http://127.0.0.1") as client:
+        body = client.post("/pool", json=pool).json()
+    assert body["status"] == 422 and body["error"] == (
+        "unknown format 'htm' — did you mean html? (choices: json, html, text, md, decklist)"
+    )
