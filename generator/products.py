@@ -313,7 +313,7 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     ``allow_duplicates`` of the counterpart's sheet of the same name, else of the sheet with
     the same cards; ``balance_colors`` also from a balanced sheet whose cards it holds plus
     only their treatments (VOW: sealed-data's ``sfc_common_with_showcase``, 90 commons and
-    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). README, precedence.
+    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). docs/collation.md, precedence.
     """
     other = counterpart(code)
     rows = con.execute(

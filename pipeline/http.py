@@ -1,6 +1,6 @@
 """The one HTTP layer for every upstream (Scryfall, MTGJSON): polite, paced, bounded; it only fetches.
 
-Rules every client inherits (see README, "Fetch limits"):
+Rules every client inherits (see docs/limits.md, "Fetch limits"):
 
 - ``User-Agent: config.USER_AGENT`` on every request; at least ``min_interval`` between
   requests, and longer for paths named in ``intervals``.

@@ -1,6 +1,6 @@
 """Every error the service answers is JSON ``{"error": "<one line>", "status": N}``.
 
-The one contract (README "HTTP API"): a ``Host`` the service does not answer to → 400;
+The one contract (docs/http-api.md): a ``Host`` the service does not answer to → 400;
 unknown set/product/minigame/route → 404; wrong method → 405; body too large → 413;
 everything else wrong with a request (malformed or non-UTF-8 JSON, JSON nested too deeply,
 wrong types — strict: ``true`` or ``3.0`` is no count —, out-of-range values, unknown
