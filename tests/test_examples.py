@@ -1,7 +1,8 @@
 """Every shell example of the README and docs/ says whether it runs offline, and those that do
 run here: each page's `<!-- runs -->` blocks in order, as one shell session in a temporary
 folder beside a `../shared` link, with `boosterkit` on PATH. A `console` block's shown output
-is checked (a line `...` stands for any lines)."""
+is checked (a line `...` stands for any lines); a `python` block marked so is a test file,
+run by pytest with the plugin's `--boosterkit-db` (the session's database)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from conftest import ROOT, SHARED, shared_path
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
 MARK = re.compile(r"<!-- (runs|not run: [^>]*\w[^>]*) -->\n$")
 SHELL = ("sh", "console")
+RUNNABLE_LANGS = (*SHELL, "python")
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,13 @@ def blocks(path: Path) -> list[Block]:
     text = path.read_text(encoding="utf-8")
     out = []
     for m in FENCE.finditer(text):
-        if m.group(1) not in SHELL:
+        if m.group(1) not in RUNNABLE_LANGS:
             continue
         line = text.count("\n", 0, m.start()) + 1
         mark = MARK.search(text, 0, m.start())
         runs = None if mark is None or mark.end() != m.start() else mark.group(1) == "runs"
+        if m.group(1) == "python" and not runs:
+            continue  # a Python snippet may be a fragment; only marked ones run
         out.append(Block(path.name, line, m.group(1), m.group(2), runs))
     return out
 
@@ -80,6 +84,13 @@ def script(page_blocks: list[Block], outdir: Path) -> tuple[str, list[tuple[str,
         lines.append(f"# {b.page}:{b.line}")
         if b.lang == "sh":
             lines.append(b.body)
+            continue
+        if b.lang == "python":
+            test = f"test_example_{b.line}.py"
+            lines += [f"cat > {test} <<'PYTHON'", b.body.rstrip("\n"), "PYTHON"]
+            lines.append(
+                f'python -m pytest -q -p no:cacheprovider --boosterkit-require-db --boosterkit-db "$BOOSTERKIT_DB" {test}'
+            )
             continue
         for cmd, shown in console_steps(b.body):
             out = outdir / f"{len(checks)}.out"
