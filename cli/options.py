@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import typer
+from typer._click.exceptions import UsageError  # typer vendors click and does not export it
 from typer.core import TyperGroup
 
-from boosterkit.errors import InputError
 from boosterkit.formats import FRAMES, PACKS, POOLS, RECORDS, SHEETS, literal
 
 if TYPE_CHECKING:
@@ -71,17 +71,17 @@ class HelpGroup(TyperGroup):
 
             names = [(c, c) for c in self.list_commands(ctx)]
             listing = f"all commands: `{ctx.command_path} --help`"
-            raise InputError(unknown("command", name, names, listing))
+            raise OneLineUsage(unknown("command", name, names, listing))
         return super().resolve_command(ctx, args)
 
 
-def usage_line(exc: Exception) -> InputError:
+def usage_line(exc: Exception) -> OneLineUsage:
     """A usage error (a missing option, a value of the wrong type) as one line naming the
     help to read, instead of click's usage block."""
     ctx = getattr(exc, "ctx", None)
     message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     where = f" (`{ctx.command_path} --help` says more)" if ctx is not None else ""
-    return InputError(f"{message}{where}")
+    return OneLineUsage(f"{message}{where}")
 
 
 def database(db: Path | None) -> Any:
@@ -136,7 +136,15 @@ def fmt_option(default: str) -> Any:
     return typer.Option(default, "--format", "-f", help="Output format.")
 
 
-def unknown_choice(exc: typer.BadParameter) -> InputError | None:
+class OneLineUsage(UsageError):
+    """A usage error (exit 2) shown as one line, ``boosterkit: error: …``, instead of click's
+    usage block; a click exception, so any click runner sees exit 2 too."""
+
+    def show(self, file: Any = None) -> None:
+        typer.echo(f"boosterkit: error: {self.format_message()}", err=True)
+
+
+def unknown_choice(exc: typer.BadParameter) -> OneLineUsage | None:
     """A value outside an option's choices (``-f jsn``, ``--lang de``) as one line with the
     nearest choice: ``unknown format 'jsn' — did you mean json? (choices of --format: …)``;
     None for any other bad parameter (click's own message stands)."""
@@ -152,7 +160,7 @@ def unknown_choice(exc: typer.BadParameter) -> InputError | None:
     opt = max(param.opts, key=len)
     what = "format" if opt == "--format" else f"value of {opt}"
     listing = f"choices of {opt}: {', '.join(choices)}"
-    return InputError(unknown(what, value, [(c, c) for c in choices], listing), field=param.name)
+    return OneLineUsage(unknown(what, value, [(c, c) for c in choices], listing))
 
 
 def pick_format(fmt: str, json_: bool) -> str:
