@@ -74,13 +74,58 @@ def html_escape(text: Any) -> str:
     return html.escape(clean(text))
 
 
+#: The card text's emphasis markup (MTGJSON's): ``*words*`` strong, ``_words_`` emphasis
+#: (``_Magic_``); an underscore inside a word is not a marker.
+_EMPHASIS = re.compile(r"\*(?P<strong>[^*\n]+?)\*|(?<!\w)_(?P<em>[^_\n]+?)_(?!\w)")
+
+
+def emphasis(line: str) -> list[tuple[str, str]]:
+    """``line`` as (text, style) spans, style ``""``, ``"em"`` or ``"strong"``: the markers
+    are gone, what they mark is styled."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for m in _EMPHASIS.finditer(line):
+        if m.start() > at:
+            out.append((line[at : m.start()], ""))
+        style = "strong" if m.group("strong") is not None else "em"
+        out.append((m.group(style), style))
+        at = m.end()
+    if at < len(line):
+        out.append((line[at:], ""))
+    return out
+
+
+def _plain_rules(line: str) -> str:
+    return "".join(t for t, _ in emphasis(line))
+
+
+def _md_rules(line: str) -> str:
+    out = []
+    for k, (t, st) in enumerate(emphasis(line)):
+        text = md_escape(t) if k == 0 else md_inline(clean(t))
+        mark = {"": "", "em": "*", "strong": "**"}[st]
+        core = text.strip()
+        if mark and core:  # the markers hug the words (CommonMark's flanking rule)
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+            text = f"{lead}{mark}{core}{mark}{trail}"
+        out.append(text)
+    return "".join(out)
+
+
+def _html_rules(line: str) -> str:
+    return "".join(
+        f"<{st}>{html_escape(t)}</{st}>" if st else html_escape(t) for t, st in emphasis(line)
+    )
+
+
 # --- the sheet model: pages of sections, rendered by each format ----------------------------
 
 
 @dataclass
 class Section:
-    """``kind``: kv (pairs), para (lines), list (lines), cards (card lines), grid (rows of
-    cells). Every string is plain text; renderers escape it."""
+    """``kind``: kv (pairs), para (lines of card text, with its emphasis markup: see
+    ``emphasis``), list (lines), cards (card lines), grid (rows of cells). Every other string
+    is plain text; renderers escape it."""
 
     title: str
     kind: str
@@ -352,7 +397,9 @@ def _text_body(sec: Section) -> list[str]:
         return [
             line
             for x in sec.body
-            for line in textwrap.wrap(clean(x), 96, initial_indent="  ", subsequent_indent="  ")
+            for line in textwrap.wrap(
+                clean(_plain_rules(x)), 96, initial_indent="  ", subsequent_indent="  "
+            )
             or [""]
         ]
     if sec.kind == "list":
@@ -400,7 +447,7 @@ def _md_body(sec: Section) -> list[str]:
     if sec.kind == "kv":
         return [f"- **{md_escape(k)}:** {md_escape(v)}" for k, v in sec.body]
     if sec.kind == "para":
-        return [md_escape(x) + "  " for x in sec.body if x.strip()]
+        return [_md_rules(x) + "  " for x in sec.body if x.strip()]
     if sec.kind == "list":
         return [f"- {md_escape(x)}" for x in sec.body] or ["- \\-"]
     if sec.kind == "cards":
@@ -496,7 +543,9 @@ def _html_section(sec: Section, images: Images | None = None, lang: str = "en") 
     if sec.kind == "kv":
         body = "<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in sec.body) + "</dl>"
     elif sec.kind == "para":
-        body = '<div class="rules">' + "".join(f"<p>{e(x)}</p>" for x in sec.body if x.strip())
+        body = '<div class="rules">' + "".join(
+            f"<p>{_html_rules(x)}</p>" for x in sec.body if x.strip()
+        )
         body += "</div>"
     elif sec.kind == "list":
         body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
