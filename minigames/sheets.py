@@ -131,6 +131,7 @@ class Section:
     kind: str
     body: Any
     face_down: bool = False
+    role: str = ""  # for the HTML's styles: "notes", "elsewhere" (a zone shown on other pages)
 
 
 @dataclass
@@ -244,6 +245,7 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
             "list",
             [label(setup.lang, "not shown") + " " + label(setup.lang, why)],
             face_down=zone.face_down,
+            role="elsewhere",
         )
     return Section(
         title,
@@ -332,7 +334,7 @@ def build_pages(setup: Setup) -> list[Page]:
         )
     if setup.rolls:
         table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
-    table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
+    table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes), role="notes"))
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
         own = [z for z in setup.zones if p in _members(setup, z.owner) and z.visibility != "hidden"]
@@ -462,19 +464,21 @@ def _md_body(sec: Section) -> list[str]:
 
 
 _CSS = """
-@page { margin: 12mm; }
+@page { margin: 10mm; }
 * { box-sizing: border-box; }
-body { font: 11pt/1.35 Georgia, 'Times New Roman', serif; color: #111; margin: 0 auto;
-       max-width: 186mm; padding: 8mm 0; }
+body { font: 10pt/1.3 Georgia, 'Times New Roman', serif; color: #111; margin: 0 auto;
+       max-width: 186mm; padding: 6mm 0; }
 section.page + section.page { break-before: page; page-break-before: always; }
-h1 { font-size: 18pt; margin: 0 0 2mm; } h2 { font-size: 13pt; margin: 5mm 0 2mm; }
-.banner { font: bold 10pt sans-serif; padding: 1.5mm 3mm; border: 1px solid #333; }
+h1 { font-size: 16pt; margin: 0 0 1.5mm; } h2 { font-size: 11pt; margin: 3mm 0 1mm; }
+h2 { break-after: avoid; page-break-after: avoid; }
+.banner { font: bold 9pt sans-serif; padding: 1.2mm 3mm; border: 1px solid #333; margin: 0; }
 section[data-audience="organizer"] .banner { background: #222; color: #fff; }
-dl { display: grid; grid-template-columns: 30mm 1fr; gap: 1mm 4mm; margin: 3mm 0 0; }
+dl { display: grid; grid-template-columns: 30mm 1fr; gap: 0.4mm 4mm; margin: 2mm 0 0; }
 dt { font-weight: bold; } dd { margin: 0; }
-ul.cards { list-style: none; padding: 0; margin: 0; }
-ul.cards li { break-inside: avoid; padding: 0.6mm 0; }
-.uid { font-family: monospace; color: #555; font-size: 9pt; }
+ul { margin: 0; padding-left: 5mm; } ul li { break-inside: avoid; }
+ul.cards { list-style: none; padding: 0; }
+ul.cards li { padding: 0.4mm 0; }
+.uid { font-family: monospace; color: #555; font-size: 8.5pt; white-space: nowrap; }
 .r { display: inline-block; width: 4.5mm; text-align: center; border-radius: 50%;
      font: bold 8pt sans-serif; color: #fff; background: #222; }
 .r-U { background: #6b7f8c; } .r-R { background: #b8932e; } .r-M { background: #c4471d; }
@@ -483,12 +487,18 @@ ul.cards li { break-inside: avoid; padding: 0.6mm 0; }
 .c-W { background: #f8f3d8; } .c-U { background: #b3d4ef; } .c-B { background: #aaa39d; }
 .c-R { background: #f1a98e; } .c-G { background: #a3d3b1; }
 .tag, .facts { font: 8pt sans-serif; color: #555; }
-.rules p { margin: 0 0 1mm; font-size: 9.5pt; }
+.rules { columns: 2 80mm; column-gap: 6mm; }
+.rules p { margin: 0 0 0.6mm; font-size: 8pt; line-height: 1.2; }
+.notes li { font-size: 8pt; line-height: 1.2; }
+.grid-box { break-inside: avoid; page-break-inside: avoid; }
 table.grid { border-collapse: collapse; width: 100%; table-layout: fixed; }
-table.grid td { border: 1px solid #333; height: 16mm; padding: 1mm; font-size: 9pt;
-                vertical-align: top; }
-h2.face-down::after { content: " \\25A0"; color: #777; }
-@media print { a { color: inherit; text-decoration: none; } }
+table.grid tr { break-inside: avoid; page-break-inside: avoid; }
+table.grid td { border: 1px solid #333; height: 12mm; padding: 1mm; font-size: 8.5pt;
+                vertical-align: top; overflow-wrap: anywhere; }
+p.elsewhere { margin: 1mm 0; font-size: 9pt; }
+td.down { height: 8mm; color: #555; }
+h2.face-down::after, b.face-down::after { content: " \\25A0"; color: #777; }
+@media print { a { color: inherit; text-decoration: none; } body { padding: 0; } }
 """
 
 
@@ -539,6 +549,8 @@ def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str 
 def _html_section(sec: Section, images: Images | None = None, lang: str = "en") -> str:
     e = html_escape
     cls = ' class="face-down"' if sec.face_down else ""
+    if sec.role == "elsewhere":  # one line: the zone and where it is shown
+        return f'<p class="elsewhere"><b{cls}>{e(sec.title)}</b> — {e(" ".join(sec.body))}</p>'
     head = f"<h2{cls}>{e(sec.title)}</h2>" if sec.title else ""
     if sec.kind == "kv":
         body = "<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in sec.body) + "</dl>"
@@ -548,7 +560,8 @@ def _html_section(sec: Section, images: Images | None = None, lang: str = "en") 
         )
         body += "</div>"
     elif sec.kind == "list":
-        body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
+        ul = f'<ul class="{sec.role}">' if sec.role else "<ul>"
+        body = ul + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
     elif sec.kind == "cards":
         body = '<ul class="cards">' + "".join(
             f"<li>{_html_card(c, images, lang)}</li>" for c in sec.body
@@ -558,11 +571,19 @@ def _html_section(sec: Section, images: Images | None = None, lang: str = "en") 
         body = (
             '<table class="grid">'
             + "".join(
-                "<tr>" + "".join(f"<td>{_html_card(c, images, lang)}</td>" for c in row) + "</tr>"
+                "<tr>"
+                + "".join(
+                    f'<td class="down">{_html_card(c)}</td>'
+                    if isinstance(c, str)
+                    else f"<td>{_html_card(c, images, lang)}</td>"
+                    for c in row
+                )
+                + "</tr>"
                 for row in sec.body
             )
             + "</table>"
         )
+        return f'<div class="grid-box">{head}{body}</div>'  # kept whole on one printed page
     return f"{head}{body}"
 
 
