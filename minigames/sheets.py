@@ -22,7 +22,8 @@ from boosterkit.errors import InputError
 from boosterkit.formats import SHEETS
 from boosterkit.generator.model import Item
 from boosterkit.minigames.engine import Setup, Zone, initiative_order
-from boosterkit.minigames.labels import LANGS, label
+from boosterkit.minigames.labels import LANGS, label, plural
+from boosterkit.minigames.translate import note, phrase, reminders, who, word, zone_name
 from boosterkit.serialize import md_inline
 
 if TYPE_CHECKING:
@@ -143,13 +144,34 @@ class Page:
 
 
 def _n_cards(n: int, lang: str) -> str:
-    return f"{n} {label(lang, 'card' if n == 1 else 'cards')}"
+    return f"{n} {label(lang, 'cards' if plural(lang, n) else 'card')}"
 
 
-def _name(item: Item, lang: str) -> str:
+def _name(item: Item, lang: str, names: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The card's name, in the sheet's language when ``names`` (``Setup.names``) has it."""
     if item.kind == "card" and not item.resolved:
         return f"{label(lang, 'unknown card')} ({item.set.upper()} {item.collector_number or '?'})"
-    return item.name or f"({item.kind.replace('_', ' ')}, {item.set.upper() or '?'})"
+    printed = (names or {}).get(item.card_id or "", {}).get("name")
+    if printed:
+        return str(printed)
+    kind = word(lang, item.kind.replace("_", " "))
+    return item.name or f"({kind}, {item.set.upper() or '?'})"
+
+
+def _english_marked(setup: Setup, item: Item) -> bool:
+    """A card printed in English on a French or Spanish sheet: the data has no name for it."""
+    return (
+        setup.lang != "en"
+        and item.resolved
+        and bool(item.name)
+        and not setup.names.get(item.card_id or "", {}).get("name")
+    )
+
+
+def _colours(colors: Any, lang: str) -> str:
+    if lang == "en":
+        return "".join(colors)
+    return ", ".join(label(lang, f"colour-{c}") for c in colors)
 
 
 def _facts(setup: Setup, item: Item) -> list[str]:
@@ -160,13 +182,16 @@ def _facts(setup: Setup, item: Item) -> list[str]:
     if item.kind != "card" or not item.resolved:
         return out
     front = (item.type_line or "").split(" // ")[0]
+    printed_type = setup.names.get(item.card_id or "", {}).get("type_line")
     if "colors" in reads:
-        out.append("".join(item.colors) or label(lang, "colourless"))
+        out.append(_colours(item.colors, lang) or label(lang, "colourless"))
         if len(item.colors) > 1:
             out.append(label(lang, "multicolour"))
     if "mana_value" in reads and item.mana_value is not None:
         out.append(f"{label(lang, 'MV')} {item.mana_value:g}")
-    if "card_type" in reads and front:
+    if "card_type" in reads and printed_type:  # "Créature : pégase", "Criatura — Pegaso"
+        out.append(re.split(" [—:] ", str(printed_type).split(" // ")[0])[0])
+    elif "card_type" in reads and front:
         out.append(front.split(" — ")[0])
     if "toughness" in reads and extra.get("toughness") is not None:
         out.append(f"{label(lang, 'toughness')} {extra['toughness']}")
@@ -174,13 +199,14 @@ def _facts(setup: Setup, item: Item) -> list[str]:
         out.append(f"{label(lang, 'loyalty')} {extra['loyalty']}")
     if "legendary" in reads and "Legendary" in front.split():
         out.append(label(lang, "legendary"))
-    reminders = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
-    if "colors" in reads and reminders:
+    said = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
+    said = {**said, **reminders(lang, setup.spec.id)}  # as printed on the card in ``lang``
+    if "colors" in reads and said:
         key = (
             "multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors else "colorless"
         )
-        if key in reminders:
-            out.append(f"{label(lang, 'effect')}: {reminders[key]}")
+        if key in said:
+            out.append(f"{label(lang, 'effect')}: {said[key]}")
     return out
 
 
@@ -188,19 +214,23 @@ def _card_line(setup: Setup, zone: Zone, item: Item, with_facts: bool) -> dict[s
     lang = setup.lang
     marks = [_RARITY.get(item.rarity or "", "-")]
     if item.kind != "card":
-        marks.append(item.kind.replace("_", " "))
+        marks.append(word(lang, item.kind.replace("_", " ")))
     if item.foil:
         marks.append(label(lang, "foil"))
     if item.external:
         marks.append(label(lang, "from outside the packs"))
     if item.kind == "card" and not item.resolved:
         marks.append(label(lang, "unknown card"))
+    if _english_marked(setup, item):
+        marks.append(label(lang, "english name"))
     tag = zone.tags.get(item.uid)
     if tag:
-        marks.append(tag.upper())
+        marks.append(word(lang, tag).upper())
+    name = _name(item, lang, setup.names)
     return {
         "uid": item.uid,
-        "name": _name(item, lang),
+        "name": name,
+        "english": item.name if item.name and item.name != name else None,
         "marks": marks,
         "facts": _facts(setup, item) if with_facts else [],
         "colors": list(item.colors),
@@ -217,7 +247,7 @@ def _zone_title(setup: Setup, zone: Zone) -> str:
         parts.append(label(lang, "face down"))
     elif zone.visibility == "hidden":
         parts.append(label(lang, "out of play"))
-    return f"{zone.name} ({', '.join(parts)})"
+    return f"{zone_name(lang, zone.name)} ({', '.join(parts)})"
 
 
 def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Section:
@@ -255,6 +285,16 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
     )
 
 
+def _beside(sec: Section) -> Section:
+    """The organizer's cards: a card printed in the sheet's language shows its English name
+    beside it (to find it in an English list, or among English cards)."""
+    cards = [c for row in sec.body for c in row] if sec.kind == "grid" else sec.body
+    for c in cards if sec.kind in ("grid", "cards") else []:
+        if isinstance(c, dict) and c.get("english"):
+            c["name"] = f"{c['name']} ({c['english']})"
+    return sec
+
+
 def _members(setup: Setup, owner: str | None) -> list[str]:
     """The players an owned zone belongs to (a team's zone: each of its players)."""
     if owner is None:
@@ -269,7 +309,7 @@ def _members(setup: Setup, owner: str | None) -> list[str]:
 def _rolls(setup: Setup) -> list[str]:
     lang = setup.lang
     lines = [
-        f"{p}: {v}"
+        f"{who(lang, p)}: {v}"
         + (
             f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
             if p in setup.tiebreaks
@@ -280,27 +320,36 @@ def _rolls(setup: Setup) -> list[str]:
     order = initiative_order(
         setup.rolls, setup.tiebreaks, setup.spec.first_player.rule == "highest_roll"
     )
-    return lines + [f"{label(lang, 'order')}: {', '.join(order)}"]
+    return lines + [f"{label(lang, 'order')}: {', '.join(who(lang, p) for p in order)}"]
 
 
 def _head(setup: Setup) -> list[tuple[str, str]]:
     lang, spec = setup.lang, setup.spec
-    first = spec.first_player.text
+    first = phrase(lang, spec.first_player.text)
+    opened = label(lang, "opened" if plural(lang, len(setup.packs)) else "opened-1")
     return [
         (label(lang, "Players"), str(setup.players)),
-        (label(lang, "Set"), f"{setup.set.upper()} ({setup.product or 'default'})"),
+        (label(lang, "Set"), f"{setup.set.upper()} ({_product(setup.product, lang)})"),
         (label(lang, "Seed"), str(setup.seed)),
-        (label(lang, "Packs"), f"{len(setup.packs)} {label(lang, 'opened')}"),
+        (label(lang, "Packs"), f"{len(setup.packs)} {opened}"),
         (
             label(lang, "Time"),
             f"{spec.minutes} {label(lang, 'minutes')}" if spec.minutes else "?",
         ),
-        (label(lang, "To win"), spec.win.text),
+        (label(lang, "To win"), phrase(lang, spec.win.text)),
         (
             label(lang, "First player"),
-            f"{setup.first_player} — {first}" if setup.first_player else first,
+            f"{who(lang, setup.first_player)} — {first}" if setup.first_player else first,
         ),
     ]
+
+
+def _product(product: str | None, lang: str) -> str:
+    """The product kind dealt (``set``, ``draft``…) in the sheet's language."""
+    if not product:
+        return label(lang, "default")
+    said = word(lang, f"product:{product}")
+    return product if said == f"product:{product}" else said
 
 
 def _source(setup: Setup) -> str:
@@ -334,7 +383,8 @@ def build_pages(setup: Setup) -> list[Page]:
         )
     if setup.rolls:
         table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
-    table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes), role="notes"))
+    notes = [note(lang, n) or n for n in setup.notes]  # a note without a template: English
+    table.sections.append(Section(label(lang, "Notes"), "list", notes, role="notes"))
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
         own = [z for z in setup.zones if p in _members(setup, z.owner) and z.visibility != "hidden"]
@@ -342,8 +392,8 @@ def build_pages(setup: Setup) -> list[Page]:
             pages.append(
                 Page(
                     p,
-                    f"{name} — {p}",
-                    label(lang, "banner-player").format(p=p),
+                    f"{name} — {who(lang, p)}",
+                    label(lang, "banner-player").format(p=who(lang, p)),
                     [_zone_section(setup, z, reveal=True, facts=True) for z in own],
                 )
             )
@@ -355,13 +405,14 @@ def build_pages(setup: Setup) -> list[Page]:
             label(lang, "Packs"),
             "list",
             [
-                f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
+                f"{label(lang, 'pack')} {pk.index}: {pk.product}, {label(lang, 'variant')} "
+                f"{pk.variant}, {_n_cards(len(pk.items), lang)}"
                 for pk in setup.packs
             ],
         )
     )
     organizer.sections += [
-        _zone_section(setup, z, reveal=True, facts=z.kind not in _OUT) for z in setup.zones
+        _beside(_zone_section(setup, z, reveal=True, facts=z.kind not in _OUT)) for z in setup.zones
     ]
     pages.append(organizer)
     return pages
