@@ -547,3 +547,95 @@ def test_the_api_docs_render_offline(server: str, browser) -> None:
     }
     assert external == []  # nothing fetched from outside the service
     page.close()
+
+
+def _fits(page, selector: str) -> bool:
+    """Whether the field shows its whole value (a select: its chosen option's text)."""
+    return page.evaluate(
+        """(sel) => { const el = document.querySelector(sel);
+        const text = el.tagName === 'SELECT' ? el.options[el.selectedIndex].text : el.value;
+        const style = getComputedStyle(el);
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+        const arrow = el.tagName === 'SELECT' ? 20 : 0;
+        return ctx.measureText(text).width + pad + arrow <= el.clientWidth + 1; }""",
+        selector,
+    )
+
+
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory):
+    """``boosterkit serve`` over a database of ONE alone (Scryfall's unique-cards dump): no set
+    any minigame was printed for."""
+    from conftest import shared_path
+
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.sync import sync_file
+
+    where = tmp_path_factory.mktemp("one_db")
+    con = db.connect(where / "one.duckdb")
+    try:
+        sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=where / "cache")
+    finally:
+        con.close()
+    with _serve(where / "one.duckdb") as url:
+        yield url
+
+
+def test_the_first_view_deals_a_game_the_database_can_deal(one_server: str, browser) -> None:
+    """A database holding ONE only (no set a minigame was printed for): the page opens on a
+    dealable game with a loaded set chosen, offers no missing set, says "2 players" rather
+    than "players 2–2", shows a 10-digit seed and the set's name whole, and deals."""
+    page = browser.new_page()
+    page.goto(f"{one_server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert page.input_value("#set") == "one" and page.is_hidden("#set-offer")
+    page.fill("#seed", "4294967295")
+    assert _fits(page, "#seed") and _fits(page, "#set")
+    page.select_option("#minigame", "mimic-match")
+    info = page.inner_text("#minigame-info")
+    assert "2 players" in info or "2–" in info, info
+    assert "players 2" not in info
+    page.select_option("#minigame", "day-vs-night")  # "2 players" on its card
+    assert "Day Vs. Night: 2 players" in page.inner_text("#minigame-info")
+    page.select_option("#minigame", "roll-for-initiative")
+    assert "2+ players" in page.inner_text("#minigame-info")
+    page.fill("#seed", "7")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    assert _sheet_shown(page)
+    page.close()
+
+
+def test_a_french_sheet_from_the_page(server: str, browser) -> None:
+    """The page's language choice deals the sheet ``GET /sheet?lang=fr`` prints: the French
+    title, French card names and the French effect reminders."""
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "3")
+    page.fill("#seed", "2")
+    page.select_option("#lang", "fr")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    text = page.locator("#sheet .sheet-body").inner_text()
+    want = httpx.get(
+        f"{server}/sheet",
+        params={
+            "minigame": "roll-for-initiative",
+            "players": 3,
+            "set": "afr",
+            "seed": 2,
+            "lang": "fr",
+        },  # fmt: skip
+        timeout=30,
+    ).text
+    assert "lang=fr" in page.url
+    assert text.startswith("Lancez les dés pour l'initiative !")
+    assert "Relancez votre propre dé" in text and "Rôdeur loup sanguinaire" in text
+    assert "Rôdeur loup sanguinaire (Dire Wolf Prowler)" in text  # on the organizer's page
+    assert "Rôdeur loup sanguinaire" in want
+    page.close()
