@@ -166,8 +166,10 @@ IMAGE_URIS = "STRUCT(small VARCHAR, normal VARCHAR)"
 _V3 = f"ALTER TABLE cards ADD COLUMN image_uris {IMAGE_URIS}; ALTER TABLE cards ADD COLUMN artist VARCHAR;"
 
 #: Card names in other languages (MTGJSON's ``foreignData``: French and Spanish, the sheets'
-#: languages), with the printed type line: a French or Spanish sheet prints them.
+#: languages), with the printed type line: a French or Spanish sheet prints them. A card's
+#: border colour (``borderless``…): pool sheets name the treatment beside a card.
 _V4 = """
+ALTER TABLE cards ADD COLUMN border_color VARCHAR;
 CREATE TABLE card_names (
     card_id VARCHAR NOT NULL,
     lang VARCHAR NOT NULL,              -- fr, es

@@ -178,6 +178,7 @@ def merge_printing(
         "promo_types": list(front.get("promoTypes") or []),
         "frame_effects": list(front.get("frameEffects") or []),
         "full_art": bool(front.get("isFullArt", False)),
+        "border_color": front.get("borderColor"),
         "released_at": front.get("originalReleaseDate") or released_at,
         "source": "mtgjson",
         "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
