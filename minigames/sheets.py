@@ -534,7 +534,7 @@ ul.cards li { padding: 0.4mm 0; }
      font: bold 8pt sans-serif; color: #fff; background: #222; }
 .r-U { background: #6b7f8c; } .r-R { background: #b8932e; } .r-M { background: #c4471d; }
 .c { display: inline-block; min-width: 4mm; text-align: center; font: bold 8pt sans-serif;
-     border: 1px solid #333; border-radius: 2px; margin-left: 0.5mm; }
+     border: 1px solid #333; border-radius: 2px; margin-left: 0.5mm; padding: 0 0.5mm; }
 .c-W { background: #f8f3d8; } .c-U { background: #b3d4ef; } .c-B { background: #aaa39d; }
 .c-R { background: #f1a98e; } .c-G { background: #a3d3b1; }
 .tag, .facts { font: 8pt sans-serif; color: #555; }
@@ -585,9 +585,14 @@ def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str 
         return f'<span class="tag">{e(c)}</span>'
     art = images.get(c["card_id"]) if images and c.get("card_id") else None
     if art:
-        return f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c)}</div></div>'
+        return (
+            f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c, None, lang)}</div>'
+            "</div>"
+        )
     rarity = c["marks"][0]
-    colors = "".join(f'<span class="c c-{e(x)}">{e(x)}</span>' for x in c["colors"])
+    colors = "".join(
+        f'<span class="c c-{e(x)}">{e(_colours((x,), lang))}</span>' for x in c["colors"]
+    )  # the colour's letter in English, its name in French and Spanish
     tags = c["marks"][1:]
     tag = f' <span class="tag">({e(", ".join(tags))})</span>' if tags else ""
     facts = f'<br><span class="facts">{e("; ".join(c["facts"]))}</span>' if c["facts"] else ""

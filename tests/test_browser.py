@@ -639,3 +639,42 @@ def test_a_french_sheet_from_the_page(server: str, browser) -> None:
     assert "Rôdeur loup sanguinaire (Dire Wolf Prowler)" in text  # on the organizer's page
     assert "Rôdeur loup sanguinaire" in want
     page.close()
+
+
+@pytest.mark.parametrize("paper", ["Letter", "A4"])
+def test_the_organizer_page_prints_whole_grids(server: str, browser, paper: str) -> None:
+    """Mimic Match printed from the page (the sheet in its shadow root, the page's print
+    rules): the table's 4x4 grid and the organizer's each sit whole on one page, and the
+    table takes one sheet, on Letter (the US default, where cells 13-16 used to move to the
+    next page) and A4."""
+    pypdf = pytest.importorskip("pypdf")
+    args = {"minigame": "mimic-match", "players": 2, "set": "afr"}
+    for seed in range(1, 21):
+        response = httpx.post(f"{server}/deal", json={**args, "seed": seed}, timeout=30)
+        if response.status_code == 200:
+            break
+    setup = response.json()
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "mimic-match")
+    page.fill("#players", "2")
+    page.fill("#seed", str(seed))
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.emulate_media(media="print")
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
+    texts = [" ".join(p.extract_text().split()) for p in pdf.pages]
+    assert texts[1].startswith("Mimic Match — organizer"), texts[1][:80]  # table: one sheet
+    grid = next(z for z in setup["zones"] if z["kind"] == "grid")
+    table_cells = [f"{k}: face down" for k in range(1, len(grid["cards"]) + 1)]
+    organizer_cells = [c["uid"] for c in grid["cards"]]
+    for cells, where in ((table_cells, texts[:1]), (organizer_cells, texts[1:])):
+        on = [k for k, t in enumerate(where) if cells[0] in t]
+        assert on, cells[0]
+        text = where[on[0]][where[on[0]].index(cells[0]) :]
+        for cell in cells:
+            assert cell in text, f"{paper}: {cell} is not on the page of {cells[0]}"
+            text = text[text.index(cell) + len(cell) :]
+    page.close()

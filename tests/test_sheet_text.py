@@ -183,6 +183,9 @@ def test_roll_for_initiative_in_french_and_spanish_uses_the_cards_wording(con) -
         assert text.count(said["U"]) >= 2 * len(blue)  # its owner's page and the organizer's
         english = get_minigame("roll-for-initiative").reminders.values()
         assert not any(e in text for e in english)
+        html = render_sheet(setup, "html")  # colour badges by name, not W/U/B/R/G
+        assert not re.search(r'class="c c-\w">[WUBRG]<', html)
+        assert re.search(r'class="c c-U">(bleu|azul)<', html)
 
 
 def test_the_printed_titles_find_the_game() -> None:
