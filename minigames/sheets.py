@@ -529,6 +529,7 @@ dt { font-weight: bold; } dd { margin: 0; }
 ul { margin: 0; padding-left: 5mm; } ul li { break-inside: avoid; }
 ul.cards { list-style: none; padding: 0; }
 ul.cards li { padding: 0.4mm 0; }
+section[data-audience="table"] ul.cards { columns: 2 80mm; column-gap: 6mm; }
 .uid { font-family: monospace; color: #555; font-size: 8.5pt; white-space: nowrap; }
 .r { display: inline-block; width: 4.5mm; text-align: center; border-radius: 50%;
      font: bold 8pt sans-serif; color: #fff; background: #222; }

@@ -126,3 +126,36 @@ def test_every_grid_prints_whole_and_the_table_takes_one_sheet(
                 assert cell in text, f"{paper}: {heading}: {cell!r} is not on its page"
                 text = text[text.index(cell) + len(cell) :]
     assert grids >= 2  # a table's or player's grid, and the organizer's
+
+
+def test_every_games_table_page_takes_one_sheet(page, real_db: Path) -> None:
+    """Each of the 13 games the real files deal, at its smallest table: the table's page
+    (head, the card's rules text, public zones, rolls, notes) prints on one sheet of Letter
+    and of A4."""
+    pypdf = pytest.importorskip("pypdf")
+    from boosterkit.errors import BoosterkitError
+    from boosterkit.minigames.catalog import load_catalogue
+
+    loaded = ("afr", "khm", "znr", "stx", "mh2")
+    con = db.connect(real_db, read_only=True)
+    setups = []
+    try:
+        for spec in load_catalogue().values():
+            sets = [p.parent for p in spec.printings if p.parent in loaded]
+            if not spec.dealable or not sets:
+                continue
+            for seed in range(1, 21):
+                try:
+                    setups.append(deal(con, spec.id, spec.players.min or 1, sets[0], seed=seed))
+                    break
+                except BoosterkitError:
+                    continue
+    finally:
+        con.close()
+    assert len(setups) == 13  # Dominarioes and Winchester Draft need `sync sta`
+    for setup in setups:
+        page.set_content(render_sheet(setup, "html"))
+        for paper in ("Letter", "A4"):
+            pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
+            second = " ".join(pdf.pages[1].extract_text().split())
+            assert second.startswith(setup.spec.name), (setup.minigame, paper, second[:80])
