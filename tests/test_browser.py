@@ -391,7 +391,14 @@ def test_a_refused_deal_offers_the_product_that_deals(server: str, browser) -> N
 
 
 POOL = {"set": "afr", "players": 2, "packs": 3, "seed": 11}
-POOL_LINE = re.compile(r"^(\d+) (.+?)( \(foil\))?$")
+POOL_LINE = re.compile(r"^(\d+) (.+)$")
+
+
+def _lines(pool: dict) -> list[tuple[int, str]]:
+    """A pool's card lines as the sheet prints them: (count, name with its treatment)."""
+    from boosterkit.generator.pools import _label
+
+    return [(e["count"], _label(e)) for e in pool["cards"]]
 
 
 def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str = "afr") -> None:
@@ -406,7 +413,7 @@ def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str 
 
 
 def _pools_shown(page) -> list[dict]:
-    """Each pool on the page: its heading and its cards as (count, name, foil), in order."""
+    """Each pool on the page: its heading and its cards as (count, label), in order."""
     found = page.evaluate("""(() => [...(document.getElementById('sheet').shadowRoot
         ?.querySelectorAll('section.pool') ?? [])].map((s) => [s.querySelector('h1').textContent,
         [...s.querySelectorAll('li')].map((li) => li.firstChild.textContent.trim())]))()""")
@@ -414,7 +421,7 @@ def _pools_shown(page) -> list[dict]:
     for heading, lines in found:
         cards = [POOL_LINE.match(x) for x in lines]
         assert all(cards), lines
-        shown.append({"heading": heading, "cards": [(int(m[1]), m[2], bool(m[3])) for m in cards]})
+        shown.append({"heading": heading, "cards": [(int(m[1]), m[2]) for m in cards]})
     return shown
 
 
@@ -423,10 +430,8 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
 
     pypdf = pytest.importorskip("pypdf")
     data = httpx.post(f"{server}/pool", json=POOL, timeout=30).json()
-    expected = [
-        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
-    ]
-    assert all(name for pool in expected for _, name, _ in pool) and len(expected) == 2
+    expected = [_lines(pool) for pool in data["pools"]]
+    assert all(e["name"] for pool in data["pools"] for e in pool["cards"]) and len(expected) == 2
 
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
@@ -461,7 +466,7 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
     pages = [" ".join(unicodedata.normalize("NFKC", p.extract_text()).split()) for p in pdf.pages]
     assert len(pages) == POOL["players"], [p[:60] for p in pages]  # one page per player
     assert not any("New seed" in p or "Open pools" in p for p in pages)
-    names = [{n for _, n, _ in pool} for pool in expected]
+    names = [{e["name"] for e in pool["cards"]} for pool in data["pools"]]
     for k, text in enumerate(pages):
         assert text.startswith(f"Player {k + 1} of 2"), text[:60]
         assert [n for n in names[k] if n not in text] == [], text
@@ -493,9 +498,7 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     data = httpx.post(
         f"{server}/pool", timeout=30, json={"set": "khm", "players": 3, "packs": 6, "seed": 5}
     ).json()
-    assert [p["cards"] for p in _pools_shown(page)] == [
-        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
-    ]
+    assert [p["cards"] for p in _pools_shown(page)] == [_lines(pool) for pool in data["pools"]]
     assert page.is_visible("#downloads")
     # A sealed pool of 6 packs still prints on one A4 page per player.
     page.emulate_media(media="print")
