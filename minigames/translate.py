@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from boosterkit.errors import InputError
 from boosterkit.minigames.labels import label
@@ -29,12 +29,27 @@ _ID = re.compile(r"\b(player|team)-(\d+)\b")
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 
 
+#: The kinds of a template's slots (see the module's docstring).
+SLOTS = ("n", "any", "who", "ids", "ties", "word", "game", "zone", "cards", "text")
+
+
 class NoteTemplate(BaseModel):
-    """One note as ``deal`` writes it in English (``en``) and as the sheet says it (``say``)."""
+    """One note as ``deal`` writes it in English (``en``) and as the sheet says it (``say``):
+    the same slots, each of a known kind."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     en: Annotated[str, Field(min_length=1)]
     say: Annotated[str, Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _same_slots(self) -> NoteTemplate:
+        slots = [m.group(0) for m in _SLOT.finditer(self.en)]
+        unknown = [m.group(0) for m in _SLOT.finditer(self.en) if m.group(1) not in SLOTS]
+        if unknown:
+            raise ValueError(f"{self.en!r}: unknown slot {unknown[0]} (slots: {', '.join(SLOTS)})")
+        if sorted(slots) != sorted(m.group(0) for m in _SLOT.finditer(self.say)):
+            raise ValueError(f"{self.say!r} must use the slots of {self.en!r}")
+        return self
 
 
 class LangFile(BaseModel):
@@ -156,9 +171,13 @@ def _slot(lang: str, kind: str, value: str) -> str | None:
     if kind == "word":
         return _words(lang).get(value)
     if kind == "game":
+        from boosterkit.errors import NotFoundError
         from boosterkit.minigames.catalog import get_minigame
 
-        return get_minigame(value).printed_name(lang)
+        try:
+            return get_minigame(value).printed_name(lang)
+        except NotFoundError:
+            return None
     if kind == "zone":
         return _zone(lang, value)
     table = _words(lang) if kind == "cards" else phrases(lang)

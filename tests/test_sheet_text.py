@@ -226,3 +226,15 @@ def test_card_names_in_the_tables_language_where_mtgjson_has_them(real_db: Path,
                 assert c.name not in players.replace(f"({c.name})", "")
         else:
             assert f"{c.uid:<7} {c.name}  [" in players and marked in players
+
+
+def test_a_language_file_template_uses_the_slots_of_its_english() -> None:
+    """A typo in a note template fails at load, naming it (not a half-English sheet)."""
+    from pydantic import ValidationError
+
+    from boosterkit.minigames.translate import NoteTemplate
+
+    with pytest.raises(ValidationError, match="must use the slots of '{who} starts.'"):
+        NoteTemplate(en="{who} starts.", say="{zone} commence.")
+    with pytest.raises(ValidationError, match="unknown slot {whoo}"):
+        NoteTemplate(en="{whoo} starts.", say="{whoo} commence.")
