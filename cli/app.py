@@ -18,10 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from typer._click.exceptions import UsageError  # typer vendors click and does not export it
 
 from boosterkit import __version__
 from boosterkit.cli.coerce import quicken
-from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database
+from boosterkit.cli.options import (
+    DB_HELP,
+    HelpGroup,
+    accept_db,
+    database,
+    unknown_choice,
+    usage_line,
+)
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
@@ -59,8 +67,13 @@ class Guarded(HelpGroup):
     def invoke(self, ctx: ClickContext) -> object:
         try:
             return super().invoke(ctx)
-        except BoosterkitError:
+        except BoosterkitError as exc:
+            exc.verbose = bool(ctx.params.get("verbose"))  # main() prints the detail then
             raise
+        except typer.BadParameter as exc:
+            raise unknown_choice(exc) or usage_line(exc) from None
+        except UsageError as exc:
+            raise usage_line(exc) from None
         except Exception as exc:
             if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
                 raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)
@@ -83,6 +96,12 @@ def root(
     db: Path | None = typer.Option(None, "--db", metavar="FILE", help=DB_HELP),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        envvar="BOOSTERKIT_VERBOSE",
+        help="After an error's line, what the library below said (a network error's detail).",
     ),
 ) -> None:
     """Realistic, seeded Magic booster packs, dealt into the Set Booster minigames."""
@@ -143,6 +162,8 @@ def main() -> None:
         command(prog_name="boosterkit")
     except BoosterkitError as exc:
         typer.echo(f"boosterkit: error: {exc}", err=True)
+        if exc.detail and getattr(exc, "verbose", False):
+            typer.echo(f"boosterkit: detail: {exc.detail}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)

@@ -147,7 +147,15 @@ def get_minigame(game: str) -> Minigame:
         folds = {_fold(n) for n in names} | {_fold(n.split(" // ")[0]) for n in names}
         if wanted and (wanted in folds or bare in folds):
             return g
-    raise NotFoundError(f"unknown minigame {game!r} (known: {', '.join(catalogue)})")
+    from boosterkit.suggest import unknown
+
+    spellings = [
+        (name, g.id)
+        for g in catalogue.values()
+        for name in (g.id, g.name, *g.printed_names.values())
+    ]
+    message = unknown("minigame", game, spellings, "all games: `boosterkit minigames`")
+    raise NotFoundError(message)
 
 
 def _fold(name: str) -> str:

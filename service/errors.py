@@ -1,6 +1,6 @@
 """Every error the service answers is JSON ``{"error": "<one line>", "status": N}``.
 
-The one contract (README "HTTP API"): a ``Host`` the service does not answer to → 400;
+The one contract (docs/http-api.md): a ``Host`` the service does not answer to → 400;
 unknown set/product/minigame/route → 404; wrong method → 405; body too large → 413;
 everything else wrong with a request (malformed or non-UTF-8 JSON, JSON nested too deeply,
 wrong types — strict: ``true`` or ``3.0`` is no count —, out-of-range values, unknown
@@ -81,7 +81,17 @@ def _message(e: Mapping[str, Any]) -> str:
     if e.get("type") == "json_invalid":
         pos = e.get("loc", ("body", "?"))[-1]
         return f"body: not valid JSON (at character {pos}: {(e.get('ctx') or {}).get('error')})"
-    return f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+    where = _where(tuple(e.get("loc", ())))
+    if e.get("type") in ("literal_error", "enum") and isinstance(e.get("input"), str):
+        # a value outside a field's choices: the nearest one, as the CLI says it
+        from boosterkit.suggest import unknown
+
+        choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
+        what = "format" if where == "format" else f"value of {where}"
+        return unknown(
+            what, e["input"], [(c, c) for c in choices], f"choices: {', '.join(choices)}"
+        )
+    return f"{where}: {e.get('msg', 'invalid')}"
 
 
 def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
