@@ -118,7 +118,9 @@ def deal_cmd(
     ),
     fmt: SheetFormat = fmt_option("text"),
     as_json: bool = JSON,
-    lang: Lang = typer.Option(Lang("en"), "--lang", help="Language of the sheet's labels."),
+    lang: Lang = typer.Option(
+        Lang("en"), "--lang", help="Language of the sheet (labels, zones, notes, card names)."
+    ),
     output: str | None = OUTPUT,
     images: bool = typer.Option(
         False,

@@ -47,7 +47,16 @@ SECTIONS = (
     "Lands",
     "Unresolved",
 )
-TYPES = ("Creature", "Planeswalker", "Instant", "Sorcery", "Enchantment", "Artifact", "Battle")
+TYPES = (
+    "Creature",
+    "Planeswalker",
+    "Instant",
+    "Sorcery",
+    "Enchantment",
+    "Artifact",
+    "Battle",
+    "Land",
+)
 
 
 def pool_seed(seed: int, player: int) -> int:
@@ -114,6 +123,21 @@ def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     return rows, other_rows
 
 
+def _add_treatments(database: Database, pools: list[dict[str, Any]]) -> None:
+    """Each card row's ``treatment``: showcase, borderless, extended art (``[]`` for none),
+    so the main and the showcase printing of a card are told apart on the sheet; and
+    ``numbered`` where two rows would still read alike (basic lands' arts): their numbers."""
+    from boosterkit.pipeline.queries import card_treatments
+
+    found = card_treatments(database, (c["card_id"] for p in pools for c in p["cards"]))
+    for pool in pools:
+        for c in pool["cards"]:
+            c["treatment"] = found.get(c["card_id"] or "", [])
+        seen = Counter(_label(c) for c in pool["cards"])
+        for c in pool["cards"]:  # two printings alike but for their art: their numbers
+            c["numbered"] = seen[_label(c)] > 1
+
+
 def _check(players: int, packs: int) -> None:
     for name, v, hi in (("players", players, MAX_POOL_PLAYERS), ("packs", packs, MAX_PACKS)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
@@ -139,7 +163,8 @@ def open_pools(
     _check(players, packs)
     seed = new_seed() if seed is None else check_seed(seed)
     # The product once for the table: pack i of a pool depends only on (pool seed, i).
-    compiled = Database.of(db, products).compiled(set_code, product, lite=packs <= small.SMALL)
+    database = Database.of(db, products)
+    compiled = database.compiled(set_code, product, lite=packs <= small.SMALL)
     pools: list[dict[str, Any]] = []
     product_code = None
     for i in range(1, players + 1):
@@ -148,6 +173,7 @@ def open_pools(
         product_code = opened[0]["product"]
         cards, others = pool_cards(opened)
         pools.append({"player": i, "seed": s, "packs": opened, "cards": cards, "others": others})
+    _add_treatments(database, pools)
     return {
         "set": pools[0]["packs"][0]["set"],
         "product": product_code,
@@ -163,7 +189,10 @@ def open_pools(
 
 def _label(e: dict[str, Any]) -> str:
     name = e["name"] or f"(not in the database: {e['set']} {e['collector_number'] or '?'})"
-    return name + (" (foil)" if e["foil"] else "")
+    marks = [*e.get("treatment", []), *(["foil"] if e["foil"] else [])]
+    if e.get("numbered"):
+        marks.insert(0, f"#{e['collector_number']}")
+    return name + (f" ({', '.join(marks)})" if marks else "")
 
 
 def _grouped(cards: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

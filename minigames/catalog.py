@@ -18,7 +18,10 @@ from pydantic import ValidationError
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.minigames import shapes
-from boosterkit.minigames.labels import LANGS  # the languages of printed_names (spec.Minigame)
+from boosterkit.minigames.labels import (  # the languages of printed_names (spec.Minigame)
+    LANGS,
+    label,
+)
 from boosterkit.minigames.spec import (
     FACTS,
     OPS,
@@ -136,9 +139,13 @@ def get_minigame(game: str) -> Minigame:
     if key in catalogue:
         return catalogue[key]
     wanted = _fold(game)
+    # the card's full title: "Lancez les dés pour l'initiative ! (Mini-jeu magique)"
+    suffixes = [_fold(label(lang, "minigame-title")) for lang in LANGS]
+    bare = next((wanted[: -len(x)].strip() for x in suffixes if wanted.endswith(f" {x}")), None)
     for g in catalogue.values():
         names = [g.name, *g.printed_names.values(), *g.scryfall_names]
-        if wanted and any(_fold(n) == wanted or _fold(n.split(" // ")[0]) == wanted for n in names):
+        folds = {_fold(n) for n in names} | {_fold(n.split(" // ")[0]) for n in names}
+        if wanted and (wanted in folds or bare in folds):
             return g
     from boosterkit.suggest import unknown
 

@@ -21,7 +21,13 @@ from boosterkit.minigames.engine import (
     check_players,
     run_steps,
 )
-from boosterkit.minigames.lookup import card_facts, kept_cards, kept_minigames, rules_text
+from boosterkit.minigames.lookup import (
+    card_facts,
+    kept_cards,
+    kept_minigames,
+    printed_names,
+    rules_text,
+)
 from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
@@ -203,6 +209,7 @@ def _deal(
     setup.lang = lang
     setup.rules_text = rules_text(minigames, spec, lang, set_code)
     setup.facts = card_facts(setup, cards.rows if cards else {}, con)
+    setup.names = printed_names(setup, con)
     if note:
         setup.notes.insert(0, note)
     return setup

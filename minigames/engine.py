@@ -118,6 +118,8 @@ class Setup:
     rules_text: dict[str, str] | None = field(default=None, compare=False)
     facts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
     lang: str = field(default="en", compare=False)
+    #: card id → {"name", "type_line"} as printed in ``lang`` (``card_names``; en: empty)
+    names: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def zone(self, name: str) -> Zone:
         return next(z for z in self.zones if z.name == name)

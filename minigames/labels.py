@@ -1,7 +1,9 @@
 """The setup sheets' own words in English, French and Spanish (``deal --lang``).
 
-Card names and card text are printed as the database holds them; only these labels change.
-A label missing in a language falls back to English.
+The catalogue's own words (win and first-player lines, zone names, notes, effect reminders)
+are in ``data/minigames/lang/<lang>.yaml`` (``minigames.translate``); card names and type
+lines come from the database's ``card_names`` (MTGJSON's ``foreignData``); the rules text is
+the card's, as the database holds it. A label missing in a language falls back to English.
 """
 
 from __future__ import annotations
@@ -14,6 +16,20 @@ Lang = Literal["en", "fr", "es"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
 _EN = {
+    "minigame-title": "Magic Minigame",  # the subtitle printed after the game's name
+    "player": "player",
+    "team": "team",
+    "at": "at",
+    "opened-1": "opened",
+    "default": "default",
+    "pack": "pack",
+    "variant": "variant",
+    "english name": "English name",
+    "colour-W": "W",
+    "colour-U": "U",
+    "colour-B": "B",
+    "colour-R": "R",
+    "colour-G": "G",
     "card": "card",
     "cards": "cards",
     "Players": "Players",
@@ -64,6 +80,20 @@ _EN = {
 }
 
 _FR = {
+    "minigame-title": "Mini-jeu magique",  # the subtitle printed after the game's name
+    "player": "joueur",
+    "team": "équipe",
+    "at": "à",
+    "opened-1": "ouvert",
+    "default": "par défaut",
+    "pack": "booster",
+    "variant": "variante",
+    "english name": "nom anglais",
+    "colour-W": "blanc",
+    "colour-U": "bleu",
+    "colour-B": "noir",
+    "colour-R": "rouge",
+    "colour-G": "vert",
     "card": "carte",
     "cards": "cartes",
     "Players": "Joueurs",
@@ -115,6 +145,20 @@ _FR = {
 }
 
 _ES = {
+    "minigame-title": "minijuego de Magic",  # the subtitle printed after the game's name
+    "player": "jugador",
+    "team": "equipo",
+    "at": "con",
+    "opened-1": "abierto",
+    "default": "por defecto",
+    "pack": "sobre",
+    "variant": "variante",
+    "english name": "nombre en inglés",
+    "colour-W": "blanco",
+    "colour-U": "azul",
+    "colour-B": "negro",
+    "colour-R": "rojo",
+    "colour-G": "verde",
     "card": "carta",
     "cards": "cartas",
     "Players": "Jugadores",
@@ -167,6 +211,12 @@ _ES = {
 }
 
 _LABELS = {"en": _EN, "fr": _FR, "es": _ES}
+
+
+def plural(lang: str, n: int) -> bool:
+    """Whether ``n`` takes the plural: French counts 0 and 1 singular ("0 carte"), English and
+    Spanish 1 only."""
+    return n > 1 if lang == "fr" else n != 1
 
 
 def label(lang: str, key: str) -> str:

@@ -171,6 +171,20 @@ def known_rows(
     return rows
 
 
+def printed_names(setup: Setup, con: Connection) -> dict[str, dict[str, Any]]:
+    """Card id → {"name", "type_line"} of the setup's cards in its language (``card_names``,
+    kept from MTGJSON's ``foreignData``); {} for English."""
+    ids = sorted({c.card_id for z in setup.zones for c in z.cards if c.card_id})
+    if setup.lang == "en" or not ids:
+        return {}
+    rows = con.execute(
+        "SELECT card_id, name, type_line FROM card_names WHERE lang = ? AND card_id IN "
+        "(SELECT unnest(?::VARCHAR[]))",
+        [setup.lang, ids],
+    ).fetchall()
+    return {i: {"name": n, "type_line": t} for i, n, t in rows}
+
+
 def card_facts(
     setup: Setup, known: Mapping[str, dict[str, Any]], con: Connection
 ) -> dict[str, dict[str, Any]]:

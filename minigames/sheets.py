@@ -23,7 +23,8 @@ from boosterkit.formats import SHEETS
 from boosterkit.generator.model import Item
 from boosterkit.minigames.engine import Setup, Zone
 from boosterkit.minigames.initiative import initiative_order
-from boosterkit.minigames.labels import LANGS, label
+from boosterkit.minigames.labels import LANGS, label, plural
+from boosterkit.minigames.translate import note, phrase, reminders, who, word, zone_name
 from boosterkit.serialize import md_inline
 
 if TYPE_CHECKING:
@@ -75,18 +76,64 @@ def html_escape(text: Any) -> str:
     return html.escape(clean(text))
 
 
+#: The card text's emphasis markup (MTGJSON's): ``*words*`` strong, ``_words_`` emphasis
+#: (``_Magic_``); an underscore inside a word is not a marker.
+_EMPHASIS = re.compile(r"\*(?P<strong>[^*\n]+?)\*|(?<!\w)_(?P<em>[^_\n]+?)_(?!\w)")
+
+
+def emphasis(line: str) -> list[tuple[str, str]]:
+    """``line`` as (text, style) spans, style ``""``, ``"em"`` or ``"strong"``: the markers
+    are gone, what they mark is styled."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for m in _EMPHASIS.finditer(line):
+        if m.start() > at:
+            out.append((line[at : m.start()], ""))
+        style = "strong" if m.group("strong") is not None else "em"
+        out.append((m.group(style), style))
+        at = m.end()
+    if at < len(line):
+        out.append((line[at:], ""))
+    return out
+
+
+def _plain_rules(line: str) -> str:
+    return "".join(t for t, _ in emphasis(line))
+
+
+def _md_rules(line: str) -> str:
+    out = []
+    for k, (t, st) in enumerate(emphasis(line)):
+        text = md_escape(t) if k == 0 else md_inline(clean(t))
+        mark = {"": "", "em": "*", "strong": "**"}[st]
+        core = text.strip()
+        if mark and core:  # the markers hug the words (CommonMark's flanking rule)
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+            text = f"{lead}{mark}{core}{mark}{trail}"
+        out.append(text)
+    return "".join(out)
+
+
+def _html_rules(line: str) -> str:
+    return "".join(
+        f"<{st}>{html_escape(t)}</{st}>" if st else html_escape(t) for t, st in emphasis(line)
+    )
+
+
 # --- the sheet model: pages of sections, rendered by each format ----------------------------
 
 
 @dataclass
 class Section:
-    """``kind``: kv (pairs), para (lines), list (lines), cards (card lines), grid (rows of
-    cells). Every string is plain text; renderers escape it."""
+    """``kind``: kv (pairs), para (lines of card text, with its emphasis markup: see
+    ``emphasis``), list (lines), cards (card lines), grid (rows of cells). Every other string
+    is plain text; renderers escape it."""
 
     title: str
     kind: str
     body: Any
     face_down: bool = False
+    role: str = ""  # for the HTML's styles: "notes", "elsewhere" (a zone shown on other pages)
 
 
 @dataclass
@@ -98,13 +145,34 @@ class Page:
 
 
 def _n_cards(n: int, lang: str) -> str:
-    return f"{n} {label(lang, 'card' if n == 1 else 'cards')}"
+    return f"{n} {label(lang, 'cards' if plural(lang, n) else 'card')}"
 
 
-def _name(item: Item, lang: str) -> str:
+def _name(item: Item, lang: str, names: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The card's name, in the sheet's language when ``names`` (``Setup.names``) has it."""
     if item.kind == "card" and not item.resolved:
         return f"{label(lang, 'unknown card')} ({item.set.upper()} {item.collector_number or '?'})"
-    return item.name or f"({item.kind.replace('_', ' ')}, {item.set.upper() or '?'})"
+    printed = (names or {}).get(item.card_id or "", {}).get("name")
+    if printed:
+        return str(printed)
+    kind = word(lang, item.kind.replace("_", " "))
+    return item.name or f"({kind}, {item.set.upper() or '?'})"
+
+
+def _english_marked(setup: Setup, item: Item) -> bool:
+    """A card printed in English on a French or Spanish sheet: the data has no name for it."""
+    return (
+        setup.lang != "en"
+        and item.resolved
+        and bool(item.name)
+        and not setup.names.get(item.card_id or "", {}).get("name")
+    )
+
+
+def _colours(colors: Any, lang: str) -> str:
+    if lang == "en":
+        return "".join(colors)
+    return ", ".join(label(lang, f"colour-{c}") for c in colors)
 
 
 def _facts(setup: Setup, item: Item) -> list[str]:
@@ -115,13 +183,16 @@ def _facts(setup: Setup, item: Item) -> list[str]:
     if item.kind != "card" or not item.resolved:
         return out
     front = (item.type_line or "").split(" // ")[0]
+    printed_type = setup.names.get(item.card_id or "", {}).get("type_line")
     if "colors" in reads:
-        out.append("".join(item.colors) or label(lang, "colourless"))
+        out.append(_colours(item.colors, lang) or label(lang, "colourless"))
         if len(item.colors) > 1:
             out.append(label(lang, "multicolour"))
     if "mana_value" in reads and item.mana_value is not None:
         out.append(f"{label(lang, 'MV')} {item.mana_value:g}")
-    if "card_type" in reads and front:
+    if "card_type" in reads and printed_type:  # "Créature : pégase", "Criatura — Pegaso"
+        out.append(re.split(" [—:] ", str(printed_type).split(" // ")[0])[0])
+    elif "card_type" in reads and front:
         out.append(front.split(" — ")[0])
     if "toughness" in reads and extra.get("toughness") is not None:
         out.append(f"{label(lang, 'toughness')} {extra['toughness']}")
@@ -129,13 +200,14 @@ def _facts(setup: Setup, item: Item) -> list[str]:
         out.append(f"{label(lang, 'loyalty')} {extra['loyalty']}")
     if "legendary" in reads and "Legendary" in front.split():
         out.append(label(lang, "legendary"))
-    reminders = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
-    if "colors" in reads and reminders:
+    said = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
+    said = {**said, **reminders(lang, setup.spec.id)}  # as printed on the card in ``lang``
+    if "colors" in reads and said:
         key = (
             "multicolor" if len(item.colors) > 1 else item.colors[0] if item.colors else "colorless"
         )
-        if key in reminders:
-            out.append(f"{label(lang, 'effect')}: {reminders[key]}")
+        if key in said:
+            out.append(f"{label(lang, 'effect')}: {said[key]}")
     return out
 
 
@@ -143,19 +215,23 @@ def _card_line(setup: Setup, zone: Zone, item: Item, with_facts: bool) -> dict[s
     lang = setup.lang
     marks = [_RARITY.get(item.rarity or "", "-")]
     if item.kind != "card":
-        marks.append(item.kind.replace("_", " "))
+        marks.append(word(lang, item.kind.replace("_", " ")))
     if item.foil:
         marks.append(label(lang, "foil"))
     if item.external:
         marks.append(label(lang, "from outside the packs"))
     if item.kind == "card" and not item.resolved:
         marks.append(label(lang, "unknown card"))
+    if _english_marked(setup, item):
+        marks.append(label(lang, "english name"))
     tag = zone.tags.get(item.uid)
     if tag:
-        marks.append(tag.upper())
+        marks.append(word(lang, tag).upper())
+    name = _name(item, lang, setup.names)
     return {
         "uid": item.uid,
-        "name": _name(item, lang),
+        "name": name,
+        "english": item.name if item.name and item.name != name else None,
         "marks": marks,
         "facts": _facts(setup, item) if with_facts else [],
         "colors": list(item.colors),
@@ -172,7 +248,7 @@ def _zone_title(setup: Setup, zone: Zone) -> str:
         parts.append(label(lang, "face down"))
     elif zone.visibility == "hidden":
         parts.append(label(lang, "out of play"))
-    return f"{zone.name} ({', '.join(parts)})"
+    return f"{zone_name(lang, zone.name)} ({', '.join(parts)})"
 
 
 def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Section:
@@ -200,6 +276,7 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
             "list",
             [label(setup.lang, "not shown") + " " + label(setup.lang, why)],
             face_down=zone.face_down,
+            role="elsewhere",
         )
     return Section(
         title,
@@ -207,6 +284,16 @@ def _zone_section(setup: Setup, zone: Zone, *, reveal: bool, facts: bool) -> Sec
         [_card_line(setup, zone, c, facts) for c in zone.cards],
         face_down=zone.face_down,
     )
+
+
+def _beside(sec: Section) -> Section:
+    """The organizer's cards: a card printed in the sheet's language shows its English name
+    beside it (to find it in an English list, or among English cards)."""
+    cards = [c for row in sec.body for c in row] if sec.kind == "grid" else sec.body
+    for c in cards if sec.kind in ("grid", "cards") else []:
+        if isinstance(c, dict) and c.get("english"):
+            c["name"] = f"{c['name']} ({c['english']})"
+    return sec
 
 
 def _members(setup: Setup, owner: str | None) -> list[str]:
@@ -225,7 +312,7 @@ def _members(setup: Setup, owner: str | None) -> list[str]:
 def _rolls(setup: Setup) -> list[str]:
     lang = setup.lang
     lines = [
-        f"{p}: {v}"
+        f"{who(lang, p)}: {v}"
         + (
             f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
             if p in setup.tiebreaks
@@ -236,27 +323,36 @@ def _rolls(setup: Setup) -> list[str]:
     order = initiative_order(
         setup.rolls, setup.tiebreaks, setup.spec.first_player.rule == "highest_roll"
     )
-    return lines + [f"{label(lang, 'order')}: {', '.join(order)}"]
+    return lines + [f"{label(lang, 'order')}: {', '.join(who(lang, p) for p in order)}"]
 
 
 def _head(setup: Setup) -> list[tuple[str, str]]:
     lang, spec = setup.lang, setup.spec
-    first = spec.first_player.text
+    first = phrase(lang, spec.first_player.text)
+    opened = label(lang, "opened" if plural(lang, len(setup.packs)) else "opened-1")
     return [
         (label(lang, "Players"), str(setup.players)),
-        (label(lang, "Set"), f"{setup.set.upper()} ({setup.product or 'default'})"),
+        (label(lang, "Set"), f"{setup.set.upper()} ({_product(setup.product, lang)})"),
         (label(lang, "Seed"), str(setup.seed)),
-        (label(lang, "Packs"), f"{len(setup.packs)} {label(lang, 'opened')}"),
+        (label(lang, "Packs"), f"{len(setup.packs)} {opened}"),
         (
             label(lang, "Time"),
             f"{spec.minutes} {label(lang, 'minutes')}" if spec.minutes else "?",
         ),
-        (label(lang, "To win"), spec.win.text),
+        (label(lang, "To win"), phrase(lang, spec.win.text)),
         (
             label(lang, "First player"),
-            f"{setup.first_player} — {first}" if setup.first_player else first,
+            f"{who(lang, setup.first_player)} — {first}" if setup.first_player else first,
         ),
     ]
+
+
+def _product(product: str | None, lang: str) -> str:
+    """The product kind dealt (``set``, ``draft``…) in the sheet's language."""
+    if not product:
+        return label(lang, "default")
+    said = word(lang, f"product:{product}")
+    return product if said == f"product:{product}" else said
 
 
 def _source(setup: Setup) -> str:
@@ -290,7 +386,8 @@ def build_pages(setup: Setup) -> list[Page]:
         )
     if setup.rolls:
         table.sections.append(Section(label(lang, "Rolls"), "list", _rolls(setup)))
-    table.sections.append(Section(label(lang, "Notes"), "list", list(setup.notes)))
+    notes = [note(lang, n) or n for n in setup.notes]  # a note without a template: English
+    table.sections.append(Section(label(lang, "Notes"), "list", notes, role="notes"))
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
         own = [z for z in setup.zones if p in _members(setup, z.owner) and z.visibility != "hidden"]
@@ -298,8 +395,8 @@ def build_pages(setup: Setup) -> list[Page]:
             pages.append(
                 Page(
                     p,
-                    f"{name} — {p}",
-                    label(lang, "banner-player").format(p=p),
+                    f"{name} — {who(lang, p)}",
+                    label(lang, "banner-player").format(p=who(lang, p)),
                     [_zone_section(setup, z, reveal=True, facts=True) for z in own],
                 )
             )
@@ -311,13 +408,14 @@ def build_pages(setup: Setup) -> list[Page]:
             label(lang, "Packs"),
             "list",
             [
-                f"pack {pk.index}: {pk.product}, variant {pk.variant}, {_n_cards(len(pk.items), lang)}"
+                f"{label(lang, 'pack')} {pk.index}: {pk.product}, {label(lang, 'variant')} "
+                f"{pk.variant}, {_n_cards(len(pk.items), lang)}"
                 for pk in setup.packs
             ],
         )
     )
     organizer.sections += [
-        _zone_section(setup, z, reveal=True, facts=z.kind not in _OUT) for z in setup.zones
+        _beside(_zone_section(setup, z, reveal=True, facts=z.kind not in _OUT)) for z in setup.zones
     ]
     pages.append(organizer)
     return pages
@@ -355,7 +453,9 @@ def _text_body(sec: Section) -> list[str]:
         return [
             line
             for x in sec.body
-            for line in textwrap.wrap(clean(x), 96, initial_indent="  ", subsequent_indent="  ")
+            for line in textwrap.wrap(
+                clean(_plain_rules(x)), 96, initial_indent="  ", subsequent_indent="  "
+            )
             or [""]
         ]
     if sec.kind == "list":
@@ -403,7 +503,7 @@ def _md_body(sec: Section) -> list[str]:
     if sec.kind == "kv":
         return [f"- **{md_escape(k)}:** {md_escape(v)}" for k, v in sec.body]
     if sec.kind == "para":
-        return [md_escape(x) + "  " for x in sec.body if x.strip()]
+        return [_md_rules(x) + "  " for x in sec.body if x.strip()]
     if sec.kind == "list":
         return [f"- {md_escape(x)}" for x in sec.body] or ["- \\-"]
     if sec.kind == "cards":
@@ -418,33 +518,42 @@ def _md_body(sec: Section) -> list[str]:
 
 
 _CSS = """
-@page { margin: 12mm; }
+@page { margin: 10mm; }
 * { box-sizing: border-box; }
-body { font: 11pt/1.35 Georgia, 'Times New Roman', serif; color: #111; margin: 0 auto;
-       max-width: 186mm; padding: 8mm 0; }
+body { font: 10pt/1.3 Georgia, 'Times New Roman', serif; color: #111; margin: 0 auto;
+       max-width: 186mm; padding: 6mm 0; }
 section.page + section.page { break-before: page; page-break-before: always; }
-h1 { font-size: 18pt; margin: 0 0 2mm; } h2 { font-size: 13pt; margin: 5mm 0 2mm; }
-.banner { font: bold 10pt sans-serif; padding: 1.5mm 3mm; border: 1px solid #333; }
+h1 { font-size: 16pt; margin: 0 0 1.5mm; } h2 { font-size: 11pt; margin: 3mm 0 1mm; }
+h2 { break-after: avoid; page-break-after: avoid; }
+.banner { font: bold 9pt sans-serif; padding: 1.2mm 3mm; border: 1px solid #333; margin: 0; }
 section[data-audience="organizer"] .banner { background: #222; color: #fff; }
-dl { display: grid; grid-template-columns: 30mm 1fr; gap: 1mm 4mm; margin: 3mm 0 0; }
+dl { display: grid; grid-template-columns: 30mm 1fr; gap: 0.4mm 4mm; margin: 2mm 0 0; }
 dt { font-weight: bold; } dd { margin: 0; }
-ul.cards { list-style: none; padding: 0; margin: 0; }
-ul.cards li { break-inside: avoid; padding: 0.6mm 0; }
-.uid { font-family: monospace; color: #555; font-size: 9pt; }
+ul { margin: 0; padding-left: 5mm; } ul li { break-inside: avoid; }
+ul.cards { list-style: none; padding: 0; }
+ul.cards li { padding: 0.4mm 0; }
+section[data-audience="table"] ul.cards { columns: 2 80mm; column-gap: 6mm; }
+.uid { font-family: monospace; color: #555; font-size: 8.5pt; white-space: nowrap; }
 .r { display: inline-block; width: 4.5mm; text-align: center; border-radius: 50%;
      font: bold 8pt sans-serif; color: #fff; background: #222; }
 .r-U { background: #6b7f8c; } .r-R { background: #b8932e; } .r-M { background: #c4471d; }
 .c { display: inline-block; min-width: 4mm; text-align: center; font: bold 8pt sans-serif;
-     border: 1px solid #333; border-radius: 2px; margin-left: 0.5mm; }
+     border: 1px solid #333; border-radius: 2px; margin-left: 0.5mm; padding: 0 0.5mm; }
 .c-W { background: #f8f3d8; } .c-U { background: #b3d4ef; } .c-B { background: #aaa39d; }
 .c-R { background: #f1a98e; } .c-G { background: #a3d3b1; }
 .tag, .facts { font: 8pt sans-serif; color: #555; }
-.rules p { margin: 0 0 1mm; font-size: 9.5pt; }
+.rules { columns: 2 80mm; column-gap: 6mm; }
+.rules p { margin: 0 0 0.6mm; font-size: 8pt; line-height: 1.2; }
+.notes li { font-size: 8pt; line-height: 1.2; }
+.grid-box { break-inside: avoid; page-break-inside: avoid; }
 table.grid { border-collapse: collapse; width: 100%; table-layout: fixed; }
-table.grid td { border: 1px solid #333; height: 16mm; padding: 1mm; font-size: 9pt;
-                vertical-align: top; }
-h2.face-down { color: #444; }  /* its heading says "face down": no unexplained mark */
-@media print { a { color: inherit; text-decoration: none; } }
+table.grid tr { break-inside: avoid; page-break-inside: avoid; }
+table.grid td { border: 1px solid #333; height: 12mm; padding: 1mm; font-size: 8.5pt;
+                vertical-align: top; overflow-wrap: anywhere; }
+p.elsewhere { margin: 1mm 0; font-size: 9pt; }
+td.down { height: 8mm; color: #555; }
+h2.face-down, b.face-down { color: #444; }  /* its heading says "face down": no unexplained mark */
+@media print { a { color: inherit; text-decoration: none; } body { padding: 0; } }
 """
 
 
@@ -480,9 +589,14 @@ def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str 
         return f'<span class="tag">{e(c)}</span>'
     art = images.get(c["card_id"]) if images and c.get("card_id") else None
     if art:
-        return f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c)}</div></div>'
+        return (
+            f'<div class="has-art">{_html_art(art, lang)}<div>{_html_card(c, None, lang)}</div>'
+            "</div>"
+        )
     rarity = c["marks"][0]
-    colors = "".join(f'<span class="c c-{e(x)}">{e(x)}</span>' for x in c["colors"])
+    colors = "".join(
+        f'<span class="c c-{e(x)}">{e(_colours((x,), lang))}</span>' for x in c["colors"]
+    )  # the colour's letter in English, its name in French and Spanish
     tags = c["marks"][1:]
     tag = f' <span class="tag">({e(", ".join(tags))})</span>' if tags else ""
     facts = f'<br><span class="facts">{e("; ".join(c["facts"]))}</span>' if c["facts"] else ""
@@ -495,14 +609,19 @@ def _html_card(c: dict[str, Any] | str, images: Images | None = None, lang: str 
 def _html_section(sec: Section, images: Images | None = None, lang: str = "en") -> str:
     e = html_escape
     cls = ' class="face-down"' if sec.face_down else ""
+    if sec.role == "elsewhere":  # one line: the zone and where it is shown
+        return f'<p class="elsewhere"><b{cls}>{e(sec.title)}</b> — {e(" ".join(sec.body))}</p>'
     head = f"<h2{cls}>{e(sec.title)}</h2>" if sec.title else ""
     if sec.kind == "kv":
         body = "<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in sec.body) + "</dl>"
     elif sec.kind == "para":
-        body = '<div class="rules">' + "".join(f"<p>{e(x)}</p>" for x in sec.body if x.strip())
+        body = '<div class="rules">' + "".join(
+            f"<p>{_html_rules(x)}</p>" for x in sec.body if x.strip()
+        )
         body += "</div>"
     elif sec.kind == "list":
-        body = "<ul>" + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
+        ul = f'<ul class="{sec.role}">' if sec.role else "<ul>"
+        body = ul + "".join(f"<li>{e(x)}</li>" for x in sec.body) + "</ul>"
     elif sec.kind == "cards":
         body = '<ul class="cards">' + "".join(
             f"<li>{_html_card(c, images, lang)}</li>" for c in sec.body
@@ -512,11 +631,19 @@ def _html_section(sec: Section, images: Images | None = None, lang: str = "en") 
         body = (
             '<table class="grid">'
             + "".join(
-                "<tr>" + "".join(f"<td>{_html_card(c, images, lang)}</td>" for c in row) + "</tr>"
+                "<tr>"
+                + "".join(
+                    f'<td class="down">{_html_card(c)}</td>'
+                    if isinstance(c, str)
+                    else f"<td>{_html_card(c, images, lang)}</td>"
+                    for c in row
+                )
+                + "</tr>"
                 for row in sec.body
             )
             + "</table>"
         )
+        return f'<div class="grid-box">{head}{body}</div>'  # kept whole on one printed page
     return f"{head}{body}"
 
 

@@ -165,7 +165,21 @@ _V2 = "ALTER TABLE products ADD COLUMN source_sets VARCHAR[];"
 IMAGE_URIS = "STRUCT(small VARCHAR, normal VARCHAR)"
 _V3 = f"ALTER TABLE cards ADD COLUMN image_uris {IMAGE_URIS}; ALTER TABLE cards ADD COLUMN artist VARCHAR;"
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3]
+#: Card names in other languages (MTGJSON's ``foreignData``: French and Spanish, the sheets'
+#: languages), with the printed type line: a French or Spanish sheet prints them. A card's
+#: border colour (``borderless``…): pool sheets name the treatment beside a card.
+_V4 = """
+ALTER TABLE cards ADD COLUMN border_color VARCHAR;
+CREATE TABLE card_names (
+    card_id VARCHAR NOT NULL,
+    lang VARCHAR NOT NULL,              -- fr, es
+    name VARCHAR NOT NULL,              -- as printed: "Pégase d'Arborée", "A // B" for two faces
+    type_line VARCHAR,                  -- as printed: "Créature : pégase"
+    PRIMARY KEY (card_id, lang)
+);
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

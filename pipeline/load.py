@@ -40,6 +40,7 @@ RAW_COLUMNS: dict[str, str] = {
     "promo_types": "VARCHAR[]",
     "frame_effects": "VARCHAR[]",
     "full_art": "BOOLEAN",
+    "border_color": "VARCHAR",
     "released_at": "DATE",
     "source": "VARCHAR",
     "image_uris": IMAGE_URIS,

@@ -37,6 +37,7 @@ _SET_COLUMNS = {
 }
 _SETS_PREFIX = "sets="  # how a --set filter is kept in sync_runs.target for the replay
 _UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
+_NAME_COLUMNS = {"card_id": "VARCHAR", "lang": "VARCHAR", "name": "VARCHAR", "type_line": "VARCHAR"}
 
 
 def _layout(path: Path) -> str:
@@ -132,6 +133,7 @@ def _load_set(con: Connection, rows: SetRows) -> None:
     insert_rows(con, "stage_cards", load.RAW_COLUMNS, rows.cards)
     insert_rows(con, "stage_faces", load.FACE_COLUMNS, rows.faces)
     insert_rows(con, "stage_uuids", _UUID_COLUMNS, rows.uuids)
+    insert_rows(con, "stage_names", _NAME_COLUMNS, rows.names)
 
 
 def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None) -> dict[str, Any]:
@@ -140,6 +142,8 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE stage_uuids (uuid VARCHAR, card_id VARCHAR, side VARCHAR)"
     )
+    cols = ", ".join(f"{k} {v}" for k, v in _NAME_COLUMNS.items())
+    con.execute(f"CREATE OR REPLACE TEMP TABLE stage_names ({cols})")
     known = _known_set_types(con)
     products: list[dict[str, Any]] = []
     sets: list[str] = []
@@ -158,6 +162,7 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
         "INSERT OR REPLACE INTO mtgjson_uuids SELECT uuid, any_value(card_id), any_value(side) "
         "FROM stage_uuids GROUP BY uuid"
     )
+    _write_names(con)
     load.rederive(con)
     if products:
         write_products(con, products)
@@ -186,9 +191,20 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
         summary.update(unresolved_summary(con, summary["products"]))
     summary["fill"] = fill_for(summary)
     summary["openable"] = openable_products(con)
-    for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
+    for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets", "stage_names"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     return summary
+
+
+def _write_names(con: Connection) -> None:
+    """The printings of these files get the names they give (``card_names``), no others."""
+    con.execute(
+        "DELETE FROM card_names WHERE card_id IN (SELECT DISTINCT card_id FROM stage_uuids)"
+    )
+    con.execute(
+        "INSERT INTO card_names SELECT card_id, lang, any_value(name), any_value(type_line) "
+        "FROM stage_names GROUP BY card_id, lang"
+    )
 
 
 def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[str]:

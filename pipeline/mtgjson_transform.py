@@ -43,6 +43,24 @@ _LANGS = {
 }
 
 
+#: The languages whose card names are kept (``card_names``): the sheets' languages but
+#: English (``minigames.labels.LANGS``; a test checks they agree).
+NAME_LANGS = ("fr", "es")
+
+
+def foreign_names(card_id: str, entries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``card_names`` rows of one printing: the first face's ``foreignData`` in each of
+    ``NAME_LANGS`` (its ``name`` is the whole card's, "A // B" for two faces)."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        for f in e.get("foreignData") or ():
+            lang = _LANGS.get(str(f.get("language")))
+            if lang in NAME_LANGS and lang not in out and f.get("name"):
+                out[lang] = {"card_id": card_id, "lang": lang, "name": f["name"],
+                             "type_line": f.get("type")}  # fmt: skip
+    return list(out.values())
+
+
 @dataclass
 class SetRows:
     """Everything one MTGJSON set object contributes to the database."""
@@ -51,6 +69,8 @@ class SetRows:
     cards: list[dict[str, Any]] = field(default_factory=list)
     faces: list[dict[str, Any]] = field(default_factory=list)
     uuids: list[dict[str, Any]] = field(default_factory=list)
+    #: card id, lang, name, type line: the printing's names in ``NAME_LANGS`` (``foreignData``)
+    names: list[dict[str, Any]] = field(default_factory=list)
     #: uuid → (set code, collector number), for the booster sheets
     numbers: dict[str, tuple[str, str]] = field(default_factory=dict)
     skipped: int = 0  # entries without a Scryfall id
@@ -158,6 +178,7 @@ def merge_printing(
         "promo_types": list(front.get("promoTypes") or []),
         "frame_effects": list(front.get("frameEffects") or []),
         "full_art": bool(front.get("isFullArt", False)),
+        "border_color": front.get("borderColor"),
         "released_at": front.get("originalReleaseDate") or released_at,
         "source": "mtgjson",
         "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
@@ -226,7 +247,8 @@ def set_rows(data: Mapping[str, Any], known_types: Mapping[str, str]) -> SetRows
             by_id.setdefault(sid, []).append(e)
             out.uuids.append({"uuid": e["uuid"], "card_id": sid, "side": e.get("side")})
             out.numbers[e["uuid"]] = (str(e["setCode"]).lower(), str(e["number"]))
-        for entries in by_id.values():
+        for sid, entries in by_id.items():
+            out.names += foreign_names(sid, entries)
             card, faces = merge_printing(
                 entries, in_booster=False if is_token else flag(entries[0]), released_at=released
             )

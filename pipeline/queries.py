@@ -267,6 +267,31 @@ NO_IMAGES = (
 )
 
 
+#: A printing's treatment, as a pool sheet names it: (words, the SQL that tells it).
+TREATMENTS = (
+    ("showcase", "list_contains(frame_effects, 'showcase')"),
+    ("borderless", "border_color = 'borderless'"),
+    ("extended art", "list_contains(frame_effects, 'extendedart')"),
+)
+
+
+def card_treatments(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, list[str]]:
+    """card id → its treatments (``TREATMENTS``: showcase, borderless, extended art) for the
+    cards that have any; ``db`` as ``card_art`` takes it."""
+    from boosterkit.database import Database
+
+    ids = sorted({i for i in card_ids if i})
+    if not ids:
+        return {}
+    flags = ", ".join(f"coalesce({sql}, false)" for _, sql in TREATMENTS)
+    with Database.of(db).read() as con:
+        rows = con.execute(
+            f"SELECT id, {flags} FROM cards WHERE id IN (SELECT unnest(?))", [ids]
+        ).fetchall()
+    out = {r[0]: [w for (w, _), on in zip(TREATMENTS, r[1:]) if on] for r in rows}
+    return {k: v for k, v in out.items() if v}
+
+
 def card_art(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
     none: they are left out, and a sheet prints them without an image).

@@ -391,7 +391,14 @@ def test_a_refused_deal_offers_the_product_that_deals(server: str, browser) -> N
 
 
 POOL = {"set": "afr", "players": 2, "packs": 3, "seed": 11}
-POOL_LINE = re.compile(r"^(\d+) (.+?)( \(foil\))?$")
+POOL_LINE = re.compile(r"^(\d+) (.+)$")
+
+
+def _lines(pool: dict) -> list[tuple[int, str]]:
+    """A pool's card lines as the sheet prints them: (count, name with its treatment)."""
+    from boosterkit.generator.pools import _label
+
+    return [(e["count"], _label(e)) for e in pool["cards"]]
 
 
 def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str = "afr") -> None:
@@ -406,7 +413,7 @@ def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str 
 
 
 def _pools_shown(page) -> list[dict]:
-    """Each pool on the page: its heading and its cards as (count, name, foil), in order."""
+    """Each pool on the page: its heading and its cards as (count, label), in order."""
     found = page.evaluate("""(() => [...(document.getElementById('sheet').shadowRoot
         ?.querySelectorAll('section.pool') ?? [])].map((s) => [s.querySelector('h1').textContent,
         [...s.querySelectorAll('li')].map((li) => li.firstChild.textContent.trim())]))()""")
@@ -414,7 +421,7 @@ def _pools_shown(page) -> list[dict]:
     for heading, lines in found:
         cards = [POOL_LINE.match(x) for x in lines]
         assert all(cards), lines
-        shown.append({"heading": heading, "cards": [(int(m[1]), m[2], bool(m[3])) for m in cards]})
+        shown.append({"heading": heading, "cards": [(int(m[1]), m[2]) for m in cards]})
     return shown
 
 
@@ -423,10 +430,8 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
 
     pypdf = pytest.importorskip("pypdf")
     data = httpx.post(f"{server}/pool", json=POOL, timeout=30).json()
-    expected = [
-        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
-    ]
-    assert all(name for pool in expected for _, name, _ in pool) and len(expected) == 2
+    expected = [_lines(pool) for pool in data["pools"]]
+    assert all(e["name"] for pool in data["pools"] for e in pool["cards"]) and len(expected) == 2
 
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
@@ -461,7 +466,7 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
     pages = [" ".join(unicodedata.normalize("NFKC", p.extract_text()).split()) for p in pdf.pages]
     assert len(pages) == POOL["players"], [p[:60] for p in pages]  # one page per player
     assert not any("New seed" in p or "Open pools" in p for p in pages)
-    names = [{n for _, n, _ in pool} for pool in expected]
+    names = [{e["name"] for e in pool["cards"]} for pool in data["pools"]]
     for k, text in enumerate(pages):
         assert text.startswith(f"Player {k + 1} of 2"), text[:60]
         assert [n for n in names[k] if n not in text] == [], text
@@ -493,9 +498,7 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     data = httpx.post(
         f"{server}/pool", timeout=30, json={"set": "khm", "players": 3, "packs": 6, "seed": 5}
     ).json()
-    assert [p["cards"] for p in _pools_shown(page)] == [
-        [(e["count"], e["name"], e["foil"]) for e in pool["cards"]] for pool in data["pools"]
-    ]
+    assert [p["cards"] for p in _pools_shown(page)] == [_lines(pool) for pool in data["pools"]]
     assert page.is_visible("#downloads")
     # A sealed pool of 6 packs still prints on one A4 page per player.
     page.emulate_media(media="print")
@@ -546,4 +549,135 @@ def test_the_api_docs_render_offline(server: str, browser) -> None:
         p.replace("\u200b", "") for p in paths
     }
     assert external == []  # nothing fetched from outside the service
+    page.close()
+
+
+def _fits(page, selector: str) -> bool:
+    """Whether the field shows its whole value (a select: its chosen option's text)."""
+    return page.evaluate(
+        """(sel) => { const el = document.querySelector(sel);
+        const text = el.tagName === 'SELECT' ? el.options[el.selectedIndex].text : el.value;
+        const style = getComputedStyle(el);
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+        const arrow = el.tagName === 'SELECT' ? 20 : 0;
+        return ctx.measureText(text).width + pad + arrow <= el.clientWidth + 1; }""",
+        selector,
+    )
+
+
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory):
+    """``boosterkit serve`` over a database of ONE alone (Scryfall's unique-cards dump): no set
+    any minigame was printed for."""
+    from conftest import shared_path
+
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.sync import sync_file
+
+    where = tmp_path_factory.mktemp("one_db")
+    con = db.connect(where / "one.duckdb")
+    try:
+        sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=where / "cache")
+    finally:
+        con.close()
+    with _serve(where / "one.duckdb") as url:
+        yield url
+
+
+def test_the_first_view_deals_a_game_the_database_can_deal(one_server: str, browser) -> None:
+    """A database holding ONE only (no set a minigame was printed for): the page opens on a
+    dealable game with a loaded set chosen, offers no missing set, says "2 players" rather
+    than "players 2–2", shows a 10-digit seed and the set's name whole, and deals."""
+    page = browser.new_page()
+    page.goto(f"{one_server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    assert page.input_value("#set") == "one" and page.is_hidden("#set-offer")
+    page.fill("#seed", "4294967295")
+    assert _fits(page, "#seed") and _fits(page, "#set")
+    page.select_option("#minigame", "mimic-match")
+    info = page.inner_text("#minigame-info")
+    assert "2 players" in info or "2–" in info, info
+    assert "players 2" not in info
+    page.select_option("#minigame", "day-vs-night")  # "2 players" on its card
+    assert "Day Vs. Night: 2 players" in page.inner_text("#minigame-info")
+    page.select_option("#minigame", "roll-for-initiative")
+    assert "2+ players" in page.inner_text("#minigame-info")
+    page.fill("#seed", "7")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    assert _sheet_shown(page)
+    page.close()
+
+
+def test_a_french_sheet_from_the_page(server: str, browser) -> None:
+    """The page's language choice deals the sheet ``GET /sheet?lang=fr`` prints: the French
+    title, French card names and the French effect reminders."""
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "roll-for-initiative")
+    page.fill("#players", "3")
+    page.fill("#seed", "2")
+    page.select_option("#lang", "fr")
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    text = page.locator("#sheet .sheet-body").inner_text()
+    want = httpx.get(
+        f"{server}/sheet",
+        params={
+            "minigame": "roll-for-initiative",
+            "players": 3,
+            "set": "afr",
+            "seed": 2,
+            "lang": "fr",
+        },  # fmt: skip
+        timeout=30,
+    ).text
+    assert "lang=fr" in page.url
+    assert text.startswith("Lancez les dés pour l'initiative !")
+    assert "Relancez votre propre dé" in text and "Rôdeur loup sanguinaire" in text
+    assert "Rôdeur loup sanguinaire (Dire Wolf Prowler)" in text  # on the organizer's page
+    assert "Rôdeur loup sanguinaire" in want
+    page.close()
+
+
+@pytest.mark.parametrize("paper", ["Letter", "A4"])
+def test_the_organizer_page_prints_whole_grids(server: str, browser, paper: str) -> None:
+    """Mimic Match printed from the page (the sheet in its shadow root, the page's print
+    rules): the table's 4x4 grid and the organizer's each sit whole on one page, and the
+    table takes one sheet, on Letter (the US default, where cells 13-16 used to move to the
+    next page) and A4."""
+    pypdf = pytest.importorskip("pypdf")
+    args = {"minigame": "mimic-match", "players": 2, "set": "afr"}
+    for seed in range(1, 21):
+        response = httpx.post(f"{server}/deal", json={**args, "seed": seed}, timeout=30)
+        if response.status_code == 200:
+            break
+    setup = response.json()
+    page = browser.new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.select_option("#set", "afr")
+    page.select_option("#minigame", "mimic-match")
+    page.fill("#players", "2")
+    page.fill("#seed", str(seed))
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.emulate_media(media="print")
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
+    texts = [" ".join(p.extract_text().split()) for p in pdf.pages]
+    assert texts[1].startswith("Mimic Match — organizer"), texts[1][:80]  # table: one sheet
+    grid = next(z for z in setup["zones"] if z["kind"] == "grid")
+    table_cells = [f"{k}: face down" for k in range(1, len(grid["cards"]) + 1)]
+    organizer_cells = [c["uid"] for c in grid["cards"]]
+    for cells, where in ((table_cells, texts[:1]), (organizer_cells, texts[1:])):
+        on = [k for k, t in enumerate(where) if cells[0] in t]
+        assert on, cells[0]
+        text = where[on[0]][where[on[0]].index(cells[0]) :]
+        for cell in cells:
+            assert cell in text, f"{paper}: {cell} is not on the page of {cells[0]}"
+            text = text[text.index(cell) + len(cell) :]
     page.close()

@@ -418,3 +418,67 @@ def test_cli_bad_file_is_one_line_exit_2(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("boosterkit: error: ") and proc.stderr.count("\n") == 1
+
+
+def _foreign(entries: list[dict]) -> dict[tuple[str, str], tuple[str, str | None]]:
+    """(card id, fr|es) → (name, type) of the file's first face with foreignData."""
+    langs = {"French": "fr", "Spanish": "es"}
+    out: dict[tuple[str, str], tuple[str, str | None]] = {}
+    for e in entries:
+        for f in e.get("foreignData") or ():
+            key = (e["identifiers"]["scryfallId"], langs.get(f["language"], ""))
+            if key[1] and key not in out:
+                out[key] = (f["name"], f.get("type"))
+    return out
+
+
+@pytest.mark.parametrize("code", BOOSTER_SETS)
+def test_foreign_names_are_kept_as_the_file_gives_them(src, imported, code):
+    """``card_names`` holds every French and Spanish name of the file's printings, with the
+    printed type line (real AFR: 396 French names of its 420 printings)."""
+    data = _data(src, code)
+    expected = _foreign(data["cards"])
+    rows = imported.execute(
+        "SELECT card_id, lang, name, type_line FROM card_names WHERE card_id IN "
+        "(SELECT unnest(?::VARCHAR[]))",
+        [sorted({e["identifiers"]["scryfallId"] for e in data["cards"]})],
+    ).fetchall()
+    assert {(i, lang): (n, t) for i, lang, n, t in rows} == expected
+    if code == "AFR" and expected:  # the real file
+        assert sum(lang == "fr" for _, lang in expected) == 396
+
+
+def test_foreign_names_of_one_file_and_a_reimport(mem_db, tmp_path):
+    """A card's name in each sheet language, "A // B" for two faces; a reimport of a file
+    without them leaves none behind."""
+    import builders as b
+
+    from boosterkit.minigames.labels import LANGS
+    from boosterkit.pipeline.mtgjson_transform import NAME_LANGS
+
+    assert NAME_LANGS == tuple(x for x in LANGS if x != "en")
+    one = b.printing("zzz", 1, "Arborea Pegasus", "common", "W", 2, "Creature — Pegasus")
+    two = b.modal("zzz", 2, b.Face("Up", "Sorcery"), b.Face("Down", "Land"), 3)
+    data = b.mtgjson_file("ZZZ", "Fixture", "2024-01-01", [one, two])
+    fr = {"language": "French", "name": "Pégase d'Arborée", "type": "Créature : pégase"}
+    es = {"language": "Spanish", "name": "Pegaso de Arbórea", "type": "Criatura — Pegaso"}
+    de = {"language": "German", "name": "Arborea-Pegasus", "type": "Kreatur — Pegasus"}
+    data["data"]["cards"][0]["foreignData"] = [de, fr, es]
+    for entry in data["data"]["cards"][1:]:  # each face carries the whole card's name
+        entry["foreignData"] = [{"language": "French", "name": "Haut // Bas", "type": "Rituel"}]
+    path = tmp_path / "ZZZ.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    import_mtgjson(mem_db, [path])
+    rows = mem_db.execute("SELECT card_id, lang, name, type_line FROM card_names ORDER BY ALL")
+    assert sorted(rows.fetchall()) == sorted(
+        [
+            (one.id, "es", "Pegaso de Arbórea", "Criatura — Pegaso"),
+            (one.id, "fr", "Pégase d'Arborée", "Créature : pégase"),
+            (two.id, "fr", "Haut // Bas", "Rituel"),
+        ]
+    )
+    for entry in data["data"]["cards"]:
+        entry.pop("foreignData")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    import_mtgjson(mem_db, [path])
+    assert mem_db.execute("SELECT count(*) FROM card_names").fetchone() == (0,)

@@ -133,3 +133,26 @@ def test_http_pool_equals_cli(capsys, built_db: Path) -> None:
         assert r.status_code == 422 and "at most 360" in r.json()["error"]
         r = client.post("/pool", json={**body, "set": "zzz"})
         assert r.status_code == 404
+
+
+def test_the_treatment_and_type_of_each_printing(real_db: Path) -> None:
+    """Real AFR Set Boosters hold showcase and borderless printings: each pool
+    line names its treatment (Manticore #113 and its showcase #314 read apart, never "1
+    Manticore / 1 Manticore"), and lands are typed Land, not Other."""
+    data = open_pools("afr", 8, 6, "afr-set", seed=5, db=real_db)
+    cards = [c for p in data["pools"] for c in p["cards"] if c["section"] != "Unresolved"]
+    seen = {w for c in cards for w in c["treatment"]}
+    assert {"showcase", "borderless"} <= seen, seen
+    text = render_pools(data, "text")
+    for c in cards:
+        marks = c["treatment"] + (["foil"] if c["foil"] else [])
+        marks = [f"#{c['collector_number']}", *marks] if c["numbered"] else marks
+        label = f"{c['name']} ({', '.join(marks)})" if marks else c["name"]
+        assert f"{c['count']} {label}  [" in text, label
+    lands = [c for c in cards if c["section"] == "Lands"]
+    assert lands and all(c["type"] == "Land" for c in lands)
+    assert not any(c["type"] == "Other" for c in cards)
+    for pool in data["pools"]:  # no two lines of a pool read alike
+        lines = [x.split("  [")[0].split(" ", 3)[3] for x in render_pools({**data, "pools": [pool]}, "text")
+                 .splitlines() if x.startswith("  ") and "  [" in x]  # fmt: skip
+        assert len(lines) == len(set(lines)), sorted(x for x in lines if lines.count(x) > 1)

@@ -44,6 +44,7 @@ CARD_JSON_COLUMNS: dict[str, str] = {
     **_as_raw("colors", "color_identity", "power", "toughness", "loyalty", "oracle_text"),
     "booster": "BOOLEAN",
     **_as_raw("finishes", "promo_types", "frame_effects", "full_art", "released_at"),
+    **_as_raw("border_color"),
     "card_faces": f"{_FACE_STRUCT}[]",
     **_as_raw("image_uris", "artist"),
 }
@@ -79,6 +80,7 @@ CARD_SELECT: dict[str, str] = {
     "promo_types": "c.promo_types",
     "frame_effects": "c.frame_effects",
     "full_art": "c.full_art",
+    "border_color": "c.border_color",
     "released_at": "c.released_at",
     "source": "'scryfall'",
     "image_uris": f"coalesce(c.image_uris, {_F}.image_uris)",

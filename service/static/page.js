@@ -5,10 +5,10 @@
 
 const $ = (id) => document.getElementById(id);
 const NOT_BOOSTER_SETS = new Set(["token", "minigame", "memorabilia", "promo", "alchemy"]);
-const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images"];
+const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images", "lang"];
 // What the address keeps after a deal or an opening (a sheet's address has no mode).
 const QUERY = {
-  sheet: ["set", "minigame", "players", "product", "seed", "images"],
+  sheet: ["set", "minigame", "players", "product", "seed", "images", "lang"],
   pool: ["mode", "set", "players", "packs", "product", "seed", "images"],
 };
 const MAX_POOL_PLAYERS = 32; // POST /pool's limit
@@ -62,8 +62,12 @@ async function loadChoices() {
     addOption($("minigame"), g.id, g.dealable ? g.name : `${g.name} (setup not known)`);
     $("minigame").lastChild.disabled = !g.dealable;
   }
-  const first = games.find((g) => g.dealable);
+  // The first view: a game the loaded sets deal (one printed for a loaded set), else any
+  // dealable one (dealt on a loaded set).
+  const loaded = (g) => (g.sets ?? []).some((c) => loadedSets.some((s) => s.code === c));
+  const first = games.find((g) => g.dealable && loaded(g)) ?? games.find((g) => g.dealable);
   if (first) $("minigame").value = first.id;
+  if (first && !loaded(first) && loadedSets.length) $("set").value = loadedSets[0].code;
   $("minigame").dataset.catalogue = JSON.stringify(games);
   restoreForm();
   await applyMode();
@@ -131,7 +135,9 @@ function restoreForm() {
 function formQuery() {
   const values = formValues();
   const query = new URLSearchParams();
-  for (const f of QUERY[values.mode]) if (values[f] !== "") query.set(f, values[f]);
+  for (const f of QUERY[values.mode]) {
+    if (values[f] !== "" && !(f === "lang" && values[f] === "en")) query.set(f, values[f]);
+  }
   return query;
 }
 
@@ -286,11 +292,18 @@ function describeMinigame() {
   const players = Number($("players").value);
   if (game.players_min && players < game.players_min) $("players").value = game.players_min;
   if (game.players_max && players > game.players_max) $("players").value = game.players_max;
-  const parts = [`players ${game.players_min ?? 1}–${game.players_max ?? "any"}`];
+  const parts = [playersText(game.players_min ?? 1, game.players_max)];
   if (game.packs) parts.push(`packs: ${game.packs}`);
   if (game.product) parts.push(`${game.product} boosters`);
   if (game.minutes) parts.push(`about ${game.minutes} minutes`);
   $("minigame-info").textContent = `${game.name}: ${parts.join(" · ")}`;
+}
+
+// "2 players", "1 player", "2–6 players", "2+ players".
+function playersText(min, max) {
+  if (max === null || max === undefined) return `${min}+ players`;
+  if (min === max) return `${min} player${min === 1 ? "" : "s"}`;
+  return `${min}–${max} players`;
 }
 
 function sheetURL() {
@@ -302,6 +315,7 @@ function sheetURL() {
   if ($("set").value) query.set("set", $("set").value);
   if ($("product").value) query.set("product", $("product").value);
   if ($("images").checked) query.set("images", "true");
+  if ($("lang").value !== "en") query.set("lang", $("lang").value);
   return `/sheet?${query}`;
 }
 

@@ -1,0 +1,240 @@
+"""What a sheet says (issue 19 §3, §4): the card's emphasis rendered, never its raw markers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import schema_checked_deal as deal
+from markdown_it import MarkdownIt
+
+from boosterkit.minigames import render_sheet
+from boosterkit.minigames.catalog import get_minigame, load_catalogue
+from boosterkit.minigames.lookup import _minigames, rules_text
+from boosterkit.minigames.sheets import Section, _html_section, _md_body, _text_body, emphasis
+from boosterkit.pipeline import db
+
+#: A marker left in text: a star, or an underscore at a word's edge (``_Magic_``).
+RAW = re.compile(r"\*|(?<!\w)_|_(?!\w)")
+
+
+@pytest.fixture(scope="module")
+def con(built_db: Path):
+    c = db.connect(built_db, read_only=True)
+    yield c
+    c.close()
+
+
+def test_emphasis_spans() -> None:
+    assert emphasis("*White Card*: At the end, _Magic_ cards; snake_case") == [
+        ("White Card", "strong"),
+        (": At the end, ", ""),
+        ("Magic", "em"),
+        (" cards; snake_case", ""),
+    ]
+
+
+def test_roll_for_initiative_prints_the_cards_emphasis_in_each_format(con) -> None:
+    """MAFR #5: "*Red Card*: Reroll another player's die. They must use the new result." and
+    "remove all cards without _Magic_ card backs" print bold and italic, markers gone."""
+    setup = deal(con, "roll-for-initiative", 3, "afr", seed=2)
+    assert "*Red Card*" in setup.rules_text["text"]  # the card's own markup
+    html = render_sheet(setup, "html")
+    assert "<strong>Red Card</strong>: Reroll another" in html
+    assert "without <em>Magic</em> card backs" in html
+    md = render_sheet(setup, "md")
+    parsed = MarkdownIt().render(md)
+    assert "<strong>Red Card</strong>: Reroll another" in parsed
+    assert "without <em>Magic</em> card backs" in parsed
+    text = render_sheet(setup, "text")
+    assert "Red Card: Reroll another" in text
+    assert "without Magic card" in text
+    for sheet in (text, re.sub(r"<[^>]+>", "", html), re.sub(r"<[^>]+>", "", parsed)):
+        rules = sheet.split("Rules")[1].split("Notes")[0]
+        assert not RAW.search(rules), RAW.search(rules)
+
+
+def test_no_game_prints_raw_markers(real_db: Path) -> None:
+    """All 27 games: the rules text the sheets print (the card's, from the real minigame
+    files, else the catalogue's) holds emphasis in HTML and Markdown and no marker in any
+    format."""
+    con = db.connect(real_db, read_only=True)
+    try:
+        kept = _minigames(con)
+    finally:
+        con.close()
+    games = load_catalogue()
+    assert len(games) == 27
+    emphasised = 0
+    for spec in games.values():
+        lines = rules_text(kept, spec)["text"].splitlines()
+        sec = Section("Rules", "para", lines)
+        text = "\n".join(_text_body(sec))
+        html = _html_section(sec)
+        md = MarkdownIt().render("\n".join(_md_body(sec)))
+        for out in (text, re.sub(r"<[^>]+>", "", html), re.sub(r"<[^>]+>", "", md)):
+            assert not RAW.search(out), (spec.id, RAW.search(out), out[:200])
+        marked = sum(len(emphasis(x)) > 1 for x in lines)
+        assert html.count("<strong>") + html.count("<em>") >= marked, spec.id
+        assert md.count("<strong>") + md.count("<em>") == html.count("<strong>") + html.count(
+            "<em>"
+        ), spec.id
+        emphasised += "<em>" in html or "<strong>" in html
+    assert emphasised == 10  # the ten cards whose text marks words (MAFR #5, MKHM #4, MSTX #4…)
+
+
+# --- the table's language (§4) ------------------------------------------------------------
+
+
+def _table_words(setup) -> list[str]:
+    """What a sheet says beside the card text: zone titles, notes, head values."""
+    from boosterkit.minigames.sheets import build_pages
+
+    out = []
+    for page in build_pages(setup):
+        out.append(page.title)
+        for sec in page.sections:
+            if sec.kind == "para":
+                continue  # the card's own text, as the database holds it
+            out.append(sec.title)
+            if sec.kind == "kv":
+                out += [v for _, v in sec.body]
+            elif sec.kind == "list":
+                out += sec.body
+            else:
+                cells = [c for row in sec.body for c in row] if sec.kind == "grid" else sec.body
+                out += [c if isinstance(c, str) else " ".join(c["facts"]) for c in cells]
+    return out
+
+
+#: English words no French or Spanish sheet may hold outside card names and the card text.
+ENGLISH = re.compile(
+    r"\b(player|team|cards?|hand|removed|set aside|unused|face down|grid|deck|discard|"
+    r"starts|Dealt|Removed|reroll|roll|effect|lands?|booster data|shown)\b"
+)
+
+
+@pytest.mark.parametrize("lang", ["fr", "es"])
+def test_a_french_or_spanish_sheet_says_no_english_word(con, lang: str) -> None:
+    """Every dealable game at its smallest table (built data): zone names, notes, the win and
+    first-player lines and the effect reminders are in the sheet's language; a note no
+    template matches would print English and fail here, naming it."""
+    from boosterkit.errors import NotFoundError
+    from boosterkit.minigames import SetupError
+    from boosterkit.minigames.translate import note
+
+    games = [g for g in load_catalogue().values() if g.dealable]
+    dealt = 0
+    for spec in games:
+        players = max(spec.players.min or 1, 3 if spec.id == "careful-study" else 1)
+        setup = None
+        sets = [p.parent for p in spec.printings if p.parent in ("afr", "khm", "znr", "stx", "mh2")]
+        for seed in range(1, 8):
+            try:
+                setup = deal(con, spec.id, players, (sets or ["afr"])[0], seed=seed, lang=lang)
+                break
+            except (SetupError, NotFoundError):
+                continue
+        if setup is None:
+            continue
+        dealt += 1
+        assert [n for n in setup.notes if note(lang, n) is None] == [], spec.id
+        for line in _table_words(setup):
+            names = {c.name for z in setup.zones for c in z.cards if c.name}
+            rest = line
+            for n in sorted(names, key=len, reverse=True):
+                rest = rest.replace(n, "")
+            assert not ENGLISH.search(rest), (spec.id, line)
+    assert dealt >= 14
+
+
+def test_plurals_and_colour_names() -> None:
+    """ "1 booster ouvert", never "1 ouverts"; French counts 0 singular ("0 carte")."""
+    from boosterkit.minigames.labels import label, plural
+    from boosterkit.minigames.sheets import _colours, _n_cards
+
+    assert [_n_cards(n, "fr") for n in (0, 1, 2)] == ["0 carte", "1 carte", "2 cartes"]
+    assert [_n_cards(n, "es") for n in (0, 1, 2)] == ["0 cartas", "1 carta", "2 cartas"]
+    assert [_n_cards(n, "en") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    assert label("fr", "opened" if plural("fr", 1) else "opened-1") == "ouvert"
+    assert _colours(("U", "R"), "fr") == "bleu, rouge"
+    assert _colours(("W", "G"), "es") == "blanco, verde"
+    assert _colours(("U", "R"), "en") == "UR"  # the English sheet is unchanged
+
+
+def test_roll_for_initiative_in_french_and_spanish_uses_the_cards_wording(con) -> None:
+    """MAFR #5: "*Blue Card*: Reroll another player's die, but use the new result only if it's
+    lower." — the French card "Relancez le dé d'un autre joueur…", the Spanish "vuelve a tirar
+    el dado de otro jugador…"."""
+    from boosterkit.minigames.translate import reminders
+
+    fr = reminders("fr", "roll-for-initiative")
+    es = reminders("es", "roll-for-initiative")
+    assert fr["U"].startswith("Relancez le dé d'un autre joueur")
+    assert fr["R"].startswith("Relancez le dé d'un autre joueur")
+    assert es["U"].lower().startswith("vuelve a tirar el dado de otro jugador")
+    assert set(fr) == set(es) == set(get_minigame("roll-for-initiative").reminders)
+    for lang, said in (("fr", fr), ("es", es)):
+        setup = deal(con, "roll-for-initiative", 4, "afr", seed=3, lang=lang)
+        text = render_sheet(setup, "text")
+        blue = [c for z in setup.zones if z.owner for c in z.cards if c.colors == ("U",)]
+        assert blue, "seed 3 deals a blue card"
+        assert text.count(said["U"]) >= 2 * len(blue)  # its owner's page and the organizer's
+        english = get_minigame("roll-for-initiative").reminders.values()
+        assert not any(e in text for e in english)
+        html = render_sheet(setup, "html")  # colour badges by name, not W/U/B/R/G
+        assert not re.search(r'class="c c-\w">[WUBRG]<', html)
+        assert re.search(r'class="c c-U">(bleu|azul)<', html)
+
+
+def test_the_printed_titles_find_the_game() -> None:
+    """The French and Spanish cards' full titles, as printed."""
+    for title in (
+        "Lancez les dés pour l'initiative ! (Mini-jeu magique)",
+        "Tirada de iniciativa (minijuego de Magic)",
+        "Lancez les dés pour l'initiative !",
+        "Roll for Initiative (Magic Minigame)",
+    ):
+        assert get_minigame(title).id == "roll-for-initiative", title
+
+
+@pytest.mark.parametrize("lang", ["fr", "es"])
+def test_card_names_in_the_tables_language_where_mtgjson_has_them(real_db: Path, lang) -> None:
+    """Real AFR: each dealt card with a French (Spanish) name in the MTGJSON file prints it,
+    with its English name beside it on the organizer's page only; one without is printed in
+    English, marked."""
+    con = db.connect(real_db, read_only=True)
+    try:
+        setup = deal(con, "roll-for-initiative", 5, "afr", seed=2, lang=lang)
+        known = dict(
+            con.execute("SELECT card_id, name FROM card_names WHERE lang = ?", [lang]).fetchall()
+        )
+    finally:
+        con.close()
+    text = render_sheet(setup, "text")
+    players, organizer = text.split("[organizer]")[0], text.split("[organizer]")[1]
+    hands = [c for z in setup.zones if z.owner for c in z.cards]
+    translated = [c for c in hands if c.card_id in known]
+    assert len(translated) >= 0.9 * len(hands)  # AFR: 396 of 420 printings have one
+    marked = {"fr": "nom anglais", "es": "nombre en inglés"}[lang]
+    for c in hands:
+        if c.card_id in known:
+            assert f"{c.uid:<7} {known[c.card_id]}  [" in players
+            assert f"{known[c.card_id]} ({c.name})" in organizer
+            if known[c.card_id] != c.name:
+                assert c.name not in players.replace(f"({c.name})", "")
+        else:
+            assert f"{c.uid:<7} {c.name}  [" in players and marked in players
+
+
+def test_a_language_file_template_uses_the_slots_of_its_english() -> None:
+    """A typo in a note template fails at load, naming it (not a half-English sheet)."""
+    from pydantic import ValidationError
+
+    from boosterkit.minigames.translate import NoteTemplate
+
+    with pytest.raises(ValidationError, match="must use the slots of '{who} starts.'"):
+        NoteTemplate(en="{who} starts.", say="{zone} commence.")
+    with pytest.raises(ValidationError, match="unknown slot {whoo}"):
+        NoteTemplate(en="{whoo} starts.", say="{whoo} commence.")
