@@ -61,6 +61,11 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
         limits_md: [
             f"Setup file (`validate FILE`) | {MAX_SETUP_BYTES // mib} MiB",
             f"{models.MAX_BODY_BYTES // mib} MiB each; {limits.MAX_BODY_BYTES_IN_FLIGHT // mib} MiB in flight",
+            f"at most {limits.MAX_BODY_BYTES_PER_CLIENT // mib} MiB from one client address",
+            f"a body's first {limits.SMALL_BODY // 1024} KiB count in the total only, and "
+            f"{limits.SMALL_RESERVE // mib} MiB of it are kept for them",
+            f"the whole body within {limits.BODY_DEADLINE:g} s",
+            f"408 and the connection closed for a body not in within {limits.BODY_DEADLINE:g} s",
             f"`count` ≤ {models.MAX_PACKS}, `players` ≤ {models.MAX_REQUEST_PLAYERS}",
             f"`/pool` players × packs ≤ {pool_routes.MAX_POOL_PACKS}",
             f"`games` ≤ {referee_routes.MAX_SIM_GAMES}",
