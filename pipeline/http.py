@@ -37,6 +37,7 @@ import urllib3
 
 from boosterkit import config
 from boosterkit.errors import FetchError, one_line
+from boosterkit.safefiles import create_exclusive
 
 MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
@@ -293,7 +294,7 @@ class HttpClient:
             total = resp.headers.get("Content-Length")
             done = 0
             try:
-                with open(part, "wb") as out:
+                with create_exclusive(part) as out:  # never through a planted symlink
                     for chunk in _body(resp, decode=decode):
                         out.write(chunk)
                         done += len(chunk)

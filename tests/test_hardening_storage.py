@@ -233,3 +233,106 @@ def test_output_that_cannot_be_written_names_the_output(synced: Path, tmp_path: 
     )
     assert_one_line(done, f"-o {out}: cannot write: File too large")
     assert not out.exists()
+
+
+# --- the kept-product cache runs no code (issue 20 §2) --------------------------------------
+
+
+class _Planted:
+    """A pickle that, loaded, writes a marker file (and could do anything else)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: ANN204
+        return (Path.write_text, (self.marker, "ran"))
+
+
+@pytest.fixture
+def own_db(built_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "own.duckdb"
+    shutil.copy(built_db, path)
+    return path
+
+
+def test_a_pickle_planted_in_the_cache_never_runs(own_db: Path, tmp_path: Path) -> None:
+    import pickle
+
+    from boosterkit.generator import open_packs
+    from boosterkit.generator.cache import ProductCache
+
+    want = [
+        p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
+    ]
+    cache = own_db.parent / "own.cache"
+    kept = sorted((cache / "products").glob("afr.draft.*.pickle")) + sorted(
+        (cache / "kept").glob("*.pickle")
+    )
+    assert kept and all(f.read_bytes().startswith(b"BKS1") for f in kept)  # sealed
+    marker = tmp_path / "ran"
+    for f in kept:
+        f.write_bytes(pickle.dumps(_Planted(marker)))  # a plain pickle, as the old cache kept
+    products = ProductCache()
+    got = [p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=products)]
+    assert not marker.exists() and got == want and products.loads == 0  # a miss, rebuilt
+    sealed = next(f for f in sorted((cache / "products").glob("afr.draft.*.pickle")))
+    body = sealed.read_bytes()
+    sealed.write_bytes(body[:36] + pickle.dumps(_Planted(marker)))  # a seal copied over
+    open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("how", ["world-writable", "group-writable", "foreign", "symlink"])
+def test_an_unsafe_cache_folder_is_refused_in_one_line(
+    own_db: Path, tmp_path: Path, how: str, monkeypatch
+) -> None:
+    import os
+
+    cache = own_db.parent / "own.cache"
+    assert run(own_db, "open", "afr", "-n", "1", "--seed", "1").returncode == 0
+    folder = cache / "products"
+    if how == "world-writable":
+        folder.chmod(0o777)
+    elif how == "group-writable":
+        cache.chmod(0o770)
+    elif how == "foreign":
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user needs root")
+        os.chown(folder, 12345, -1)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        folder.rename(elsewhere)
+        folder.symlink_to(elsewhere)
+    before = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    r = run(own_db, "open", "afr", "-n", "1", "--seed", "2")
+    assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "the cache folder" in r.stderr and "boosterkit neither reads nor writes it" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()} == before
+
+
+def test_no_write_follows_a_symlink(tmp_path: Path) -> None:
+    """A planted ``.part`` (or kept temporary) symlink is replaced, never written through."""
+    import os
+    import threading
+
+    from boosterkit.generator.cache import KeptStore
+    from boosterkit.pipeline.cache import store_bytes
+
+    target = tmp_path / "root-only"
+    target.write_text("precious")
+    cache = tmp_path / "db.cache"
+    (cache / "scryfall").mkdir(parents=True)
+    (cache / "scryfall" / "sets.json.gz.part").symlink_to(target)
+    store_bytes(cache, b'{"data": []}', "scryfall/sets.json")
+    assert gzip.decompress((cache / "scryfall" / "sets.json.gz").read_bytes()) == b'{"data": []}'
+    store = KeptStore(cache / "kept")
+    name = "n.k1.pickle"
+    store.folder.mkdir(mode=0o700)
+    (store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}").symlink_to(target)
+    planted = store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+    store.save("n", (), "k1", {"value": 1})
+    assert (store.folder / name).exists() and not planted.exists()
+    assert store.load("n", (), "k1") == {"value": 1}
+    assert target.read_text() == "precious" and not (cache / "secret").is_symlink()
+    assert (cache / "secret").stat().st_mode & 0o777 == 0o600
