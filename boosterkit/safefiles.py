@@ -67,9 +67,9 @@ def check_folder(path: Path) -> None:
         )
 
 
-def private_folder(path: Path, *checked: Path) -> Path:
-    """``path`` made when missing (each missing level ``0700``, whatever the umask), then
-    it and the folders ``checked`` (those above it that it trusts) checked (``check_folder``)."""
+def make_folders(path: Path) -> Path:
+    """``path`` and its missing parents made, each ``0700`` whatever the umask (a cache
+    folder boosterkit makes is never group-writable, so ``check_folder`` passes it)."""
     missing = []
     at = path
     while not at.exists() and at != at.parent:
@@ -80,6 +80,13 @@ def private_folder(path: Path, *checked: Path) -> Path:
             folder.mkdir(mode=0o700)
         except FileExistsError:
             pass
+    return path
+
+
+def private_folder(path: Path, *checked: Path) -> Path:
+    """``path`` made when missing (``make_folders``), then it and the folders ``checked``
+    (those above it that it trusts) checked (``check_folder``)."""
+    make_folders(path)
     for folder in (*checked, path):
         check_folder(folder)
     return path

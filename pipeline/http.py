@@ -37,7 +37,7 @@ import urllib3
 
 from boosterkit import config
 from boosterkit.errors import FetchError, one_line
-from boosterkit.safefiles import create_exclusive
+from boosterkit.safefiles import create_exclusive, make_folders
 
 MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
@@ -283,7 +283,7 @@ class HttpClient:
         """
         url = self.url(url)
         self.check_url(url, "download link")
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(dest.parent)
         part = dest.with_name(dest.name + ".part")
 
         def consume(resp: requests.Response, ends_at: float) -> Path | None:
