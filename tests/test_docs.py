@@ -50,7 +50,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     points to) is the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
-    from boosterkit.pipeline import halves, http
+    from boosterkit.pipeline import halves, http, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -84,6 +84,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"at most {http.MAX_REDIRECTS} redirects",
             f"or after {MAX_PAGES} pages",
             f"| {http.MAX_ANSWER_BYTES >> 20} MB (files are streamed to disk)",
+            f"(`{sync.SET_CODE_PATTERN}`, any case), checked before any use",
         ],
     }
     for text, rows in expected.items():
