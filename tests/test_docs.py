@@ -50,7 +50,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     points to) is the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
-    from boosterkit.pipeline import halves, http, sync
+    from boosterkit.pipeline import halves, http, search, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -73,6 +73,8 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
             f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
             f"under the folder's {safefiles.SECRET_BYTES}-byte `secret`",
+            f"| `cards --q QUERY` | {search.MAX_QUERY_CHARS:,} characters, {search.MAX_TERMS} "
+            f"terms, parentheses {search.MAX_DEPTH} deep",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
         ],
         fetch_md: [

@@ -303,3 +303,63 @@ def test_play_reads_a_bounded_moves_file(built_db: Path, tmp_path: Path) -> None
     assert (
         f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err
     )
+
+
+# --- cards --q (issue 20 §3) ---------------------------------------------------------------
+
+query_tokens = st.sampled_from(
+    ["c:wubrg", "c:g", "c>=wu", "t:creature", "mv<=3", "(", ")", "-(", "or", "-c:r", '"a b"', "x"]
+)
+
+
+@FUZZ
+@given(parts=st.lists(query_tokens, max_size=400))
+def test_fuzz_card_queries_parse_or_fail_in_one_line(parts: list[str]) -> None:
+    """Any mix of terms, `or` and parentheses, up to 400 of them: SQL with at most
+    ``MAX_TERMS`` conditions, or a ``QueryError`` of one line — never a RecursionError."""
+    from boosterkit.pipeline.search import MAX_TERMS, QueryError, to_sql
+
+    query = " ".join(parts)
+    try:
+        sql, params = to_sql(query)
+    except QueryError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 300
+        return
+    assert sql.count("?") == len(params) and sql.count("?") <= 2 * MAX_TERMS
+
+
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("c:wubrg " * 2000, "longer than 1,000 characters"),
+        ("(" * 600 + "x" + ")" * 600, "longer than 1,000 characters"),
+        ("c:g " * 65, "65 terms; a query has at most 64"),
+        ("(" * 17 + "x" + ")" * 17, "parentheses nested more than 16 deep"),
+    ],
+)
+def test_cards_query_past_its_bounds_is_one_line_exit_2_in_bounded_memory(
+    built_db: Path, query: str, says: str
+) -> None:
+    """Issue 20: 16 KB of `c:wubrg` took 2.8 GB; 490+ parentheses printed a RecursionError."""
+    import subprocess
+
+    bin_ = str(Path(sys.executable).with_name("boosterkit"))
+    proc = subprocess.Popen(
+        [bin_, "--db", str(built_db), "cards", "--q", query],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)  # its output is one line: the pipes hold it
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdout.close(), proc.stderr.close()
+    assert os.waitstatus_to_exitcode(status) == 2 and out == "" and err.count("\n") == 1, err
+    assert says in err and "Traceback" not in err and len(err) < 300
+    assert usage.ru_maxrss < 500 * 1024  # KiB: this command's own peak, < 500 MB
+
+
+def test_a_repeated_condition_is_evaluated_once() -> None:
+    from boosterkit.pipeline.search import to_sql
+
+    assert to_sql("c:g c:g c:g") == to_sql("c:g")
+    assert to_sql("(t:elf or t:elf) mv<=2 mv<=2") == to_sql("t:elf mv<=2")
