@@ -22,7 +22,7 @@ from boosterkit.cli.options import DB_HELP, HelpGroup, accept_db, database
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
-from boosterkit.errors import BoosterkitError
+from boosterkit.errors import BoosterkitError, escape_controls
 
 #: One registration line per command module (a new command group touches only its own file).
 COMMAND_MODULES = [
@@ -103,7 +103,7 @@ def main() -> None:
     try:
         app()  # standalone mode: usage errors print a short message and exit 2
     except BoosterkitError as exc:
-        typer.echo(f"boosterkit: error: {exc}", err=True)
+        typer.echo(f"boosterkit: error: {escape_controls(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)

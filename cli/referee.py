@@ -20,6 +20,7 @@ from boosterkit.cli.options import (
     fmt_option,
     pick_format,
 )
+from boosterkit.errors import escape_controls
 
 
 class Policy(str, Enum):
@@ -53,7 +54,10 @@ def play_cmd(
     played = play(ctx.obj, setup, read_moves(text, str(moves_file)), states)
     with render.output(output) as out:
         render.emit(
-            played.to_dict(), pick_format(fmt, as_json), out=out, text=lambda _: played.text()
+            played.to_dict(),
+            pick_format(fmt, as_json),
+            out=out,
+            text=lambda _: escape_controls(played.text(), one_line=False),
         )
     if not played.complete:
         raise typer.Exit(1)

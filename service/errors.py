@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,7 +27,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError, json_reason
+from boosterkit.errors import escape_controls as escape_one_line
 from boosterkit.pipeline.db import storage_error
 from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable
 from boosterkit.service.limits import (
@@ -48,13 +48,10 @@ CLOSE = (b"connection", b"close")
 log = logging.getLogger("boosterkit.service")
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def escape_controls(message: str) -> str:
     """``message`` with control characters (a field name or value from the request may hold
     a newline) written as escapes, so every error stays one line."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
+    return escape_one_line(message)
 
 
 def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
@@ -142,8 +139,11 @@ def install_error_handlers(app: FastAPI) -> None:
         message = str(exc.detail)
         if exc.status_code == 400 and message == "There was an error parsing the body":
             # FastAPI's answer to a body json.loads refuses with other than JSONDecodeError
-            # (not UTF-8, nested too deeply): malformed JSON is 422, as every other case.
-            return _json(422, "body: not valid JSON (not UTF-8, or nested too deeply)")
+            # (not UTF-8, nested too deeply, an integer too long): malformed JSON is 422, as
+            # every other case, saying which.
+            cause = exc.__cause__
+            why = json_reason(cause) if cause is not None else "not UTF-8, or nested too deeply"
+            return _json(422, f"body: not valid JSON ({why})")
         if exc.status_code == 404 and message == "Not Found":
             message = f"no route {request.method} {request.url.path} (see /docs)"
         elif exc.status_code == 405:

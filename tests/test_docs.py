@@ -48,7 +48,7 @@ def _section(title: str) -> str:
 def test_limits_table_states_the_bounds_the_code_sets() -> None:
     """Every figure of the "Limits and failure behaviour" table (and of the fetch limits it
     points to) is the constant the code enforces: change one, and this test names the row."""
-    from boosterkit import config, safefiles
+    from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
     from boosterkit.pipeline import halves, http, search, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
@@ -73,6 +73,8 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
             f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
             f"under the folder's {safefiles.SECRET_BYTES}-byte `secret`",
+            f"| at most {errors.INT_DIGITS:,} digits (Python's conversion limit)",
+            f"an integer of more than {errors.INT_DIGITS:,} digits",
             f"| `cards --q QUERY` | {search.MAX_QUERY_CHARS:,} characters, {search.MAX_TERMS} "
             f"terms, parentheses {search.MAX_DEPTH} deep",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",

@@ -131,3 +131,93 @@ def test_post_play_of_a_forged_setup_is_not_played(client: TestClient, rfi) -> N
     r = client.post("/play", json={"setup": setup, "moves": rfi[1]})
     assert r.status_code == 200 and r.json()["violation"]["rule"] == "card-mismatch"
     assert r.json()["moves"] == [] and r.json()["setup_valid"] is False
+
+
+# --- what is echoed from input (issue 20 §3) ---------------------------------------------
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # a clipboard write
+RED = "\x1b[31m"
+C1 = "\x9b2J"  # the 8-bit CSI: clear the screen
+
+
+def _no_escape(text: str) -> None:
+    assert not any(ch in text for ch in ("\x1b", "\x07", "\x9b")), repr(text[:300])
+
+
+def _hostile(setup: dict[str, Any], zone: bool = False) -> dict[str, Any]:
+    bad = copy.deepcopy(setup)
+    hand = next(z for z in bad["zones"] if z["kind"] == "hand")
+    if zone:
+        hand["name"] += C1
+    else:
+        hand["cards"][0]["uid"] = f"p1-1{OSC52}{RED}"
+    return bad
+
+
+def test_validate_and_play_never_echo_an_escape_sequence(
+    capsys, built_db: Path, rfi, tmp_path: Path
+) -> None:
+    """Issue 20: `validate` printed card uids as they are: an OSC 52 clipboard write and colour
+    codes reached the terminal."""
+    setup_file, moves_file = _write(tmp_path, _hostile(rfi[0]), rfi[1])
+    for args in (["validate", setup_file], ["play", setup_file, moves_file]):
+        for fmt in ([], ["--json"]):
+            code, out, err = run(capsys, "--db", str(built_db), *args, *fmt)
+            assert code in (1, 2) and (out or err)
+            _no_escape(out + err)
+            assert "\\x1b]52" in out + err or "\\u001b]52" in out + err  # shown, escaped
+    setup_file, moves_file = _write(tmp_path, _hostile(rfi[0], zone=True), rfi[1])
+    for args in (["validate", setup_file], ["play", setup_file, moves_file]):
+        for fmt in ([], ["--json"]):
+            code, out, err = run(capsys, "--db", str(built_db), *args, *fmt)
+            assert code in (1, 2) and "\\x9b2J" in out + err
+            _no_escape(out + err)
+    bad_move = [{**rfi[1][0], "player": f"player-1{OSC52}"}]
+    setup_file, moves_file = _write(tmp_path, rfi[0], bad_move)
+    code, out, err = run(capsys, "--db", str(built_db), "play", setup_file, moves_file)
+    assert code == 2 and err.count("\n") == 1
+    _no_escape(out + err)
+
+
+def test_a_game_name_with_a_control_character_is_not_a_game_name(capsys, built_db, rfi, tmp_path):
+    from boosterkit.errors import NotFoundError
+    from boosterkit.minigames.catalog import get_minigame
+
+    for name in ("roll-for-initiative\x1b[31m", "roll-for\x00-initiative", "Roll for\tInitiative"):
+        with pytest.raises(NotFoundError, match="a game name has no control characters"):
+            get_minigame(name)
+    setup_file, _ = _write(tmp_path, {**rfi[0], "minigame": f"roll-for-initiative{RED}"}, [])
+    code, out, err = run(capsys, "--db", str(built_db), "validate", setup_file)
+    assert code == 2 and "a game name has no control characters" in err and err.count("\n") == 1
+    _no_escape(out + err)
+
+
+HUGE = "1" * 5000
+
+
+def test_huge_integers_are_one_line_with_the_right_reason(
+    capsys, built_db: Path, client: TestClient, rfi, tmp_path: Path
+) -> None:
+    """Issue 20: an integer over 4,300 digits was a 52-line ValueError traceback (the service
+    said "not UTF-8, or nested too deeply")."""
+    text = json.dumps(rfi[0]).replace('"players": 4', f'"players": {HUGE}', 1)
+    assert HUGE in text
+    (tmp_path / "s.json").write_text(text)
+    (tmp_path / "m.jsonl").write_text(json.dumps(rfi[1][0]).replace("{", f'{{"n": {HUGE}, ', 1))
+    for args in (["validate", "s.json"], ["play", "s.json", "m.jsonl"]):
+        files = [str(tmp_path / a) if a.endswith(("json", "jsonl")) else a for a in args]
+        code, out, err = run(capsys, "--db", str(built_db), *files)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert "an integer of more than 4,300 digits" in err and "Traceback" not in err
+    (tmp_path / "ok.json").write_text(json.dumps(rfi[0]))
+    code, _, err = run(
+        capsys, "--db", str(built_db), "play", str(tmp_path / "ok.json"), str(tmp_path / "m.jsonl")
+    )
+    assert code == 2 and "m.jsonl: line 1: not a move: an integer of more than 4,300" in err
+    for route, body in (
+        ("/validate", text),
+        ("/play", f'{{"setup": {text}, "moves": []}}'),
+    ):
+        r = client.post(route, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"] == "body: not valid JSON (an integer of more than 4,300 digits)"

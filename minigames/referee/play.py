@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
-from boosterkit.errors import InputError
+from boosterkit.errors import InputError, escape_controls
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import check_players
 from boosterkit.minigames.referee.runner import Replay, describe_result, replay
@@ -122,8 +122,8 @@ class Played:
                 "violation": {
                     "move": None,
                     "rule": first.rule,
-                    "message": f"setup: {first.message}",
-                    "cards": [first.card] if first.card else [],
+                    "message": f"setup: {first}",
+                    "cards": [escape_controls(first.card)] if first.card else [],
                 },
             }
         moves = self._moves()
