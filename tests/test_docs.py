@@ -50,6 +50,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     points to) is the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
+    from boosterkit.minigames.referee import play
     from boosterkit.pipeline import halves, http, search, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
@@ -70,6 +71,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"`/pool` players × packs ≤ {pool_routes.MAX_POOL_PACKS}",
             f"`games` ≤ {referee_routes.MAX_SIM_GAMES}",
             f"≤ {referee_routes.MAX_MOVES:,} moves",
+            f'(`--states`, `"states": true`), for the first {play.MAX_STATES:,} moves',
             f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
             f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
             f"under the folder's {safefiles.SECRET_BYTES}-byte `secret`",
