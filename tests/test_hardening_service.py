@@ -65,6 +65,15 @@ def test_loopback_names_are_answered(client: TestClient, host: str) -> None:
         "localhost.evil.example",
         "192.168.1.20",
         "",
+        "127.0.0.1:80@evil.example",  # issue 20: accepted as 127.0.0.1
+        "localhost:8000@evil.example:8000",
+        "user@127.0.0.1",
+        "127.0.0.1/evil",
+        "127.0.0.1:99999",
+        "127.0.0.1:80:80",
+        "127.0.0.1%2F",
+        "local host",
+        "[::1]@evil.example",
     ],
 )
 def test_other_hosts_get_400_before_any_route(client: TestClient, host: str) -> None:
@@ -451,3 +460,25 @@ def test_one_client_holds_at_most_its_share_of_the_bodies_in_flight() -> None:
     assert limit._fits("10.0.0.2", 0, 4 * MIB)
     limit.in_flight = 28 * MIB
     assert not limit._fits("10.0.0.2", 0, 4 * MIB) and limit._fits("10.0.0.2", 0, 1000)
+
+
+def test_the_page_and_the_sheet_send_a_content_security_policy(client: TestClient) -> None:
+    """Issue 20: `/` and `/sheet` sent no Content-Security-Policy or X-Content-Type-Options.
+    (That the page works under it: tests/test_browser.py.)"""
+    from boosterkit.service.app import PAGE_CSP, SHEET_CSP
+
+    page = client.get("/")
+    sheet = client.get(
+        "/sheet", params={"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+    )
+    assert page.status_code == sheet.status_code == 200
+    for r, csp in ((page, PAGE_CSP), (sheet, SHEET_CSP)):
+        assert r.headers["content-security-policy"] == csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        policy = dict(p.strip().split(" ", 1) for p in csp.split(";"))
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert "'unsafe-eval'" not in csp and "script-src" not in csp.replace(
+            "script-src 'self'", ""
+        )
+        assert "https://*.scryfall.io" in policy["img-src"]
+    assert "unsafe-inline" not in PAGE_CSP
