@@ -79,6 +79,8 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"an integer of more than {errors.INT_DIGITS:,} digits",
             f"| `cards --q QUERY` | {search.MAX_QUERY_CHARS:,} characters, {search.MAX_TERMS} "
             f"terms, parentheses {search.MAX_DEPTH} deep",
+            f"the write waits for it to let go: {config.DEFAULT_LOCK_WAIT:g} s, "
+            "`BOOSTERKIT_LOCK_WAIT`",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
         ],
         fetch_md: [

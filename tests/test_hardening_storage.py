@@ -15,6 +15,8 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -336,3 +338,100 @@ def test_no_write_follows_a_symlink(tmp_path: Path) -> None:
     assert store.load("n", (), "k1") == {"value": 1}
     assert target.read_text() == "precious" and not (cache / "secret").is_symlink()
     assert (cache / "secret").stat().st_mode & 0o777 == 0o600
+
+
+# --- sync while serve holds the database (issue 20 §1) ----------------------------------------
+
+
+@contextmanager
+def _serving(db: Path) -> Iterator[str]:
+    """``boosterkit --db DB serve`` on a free port of 127.0.0.1; its base URL."""
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [*CLI, "--db", str(db), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            assert proc.poll() is None, proc.stderr.read()
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_a_sync_while_serve_runs_waits_for_its_idle_close(
+    synced: Path, built_scryfall: Path, tmp_path: Path
+) -> None:
+    """The normal night in a shop: the service has just answered (it holds the file for its
+    1 s linger); the sync waits for it to let go, loads, and the service reads the new data."""
+    import httpx
+
+    path = tmp_path / "shop.duckdb"
+    shutil.copy(synced, path)
+    shutil.copytree(synced.with_suffix(".cache"), path.with_suffix(".cache"))
+    cards = built_scryfall / "cards" / "one.unique-cards.json"
+    with _serving(path) as url:
+        assert httpx.get(f"{url}/sets", timeout=10).status_code == 200  # the file is open now
+        done = run(path, "sync", "--file", str(cards))
+        assert done.returncode == 0, done.stderr
+        assert "Conflicting lock" not in done.stderr and done.stderr.startswith("synced ")
+        health = httpx.get(f"{url}/health", timeout=10)
+        assert health.status_code == 200
+
+
+def test_a_sync_that_cannot_get_the_file_names_the_other_process(
+    synced: Path, built_scryfall: Path, tmp_path: Path
+) -> None:
+    """A service kept busy past the wait: one line naming the boosterkit process and what to
+    do, never DuckDB's lock text (the holder's interpreter path, a ``-readonly`` flag)."""
+    import os
+    import threading
+
+    import httpx
+
+    path = tmp_path / "busy.duckdb"
+    shutil.copy(synced, path)
+    before = digest(path)
+    cards = built_scryfall / "cards" / "one.unique-cards.json"
+    with _serving(path) as url:
+        stop = threading.Event()
+
+        def keep_busy() -> None:
+            with httpx.Client(timeout=10) as client:
+                while not stop.is_set():
+                    client.get(f"{url}/sets")
+
+        worker = threading.Thread(target=keep_busy)
+        worker.start()
+        try:
+            done = subprocess.run(
+                [*CLI, "--db", str(path), "sync", "--file", str(cards)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "BOOSTERKIT_LOCK_WAIT": "2"},
+            )
+        finally:
+            stop.set()
+            worker.join(30)
+    err = assert_one_line(done, "the database is in use by another boosterkit process (PID ")
+    assert " serve --port " in err and "waited 2 s for it to let go" in err
+    assert "a `boosterkit serve` lets go of the file 1 s after its last request" in err
+    assert "Conflicting lock" not in err and "-readonly" not in err and sys.executable not in err
+    assert digest(path) == before
