@@ -68,6 +68,7 @@ def up(servers):
     for s in (api, mj):
         s.faults.clear()
         s.requests.clear()
+        s.rewrite.clear()
         s.__dict__.pop("route", None)
         s.__dict__.pop("_search", None)
         s.__dict__.pop("_route", None)
@@ -551,19 +552,17 @@ def test_a_hostile_set_code_writes_nothing_outside_the_cache_and_is_not_stored(
     code is checked against the set-code pattern before use, skipped and named."""
     con, cache, _ = loaded
     api, mj = up
-    real = api._route
     evil = "../../escaped"
-
-    def route(path, query):
-        status, body = real(path, query)
-        if path == "/sets" and where == "child":
-            child = {**body["data"][0], "code": evil, "parent_set_code": "spg", "name": "Evil"}
-            body = {**body, "data": [*body["data"], child]}
-        if path == "/sets/spg" and where == "answer":
-            body = {**body, "code": evil}
-        return status, body
-
-    api._route = route
+    if where == "child":
+        api.rewrite["/sets"] = lambda body: {
+            **body,
+            "data": [
+                *body["data"],
+                {**body["data"][0], "code": evil, "parent_set_code": "spg", "name": "Evil"},
+            ],
+        }
+    else:
+        api.rewrite["/sets/spg"] = lambda body: {**body, "code": evil}
     before = {p for p in tmp_path.parent.rglob("*")}
     out = _sync(con, cache, api, mj, FakeTime())
     assert out["skipped_codes"] == [repr(evil)]

@@ -363,3 +363,19 @@ def test_a_repeated_condition_is_evaluated_once() -> None:
 
     assert to_sql("c:g c:g c:g") == to_sql("c:g")
     assert to_sql("(t:elf or t:elf) mv<=2 mv<=2") == to_sql("t:elf mv<=2")
+
+
+@FUZZ
+@given(change=setups, moves=st.lists(json_values, max_size=5), states=st.booleans())
+def test_fuzz_play_route_with_mutated_setups(
+    client: TestClient, setup, change, moves, states
+) -> None:
+    """``POST /play`` of a mutated dealt setup and arbitrary moves: checked before it is
+    played (issue 20), never a 5xx, errors in one line."""
+    body = {"setup": mutate(setup, *change), "moves": moves, "states": states}
+    response = client.post(
+        "/play", content=as_json(body), headers={"content-type": "application/json"}
+    )
+    assert_sound(response)
+    if response.status_code == 200 and response.json()["setup_valid"] is False:
+        assert response.json()["moves"] == [] and response.json()["violation"]["move"] is None
