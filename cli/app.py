@@ -101,7 +101,9 @@ for _name in COMMAND_MODULES:
 def main() -> None:
     """Console entry point: typer handles usage errors; user errors become one line."""
     try:
-        app()  # standalone mode: usage errors print a short message and exit 2
+        # standalone mode: usage errors print a short message and exit 2; the name is the
+        # console script's also under `python -m` (help and errors say `boosterkit`)
+        app(prog_name="boosterkit")
     except BoosterkitError as exc:
         typer.echo(f"boosterkit: error: {escape_controls(str(exc))}", err=True)
         sys.exit(exc.exit_code)
