@@ -117,6 +117,8 @@ class Played:
                 "start": None,
                 "moves": [],
                 "end": None,
+                "states": 0,
+                "dice": {"recorded": 0, "drawn": 0},
                 "complete": False,
                 "result": None,
                 "violation": {
