@@ -297,7 +297,7 @@ _WHAT_TO_DO = (
 )
 
 
-class DatabaseHeld(BoosterkitError):
+class DatabaseHeld(DatabaseError):
     """Another process holds the database file (DuckDB allows one writer or many readers)."""
 
 
