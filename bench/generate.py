@@ -13,9 +13,13 @@ temporary folder, then, for each product, in the same run:
   start-up included).
 
 Targets (issue 4): >= 50,000 packs/s in-process on one core and >= 3x the baseline.
+First (issue 22): the CPU of ``boosterkit open afr -p draft -n 200000 -f jsonl > /dev/null``
+against its floor measured in the same run, interleaved: the engine's draws of the same packs
+and the write of prebuilt bytes of the same size; target <= 6x.
 Exit status 1 when a target is missed.
 
     .venv/bin/python bench/generate.py [--packs 200000] [--cli-packs 200000]
+    .venv/bin/python bench/generate.py --only-jsonl [--jsonl-packs 200000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,14 +114,74 @@ def bench_product(db_path: Path, kind: str, n: int, cli_n: int) -> dict[str, flo
     return {"library": lib, "to_dict": dicts, "items": items, "baseline": base, "cli": cli}
 
 
+def child_cpu(cmd: list[str]) -> float:
+    """CPU seconds (user + system) of running ``cmd``, its output to /dev/null."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.devnull, "wb") as null:
+        subprocess.run(cmd, stdout=null, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def jsonl_floor(db_path: Path, n: int, sample: bytes, sample_packs: int) -> float:
+    """CPU seconds of the floor of ``open afr -p draft -n N -f jsonl``: the engine's draws
+    of the N packs (prototype ids, no pack object) and the write of prebuilt bytes of the
+    same size (``sample``, the command's own first ``sample_packs`` lines, written again
+    in 64 KiB chunks)."""
+    from boosterkit.generator.cache import load_product
+    from boosterkit.generator.engine import compile_product, draw_batch
+    from boosterkit.pipeline import db
+
+    con = db.connect(db_path, read_only=True)
+    cp = compile_product(load_product("afr", "draft", con))
+    con.close()
+    t = time.process_time()
+    for start in range(1, n + 1, 8192):
+        draw_batch(cp, 1, start, min(8192, n + 1 - start))
+    chunks = [sample[k : k + 65536] for k in range(0, len(sample), 65536)]
+    with open(os.devnull, "wb") as null:
+        for _ in range(n // sample_packs):
+            for chunk in chunks:
+                null.write(chunk)
+    return time.process_time() - t
+
+
+def bench_jsonl(db_path: Path, n: int, runs: int) -> float:
+    """CPU of the command over its floor (medians of ``runs``, interleaved); prints both."""
+    cmd = [str(BIN), "--db", str(db_path), "open", "afr", "-p", "draft", "--seed", "1",
+           "--format", "jsonl"]  # fmt: skip
+    subprocess.run([*cmd, "-n", "1"], stdout=subprocess.DEVNULL, check=True)  # keep the product
+    sample_packs = min(n, 10_000)
+    sample = subprocess.run([*cmd, "-n", str(sample_packs)], capture_output=True).stdout
+    command, floor = [], []
+    for _ in range(runs):
+        command.append(child_cpu([*cmd, "-n", str(n)]))
+        floor.append(jsonl_floor(db_path, n, sample, sample_packs))
+    c, f = statistics.median(command), statistics.median(floor)
+    print(
+        f"open afr -p draft -n {n:,} -f jsonl > /dev/null: CPU {c:.2f} s (runs "
+        f"{min(command):.2f}-{max(command):.2f}); floor (draws + writing prebuilt bytes) "
+        f"{f:.2f} s (runs {min(floor):.2f}-{max(floor):.2f}): {c / f:.2f}x (target <= 6x)"
+    )
+    return c / f
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--packs", type=int, default=100_000)
     ap.add_argument("--cli-packs", type=int, default=100_000)
+    ap.add_argument("--jsonl-packs", type=int, default=200_000, help="packs of the jsonl figure")
+    ap.add_argument("--runs", type=int, default=3, help="runs of the jsonl figure (median)")
+    ap.add_argument("--only-jsonl", action="store_true", help="only the jsonl CPU figure")
     args = ap.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         db_path = build_db(Path(tmp))
+        ok &= bench_jsonl(db_path, args.jsonl_packs, args.runs) <= 6.0
+        if args.only_jsonl:
+            return 0 if ok else 1
         print(
             f"AFR, {args.packs:,} packs in-process, {args.cli_packs:,} through the command; packs/s:"
         )

@@ -11,7 +11,7 @@ boosters, in the same run:
 - frames: ``frames.packs_frame`` of 20,000 opened packs (gathered from item prototypes),
   against building the same rows item by item from ``Pack.to_dict()``.
 
-Prints seconds and ratios (baseline / ours). No targets: figures for the README.
+Prints seconds and ratios (baseline / ours). No targets: figures for docs/speed.md.
 
     .venv/bin/python bench/odds.py [--packs 100000]
 """

@@ -8,6 +8,8 @@ library calls made in-process without HTTP, so the figures show what the service
     .venv/bin/python bench/serve.py                  # builds a database from ../shared
     .venv/bin/python bench/serve.py --db my.duckdb --set neo --requests 400 --concurrency 16
 
+    .venv/bin/python bench/serve.py --compare-workers  # /deal: --workers 2 against 1, A/B
+
 Bounded: at most ``--requests`` requests per route and ``--max-seconds`` in all; it stops
 the server itself. Exit status 1 when any request failed.
 """
@@ -15,12 +17,14 @@ the server itself. Exit status 1 when any request failed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,9 +62,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, port: int, log: Path, timeout: float = 30.0) -> subprocess.Popen:
-    """``boosterkit serve`` in a child process, its stderr to ``log``; waits for /health."""
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "serve", "--port", str(port)]
+def start_server(
+    db: Path, port: int, log: Path, timeout: float = 30.0, workers: int = 1
+) -> subprocess.Popen:
+    """``boosterkit serve --workers N`` in a child process, its stderr to ``log``; waits for
+    /health."""
+    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "serve", "--port", str(port),
+           "--workers", str(workers)]  # fmt: skip
     with open(log, "w") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + timeout
@@ -113,6 +121,90 @@ def run_load(
     return {"requests": len(bodies), "seconds": elapsed, "latencies": latencies, "errors": errors}
 
 
+class RawClient:
+    """One keep-alive HTTP/1.1 connection written and read by hand: a client that costs
+    a small fraction of the server's CPU per request (httpx costs about half of it), so on
+    shared cores the load measures the server rather than the client."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.address = (host, port)
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+
+    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """POST ``body`` (JSON) to ``path``: the status and the answer's body."""
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.address[0]}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        if self.sock is None:
+            self.sock = socket.create_connection(self.address, timeout=60)
+        self.sock.sendall(head.encode() + body)
+        while b"\r\n\r\n" not in self.buffer:
+            self._read()
+        header, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = header.split(b"\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in lines
+            if line.lower().startswith(b"content-length:")
+        )
+        while len(self.buffer) < length:
+            self._read()
+        answer, self.buffer = self.buffer[:length], self.buffer[length:]
+        return int(lines[0].split()[1]), answer
+
+    def _read(self) -> None:
+        assert self.sock is not None
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        self.buffer += chunk
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+
+
+def run_raw_load(
+    url: str, bodies: list[dict[str, Any]], concurrency: int, stop_at: float
+) -> dict[str, Any]:
+    """``run_load`` with ``concurrency`` ``RawClient`` connections (new ones each call)."""
+    parsed = httpx.URL(url)
+    latencies: list[float] = []
+    errors: list[str] = []
+    queue = [json.dumps(b).encode() for b in bodies]
+    lock = threading.Lock()
+
+    def worker() -> None:
+        client = RawClient(parsed.host, parsed.port or 80)
+        try:
+            while time.monotonic() < stop_at:
+                with lock:
+                    if not queue:
+                        return
+                    body = queue.pop()
+                t0 = time.perf_counter()
+                status, answer = client.post(parsed.path, body)
+                if status == 200:
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                else:
+                    errors.append(f"{status}: {answer[:120]!r}")
+        except OSError as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {"requests": len(bodies), "seconds": elapsed, "latencies": latencies, "errors": errors}
+
+
 def baseline(
     db: Path, packs: list[dict[str, Any]], deals: list[dict[str, Any]]
 ) -> dict[str, float]:
@@ -157,6 +249,80 @@ def report(name: str, result: dict[str, Any], concurrency: int, base_ms: float) 
         print(f"        error: {e}")
 
 
+def server_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds run, and seconds spent waiting for a core, by process ``pid`` and its
+    children (every thread; Linux ``/proc/*/task/*/schedstat``)."""
+    pids = [pid]
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid
+            ):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    run = wait = 0
+    for p in pids:
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                fields = (task / "schedstat").read_text().split()
+            except OSError:
+                continue
+            run, wait = run + int(fields[0]), wait + int(fields[1])
+    return run / 1e9, wait / 1e9
+
+
+def compare_workers(
+    db: Path, tmp: Path, deals: list[dict[str, Any]], args: argparse.Namespace
+) -> int:
+    """``/deal`` throughput of ``serve --workers 2`` over ``--workers 1``: both servers up,
+    loads interleaved A/B for ``--rounds`` rounds; the ratio of the median throughputs."""
+    servers: dict[int, tuple[subprocess.Popen, str]] = {}
+    rps: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}  # cores the server ran on, on average
+    waited: dict[int, list[float]] = {1: [], 2: []}  # its threads waiting for a core
+    errors = 0
+    try:
+        for n in (1, 2):
+            port = free_port()
+            servers[n] = (start_server(db, port, tmp / f"serve{n}.log", workers=n),
+                          f"http://127.0.0.1:{port}/deal")  # fmt: skip
+        stop_at = time.monotonic() + args.max_seconds
+        for n in (1, 2):  # warm every worker's kept product
+            run_raw_load(servers[n][1], deals[:40], args.concurrency, stop_at)
+        for r in range(args.rounds):
+            for n in (1, 2) if r % 2 == 0 else (2, 1):
+                before = server_cpu(servers[n][0].pid)
+                result = run_raw_load(servers[n][1], deals, args.concurrency, stop_at)
+                after = server_cpu(servers[n][0].pid)
+                errors += len(result["errors"])
+                rps[n].append(len(result["latencies"]) / result["seconds"])
+                cpu[n].append((after[0] - before[0]) / result["seconds"])
+                waited[n].append((after[1] - before[1]) / result["seconds"])
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(timeout=10)
+    one, two = statistics.median(rps[1]), statistics.median(rps[2])
+    ratios = [b / a for a, b in zip(rps[1], rps[2], strict=True)]
+    print(
+        f"/deal at {args.concurrency} clients, {args.requests} requests a round, "
+        f"{args.rounds} rounds A/B, {os.cpu_count()} cores"
+    )
+    for n, median in ((1, one), (2, two)):
+        print(
+            f"  --workers {n}: {', '.join(f'{x:.0f}' for x in rps[n])} req/s (median "
+            f"{median:.0f}); server on {statistics.median(cpu[n]):.2f} cores, its threads "
+            f"waiting for one {statistics.median(waited[n]):.2f}"
+        )
+    print(
+        f"  workers 2 / 1: {two / one:.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f}; "
+        f"target >= 1.3x)  errors {errors}"
+    )
+    return 1 if errors or two / one < 1.3 else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, help="database to serve (default: built from ../shared)")
@@ -168,6 +334,13 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=200, help="requests per route (bounded)")
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--max-seconds", type=float, default=240.0, help="hard stop for the whole load")
+    ap.add_argument("--workers", type=int, default=1, help="serve --workers N (default 1)")
+    ap.add_argument(
+        "--compare-workers",
+        action="store_true",
+        help="only /deal: --workers 2 against --workers 1, interleaved (target >= 1.3x)",
+    )
+    ap.add_argument("--rounds", type=int, default=4, help="A/B rounds of --compare-workers")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -180,10 +353,12 @@ def main() -> int:
             {"minigame": args.minigame, "players": args.players, "set": args.set, "seed": s}
             for s in range(args.requests)
         ]
+        if args.compare_workers:
+            return compare_workers(db, Path(tmp), deals, args)
         base = baseline(db, packs[:30], deals[:30])
         port = free_port()
         log = Path(tmp) / "serve.log"
-        server = start_server(db, port, log)
+        server = start_server(db, port, log, workers=args.workers)
         try:
             stop_at = time.monotonic() + args.max_seconds
             url = f"http://127.0.0.1:{port}"

@@ -9,34 +9,56 @@ import typer
 
 from boosterkit.cli.options import JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
 from boosterkit.cli.render import flags, summary
+from boosterkit.text import plural
 
 _FMT = fmt_option("text")
 
 
+def _shown(items: list[str], limit: int) -> str:
+    return ", ".join(items[:limit]) + (", …" if len(items) > limit else "")
+
+
 def _unresolved(s: dict[str, Any]) -> str:
-    fill = f"; fill with: {', '.join(s['fill'][:6])}" if s.get("fill") else ""
-    if not s.get("unresolved"):
-        return fill
-    sets = ", ".join(f"{k} {v}" for k, v in list(s["unresolved_sets"].items())[:6])
-    examples = ", ".join(s["unresolved_examples"][:3])
-    return f"; {s['unresolved']} card references unresolved ({sets}; e.g. {examples})" + fill
+    """What the unresolved references are, how they fill, and what opens now."""
+    out = ""
+    if s.get("unresolved"):
+        sets = _shown([f"{k} {v:,}" for k, v in s["unresolved_sets"].items()], 6)
+        n = s["unresolved"]
+        refs = "card reference is" if n == 1 else "card references are"
+        out = (
+            f"; {n:,} {refs} to cards of sets not loaded yet ({sets}): normal, they resolve "
+            f"when those sets are loaded"
+        )
+    if s.get("fill"):
+        out += f"; fill with: {_shown(s['fill'], 6)}"
+    openable = s.get("openable")
+    if openable is not None:
+        out += (
+            f"; products you can open now: {_shown(openable, 8)} ({len(openable)} in all: "
+            "`boosterkit products SET`)"
+            if openable
+            else "; no product opens yet: load its set's cards (`boosterkit import mtgjson "
+            "FILE…` or `boosterkit sync SET`)"
+        )
+    return out
 
 
 def mtgjson_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_mtgjson``."""
     line = (
-        f"imported {len(s['sets'])} sets ({', '.join(s['sets'])}): {s['cards']} printings, "
-        f"{s['tokens']} tokens, {s['minigames']} minigame cards, {len(s['products'])} products"
+        f"imported {plural(len(s['sets']), 'set')} ({', '.join(s['sets'])}): "
+        f"{plural(s['cards'], 'printing')}, {plural(s['tokens'], 'token')}, "
+        f"{plural(s['minigames'], 'minigame card')}, {plural(len(s['products']), 'product')}"
     )
     return line + _unresolved(s)
 
 
 def collation_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_collation``."""
-    files = f" from {s['files']} files" if s.get("files", 1) > 1 else ""
+    files = f" from {s['files']:,} files" if s.get("files", 1) > 1 else ""
     return (
-        f"imported {s['products']} products{files}, {s['sheets']} sheets, "
-        f"{s['sheet_cards']} sheet cards ({s['resolved']} resolved)"
+        f"imported {plural(s['products'], 'product')}{files}, {plural(s['sheets'], 'sheet')}, "
+        f"{plural(s['sheet_cards'], 'sheet card')} ({s['resolved']:,} resolved)"
     ) + _unresolved(s)
 
 

@@ -76,7 +76,7 @@ def odds_text(data: dict[str, Any]) -> str:
     notes = (
         "method exact: computed exactly from the product's weights; integral: colour-"
         "balanced sheets, an exact formula integrated numerically (to ~1e-12); approx: "
-        "an approximation (see README, odds)"
+        "an approximation (see docs/commands.md, odds)"
     )
     return "\n\n".join(["\n".join(head), render.table(groups), render.table(cards), notes])
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import typer
+from typer._click.exceptions import UsageError  # typer vendors click and does not export it
 from typer.core import TyperGroup
 
 from boosterkit.formats import FRAMES, PACKS, POOLS, RECORDS, SHEETS, literal
@@ -54,13 +55,33 @@ DB_HELP = (
 
 
 class HelpGroup(TyperGroup):
-    """A command group that, run bare, prints its help and exits 0 (click's exits 2)."""
+    """A command group that, run bare, prints its help and exits 0 (click's exits 2); an
+    unknown command is one line with the nearest ones."""
 
     def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
             typer.echo(ctx.get_help())
             ctx.exit(0)
         return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: ClickContext, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from boosterkit.suggest import unknown
+
+            names = [(c, c) for c in self.list_commands(ctx)]
+            listing = f"all commands: `{ctx.command_path} --help`"
+            raise OneLineUsage(unknown("command", name, names, listing))
+        return super().resolve_command(ctx, args)
+
+
+def usage_line(exc: Exception) -> OneLineUsage:
+    """A usage error (a missing option, a value of the wrong type) as one line naming the
+    help to read, instead of click's usage block."""
+    ctx = getattr(exc, "ctx", None)
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    where = f" (`{ctx.command_path} --help` says more)" if ctx is not None else ""
+    return OneLineUsage(f"{message}{where}")
 
 
 def database(db: Path | None) -> Any:
@@ -113,6 +134,33 @@ OUTPUT: Any = typer.Option(
 def fmt_option(default: str) -> Any:
     """``--format``/``-f``, the choices those of the parameter's annotation (above)."""
     return typer.Option(default, "--format", "-f", help="Output format.")
+
+
+class OneLineUsage(UsageError):
+    """A usage error (exit 2) shown as one line, ``boosterkit: error: …``, instead of click's
+    usage block; a click exception, so any click runner sees exit 2 too."""
+
+    def show(self, file: Any = None) -> None:
+        typer.echo(f"boosterkit: error: {self.format_message()}", err=True)
+
+
+def unknown_choice(exc: typer.BadParameter) -> OneLineUsage | None:
+    """A value outside an option's choices (``-f jsn``, ``--lang de``) as one line with the
+    nearest choice: ``unknown format 'jsn' — did you mean json? (choices of --format: …)``;
+    None for any other bad parameter (click's own message stands)."""
+    from boosterkit.suggest import unknown
+
+    param = exc.param
+    described = getattr(param, "type_descriptor", None)
+    errors = getattr(exc.__cause__, "errors", None)
+    if param is None or described is None or not described.is_choice or errors is None:
+        return None
+    value = str(errors()[0].get("input", ""))
+    choices = [str(getattr(c, "value", c)) for c in described.choices]
+    opt = max(param.opts, key=len)
+    what = "format" if opt == "--format" else f"value of {opt}"
+    listing = f"choices of {opt}: {', '.join(choices)}"
+    return OneLineUsage(unknown(what, value, [(c, c) for c in choices], listing))
 
 
 def pick_format(fmt: str, json_: bool) -> str:

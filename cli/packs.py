@@ -46,6 +46,14 @@ def register(app: typer.Typer) -> None:
             help="CSV cells exactly as the data has them: no ' before cells starting with "
             "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
         ),
+        jobs: int = typer.Option(
+            1,
+            "--jobs",
+            min=0,
+            metavar="N",
+            help="Worker processes drawing and writing (0: one per core). The output is the "
+            "same byte for byte; parquet and arrow are written by one process.",
+        ),
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
@@ -54,6 +62,9 @@ def register(app: typer.Typer) -> None:
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
         fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
+        if jobs != 1 and _in_parallel(ctx, set_code, product, count, (seed, chosen), fmt,
+                                      output, csv_raw, jobs):  # fmt: skip
+            return
         packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
         first = next(packs)  # resolve the product (and fail) before creating the output file
         binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
@@ -63,3 +74,28 @@ def register(app: typer.Typer) -> None:
             write_packs(itertools.chain([first], packs), fmt, out, csv_raw=csv_raw)
         if binary:
             render.seed_note(seed, chosen)
+
+
+def _in_parallel(
+    ctx: typer.Context,
+    set_code: str,
+    product: str | None,
+    count: int,
+    seeds: tuple[int | None, int],
+    fmt: str,
+    output: str | None,
+    csv_raw: bool,
+    jobs: int,
+) -> bool:
+    """``open --jobs N``: the run written by worker processes, if it takes more than one
+    (``parallel.jobs_for``); False when it is left to one process."""
+    from boosterkit.generator import parallel
+    from boosterkit.generator.packs import prepare
+
+    if (workers := parallel.jobs_for(jobs, count, fmt)) == 1:
+        return False
+    compiled, chosen = prepare(set_code, product, count, seeds[1], db=ctx.obj)
+    with render.output(output) as out:
+        render.seed_note(seeds[0], chosen)
+        parallel.write_parallel(parallel.Run(compiled, chosen, count, fmt, csv_raw, workers), out)
+    return True

@@ -43,9 +43,9 @@ def play_cmd(
     as_json: bool = JSON,
     output: str | None = OUTPUT,
 ) -> None:
-    """Replay a game from a setup checked as `validate` checks it: each move, the end state
-    and the result. Exit 0 for a complete legal game, 1 for a setup that breaks a rule, at
-    the first illegal move or a game not over, 2 for bad input."""
+    """Replay a game from a checked setup: each move, the end state and the result. The setup
+    gets the checks of `validate` first. Exit 0 for a complete legal game, 1 for a setup that
+    breaks a rule, at the first illegal move or a game not over, 2 for bad input."""
     from boosterkit.minigames.referee.play import play
     from boosterkit.minigames.referee.runner import read_moves
 

@@ -24,16 +24,21 @@ def register(app: typer.Typer) -> None:
             help="Also answer requests for this Host name (repeatable; '*' for any). "
             "Always: 127.0.0.1, localhost, [::1] and --host.",
         ),
+        workers: int | None = typer.Option(
+            None,
+            "--workers",
+            min=1,
+            metavar="N",
+            help="Worker processes answering requests (default: the number of cores; "
+            "1: this process only). Each holds 1/N of the work budget.",
+        ),
     ) -> None:
         """Serve the HTTP API (OpenAPI at /docs) and the organizer page at /, read-only."""
-        import uvicorn
+        from boosterkit.service import workers as pool
 
-        from boosterkit.service.app import create_app
-        from boosterkit.service.limits import allowed_hosts
-
-        app = create_app(ctx.obj.path, allowed_hosts=allowed_hosts(host, allow_host or []))
-        app.state.database.check()  # fail now, with one line, rather than on every request
-        typer.echo(
-            f"boosterkit: serving {ctx.obj.path} on http://{host}:{port}/ (Ctrl-C stops)", err=True
+        settings = pool.checked_settings(ctx.obj.path, host, allow_host or [], workers)
+        message = (
+            f"boosterkit: serving {ctx.obj.path} on http://{host}:{port}/ with "
+            f"{settings.workers} worker(s) (Ctrl-C stops)"
         )
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        pool.run(settings, host, port, listening=lambda: typer.echo(message, err=True))

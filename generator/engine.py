@@ -29,14 +29,13 @@ import gc
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-import numpy as np
-
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
+from boosterkit.generator._np import np
 from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import (
     PROTO_FIELDS,
@@ -115,6 +114,9 @@ class CompiledProduct:
     item_fields: tuple[tuple[Any, ...], ...]  # the same and ``external`` (False), per Item
     templates: tuple[dict[str, Any], ...]  # Item.to_dict() without uid, per prototype id
     fragments: tuple[str, ...]  # JSON of the template without its opening brace
+    #: The same indented as ``serialize.to_json`` indents an item of a pack: built on first
+    #: use, per prototype id (``lazy.pretty_fragment``).
+    pretty: dict[int, str] = field(default_factory=dict, compare=False)
 
     def items(self, index: int, protos: Sequence[int]) -> list[Item]:
         """The ``Item`` objects of pack ``index`` holding prototypes ``protos``."""

@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from boosterkit.errors import InputError
 from boosterkit.formats import FRAMES
+from boosterkit.generator._np import np
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.generator.output import CSV_COLUMNS, ITEM_COLUMNS, PACK_COLUMNS, write_frame
 

@@ -24,6 +24,8 @@ class Compiled(Protocol):
     def templates(self) -> Sequence[dict[str, Any]]: ...
     @property
     def fragments(self) -> Sequence[str]: ...
+    @property
+    def pretty(self) -> dict[int, str]: ...
     def items(self, index: int, protos: Sequence[int]) -> list[Item]: ...
 
 
@@ -89,6 +91,73 @@ class LazyPack(Pack):
         body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
         head = json_head(self.set, self.product, self.seed)
         return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
+
+    def to_json_pretty(self) -> str:
+        """``serialize.to_json(self.to_dict())`` (indented), built from cached fragments."""
+        if not self._pristine():
+            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+        cp, i = self._compiled, self.index
+        pretty = cp.pretty
+        uid = f'{{\n      "uid": "p{i}-'
+        body = ",\n    ".join([
+            f'{uid}{k}",{pretty.get(p) or pretty_fragment(cp, p)}'
+            for k, p in enumerate(self._protos, 1)
+        ])  # fmt: skip
+        head = pretty_head(self.set, self.product, self.seed)
+        items = f"[\n    {body}\n  ]" if body else "[]"
+        return f'{head}{i},\n  "variant": {self.variant},\n  "items": {items}\n}}'
+
+
+class JsonLines:
+    """Packs as JSON-lines bytes (``to_json_line`` and a newline, UTF-8) for one run of
+    writing: per compiled product its item fragments are encoded once, and a line is one
+    ``bytes.join`` of pieces laid out by slice assignment, so its items cost no Python step
+    each (2.6 µs a 15-card pack, against 11 µs formatting one ``%`` template)."""
+
+    def __init__(self) -> None:
+        self._fragments: dict[int, tuple[Compiled, list[bytes]]] = {}
+        self._positions = [b'%d", ' % k for k in range(64)]  # the end of a uid: 'K", '
+
+    def line(self, pack: Pack) -> bytes:
+        """``pack`` as one JSON line, newline included."""
+        if type(pack) is not LazyPack or not pack._pristine():
+            fast = getattr(pack, "to_json_line", None)
+            text = fast() if fast else json.dumps(pack.to_dict(), ensure_ascii=False)
+            return text.encode() + b"\n"
+        cp, protos, i = pack._compiled, pack._protos, pack.index
+        kept = self._fragments.get(id(cp))
+        if kept is None or kept[0] is not cp:
+            kept = self._fragments[id(cp)] = (cp, [f.encode() for f in cp.fragments])
+        n = len(protos)
+        while len(self._positions) <= n:
+            self._positions.append(b'%d", ' % len(self._positions))
+        head = json_head(pack.set, pack.product, pack.seed).encode()
+        uid = b', {"uid": "p%d-' % i
+        # head, then per item: ', {"uid": "pI-' 'K", ' fragment (the first without ', ')
+        pieces = [uid] * (3 * n + 2)
+        pieces[0] = b'%s%d, "variant": %d, "items": [' % (head, i, pack.variant)
+        pieces[1] = uid[2:]
+        pieces[2:-1:3] = self._positions[1 : n + 1]
+        pieces[3::3] = map(kept[1].__getitem__, protos)
+        pieces[-1] = b"]}\n"
+        if n == 0:
+            pieces = [pieces[0], b"]}\n"]
+        return b"".join(pieces)
+
+
+def pretty_fragment(cp: Compiled, proto: int) -> str:
+    """Prototype ``proto``'s item indented as in a pack, from its first field (after the
+    ``uid`` line) to its closing brace; kept in ``cp.pretty``."""
+    text = json.dumps(cp.templates[proto], indent=2, ensure_ascii=False)
+    fragment = cp.pretty[proto] = text[1:].replace("\n", "\n    ")
+    return fragment
+
+
+@functools.lru_cache(maxsize=64)
+def pretty_head(set_code: str, product: str, seed: int) -> str:
+    """``json_head`` indented: a pack's JSON up to its index."""
+    head = {"set": set_code, "product": product, "seed": seed}
+    return json.dumps(head, indent=2, ensure_ascii=False)[:-2] + ',\n  "index": '
 
 
 @functools.lru_cache(maxsize=64)

@@ -40,9 +40,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from boosterkit.errors import InputError, NotFoundError
+from boosterkit.generator._np import np
 from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
 from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX

@@ -9,10 +9,14 @@ one ``to_json(p.to_dict(), indent=None)`` per line. Neither holds more than one 
 
 from __future__ import annotations
 
+import codecs
+import io
+import os
 from collections.abc import Iterable
-from typing import IO, TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from boosterkit.formats import FRAMES, PACKS
+from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json
 
@@ -29,6 +33,9 @@ ITEM_COLUMNS = ("uid", *PROTO_FIELDS)
 #: CSV columns: the pack, then every field of an item.
 CSV_COLUMNS = PACK_COLUMNS + ITEM_COLUMNS
 
+#: The formats ``write_part`` writes in parts (each knows how its parts join).
+PARTED = ("text", "json", "jsonl", "csv")
+
 _RARITY = {"common": "C", "uncommon": "U", "rare": "R", "mythic": "M", "special": "S", "bonus": "B"}
 
 
@@ -39,31 +46,72 @@ def pack_json_line(pack: Pack) -> str:
 
 
 def write_jsonl(
-    packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False, chunk: int = 256
+    packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False, chunk: int = 1 << 16
 ) -> int:
-    """One pack a line, written ``chunk`` packs at a time (a ``write`` per line costs more
-    than building the line)."""
-    n = 0
-    parts: list[str] = []
+    """One pack a line (``pack_json_line``), as UTF-8 bytes built by ``lazy.JsonLines``,
+    written about ``chunk`` bytes at a time: a ``write`` per line costs more than building
+    the line, and a chunk much larger than 128 KiB is a fresh ``mmap`` (page faults) each
+    time. Bytes go to ``out.buffer`` when ``out`` writes UTF-8 with plain newlines (a file,
+    standard output), else they are decoded for ``out``."""
+    raw = utf8_buffer(out)
+    write = raw.write if raw is not None else lambda b: out.write(b.decode())
+    lines = JsonLines()
+    n = size = 0
+    parts: list[bytes] = []
     for pack in packs:
-        parts += (pack_json_line(pack), "\n")
+        line = lines.line(pack)
+        parts.append(line)
         n += 1
-        if n % chunk == 0:
-            out.write("".join(parts))
+        size += len(line)
+        if size >= chunk:
+            write(b"".join(parts))
             parts.clear()
+            size = 0
     if parts:
-        out.write("".join(parts))
+        write(b"".join(parts))
     return n
+
+
+def utf8_buffer(out: TextIO) -> IO[bytes] | None:
+    """``out``'s binary buffer, flushed, when writing bytes there equals writing text to
+    ``out`` (UTF-8, no newline translation); else None."""
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is None or not encoding or os.linesep != "\n":
+        return None
+    errors = getattr(out, "errors", "strict")  # stdout's is surrogateescape (a C.UTF-8 locale)
+    if codecs.lookup(encoding).name != "utf-8" or errors not in ("strict", "surrogateescape"):
+        return None
+    out.flush()
+    return cast("IO[bytes]", buffer)
+
+
+def pack_json(pack: Pack) -> str:
+    """One pack as ``serialize.to_json`` writes it (indented)."""
+    fast = getattr(pack, "to_json_pretty", None)
+    return fast() if fast else to_json(pack.to_dict())
 
 
 def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
-    """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check)."""
+    """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check),
+    written ``chunk`` packs at a time."""
     n = 0
+    parts: list[str] = []
     for n, pack in enumerate(packs, 1):
-        body = to_json(pack.to_dict()).replace("\n", "\n  ")
-        out.write(("[\n  " if n == 1 else ",\n  ") + body)
-    out.write("\n]\n" if n else "[]\n")
+        parts += ("[\n  " if n == 1 else ",\n  ", pack_json(pack).replace("\n", "\n  "))
+        if n % 32 == 0:
+            out.write("".join(parts))
+            parts.clear()
+    parts.append("\n]\n" if n else "[]\n")
+    out.write("".join(parts))
     return n
+
+
+def packs_json(packs: Iterable[Pack]) -> str:
+    """``write_json``'s text, whole: ``serialize.to_json(list_of_packs) + "\\n"``."""
+    buffer = io.StringIO()
+    write_json(packs, buffer)
+    return buffer.getvalue()
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
@@ -122,6 +170,42 @@ def write_packs(packs: Iterable[Pack], fmt: str, out: Any, *, csv_raw: bool = Fa
         return len(packs)
     written: int = PACKS.get(fmt).renderer()(packs, out, csv_raw=csv_raw)
     return written
+
+
+def write_part(
+    packs: Iterable[Pack],
+    fmt: str,
+    *,
+    first: bool,
+    last: bool,
+    csv_raw: bool = False,
+    lines: JsonLines | None = None,
+) -> list[bytes]:
+    """The UTF-8 bytes ``packs`` take in a whole ``fmt`` output, in pieces of at most about
+    64 KiB (one large buffer a part would be a fresh ``mmap`` and its page faults each time) (a ``formats.PACKS``
+    format) when they are not its first packs (``first`` False) or not its last: the parts
+    of a run, written one after the other, are byte for byte ``write_packs`` of the run.
+    (JSON: its ``[`` and ``]`` belong to the first and last parts, a later part starts with
+    the comma; text: a later part starts with the blank line between packs; CSV: only the
+    first part has the header.) ``lines``: the ``JsonLines`` of the run (its encoded
+    fragments are kept from one part to the next)."""
+    if fmt not in PARTED:
+        raise ValueError(f"format {fmt!r} is written whole, not in parts")
+    if fmt == "jsonl":
+        line = (lines or JsonLines()).line
+        return [line(p) for p in packs]
+    buffer = io.StringIO()
+    write_packs(packs, fmt, buffer, csv_raw=csv_raw)
+    text = buffer.getvalue()
+    if fmt == "json":
+        text = text if first else ",\n  " + text.removeprefix("[\n  ")
+        text = text if last else text.removesuffix("\n]\n")
+    elif fmt == "text":
+        text = text if first else "\n" + text
+    elif fmt == "csv":
+        text = text if first else text.split("\n", 1)[1]
+    piece = 1 << 15  # characters: at most 128 KiB of UTF-8
+    return [text[k : k + piece].encode() for k in range(0, len(text), piece)]
 
 
 def write_frame(frame: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:

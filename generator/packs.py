@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 BATCH = 8192  # packs drawn per numpy batch when streaming
 
-__all__ = ["BATCH", "drawn", "iter_packs", "load_product", "new_seed", "open_packs"]
+__all__ = ["BATCH", "drawn", "iter_packs", "load_product", "new_seed", "open_packs", "prepare"]
 
 
 def new_seed() -> int:
@@ -88,6 +88,21 @@ def drawn(compiled: Compiled, seed: int, start: int, count: int) -> list[Pack]:
     from boosterkit.generator.engine import open_compiled
 
     return open_compiled(compiled, seed, start, count)
+
+
+def prepare(
+    set_code: str,
+    product: str | None = None,
+    count: int = 1,
+    seed: int | None = None,
+    db: DbLike = None,
+    *,
+    products: ProductCache | None = None,
+) -> tuple[Compiled, int]:
+    """The compiled product ``open_packs`` would draw ``count`` packs from, and the checked
+    (or new) seed: what a caller drawing in other processes hands them
+    (``generator.parallel``). Errors as ``open_packs``."""
+    return _prepared(set_code, product, count, seed, Database.of(db, products))
 
 
 def _prepared(

@@ -73,21 +73,6 @@ def _set_info(con: Connection, set_code: str) -> dict[str, Any] | None:
     }
 
 
-def _unknown_set(con: Connection, set_code: str) -> NotFoundError:
-    known = [
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT set_code FROM products UNION SELECT DISTINCT set_code FROM cards "
-            "ORDER BY 1"
-        ).fetchall()
-    ]
-    shown = ", ".join(known[:30]) + (f" … ({len(known)} sets)" if len(known) > 30 else "")
-    return NotFoundError(
-        f"set {set_code!r}: not in the database (sets with cards or products: "
-        f"{shown or 'none — run boosterkit sync or import first'})"
-    )
-
-
 #: ``in_booster`` as the generic products read it: Scryfall's flag, or for a set none of
 #: whose cards has it (``$main``: its printed size, see ``main_size``) the plain numbers up
 #: to that size. Needs ``$main`` and ``$set``.
@@ -137,7 +122,9 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
     """(set info, product entries with ``default`` flags), or NotFoundError."""
     info = _set_info(con, set_code)
     if info is None:
-        raise _unknown_set(con, set_code)
+        from boosterkit.pipeline.queries import unknown_set
+
+        raise unknown_set(con, set_code)
     entries = [
         {"code": c, "set_code": s, "name": n, "kind": k, "source": src}
         for c, s, n, k, src in con.execute(
@@ -243,13 +230,20 @@ def _pick(
     if chosen is None:
         if not entries:
             raise NotFoundError(f"set {set_code!r} has no booster products: {reason}")
-        listing = ", ".join(f"{e['code']} ({e['kind']}, {e['source']})" for e in entries)
-        what = (
-            f"no product {product!r}"
-            if product
-            else "no draft or play product, and more than one product"
+        from boosterkit.suggest import unknown
+
+        listing = f"its products: `boosterkit products {set_code.strip().lower()}`"
+        if product:
+            # a kind's default product is suggested by its kind (`collector`), others by code
+            names = [(e["kind"], e["kind"]) for e in entries if e["default"]] + [
+                (e["code"], e["kind"] if e["default"] else e["code"]) for e in entries
+            ]
+            message = unknown("product", product, names, listing, f" of {set_code.strip().lower()}")
+            raise NotFoundError(message)
+        raise NotFoundError(
+            f"set {set_code!r}: no draft or play product, and more than one: choose one with "
+            f"--product ({listing})"
         )
-        raise NotFoundError(f"set {set_code!r}: {what}; products: {listing}")
     return chosen
 
 
@@ -319,7 +313,7 @@ def _union_flags(con: Connection, code: str, sheets: dict[str, SheetDef]) -> dic
     ``allow_duplicates`` of the counterpart's sheet of the same name, else of the sheet with
     the same cards; ``balance_colors`` also from a balanced sheet whose cards it holds plus
     only their treatments (VOW: sealed-data's ``sfc_common_with_showcase``, 90 commons and
-    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). README, precedence.
+    7 showcase versions of them; MTGJSON's ``sfcCommon``, the 90). docs/collation.md, precedence.
     """
     other = counterpart(code)
     rows = con.execute(

@@ -6,8 +6,7 @@ names are reachable as ``generator.rng.uniform_np`` etc.
 
 from __future__ import annotations
 
-import numpy as np
-
+from boosterkit.generator._np import np
 from boosterkit.generator.rng import _M1, _M2, _TWO_M53, GOLDEN, MASK64, PACK_STRIDE, mix64
 
 _U30, _U27, _U31, _U11 = (np.uint64(s) for s in (30, 27, 31, 11))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -74,6 +74,7 @@ class LiteProduct:
     templates: tuple[dict[str, Any], ...]
     fragments: tuple[str, ...]
     by_card: dict[str, int]  # card id -> its first prototype (resolved cards only)
+    pretty: dict[int, str] = field(default_factory=dict, compare=False)  # as CompiledProduct's
 
     def items(self, index: int, protos: Sequence[int]) -> list[Item]:
         return build_items(self.item_fields, index, protos)

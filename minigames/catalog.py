@@ -142,7 +142,15 @@ def get_minigame(game: str) -> Minigame:
         names = [g.name, *g.printed_names.values(), *g.scryfall_names]
         if wanted and any(_fold(n) == wanted or _fold(n.split(" // ")[0]) == wanted for n in names):
             return g
-    raise NotFoundError(f"unknown minigame {game!r} (known: {', '.join(catalogue)})")
+    from boosterkit.suggest import unknown
+
+    spellings = [
+        (name, g.id)
+        for g in catalogue.values()
+        for name in (g.id, g.name, *g.printed_names.values())
+    ]
+    message = unknown("minigame", game, spellings, "all games: `boosterkit minigames`")
+    raise NotFoundError(message)
 
 
 def _fold(name: str) -> str:

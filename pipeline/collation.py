@@ -442,7 +442,18 @@ def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
     summary.update(unresolved_summary(con, codes))
     summary["source_sets_missing"] = _missing_sources(con, products)
     summary["fill"] = fill_for(summary)
+    summary["openable"] = openable_products(con)
     return summary
+
+
+def openable_products(con: Connection) -> list[str]:
+    """The stored products that open now: those of sets whose cards are loaded (a sheet may
+    still point to a set that is not; that slot then yields an unresolved item)."""
+    rows = con.execute(
+        "SELECT code FROM products p WHERE EXISTS (SELECT 1 FROM cards c "
+        "WHERE c.set_code = p.set_code AND c.kind = 'card') ORDER BY set_code, code"
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def fill_for(summary: Mapping[str, Any]) -> list[str]:

@@ -1,6 +1,6 @@
 """The one HTTP layer for every upstream (Scryfall, MTGJSON): polite, paced, bounded; it only fetches.
 
-Rules every client inherits (see README, "Fetch limits"):
+Rules every client inherits (see docs/limits.md, "Fetch limits"):
 
 - ``User-Agent: config.USER_AGENT`` on every request; at least ``min_interval`` between
   requests, and longer for paths named in ``intervals``.
@@ -25,6 +25,7 @@ from __future__ import annotations
 import email.utils
 import math
 import re
+import socket
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
@@ -36,7 +37,7 @@ import requests
 import urllib3
 
 from boosterkit import config
-from boosterkit.errors import FetchError, one_line
+from boosterkit.errors import FetchError, TransientError, UnreachableError, one_line
 from boosterkit.safefiles import create_exclusive, make_folders
 
 MIN_INTERVAL = 0.1
@@ -69,11 +70,34 @@ def origin(url: str) -> str:
 
 
 class Gone(Exception):
-    """Internal: an attempt failed in a way another attempt may fix (``delay`` before it)."""
+    """Internal: an attempt failed in a way another attempt may fix (``delay`` before it);
+    ``unreachable``: no connection was made (the line to say if no attempt makes one)."""
 
-    def __init__(self, problem: str, delay: float) -> None:
+    def __init__(self, problem: str, delay: float, unreachable: str | None = None) -> None:
         super().__init__(problem)
-        self.problem, self.delay = problem, delay
+        self.problem, self.delay, self.unreachable = problem, delay, unreachable
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps (causes, contexts, urllib3's ``reason``, exceptions in args)."""
+    seen: list[BaseException] = []
+    stack: list[object] = [exc]
+    while stack and len(seen) < 32:
+        e = stack.pop()
+        if not isinstance(e, BaseException) or any(e is s for s in seen):
+            continue
+        seen.append(e)
+        stack += [getattr(e, "reason", None), e.__cause__, e.__context__, *e.args]
+    return seen
+
+
+def _unresolvable(exc: BaseException) -> bool:
+    """The host's name did not resolve (no network, no DNS, or a mistyped host)."""
+    kinds: tuple[type[BaseException], ...] = (socket.gaierror,)
+    name_error = getattr(urllib3.exceptions, "NameResolutionError", None)
+    if name_error is not None:
+        kinds += (name_error,)
+    return any(isinstance(e, kinds) for e in _chain(exc))
 
 
 class HttpClient:
@@ -81,6 +105,8 @@ class HttpClient:
 
     service = "HTTP"
     env_var = "the base URL"
+    #: What to do when the host cannot be reached (after the host's name, in one line).
+    offline_hint = ""
 
     def __init__(
         self,
@@ -161,9 +187,9 @@ class HttpClient:
         """Sleep ``delay`` before attempt ``attempt + 1``, unless that passes the deadline."""
         left = ends_at - self.clock()
         if left <= 0:
-            raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
+            raise TransientError(f"GET {url}: {problem}; gave up at the {label}")
         if delay >= left:
-            raise FetchError(
+            raise TransientError(
                 f"GET {url}: {problem}; waiting {delay:g} s more would pass the "
                 f"{label} (gave up after {_attempts(attempt)})"
             )
@@ -188,6 +214,16 @@ class HttpClient:
                 raise FetchError(
                     f"GET {url}: not a usable URL ({exc}); check {self.env_var}"
                 ) from None
+            except requests.exceptions.SSLError as exc:
+                raise Gone(f"{type(exc).__name__}: {one_line(exc)}", -1) from None
+            except requests.ConnectionError as exc:
+                problem = f"{type(exc).__name__}: {one_line(exc)}"
+                if _unresolvable(exc):  # no network or no such host: retrying cannot help
+                    why = "its name does not resolve: no network?"
+                    raise UnreachableError(
+                        self.unreachable(url, why), detail=f"GET {url}: {problem}"
+                    ) from None
+                raise Gone(problem, -1, self.unreachable(url, "no connection")) from None
             except requests.RequestException as exc:
                 raise Gone(f"{type(exc).__name__}: {one_line(exc)}", -1) from None
             if not (resp.is_redirect and resp.headers.get("Location")):
@@ -196,6 +232,11 @@ class HttpClient:
             url, params = urljoin(resp.url, resp.headers["Location"]), None
             self.check_url(url, "redirect")
         raise FetchError(f"GET {url}: more than {MAX_REDIRECTS} redirects")
+
+    def unreachable(self, url: str, why: str) -> str:
+        """``cannot reach api.scryfall.com (why); <what to do>``: one line, no transport detail."""
+        hint = f"; {self.offline_hint}" if self.offline_hint else ""
+        return f"cannot reach {urlsplit(url).netloc} ({why}){hint}"
 
     def _attempts(
         self,
@@ -209,7 +250,7 @@ class HttpClient:
         ends_at, label = self.clock() + limit, f"{limit:g} s {name}"
         if self.overall is not None and self.overall[0] < ends_at:
             ends_at, label = self.overall
-        problem = "no answer"
+        problem, unreachable = "no answer", None
         for attempt in range(1, self.max_retries + 2):
             self._pace(url)
             left = ends_at - self.clock()
@@ -232,15 +273,24 @@ class HttpClient:
                         raise Gone(f"HTTP {status}", -1)
                     return consume(resp, ends_at)
             except Gone as exc:
-                problem = exc.problem
+                problem, unreachable = exc.problem, exc.unreachable
                 delay = exc.delay if exc.delay >= 0 else self.backoff * 2 ** (attempt - 1)
             if attempt <= self.max_retries:
-                self._wait(url, problem, delay, attempt, ends_at, label)
+                try:
+                    self._wait(url, problem, delay, attempt, ends_at, label)
+                except FetchError as exc:
+                    if unreachable is None:
+                        raise
+                    raise UnreachableError(unreachable, detail=str(exc)) from None
         else:
-            raise FetchError(
-                f"GET {url}: {problem} (gave up after {_attempts(self.max_retries + 1)})"
-            )
-        raise FetchError(f"GET {url}: {problem}; gave up at the {label}")
+            gave_up = f"GET {url}: {problem} (gave up after {_attempts(self.max_retries + 1)})"
+            if unreachable is not None:
+                raise UnreachableError(unreachable, detail=gave_up)
+            raise TransientError(gave_up)
+        gave_up = f"GET {url}: {problem}; gave up at the {label}"
+        if unreachable is not None:
+            raise UnreachableError(unreachable, detail=gave_up)
+        raise TransientError(gave_up)
 
     def fetch(
         self, path_or_url: str, params: Mapping[str, Any] | None = None

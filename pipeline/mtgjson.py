@@ -22,6 +22,7 @@ from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.collation import (
     fill_for,
     insert_rows,
+    openable_products,
     resolve_sheet_cards,
     unresolved_summary,
     write_products,
@@ -184,6 +185,7 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     if products:
         summary.update(unresolved_summary(con, summary["products"]))
     summary["fill"] = fill_for(summary)
+    summary["openable"] = openable_products(con)
     for t in ("stage_cards", "stage_faces", "stage_uuids", "stage_sets"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     return summary

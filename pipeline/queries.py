@@ -60,6 +60,35 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def unknown_set(con: Connection, set_code: str) -> NotFoundError:
+    """``unknown set 'afx' — did you mean afr? (…)``: the loaded sets (with cards or
+    products) nearest by code or name, and the commands that list and load sets."""
+    from boosterkit.suggest import unknown
+
+    rows = con.execute(
+        "WITH codes AS (SELECT set_code AS code FROM products UNION SELECT set_code FROM cards) "
+        "SELECT codes.code, s.name FROM codes LEFT JOIN sets s ON s.code = codes.code"
+    ).fetchall()
+    code = set_code.strip().lower()
+    # a command to copy is suggested only for a well-formed code, never for raw input
+    well_formed = re.fullmatch(r"[a-z0-9]{2,8}", code)
+    load = f"`boosterkit sync {code}`" if well_formed else "`boosterkit sync SET`"
+    if not rows:
+        return NotFoundError(
+            f"unknown set {set_code!r}: the database holds no sets yet; load one with {load} "
+            "or offline `boosterkit import mtgjson FILE…`"
+        )
+    names = [(c, c) for c, _ in rows] + [(n, c) for c, n in rows if n]
+    return NotFoundError(
+        unknown(
+            "set",
+            set_code,
+            names,
+            "loaded sets: `boosterkit sets`" + (f"; to load one: {load}" if well_formed else ""),
+        )
+    )
+
+
 def set_types(con: Connection) -> list[str]:
     """The set types of the sets in the database, sorted."""
     rows = con.execute("SELECT DISTINCT set_type FROM sets WHERE set_type IS NOT NULL ORDER BY 1")
@@ -157,11 +186,7 @@ def list_cards(
             [code, code],
         )
         if not known:
-            # a command to copy is suggested only for a well-formed code, never for raw input
-            hint = (
-                f" (try `boosterkit sync {code}`)" if re.fullmatch(r"[a-z0-9]{2,8}", code) else ""
-            )
-            raise NotFoundError(f"set {set_code!r}: not in the database{hint}")
+            raise unknown_set(con, set_code)
         params.append(code)
         where = "set_code = ?"
     elif not query:

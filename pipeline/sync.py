@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from boosterkit import config
-from boosterkit.errors import InputError, NotFoundError
+from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
 from boosterkit.pipeline.db import Connection, scalar
@@ -136,9 +136,13 @@ def _fetch_sets(
             data = client.get_json(f"/sets/{code}")
         except ScryfallAPIError as exc:
             if exc.status == 404:
-                raise NotFoundError(
-                    f"set {code!r}: Scryfall knows no such set ({exc.details})"
-                ) from None
+                from boosterkit.suggest import unknown
+
+                names = [(s.code, s.code.lower()) for s in wrapped] + [
+                    (s.name, s.code.lower()) for s in wrapped if s.name
+                ]
+                listing = "Scryfall's sets: `boosterkit sync --sets`, then `boosterkit sets`"
+                raise NotFoundError(unknown("set", code, names, listing)) from None
             raise
         own = card_set(data).code
         if not is_set_code(own, skipped):
@@ -217,7 +221,14 @@ def sync_sets(
         jrels: list[str] = []
         missing: list[str] = []
         if fetcher is not None:
-            jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
+            try:
+                jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
+            except TransientError as exc:  # Scryfall answered: say how to sync without MTGJSON
+                raise TransientError(
+                    f"{exc}; try again later, or sync Scryfall's data alone: "
+                    f"`boosterkit sync {' '.join(codes)} --no-mtgjson`",
+                    detail=exc.detail,
+                ) from None
     except BaseException:
         shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
         raise

@@ -23,6 +23,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.generator import open_packs
+from boosterkit.generator.output import packs_json
 from boosterkit.generator.products import set_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.labels import Lang
@@ -33,7 +34,12 @@ from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.deps import cursor, game_packs, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
-from boosterkit.service.limits import DEFAULT_HOSTS, HostAllowlist, WorkBudget
+from boosterkit.service.limits import (
+    DEFAULT_HOSTS,
+    MAX_BODY_BYTES_IN_FLIGHT,
+    HostAllowlist,
+    WorkBudget,
+)
 from boosterkit.service.models import (
     MAX_BODY_BYTES,
     MAX_REQUEST_PLAYERS,
@@ -92,7 +98,7 @@ def packs(req: PacksRequest, request: Request) -> Response:
     database = request.app.state.database  # read (through its cursor) only for a new product
     with request.app.state.budget.take(req.count):
         opened = open_packs(req.set, req.product, req.count, req.seed, db=database)
-        return json_response(opened)
+        return Response(packs_json(opened), media_type="application/json")
 
 
 @router.get("/minigames", tags=["minigames"])
@@ -184,6 +190,7 @@ def create_app(
     linger: float = 1.0,
     allowed_hosts: Iterable[str] = DEFAULT_HOSTS,
     budget: WorkBudget | None = None,
+    body_budget: int = MAX_BODY_BYTES_IN_FLIGHT,
 ) -> FastAPI:
     """The service over the database at ``db_path``, opened read-only while requests need it.
 
@@ -192,7 +199,8 @@ def create_app(
     (a sync can open it for writing once the service has been idle that long).
     ``allowed_hosts``: the ``Host`` names answered (``limits.allowed_hosts``; ``*`` for any);
     a test client must use one, e.g. ``TestClient(app, base_url="http://127.0.0.1")``.
-    ``budget``: packs in flight over all requests (default ``limits.MAX_PACKS_IN_FLIGHT``).
+    ``budget``: packs in flight over all requests (default ``limits.MAX_PACKS_IN_FLIGHT``);
+    ``body_budget``: request-body bytes in flight (``serve --workers N`` divides both).
     """
     database = ReadOnlyDatabase(db_path, busy_timeout=busy_timeout, linger=linger)
 
@@ -212,7 +220,7 @@ def create_app(
     app.state.database = database
     app.state.budget = budget or WorkBudget()
     install_error_handlers(app)
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, max_in_flight=body_budget)
     app.add_middleware(HostAllowlist, hosts=list(allowed_hosts))  # added last: runs first
     app.include_router(router)
     app.include_router(referee_routes.router)

@@ -1,6 +1,6 @@
 """Every error the service answers is JSON ``{"error": "<one line>", "status": N}``.
 
-The one contract (README "HTTP API"): a ``Host`` the service does not answer to → 400;
+The one contract (docs/http-api.md): a ``Host`` the service does not answer to → 400;
 unknown set/product/minigame/route → 404; wrong method → 405; body too large → 413;
 everything else wrong with a request (malformed or non-UTF-8 JSON, JSON nested too deeply,
 wrong types — strict: ``true`` or ``3.0`` is no count —, out-of-range values, unknown
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -34,11 +35,11 @@ from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable
 from boosterkit.service.limits import (
     BODY_DEADLINE,
     BUDGET_WAIT,
+    CLIENT_SHARE,
     MAX_BODY_BYTES_IN_FLIGHT,
-    MAX_BODY_BYTES_PER_CLIENT,
+    RESERVE_SHARE,
     RETRY_AFTER_BUSY,
     SMALL_BODY,
-    SMALL_RESERVE,
     ServiceBusy,
 )
 
@@ -84,7 +85,17 @@ def _message(e: Mapping[str, Any]) -> str:
     if e.get("type") == "json_invalid":
         pos = e.get("loc", ("body", "?"))[-1]
         return f"body: not valid JSON (at character {pos}: {(e.get('ctx') or {}).get('error')})"
-    return f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+    where = _where(tuple(e.get("loc", ())))
+    if e.get("type") in ("literal_error", "enum") and isinstance(e.get("input"), str):
+        # a value outside a field's choices: the nearest one, as the CLI says it
+        from boosterkit.suggest import unknown
+
+        choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
+        what = "format" if where == "format" else f"value of {where}"
+        return unknown(
+            what, e["input"], [(c, c) for c in choices], f"choices: {', '.join(choices)}"
+        )
+    return f"{where}: {e.get('msg', 'invalid')}"
 
 
 def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
@@ -154,8 +165,8 @@ def install_error_handlers(app: FastAPI) -> None:
 class BodyLimit:
     """ASGI middleware: a request body over ``max_bytes`` gets 413 before any route sees it;
     bodies held at once stay under ``max_in_flight`` bytes over all requests and under
-    ``per_client`` bytes per client address; the first ``SMALL_BODY`` bytes of a body are
-    counted in the total only, and ``SMALL_RESERVE`` bytes of the total are kept for them, so
+    ``per_client`` bytes per client address (a quarter of it); the first ``SMALL_BODY`` bytes of a body are
+    counted in the total only, and an eighth of the total is kept for them, so
     small requests pass while big uploads stall (a stalled one ends at ``deadline``): a
     request that finds no room within ``wait`` seconds gets 503 with ``Retry-After``. A body
     not in within ``deadline`` seconds gets 408 and its connection is closed. The counts are
@@ -167,25 +178,29 @@ class BodyLimit:
         max_bytes: int,
         max_in_flight: int = MAX_BODY_BYTES_IN_FLIGHT,
         wait: float = BUDGET_WAIT,
-        per_client: int = MAX_BODY_BYTES_PER_CLIENT,
+        per_client: int | None = None,
         deadline: float = BODY_DEADLINE,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_in_flight = max_in_flight
-        self.per_client = per_client
+        # shares of this process's allowance (``serve --workers N`` divides it)
+        self.per_client = per_client or max_in_flight // CLIENT_SHARE
+        self.reserve = max_in_flight // RESERVE_SHARE
         self.wait = wait
         self.deadline = deadline
         self.in_flight = 0  # one event loop: no lock needed
         self.by_client: dict[str, int] = {}
 
     def _fits(self, who: str, held: int, n: int) -> bool:
+        """Whether ``n`` more bytes of a body holding ``held`` fit (a body alone in flight,
+        or its client's only one, always does)."""
         small = held + n <= SMALL_BODY  # a body's first bytes: the reserve is theirs too
-        room = self.max_in_flight - (0 if small else SMALL_RESERVE)
-        if self.in_flight > 0 and self.in_flight + n > room:
+        room = self.max_in_flight - (0 if small else self.reserve)
+        if self.in_flight - held > 0 and self.in_flight + n > room:
             return False
         mine = self.by_client.get(who, 0)
-        return small or mine == 0 or mine + n <= self.per_client
+        return small or mine - held == 0 or mine + n <= self.per_client
 
     async def _reserve(self, who: str, held: int, n: int, deadline: float) -> bool:
         """Count ``n`` more bytes of a request from ``who`` (holding ``held``) in flight,

@@ -31,12 +31,14 @@ WILDCARDS = ("0.0.0.0", "::", "")
 MAX_PACKS_IN_FLIGHT = 720
 #: Request-body bytes held at once over all requests (eight bodies of 4 MiB).
 MAX_BODY_BYTES_IN_FLIGHT = 32 * 1024 * 1024
-#: Request-body bytes one client address holds at once (a quarter of the allowance).
-MAX_BODY_BYTES_PER_CLIENT = 8 * 1024 * 1024
+#: One client address holds at most this share of a process's body allowance (8 of 32 MiB).
+CLIENT_SHARE = 4
+MAX_BODY_BYTES_PER_CLIENT = MAX_BODY_BYTES_IN_FLIGHT // CLIENT_SHARE
 #: A body's first bytes counted against the allowance only, not the client's share.
 SMALL_BODY = 64 * 1024
-#: Bytes of the allowance kept for bodies' first ``SMALL_BODY`` bytes.
-SMALL_RESERVE = 4 * 1024 * 1024
+#: This share of the allowance is kept for bodies' first ``SMALL_BODY`` bytes (4 of 32 MiB).
+RESERVE_SHARE = 8
+SMALL_RESERVE = MAX_BODY_BYTES_IN_FLIGHT // RESERVE_SHARE
 #: Seconds a request body may take to arrive (4 MiB at 200 KiB/s), else 408.
 BODY_DEADLINE = 20.0
 #: Seconds a request waits for room in a budget before it is answered 503.

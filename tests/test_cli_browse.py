@@ -111,9 +111,12 @@ def test_text_output_and_errors(loaded: Path) -> None:
     r = _cli(loaded, "cards", "one", "--rarity", "mythic")
     assert r.returncode == 0 and r.stdout.count("\n") == mythics + 2  # header, rule, rows
     r = _cli(loaded, "cards", "zzz")
-    assert r.returncode == 1 and r.stderr.strip() == (
-        "boosterkit: error: set 'zzz': not in the database (try `boosterkit sync zzz`)"
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "boosterkit: error: unknown set 'zzz' (loaded sets: `boosterkit sets`; "
+        "to load one: `boosterkit sync zzz`)"
     )
+    r = _cli(loaded, "cards", "onr")
+    assert r.returncode == 2 and "unknown set 'onr' — did you mean one? (" in r.stderr
     r = _cli(loaded, "cards", "one", "--rarity", "shiny")
     assert r.returncode == 2 and "rarity 'shiny'" in r.stderr and "Traceback" not in r.stderr
     with pytest.raises(NotFoundError):

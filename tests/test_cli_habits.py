@@ -252,7 +252,7 @@ def test_summaries_of_imports_as_json_or_to_a_file(capsys, tmp_path, built_world
     mafr = built_world.folder / "MAFR.json"
     code, out, err = run(capsys, "import", "mtgjson", str(mafr), "--db", str(path), "-f", "json")
     first = json.loads(out)
-    assert code == 0 and first["sets"] == ["mafr"] and err.startswith("imported 1 sets (mafr)")
+    assert code == 0 and first["sets"] == ["mafr"] and err.startswith("imported 1 set (mafr): ")
     target = tmp_path / "summary.json"
     code, out, err = run(
         capsys, "import", "mtgjson", str(mafr), "--db", str(path), "--json", "-o", str(target)

@@ -82,7 +82,8 @@ def test_text_marks_foil_and_non_magic_backs(capsys, built_db: Path, tmp_path: P
     ("args", "message"),
     [
         (["open", "zzz"], "set 'zzz'"),
-        (["open", "afr", "-p", "nosuch"], "afr-set"),  # lists the products that exist
+        (["open", "afr", "-p", "nosuch"], "its products: `boosterkit products afr`"),
+        (["open", "afr", "-p", "colector"], "— did you mean collector? ("),
         (["open", "afr", "-n", "0"], "at least 1 pack"),
         (["open", "afr", "--seed", "-3"], "seed must be an integer"),
         (["open", "afr", "-o", "/nonexistent-dir/packs.json"], "-o /nonexistent-dir/packs.json"),

@@ -1,53 +1,100 @@
-"""Every registered command is documented in README.md, with an example of its use."""
+"""The README is a front page and docs/ holds the reference: every registered command is
+documented there with an example, its help is the code's, and the limits are the code's."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
-import typer.main
 from conftest import ROOT
 
-from boosterkit.cli.app import app
+from boosterkit.cli.reference import command_paths, help_text
 
-
-def _commands(group, prefix: str = "") -> list[str]:
-    """Leaf command paths of a (typer-vendored) click group: 'sync', 'db info'…"""
-    out: list[str] = []
-    for name, cmd in sorted(group.commands.items()):
-        if getattr(cmd, "hidden", False):
-            continue
-        if hasattr(cmd, "commands"):
-            out += _commands(cmd, f"{prefix}{name} ")
-        else:
-            out.append(prefix + name)
-    return out
-
-
-COMMANDS = _commands(typer.main.get_command(app))
+COMMANDS = command_paths()
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+PAGES = {p.name: p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md"))}
+COG = re.compile(r"<!-- \[\[\[cog.*?<!-- \[\[\[end\]\]\] -->", re.S)
+
+
+def page(name: str) -> str:
+    return PAGES[name]
 
 
 def test_commands_are_registered() -> None:
     assert {"sync", "sets", "cards", "db info", "db rebuild"} <= set(COMMANDS)
 
 
+def test_readme_is_a_front_page() -> None:
+    lines = README.count("\n")
+    assert lines <= 250, f"README.md has {lines} lines; the reference belongs in docs/"
+    for heading in ("## Install", "## The two commands", "## Quick start", "## Documentation"):
+        assert f"\n{heading}\n" in README, heading
+    assert "Python ≥ 3.10" in README and 'requires-python = ">=3.10"' in (
+        ROOT / "pyproject.toml"
+    ).read_text(encoding="utf-8")
+
+
+def test_readme_links_every_docs_page() -> None:
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)", README))
+    assert set(PAGES) - linked == set(), "docs pages the README does not link"
+    assert linked - set(PAGES) == set(), "README links to docs pages that do not exist"
+
+
+def test_every_page_is_in_the_site_navigation() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for name in PAGES:
+        assert f": {name}" in nav, f"docs/{name} is not in mkdocs.yml's nav"
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_command_documented_in_readme(command: str) -> None:
-    # an example line `boosterkit [--db X] <command> …` anywhere in the README
+def test_command_has_an_example_in_the_docs(command: str) -> None:
+    # an example line `boosterkit [--db X] <command> …` outside the generated help
+    text = COG.sub("", "\n".join([README, *PAGES.values()]))
     pattern = r"boosterkit(?: --db \S+)? " + re.escape(command) + r"(?:\s|$|`)"
-    assert re.search(pattern, README), f"README.md has no example of `boosterkit {command}`"
+    assert re.search(pattern, text), f"no example of `boosterkit {command}` in README or docs/"
 
 
-def _section(title: str) -> str:
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end > 0 else None]
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_commands_page_holds_the_help_the_code_prints(command: str) -> None:
+    """docs/commands.md shows each command's --help exactly as the app prints it (cog writes
+    it; this and `cog --check` fail when an option or a help text changed without it)."""
+    heading = f"### boosterkit {command}".rstrip()
+    text = page("commands.md")
+    assert f"\n{heading}\n\n```text\n{help_text(command)}```\n" in text, (
+        f"docs/commands.md: the help of `boosterkit {command}` differs from the code's; "
+        "run `cog -r docs/commands.md`"
+    )
+
+
+def test_docs_build_strictly(tmp_path) -> None:
+    """The site builds with no warning (a broken link or anchor, a page left out of the nav)."""
+    pytest.importorskip("mkdocs", reason="the docs extra: pip install -e '.[docs]'")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "site" / "commands" / "index.html").exists()
 
 
 def test_limits_table_states_the_bounds_the_code_sets() -> None:
-    """Every figure of the "Limits and failure behaviour" table (and of the fetch limits it
-    points to) is the constant the code enforces: change one, and this test names the row."""
+    """Every figure of the "Limits and failure behaviour" page (and of its fetch limits) is
+    the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
     from boosterkit.minigames.referee import play
@@ -55,8 +102,8 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
-    limits_md = _section("Limits and failure behaviour")
-    fetch_md = README[README.index("**Fetch limits**") : README.index("### import mtgjson")]
+    text = page("limits.md")
+    limits_md, fetch_md = text.split("\n## Fetch limits\n")
     mib = 1024 * 1024
     expected = {
         limits_md: [
@@ -95,6 +142,6 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"(`{sync.SET_CODE_PATTERN}`, any case), checked before any use",
         ],
     }
-    for text, rows in expected.items():
+    for part, rows in expected.items():
         for row in rows:
-            assert row in text, f"README limits: {row!r} not stated"
+            assert row in part, f"docs/limits.md: {row!r} not stated"

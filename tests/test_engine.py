@@ -322,6 +322,66 @@ def test_lazy_items_and_fast_json_agree_with_the_dataclasses() -> None:
         assert pk.to_dict()["items"][-1]["name"] == "Extra"  # edits to items are honoured
 
 
+def test_indented_json_from_fragments_is_to_json() -> None:
+    """``write_json`` builds each pack from cached indented item fragments (issue 22): the
+    text is ``serialize.to_json`` of the packs, for either engine, names with quotes and
+    accents, art cards, a pack whose items were handed out and a plain ``Pack``."""
+    import io
+    from dataclasses import replace
+
+    from boosterkit.generator import small
+    from boosterkit.generator.output import pack_json, packs_json, write_json
+    from boosterkit.serialize import to_json
+
+    odd = sheet("common", [replace(card(i, "WU"[: i % 3]), name=f'Ca"rd é\\{i}') for i in range(8)])
+    cp = engine.compile_product(product([(1, [("common", 3)])], [odd]))
+    for compiled in (engine.compile_product(extras_product()), cp):
+        packs = engine.open_compiled(compiled, 5, 1, 70)
+        lite = small.open_lite(small.lite(compiled), 5, 1, 70)
+        want = to_json([p.to_dict() for p in packs]) + "\n"
+        assert packs_json(packs) == want == packs_json(lite)  # 70: past one 32-pack chunk
+        assert all(pack_json(p) == to_json(p.to_dict()) for p in packs)
+    handed = engine.open_compiled(cp, 1, 1, 2)
+    handed[0].items.pop()
+    assert pack_json(handed[0]) == to_json(Pack.to_dict(handed[0]))
+    empty = Pack("tst", "tst-x", 1, 1, 0, [])
+    assert packs_json([empty]) == to_json([empty.to_dict()]) + "\n"
+    out = io.StringIO()
+    assert write_json([], out) == 0 and out.getvalue() == "[]\n"
+
+
+def test_json_lines_from_encoded_fragments_are_to_json_lines() -> None:
+    """``write_jsonl`` writes UTF-8 bytes joined from encoded item fragments (issue 22): each
+    line is ``serialize.to_json(pack, indent=None)``, to a text stream, to a UTF-8 file's
+    buffer and through a Latin-1 stream alike, in chunks of any size."""
+    import io
+    from dataclasses import replace
+
+    from boosterkit.generator.output import write_jsonl
+    from boosterkit.serialize import to_json
+
+    odd = sheet("common", [replace(card(i), name=f'Ca"rd é%d\\{i}') for i in range(8)])
+    cp = engine.compile_product(product([(1, [("common", 3)])], [odd]))
+    packs = engine.open_compiled(cp, 9, 1, 40) + engine.open_compiled(
+        engine.compile_product(extras_product()), 9, 1, 40
+    )
+    packs[3].items.pop()  # handed out and changed: written from its items
+    packs.append(Pack("tst", "tst-x", 1, 99, 0, []))
+    want = "".join(to_json(p.to_dict(), indent=None) + "\n" for p in packs)
+    text = io.StringIO()
+    assert write_jsonl(packs, text, chunk=1000) == len(packs) and text.getvalue() == want
+    raw = io.BytesIO()
+    utf8 = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    utf8.write("x")  # text written before the packs stays before them
+    write_jsonl(packs, utf8)
+    utf8.flush()
+    assert raw.getvalue() == ("x" + want).encode()
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1", newline="")
+    write_jsonl(packs[:1], latin)  # not UTF-8: written as text, encoded by the stream
+    latin.flush()
+    assert latin.buffer.getvalue() == want.splitlines(keepends=True)[0].encode("latin-1")
+
+
 # --- colour balance --------------------------------------------------------------------------
 
 # Uneven colours, colourless and multicoloured commons, a land and uneven weights: the

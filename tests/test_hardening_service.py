@@ -307,7 +307,7 @@ def test_a_suggestion_never_turns_input_into_a_command(built_db: Path) -> None:
     finally:
         con.close()
     assert "boosterkit sync" not in str(hostile.value)
-    assert "try `boosterkit sync zzz`" in str(plain.value)
+    assert "to load one: `boosterkit sync zzz`" in str(plain.value)
     assert fill_hints("afr", ["x; rm -rf ~"]) == ["boosterkit sync 'x; rm -rf ~'"]
     assert fill_hints("afr", ["tafr"]) == ["boosterkit sync afr (brings tafr)"]
 
@@ -326,7 +326,7 @@ def test_a_bug_is_a_one_line_500_without_traceback(built_db: Path, monkeypatch) 
 
 
 def test_play_and_simulate_bounds_are_the_documented_ones(client: TestClient) -> None:
-    """README limits: `/play` at most 5,000 moves, `/simulate` at most 200 games (422 past them)."""
+    """docs/limits.md: `/play` at most 5,000 moves, `/simulate` at most 200 games (422 past them)."""
     from boosterkit.service.referee_routes import MAX_MOVES, MAX_SIM_GAMES
 
     move = {"player": "player-1"}

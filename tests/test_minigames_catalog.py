@@ -83,9 +83,20 @@ def test_pack_counts_follow_the_cards() -> None:
     assert get_minigame("winchester-draft").pack_count(2) == 6
 
 
-def test_unknown_game_lists_the_known_ones() -> None:
-    with pytest.raises(NotFoundError, match="unknown minigame 'chess'.*roll-for-initiative"):
+def test_unknown_game_suggests_the_nearest_never_the_list() -> None:
+    with pytest.raises(NotFoundError) as err:
         get_minigame("chess")
+    assert str(err.value) == "unknown minigame 'chess' (all games: `boosterkit minigames`)"
+    for typo, game in [
+        ("rol-for-initiative", "roll-for-initiative"),
+        ("Roll for Iniative", "roll-for-initiative"),
+        ("Lancez les des", "roll-for-initiative"),  # the French card's name, in part
+        ("Tirada de inciativa", "roll-for-initiative"),  # the Spanish card's
+        ("base rase", "base-race"),
+    ]:
+        with pytest.raises(NotFoundError) as err:
+            get_minigame(typo)
+        assert f"— did you mean {game}? (all games: `boosterkit minigames`)" in str(err.value)
 
 
 def _write(tmp_path: Path, mutate) -> Path:

@@ -315,7 +315,9 @@ def test_bad_input(capsys, built_db: Path) -> None:
     assert code == 2 and out == ""
     code, _, err = run(capsys, "--db", str(built_db), "odds", "zzz")
     assert (
-        code == 1 and err.startswith("boosterkit: error: set 'zzz'") and len(err.splitlines()) == 1
+        code == 2
+        and err.startswith("boosterkit: error: unknown set 'zzz'")
+        and len(err.splitlines()) == 1
     )
 
 

@@ -95,12 +95,19 @@ def test_resolve_by_kind_code_and_default(con):
     assert resolve_product(con, "afr").code == "afr-draft"
     assert resolve_product(con, "afr", "set").code == "afr-set"
     assert resolve_product(con, "AFR", "afr-draft-mtgjson").source == "mtgjson"
-    with pytest.raises(
-        NotFoundError, match=r"no product 'booster-box'.*afr-set \(set, sealed-data\)"
-    ):
+    # an unknown name: the nearest few and the command that lists them, never the list
+    with pytest.raises(NotFoundError) as err:
         resolve_product(con, "afr", "booster-box")
-    with pytest.raises(NotFoundError, match="set 'zzz9': not in the database.*afr"):
+    assert str(err.value) == (
+        "unknown product 'booster-box' of afr (its products: `boosterkit products afr`)"
+    )
+    with pytest.raises(NotFoundError, match=r"unknown product 'sett' of afr — did you mean set\?"):
+        resolve_product(con, "afr", "sett")
+    with pytest.raises(NotFoundError) as err:
         resolve_product(con, "zzz9")
+    assert str(err.value).startswith("unknown set 'zzz9' (loaded sets: `boosterkit sets`")
+    with pytest.raises(NotFoundError, match=r"unknown set 'afx' — did you mean afr\? \("):
+        resolve_product(con, "afx")
     # a token set has cards but no products of its own: say so, do not list "none"
     with pytest.raises(NotFoundError, match="set 'tafr' has no booster products") as err:
         resolve_product(con, "tafr")
@@ -436,7 +443,7 @@ def test_cli_unknown_set(built_db):
         text=True,
         check=False,
     )
-    assert proc.returncode == 1 and proc.stderr.startswith("boosterkit: error: set 'nope'")
+    assert proc.returncode == 2 and proc.stderr.startswith("boosterkit: error: unknown set 'nope'")
 
 
 def test_minigame_dropped_only_when_the_set_list_proves_it_absent():

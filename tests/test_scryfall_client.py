@@ -134,9 +134,12 @@ def test_5xx_retried_with_backoff_then_clear_error(stored) -> None:
 def test_connection_errors_are_retried_then_reported() -> None:
     responses.get(f"{BASE}/sets", body=requests.ConnectionError("refused"))
     t = FakeTime()
-    with pytest.raises(FetchError, match="ConnectionError: refused"):
+    with pytest.raises(
+        FetchError, match=r"^cannot reach api\.scryfall\.com \(no connection\)"
+    ) as err:
         _client(t, max_retries=3).get_json("/sets")
     assert len(responses.calls) == 4
+    assert "ConnectionError: refused (gave up after 4 attempts)" in (err.value.detail or "")
 
 
 @responses.activate

@@ -143,9 +143,10 @@ def test_unknown_set_one_line_no_change(api: FakeScryfall, root: Path, tmp_path:
     before = snapshot(con)
     con.close()
     r = _run(["sync", "zzq"], dbf, api)
-    assert r.returncode == 1
+    assert r.returncode == 2  # an input error: Scryfall knows no such set
     assert (
-        r.stderr.strip().startswith("boosterkit: error: set 'zzq'") and "\n" not in r.stderr.strip()
+        r.stderr.strip().startswith("boosterkit: error: unknown set 'zzq'")
+        and "\n" not in r.stderr.strip()
     )
     assert "Traceback" not in r.stderr
     con = db.connect(dbf, read_only=True)

@@ -197,7 +197,7 @@ def test_without_the_list_the_refusal_names_the_fix_and_a_product_that_deals(
     code, _, err = run_cli(
         capsys, "--db", str(fixed), "import", "mtgjson", str(shared_path("mtgjson", "PLIST.json"))
     )
-    assert code == 0 and "imported 1 sets (plist)" in err
+    assert code == 0 and "imported 1 set (plist)" in err
     with db.connect(fixed, read_only=True) as con:
         for seed in range(1, 21):
             deal(con, "mimic-match", 3, "afr", seed=seed)  # every seed deals now

@@ -23,6 +23,7 @@ from boosterkit.minigames.referee.common import CardStats, RuleViolation
 from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 from boosterkit.serialize import to_json
+from boosterkit.text import plural
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
@@ -103,14 +104,14 @@ class Replay:
         elif self.result:
             out.append(describe_result(self.result))
         else:
-            out.append(f"the game is not over after {len(self.moves)} moves")
+            out.append(f"the game is not over after {plural(len(self.moves), 'move')}")
         return "\n".join(out) + "\n"
 
 
 def describe_result(res: Mapping[str, Any]) -> str:
     """One line: who won, how, after how many turns."""
     who = f"{res['winner']} wins" if res.get("winner") else "a draw"
-    line = f"result: {who} ({res['ended_by']}) after {res['turns']} turns"
+    line = f"result: {who} ({res['ended_by']}) after {plural(res['turns'], 'turn')}"
     for key in ("initiative", "scores"):
         if key in res:
             line += f"; {key}: " + ", ".join(f"{p} {v}" for p, v in res[key].items())

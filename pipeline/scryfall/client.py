@@ -43,6 +43,10 @@ class ScryfallClient(HttpClient):
 
     service = "Scryfall"
     env_var = "SCRYFALL_API_URL"
+    offline_hint = (
+        "offline, load files instead: `boosterkit sync --file FILE` or "
+        "`boosterkit import mtgjson FILE…`"
+    )
 
     def __init__(
         self,

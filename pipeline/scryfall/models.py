@@ -1,6 +1,6 @@
 """Typed views of the few Scryfall objects the sync reasons about in Python.
 
-Decision (see README, Architecture): scrython 3.x fetches with urllib from a fixed base
+Decision (see docs/architecture.md): scrython 3.x fetches with urllib from a fixed base
 URL, so it is NOT used as a transport — ``client.ScryfallClient`` (on ``pipeline.http``) is. Its
 typed wrapper for set objects (``scrython.sets.Object``, no I/O) is used for the sets the
 sync walks (codes, parents, types). Card objects are never wrapped: DuckDB reads them

@@ -1,0 +1,87 @@
+"""``open --jobs 2`` against ``--jobs 1``: wall time of the same run, interleaved A/B.
+
+Builds a database from the shared MTGJSON AFR files and the magic-sealed-data export in a
+temporary folder, then runs ``boosterkit open afr -p draft -n N --seed 1 -f FORMAT --jobs J
+> /dev/null`` for J = 1 and 2 in turn, ``--rounds`` times, and prints the wall and CPU
+seconds of each, the ratio of the median walls (target: ``--jobs 2`` <= 0.65x ``--jobs 1``
+for 400,000 packs) and how many cores the whole machine was busy on meanwhile (from
+``/proc/stat``; other engineers' work on the shared cores leaves less for the second job).
+The tests (``tests/test_parallel.py``) check that the bytes are the same.
+
+    .venv/bin/python bench/parallel.py [--packs 400000] [--rounds 3] [--format jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import build_db  # bench/common.py: the script folder is on sys.path
+
+BIN = Path(sys.executable).with_name("boosterkit")
+
+
+def busy_ticks() -> tuple[int, int]:
+    """(busy, all) jiffies of every core so far (``/proc/stat``; (0, 0) elsewhere)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def timed(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds of ``cmd`` (its children included), and the cores the
+    machine was busy on meanwhile."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    b0, a0 = busy_ticks()
+    t = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        subprocess.run(cmd, stdout=null, check=True)
+    wall = time.perf_counter() - t
+    b1, a1 = busy_ticks()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cores = (os.cpu_count() or 1) * (b1 - b0) / (a1 - a0) if a1 > a0 else float("nan")
+    return wall, cpu, cores
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--packs", type=int, default=400_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--format", default="jsonl")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = build_db(Path(tmp))
+        base = [str(BIN), "--db", str(db), "open", "afr", "-p", "draft", "--seed", "1",
+                "-f", args.format]  # fmt: skip
+        subprocess.run([*base, "-n", "1"], stdout=subprocess.DEVNULL, check=True)  # keep it
+        runs: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
+        for r in range(args.rounds):
+            for jobs in (1, 2) if r % 2 == 0 else (2, 1):
+                runs[jobs].append(timed([*base, "-n", str(args.packs), "--jobs", str(jobs)]))
+    print(f"open afr -p draft -n {args.packs:,} -f {args.format} > /dev/null, {args.rounds} "
+          f"rounds A/B, {os.cpu_count()} cores")  # fmt: skip
+    for jobs, got in runs.items():
+        walls = ", ".join(f"{w:.2f}" for w, _, _ in got)
+        print(f"  --jobs {jobs}: wall {walls} s (median {statistics.median(w for w, _, _ in got):.2f}); "
+              f"CPU median {statistics.median(c for _, c, _ in got):.2f} s; machine busy on "
+              f"{statistics.median(b for _, _, b in got):.2f} cores")  # fmt: skip
+    ratio = statistics.median(w for w, _, _ in runs[2]) / statistics.median(
+        w for w, _, _ in runs[1]
+    )
+    print(f"  wall --jobs 2 / --jobs 1: {ratio:.3f}x (target <= 0.65x)")
+    return 0 if ratio <= 0.65 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Opening packs in worker processes that write straight to the output, in order
+(``boosterkit open --jobs N``).
+
+Pack *i* depends only on (seed, *i*), so the run splits into blocks of ``BLOCK`` packs
+without changing a byte: worker *j* of N draws blocks *j*, *j*+N, … and writes each as its
+part of the whole output (``output.write_part``) to the output's file descriptor, which
+every worker holds (the same open file: the parts land one after the other). Turns pass
+round the workers through one semaphore each, so block *b* is written only after block
+*b*−1, while every worker draws its next block during the others' writes. (Piping the bytes
+back to the parent would cost about what the workers save.) The parent resolves the
+product once and hands it to the workers compiled: they never open the database.
+"""
+
+from __future__ import annotations
+
+import errno
+import multiprocessing
+import os
+from dataclasses import dataclass
+from multiprocessing import reduction
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any, TextIO
+
+from boosterkit.generator.lazy import JsonLines
+from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
+from boosterkit.generator.packs import drawn
+
+if TYPE_CHECKING:
+    from boosterkit.generator.cache import Compiled
+
+#: Packs a worker draws and writes at a time.
+BLOCK = 4096
+
+
+def default_jobs() -> int:
+    """The number of cores this process may run on (``--jobs 0``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def jobs_for(jobs: int, count: int, fmt: str) -> int:
+    """Worker processes ``--jobs`` gives a run of ``count`` packs in ``fmt`` (0: the cores):
+    1 (no worker: this process writes) for a run of one block or a format written whole."""
+    wanted = default_jobs() if jobs == 0 else jobs
+    blocks = -(-count // BLOCK)
+    return 1 if fmt not in PARTED else max(1, min(wanted, blocks))
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every worker knows of the run."""
+
+    compiled: Compiled
+    seed: int
+    count: int
+    fmt: str
+    csv_raw: bool
+    jobs: int
+    block: int = BLOCK  # packs a worker draws and writes at a time
+
+
+class _Fd:
+    """A file descriptor a spawned worker receives a duplicate of (by number)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_received, (reduction.DupFd(self.fd),))
+
+
+def _received(dup: Any) -> int:
+    fd: int = dup.detach()
+    return fd
+
+
+def _write_all(fd: int, pieces: list[bytes]) -> None:
+    """Write ``pieces`` to ``fd``, up to 512 in each system call (``writev``)."""
+    for k in range(0, len(pieces), 512):
+        group: list[bytes | memoryview] = list(pieces[k : k + 512])
+        done = 0  # pieces of the group written whole
+        while done < len(group):
+            written = os.writev(fd, group[done:])
+            while done < len(group) and written >= len(group[done]):
+                written -= len(group[done])
+                done += 1
+            if written:  # a piece written in part: the rest of it next
+                group[done] = memoryview(group[done])[written:]
+
+
+def _blocks(run: Run, j: int, turns: list[Any], fd: int, stop: Any = None) -> None:
+    """Worker ``j``'s blocks, each written on its turn. ``stop``: called while waiting for
+    a turn (every 0.2 s); it raises when the run has failed elsewhere."""
+    blocks = -(-run.count // run.block)
+    lines = JsonLines()
+    for b in range(j, blocks, run.jobs):
+        start = 1 + b * run.block
+        packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
+        data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
+                          csv_raw=run.csv_raw, lines=lines)  # fmt: skip
+        del packs
+        while not turns[j].acquire(timeout=0.2):
+            if stop is not None:
+                stop()
+        _write_all(fd, data)
+        turns[(j + 1) % run.jobs].release()
+
+
+def _work(run: Run, j: int, turns: list[Any], fd: int, report: Connection) -> None:
+    """A worker process: its blocks; reports None or the failure."""
+    try:
+        _blocks(run, j, turns, fd)
+        report.send(None)
+    except OSError as exc:
+        report.send((exc.errno, exc.strerror or str(exc)))
+    except BaseException as exc:  # a bug: said, not swallowed
+        report.send((None, f"{type(exc).__name__}: {exc}"))
+        raise
+
+
+def write_parallel(run: Run, out: TextIO) -> int:
+    """Write the run's packs to ``out`` (flushed first) with ``run.jobs`` workers, this
+    process the first of them (it has the product and the modules already); the number of
+    packs. A worker's failed write is raised here as that ``OSError`` (a full disk, a
+    closed pipe), and stops the others. One job, or an ``out`` that does not take UTF-8
+    bytes as they are (``output.utf8_buffer``): written here, the same bytes."""
+    fd = _fd(out) if run.jobs > 1 else None
+    if fd is None:
+        packs = (p for s in range(1, run.count + 1, run.block)
+                 for p in drawn(run.compiled, run.seed, s, min(run.block, run.count + 1 - s)))  # fmt: skip
+        return write_packs(packs, run.fmt, out, csv_raw=run.csv_raw)
+    context = multiprocessing.get_context("spawn")
+    turns = [context.Semaphore(1 if j == 0 else 0) for j in range(run.jobs)]
+    reports, workers = [], []
+    for j in range(1, run.jobs):
+        receive, send = context.Pipe(duplex=False)
+        worker = context.Process(target=_work, args=(run, j, turns, _Fd(fd), send))
+        worker.start()
+        send.close()
+        reports.append(receive)
+        workers.append(worker)
+    failure: tuple[int | None, str] | None = (None, "interrupted")
+    try:
+        _blocks(run, 0, turns, fd, stop=lambda: _raise(_wait(reports, block=False)))
+        failure = _wait(reports)
+    except OSError as exc:
+        failure = (exc.errno, exc.strerror or str(exc))
+    finally:
+        for worker in workers:
+            if failure is not None and worker.is_alive():
+                worker.terminate()  # it may wait for a turn that will not come
+            worker.join()
+    _raise(failure)
+    return run.count
+
+
+def _raise(failure: tuple[int | None, str] | None) -> None:
+    if failure is not None:
+        code, message = failure
+        raise OSError(code or errno.EIO, message)
+
+
+def _fd(out: TextIO) -> int | None:
+    """The file descriptor the workers write ``out``'s bytes to (``out`` flushed), or None
+    when ``out`` has none or does not take UTF-8 bytes as they are."""
+    if utf8_buffer(out) is None:
+        return None
+    try:
+        return out.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation: an in-memory stream
+        return None
+
+
+def _wait(reports: list[Connection], block: bool = True) -> tuple[int | None, str] | None:
+    """Every worker's report, or the first failure (then the others are stopped); with
+    ``block`` False, only the reports already sent (and each is taken from ``reports``)."""
+    left = reports if not block else list(reports)
+    while left:
+        ready_now = wait(left, timeout=None if block else 0)
+        if not ready_now:
+            return None
+        for ready in ready_now:
+            assert isinstance(ready, Connection)
+            left.remove(ready)
+            try:
+                got = ready.recv()
+            except EOFError:  # died without a word (killed)
+                return (None, "a worker process stopped")
+            if got is not None:
+                return (got[0], got[1])
+    return None

@@ -1,0 +1,83 @@
+"""``open --jobs N`` (``generator/parallel.py``): worker processes writing their blocks in
+order give byte for byte the output of one process, in every format written in parts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_engine import extras_product
+
+from boosterkit.generator import engine, parallel
+from boosterkit.generator.output import PARTED, write_packs
+from boosterkit.generator.packs import drawn
+
+
+def _serial(cp, seed: int, count: int, fmt: str, path: Path) -> bytes:
+    with path.open("w", encoding="utf-8", newline="") as out:
+        write_packs(drawn(cp, seed, 1, count), fmt, out)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("fmt", PARTED)
+def test_workers_write_what_one_process_writes(fmt: str, tmp_path: Path) -> None:
+    cp = engine.compile_product(extras_product())
+    want = _serial(cp, 11, 237, fmt, tmp_path / "one")
+    for jobs, block in ((2, 50), (3, 40), (2, 237)):  # 5, 6 and 1 blocks
+        path = tmp_path / f"{jobs}-{block}"
+        with path.open("w", encoding="utf-8", newline="") as out:
+            out.write("before\n")  # what the stream holds already stays first
+            run = parallel.Run(cp, 11, 237, fmt, False, jobs, block=block)
+            assert parallel.write_parallel(run, out) == 237
+        assert path.read_bytes() == b"before\n" + want, (fmt, jobs, block)
+
+
+def test_an_in_memory_stream_is_written_by_this_process() -> None:
+    import io
+
+    cp = engine.compile_product(extras_product())
+    out = io.StringIO()
+    parallel.write_parallel(parallel.Run(cp, 1, 30, "jsonl", False, 2, block=10), out)
+    assert out.getvalue().count("\n") == 30
+
+
+def test_jobs_for_a_run() -> None:
+    block = parallel.BLOCK
+    assert parallel.jobs_for(2, 10 * block, "jsonl") == 2
+    assert parallel.jobs_for(8, 3 * block, "csv") == 3  # no more workers than blocks
+    assert parallel.jobs_for(2, block, "json") == 1  # one block: no worker
+    assert parallel.jobs_for(2, 10 * block, "parquet") == 1  # a frame is written whole
+    assert parallel.jobs_for(0, 10 * block, "text") == min(10, parallel.default_jobs())
+
+
+def _open(db: Path, *args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "open", "afr", *args]
+    return subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, timeout=300)
+
+
+def test_the_command_with_jobs_is_byte_identical(built_db: Path, tmp_path: Path) -> None:
+    n = str(2 * parallel.BLOCK + 7)
+    one = _open(built_db, "-n", n, "--seed", "3", "-f", "jsonl")
+    two = _open(built_db, "-n", n, "--seed", "3", "-f", "jsonl", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout and one.stdout.count(b"\n") == int(n)
+    out = tmp_path / "packs.csv"
+    done = _open(built_db, "-p", "set", "-n", n, "--seed", "4", "-f", "csv", "--jobs", "0",
+                 "-o", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        out.read_bytes() == _open(built_db, "-p", "set", "-n", n, "--seed", "4", "-f", "csv").stdout
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failed_write_in_a_worker_is_one_line(built_db: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = _open(built_db, "-n", str(3 * parallel.BLOCK), "--seed", "1", "-f", "jsonl",
+                     "--jobs", "2", stdout=full)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        "boosterkit: error: standard output: cannot write: No space left on device\n"
+    )
