@@ -15,6 +15,8 @@ DEFAULT_MTGJSON_URL = "https://mtgjson.com/api/v5"
 DEFAULT_FETCH_DEADLINE = 300.0
 DEFAULT_DOWNLOAD_DEADLINE = 3600.0
 DEFAULT_SYNC_DEADLINE = 1800.0
+#: Seconds a write (sync, import, rebuild) waits for another process to let go of the file.
+DEFAULT_LOCK_WAIT = 30.0
 USER_AGENT = f"boosterkit/{__version__} (+https://github.com/boosterkit/boosterkit)"
 
 
@@ -54,6 +56,12 @@ def fetch_deadline() -> float:
 def sync_deadline() -> float:
     """Seconds all the fetches of one ``sync SET…`` may take: ``BOOSTERKIT_SYNC_DEADLINE``, 1800."""
     return _seconds("BOOSTERKIT_SYNC_DEADLINE", DEFAULT_SYNC_DEADLINE)
+
+
+def lock_wait() -> float:
+    """Seconds a write waits for another process (a ``serve``) to let go of the database:
+    ``BOOSTERKIT_LOCK_WAIT``, 30."""
+    return _seconds("BOOSTERKIT_LOCK_WAIT", DEFAULT_LOCK_WAIT)
 
 
 def download_deadline() -> float:

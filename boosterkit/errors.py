@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
+#: Characters a terminal may act on (C0 but tab and newline, DEL, C1), and those that
+#: reorder or hide text (line/paragraph separators, bidi marks, overrides and isolates).
+_TERMINAL = r"\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_IN_TEXT = re.compile(f"[{_TERMINAL}]")
+#: Any control character, tab and newline included (none is part of a name or of a line).
+CONTROL_CHARS = re.compile(f"[{_TERMINAL}\\t\\n]")
+#: The most digits Python converts an integer of (``sys.int_info``; json.loads refuses more).
+INT_DIGITS: int = getattr(sys.int_info, "default_max_str_digits", 4300)
+
 
 class BoosterkitError(Exception):
     """Base class for user-facing errors: the message says what and where.
@@ -54,3 +66,23 @@ def one_line(exc: BaseException, limit: int = 300) -> str:
     """``exc``'s message on one line (whitespace runs folded), at most ``limit`` characters;
     its type's name when it has none. For wrapping a library's error in a user-facing one."""
     return " ".join(str(exc).split())[:limit] or type(exc).__name__
+
+
+def escape_controls(text: str, one_line: bool = True) -> str:
+    """``text`` with every control character (``\\x1b``, ``\\x9b``, …) written as its escape,
+    so text read from input (a uid, a zone name) never reaches a terminal as a command;
+    ``one_line``: tabs and newlines too (an error stays one line)."""
+    pattern = CONTROL_CHARS if one_line else _IN_TEXT
+    return pattern.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def json_reason(exc: BaseException) -> str:
+    """Why ``json.loads`` refused a text, in words: the JSON error, an integer too long
+    to convert, nesting too deep or bytes that are not UTF-8."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return f"an integer of more than {INT_DIGITS:,} digits"
+    return one_line(exc)

@@ -33,7 +33,7 @@ from boosterkit.cli.options import (
 
 if TYPE_CHECKING:
     from typer._click import Context as ClickContext  # see cli/options.py HelpGroup
-from boosterkit.errors import BoosterkitError
+from boosterkit.errors import BoosterkitError, escape_controls
 
 #: One registration line per command module (a new command group touches only its own file):
 #: the module, and the top-level commands its ``register`` adds (``tests/test_cli_coerce.py``
@@ -161,9 +161,9 @@ def main() -> None:
         # console script's also under `python -m` (help and errors say `boosterkit`)
         command(prog_name="boosterkit")
     except BoosterkitError as exc:
-        typer.echo(f"boosterkit: error: {exc}", err=True)
+        typer.echo(f"boosterkit: error: {escape_controls(str(exc))}", err=True)
         if exc.detail and getattr(exc, "verbose", False):
-            typer.echo(f"boosterkit: detail: {exc.detail}", err=True)
+            typer.echo(f"boosterkit: detail: {escape_controls(str(exc.detail))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("Interrupted.", err=True)

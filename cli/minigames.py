@@ -22,7 +22,7 @@ from boosterkit.cli.options import (
     fmt_option,
     pick_format,
 )
-from boosterkit.errors import InputError
+from boosterkit.errors import InputError, escape_controls, json_reason
 from boosterkit.formats import SHEETS
 from boosterkit.minigames.labels import LANGS
 
@@ -82,8 +82,8 @@ def read_setup_file(path: Path) -> Any:
         raise InputError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
-    except RecursionError as exc:
-        raise InputError(f"{path}: not a setup: JSON nested too deeply") from exc
+    except (RecursionError, ValueError) as exc:  # an integer of more than 4,300 digits too
+        raise InputError(f"{path}: not a setup: {json_reason(exc)}") from None
 
 
 def minigames_cmd(
@@ -180,7 +180,7 @@ def validate_cmd(
             result.to_dict(),
             pick_format(fmt, as_json),
             out=out,
-            text=lambda _: _verdict(file, data, result),
+            text=lambda _: escape_controls(_verdict(file, data, result), one_line=False),
         )
     if not result.valid:
         raise typer.Exit(1)

@@ -20,6 +20,7 @@ from boosterkit.cli.options import (
     fmt_option,
     pick_format,
 )
+from boosterkit.errors import escape_controls
 
 
 class Policy(str, Enum):
@@ -35,20 +36,30 @@ def play_cmd(
     moves_file: Path = typer.Argument(
         ..., metavar="MOVES", help="The moves file, one JSON object a line."
     ),
+    states: bool = typer.Option(
+        False, "--states", help="Also the state after each move (the first 1,000 moves)."
+    ),
     fmt: TextFormat = fmt_option("text"),
     as_json: bool = JSON,
     output: str | None = OUTPUT,
 ) -> None:
-    """Replay a game: the state after each move and the result. Exit 0 for a complete legal
-    game, 1 at the first illegal move (or a game not over), 2 for bad input."""
-    from boosterkit.minigames.referee.runner import read_moves, replay
+    """Replay a game from a checked setup: each move, the end state and the result. The setup
+    gets the checks of `validate` first. Exit 0 for a complete legal game, 1 for a setup that
+    breaks a rule, at the first illegal move or a game not over, 2 for bad input."""
+    from boosterkit.minigames.referee.play import play
+    from boosterkit.minigames.referee.runner import read_moves
 
     setup = read_setup_file(setup_file)
     text = read_text_file(moves_file, "a moves file (a game of 5,000 moves is about 0.5 MB)")
-    rep = replay(setup, read_moves(text, str(moves_file)), ctx.obj)  # read if the game needs
+    played = play(ctx.obj, setup, read_moves(text, str(moves_file)), states)
     with render.output(output) as out:
-        render.emit(rep.to_dict(), pick_format(fmt, as_json), out=out, text=lambda _: rep.text())
-    if not rep.complete:
+        render.emit(
+            played.to_dict(),
+            pick_format(fmt, as_json),
+            out=out,
+            text=lambda _: escape_controls(played.text(), one_line=False),
+        )
+    if not played.complete:
         raise typer.Exit(1)
 
 

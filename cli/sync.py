@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from boosterkit.cli.options import JSON, OUTPUT, TextFormat, fmt_option, pick_format
-from boosterkit.cli.render import summary
+from boosterkit.cli.render import echo_err, summary
 from boosterkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -140,5 +140,10 @@ def register(app: typer.Typer) -> None:
         with _progress_line(), ctx.obj.write() as con:
             result = _sync(
                 con, ctx.obj.cache_dir, client, sets, set_list, bulk, file, not no_mtgjson
+            )
+        for code in result.get("skipped_codes", []):
+            echo_err(
+                f"boosterkit: warning: skipped set code {code} from the upstream: not a set code "
+                "(2–8 letters or digits); nothing was fetched, kept or loaded for it"
             )
         summary(result, pick_format(fmt, json_), out, _summary_line)

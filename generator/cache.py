@@ -45,6 +45,13 @@ from boosterkit.data import DATA_DIR
 from boosterkit.generator import small
 from boosterkit.generator.model import ProductDef
 from boosterkit.generator.small import LiteProduct
+from boosterkit.safefiles import (
+    Sealer,
+    UnsafeFolder,
+    check_folder,
+    create_exclusive,
+    private_folder,
+)
 
 if TYPE_CHECKING:
     from boosterkit.database import Database, DbLike
@@ -208,33 +215,67 @@ def _kept_key(base: str, name: str, build: Callable[..., Any], scope: Scope) -> 
     return _key((base, name, _module_hash(build.__module__), scope))
 
 
-def _read_pickle(path: Path) -> Any:
-    """What a kept file holds, or None (missing, truncated or foreign: only a miss)."""
+def _read_pickle(path: Path, sealer: Sealer) -> Any:
+    """What a kept file holds, or None (missing, truncated, foreign or not sealed with this
+    cache's secret: only a miss; an unsealed file is never unpickled)."""
     try:
         with open(path, "rb") as f:
-            return pickle.load(f)  # noqa: S301 (our own file, beside the user's database)
+            payload = sealer.open(f.read())
+        return None if payload is None else pickle.loads(payload)  # noqa: S301 (sealed)
+    except UnsafeFolder:
+        raise
     except Exception:  # noqa: BLE001
         return None
 
 
-def _write_pickle(path: Path, value: Any) -> None:
-    """Write ``value`` to ``path`` atomically (a temporary file per process and thread,
-    then a rename): a reader sees the old file or the new one, never half of one."""
+def _write_pickle(path: Path, value: Any, sealer: Sealer) -> None:
+    """Write ``value`` sealed to ``path`` atomically (a new temporary file per process and
+    thread, never through a symlink, then a rename): a reader sees the old file or the new
+    one, never half of one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    data = sealer.seal(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     try:
-        with open(tmp, "wb") as f:
-            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        with create_exclusive(tmp) as f:
+            f.write(data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-class KeptStore:
-    """Values computed from a database, as files in a folder (``<database name>.cache/kept``):
-    one per name, scope and key; older keys of the same name and scope are dropped."""
+class _Store:
+    """A folder of sealed kept files under a database's cache folder (``folder.parent``,
+    whose ``secret`` seals them); both refused when another user could write to them."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.sealer = Sealer(folder.parent)
+
+    def _read(self, path: Path) -> Any:
+        check_folder(self.folder.parent)
+        check_folder(self.folder)
+        return _read_pickle(path, self.sealer)
+
+    def _write(self, paths: dict[Path, Any], prefix: str) -> None:
+        """Keep each value atomically and drop the older files of ``prefix`` (``_stale``);
+        a folder that cannot be written is no error (the values are built again)."""
+        try:
+            private_folder(self.folder, self.folder.parent)
+            for path, value in paths.items():
+                _write_pickle(path, value, self.sealer)
+            for old in self.folder.glob(f"{prefix}*.pickle"):
+                if old not in paths and self._stale(old, prefix):
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _stale(old: Path, prefix: str) -> bool:
+        return True
+
+
+class KeptStore(_Store):
+    """Values computed from a database, as files in a folder (``<database name>.cache/kept``):
+    one per name, scope and key; older keys of the same name and scope are dropped."""
 
     @classmethod
     def beside(cls, database: Path) -> KeptStore:
@@ -251,29 +292,22 @@ class KeptStore:
 
     def load(self, name: str, scope: tuple[str | None, ...], key: str) -> Any:
         """The value kept under ``key``, or None (missing or unreadable)."""
-        return _read_pickle(self.folder / f"{self._prefix(name, scope)}{key}.pickle")
+        return self._read(self.folder / f"{self._prefix(name, scope)}{key}.pickle")
 
     def save(self, name: str, scope: tuple[str | None, ...], key: str, value: Any) -> None:
         """Keep ``value`` atomically (a folder that cannot be written is no error)."""
         prefix = self._prefix(name, scope)
-        path = self.folder / f"{prefix}{key}.pickle"
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            _write_pickle(path, value)
-            for old in self.folder.glob(f"{prefix}*.pickle"):
-                if old != path and "." not in old.name[len(prefix) : -len(".pickle")]:
-                    old.unlink(missing_ok=True)
-        except OSError:
-            pass
+        self._write({self.folder / f"{prefix}{key}.pickle": value}, prefix)
+
+    @staticmethod
+    def _stale(old: Path, prefix: str) -> bool:
+        return "." not in old.name[len(prefix) : -len(".pickle")]  # not a longer name's
 
 
-class ProductStore:
+class ProductStore(_Store):
     """Compiled products as files in a folder (``<database name>.cache/products``): per
     product and key, the full product (numpy tables) and its ``LiteProduct`` (plain tuples,
     loaded without numpy)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
 
     @classmethod
     def beside(cls, database: Path) -> ProductStore:
@@ -296,7 +330,7 @@ class ProductStore:
     ) -> Compiled | None:
         """The product stored under ``key`` (its lite form if ``lite``), or None (missing,
         unreadable or of other code)."""
-        found = _read_pickle(self._path(set_code, product, key, lite))
+        found = self._read(self._path(set_code, product, key, lite))
         if lite:
             return found if isinstance(found, small.LiteProduct) else None
         from boosterkit.generator.engine import CompiledProduct
@@ -318,15 +352,7 @@ class ProductStore:
             self._path(set_code, product, key, False): cp,
             self._path(set_code, product, key, True): lite if lite is not None else small.lite(cp),
         }
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            for path, value in kept.items():
-                _write_pickle(path, value)
-            for old in self.folder.glob(f"{self._prefix(set_code, product)}*.pickle"):
-                if old not in kept:
-                    old.unlink(missing_ok=True)
-        except OSError:
-            pass
+        self._write(kept, self._prefix(set_code, product))
 
 
 class _Forms:

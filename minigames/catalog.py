@@ -16,7 +16,7 @@ import yaml
 from pydantic import ValidationError
 
 from boosterkit.data import DATA_DIR
-from boosterkit.errors import InputError, NotFoundError
+from boosterkit.errors import CONTROL_CHARS, InputError, NotFoundError
 from boosterkit.minigames import shapes
 from boosterkit.minigames.labels import (  # the languages of printed_names (spec.Minigame)
     LANGS,
@@ -132,6 +132,8 @@ def get_minigame(game: str) -> Minigame:
     """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``.
 
     An id reads only its own file (a command dealing one game parses one file, not 27)."""
+    if CONTROL_CHARS.search(game):
+        raise NotFoundError(f"unknown minigame {game!r}: a game name has no control characters")
     key = game.strip().lower().replace(" ", "-").replace("'", "").replace(".", "")
     if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", key) and (CATALOGUE_DIR / f"{key}.yaml").is_file():
         return _load_one(CATALOGUE_DIR / f"{key}.yaml")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.database import Database
-from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError, escape_controls
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
@@ -43,10 +43,13 @@ class Violation:
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"zone": self.zone, "card": self.card, "rule": self.rule, "message": self.message}
+        """As JSON, every text escaped (a zone name or uid from the file may hold a
+        terminal's control characters)."""
+        zone, card = (escape_controls(x) if x is not None else None for x in (self.zone, self.card))
+        return {"zone": zone, "card": card, "rule": self.rule, "message": str(self)}
 
     def __str__(self) -> str:
-        return self.message
+        return escape_controls(self.message)
 
 
 @dataclass

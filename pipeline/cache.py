@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from boosterkit.pipeline.files import GZIP_MAGIC
+from boosterkit.safefiles import create_exclusive, make_folders
 
 _fastgzip: types.ModuleType  # isal.igzip or gzip: the same open()
 try:  # ISA-L's gzip is ~5x faster than zlib at the same ratio: a 450 MB bulk file in ~1 s
@@ -50,13 +51,17 @@ def _store(cache: Path, f: BinaryIO, rel: str) -> str:
     if not rel.endswith(".gz"):
         rel += ".gz"
     dest = cache / rel
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(dest.parent)
     tmp = dest.with_name(dest.name + ".part")
     gz = f.read(2) == GZIP_MAGIC
     f.seek(0)
     try:
-        with open(tmp, "wb") if gz else _fastgzip.open(tmp, "wb", compresslevel=1) as out:
-            shutil.copyfileobj(f, out, _CHUNK)
+        with create_exclusive(tmp) as raw:  # a planted .part symlink is removed, not followed
+            if gz:
+                shutil.copyfileobj(f, raw, _CHUNK)
+            else:
+                with _fastgzip.open(raw, "wb", compresslevel=1) as out:
+                    shutil.copyfileobj(f, out, _CHUNK)
         tmp.replace(dest)
     except BaseException:  # a full disk must not leave a big .part behind
         tmp.unlink(missing_ok=True)

@@ -8,6 +8,8 @@ is appended to ``MIGRATIONS`` and never edited once released; ``schema_version``
 from __future__ import annotations
 
 import errno
+import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from boosterkit.errors import BoosterkitError
+from boosterkit.errors import BoosterkitError, escape_controls
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -273,6 +275,61 @@ NO_DATABASE_HINT = (
 )
 
 
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\d+)\)")
+#: Seconds between attempts to open a file another process holds.
+LOCK_POLL = 0.1
+
+
+def _open(path: str | Path, read_only: bool) -> Connection:
+    """``duckdb.connect``; a writer finding the file held by another process (a ``serve``
+    between requests lets go after its linger) tries again for ``config.lock_wait()``
+    seconds, then gets ``DatabaseHeld`` naming that process (a reader gets it at once)."""
+    from boosterkit import config
+
+    deadline = None
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            held = _HOLDER.search(str(exc))
+            if held is None:
+                raise
+            now = time.monotonic()
+            deadline = deadline if deadline is not None else now + config.lock_wait()
+            if read_only or now >= deadline:
+                waited = "" if read_only else f"; waited {config.lock_wait():g} s for it to let go"
+                raise DatabaseHeld(
+                    f"{path}: the database is in use by {holder(int(held['pid']))}{waited}: "
+                    f"{_WHAT_TO_DO}"
+                ) from exc
+            time.sleep(LOCK_POLL)
+
+
+_WHAT_TO_DO = (
+    "stop it, or run this when it is idle (a `boosterkit serve` lets go of the file 1 s "
+    "after its last request; BOOSTERKIT_LOCK_WAIT sets how long a write waits)"
+)
+
+
+class DatabaseHeld(DatabaseError):
+    """Another process holds the database file (DuckDB allows one writer or many readers)."""
+
+
+def holder(pid: int) -> str:
+    """Words for the process ``pid``: ``another boosterkit process (PID 12, boosterkit serve
+    --port 8000)``, or ``another process (PID 12)`` when it is not boosterkit's."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        argv = ""
+    args = [a for a in argv.split("\0") if a]
+    for i, a in enumerate(args):
+        if a.endswith("boosterkit") or a in ("boosterkit.cli", "boosterkit.cli.__main__"):
+            shown = escape_controls(" ".join(["boosterkit", *args[i + 1 :]]))[:120]
+            return f"another boosterkit process (PID {pid}, {shown})"
+    return f"another process (PID {pid})"
+
+
 #: WAL size past which a commit checkpoints (DuckDB's default is 16 MiB).
 CHECKPOINT_THRESHOLD = "4MiB"
 
@@ -291,7 +348,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
         with guarded(p):
             p.parent.mkdir(parents=True, exist_ok=True)
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = _open(path, read_only)
     except duckdb.Error as exc:
         raise storage_error(path, exc) or DatabaseError(
             f"{path}: cannot open database: {exc}"

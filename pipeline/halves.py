@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from threading import Event
 
+from boosterkit.safefiles import make_folders
+
 #: Files smaller than this are read whole: two threads do not pay for themselves.
 MIN_BYTES = 8 << 20
 #: Nor larger ones (measured on 2 cores, ``bench/ingest.py``): past ~1 GB the staged rows
@@ -99,7 +101,7 @@ def halves(path: Path, where: Path) -> Iterator[list[str] | None]:
         return
     end, start = cut
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        make_folders(where)
         folder = tempfile.TemporaryDirectory(
             prefix="halves-", suffix=".part", dir=where, ignore_cleanup_errors=True
         )

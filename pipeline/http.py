@@ -38,6 +38,7 @@ import urllib3
 
 from boosterkit import config
 from boosterkit.errors import FetchError, TransientError, UnreachableError, one_line
+from boosterkit.safefiles import create_exclusive, make_folders
 
 MIN_INTERVAL = 0.1
 DEFAULT_RETRY_AFTER = 30.0
@@ -332,7 +333,7 @@ class HttpClient:
         """
         url = self.url(url)
         self.check_url(url, "download link")
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(dest.parent)
         part = dest.with_name(dest.name + ".part")
 
         def consume(resp: requests.Response, ends_at: float) -> Path | None:
@@ -343,7 +344,7 @@ class HttpClient:
             total = resp.headers.get("Content-Length")
             done = 0
             try:
-                with open(part, "wb") as out:
+                with create_exclusive(part) as out:  # never through a planted symlink
                     for chunk in _body(resp, decode=decode):
                         out.write(chunk)
                         done += len(chunk)

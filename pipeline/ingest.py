@@ -35,6 +35,10 @@ class Shape:
     compression: str  # "gzip" | "none"
 
 
+#: A set code as SQL (``%`` the column): 2–8 letters or digits, as ``sync`` checks them.
+SET_CODE_SQL = "regexp_full_match(lower(%s), '[a-z0-9]{2,8}')"  # = sync.SET_CODE_PATTERN
+
+
 def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
@@ -245,6 +249,7 @@ def stage_cards_file(
             raise _duck_error(path, exc) from None
     new = f"FROM stage_cards WHERE rowid > {int(start)}"
     _check_cards(con, path, new)
+    con.execute(f"DELETE {new} AND NOT {SET_CODE_SQL % 'set_code'}")  # never a set code
     fcols = ", ".join(transform.FACE_SELECT)
     fexprs = ", ".join(transform.FACE_SELECT.values())
     con.execute(
@@ -277,7 +282,7 @@ def load_sets_file(con: Connection, path: Path, shape: Shape | None = None) -> i
     exprs = ", ".join(transform.SET_SELECT.values())
     updates = ", ".join(f"{c} = excluded.{c}" for c in transform.SET_SELECT if c != "code")
     con.execute(
-        f"INSERT INTO sets ({cols}) SELECT {exprs} FROM stage_raw s "
+        f"INSERT INTO sets ({cols}) SELECT {exprs} FROM stage_raw s WHERE {SET_CODE_SQL % 's.code'} "
         f"QUALIFY row_number() OVER (PARTITION BY lower(s.code) ORDER BY rowid DESC) = 1 "
         f"ON CONFLICT (code) DO UPDATE SET {updates}"
     )

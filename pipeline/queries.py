@@ -248,13 +248,23 @@ class CardArt:
 IMAGE_HOSTS = ("scryfall.io", "scryfall.com")
 
 
+_PLAIN_HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
+
+
 def safe_image_url(url: str | None) -> str | None:
-    """``url`` if it is an https URL on Scryfall's image hosts, without spaces or quotes."""
+    """``url`` if it is an https URL whose host part is a plain name on Scryfall's image
+    hosts (no ``user:password@``, no port, no percent-escapes, lowercase), without spaces
+    or quotes anywhere."""
     if not url or re.search(r"[\s\"'<>\\]", url):
         return None
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme != "https" or not any(host == h or host.endswith("." + h) for h in IMAGE_HOSTS):
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    host = parts.netloc
+    if parts.scheme != "https" or not _PLAIN_HOST.fullmatch(host):
+        return None
+    if not any(host == h or host.endswith("." + h) for h in IMAGE_HOSTS):
         return None
     return url
 

@@ -23,7 +23,9 @@ pasted. Terms (a subset of https://scryfall.com/docs/syntax):
 =======================  ===========================================================
 
 Operators: ``:`` and ``=`` (``:`` means "has" for colours), ``!=``, ``<``, ``<=``, ``>``,
-``>=``. A malformed query is an ``InputError`` naming the term.
+``>=``. A malformed query is an ``InputError`` naming the term; so is one longer than
+``MAX_QUERY_CHARS``, of more than ``MAX_TERMS`` terms or nested deeper than ``MAX_DEPTH``
+(checked before anything is built). A condition repeated in an and or an or is kept once.
 """
 
 from __future__ import annotations
@@ -55,12 +57,34 @@ RARITY_ABBR = {r[0]: r for r in RARITIES}  # c, u, r, m, s, b
 _CMP = {":": "=", "=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
+#: Longest query read (characters), most terms in one, deepest nesting of parentheses: a
+#: search is a line typed by a person, and every term is a condition the database evaluates.
+MAX_QUERY_CHARS = 1000
+MAX_TERMS = 64
+MAX_DEPTH = 16
+
+
 class QueryError(InputError):
     """A query that cannot be read: the message quotes the query and the term."""
 
 
 def _fail(query: str, message: str) -> QueryError:
-    return QueryError(f"query {query!r}: {message}", field="q")
+    shown = repr(query) if len(query) <= 80 else f"{query[:60]!r}… ({len(query):,} characters)"
+    return QueryError(f"query {shown}: {message}", field="q")
+
+
+def _check_size(query: str, tokens: list[tuple[str, Any]]) -> None:
+    """``QueryError`` for a query past ``MAX_TERMS`` terms or ``MAX_DEPTH`` parentheses deep
+    (counted on the tokens: nothing is built, nothing recurses)."""
+    terms = sum(kind == "term" for kind, _ in tokens)
+    if terms > MAX_TERMS:
+        raise _fail(query, f"{terms:,} terms; a query has at most {MAX_TERMS}")
+    depth = 0
+    for kind, _ in tokens:
+        depth += kind == "open"
+        depth -= kind == "close"
+        if depth > MAX_DEPTH:
+            raise _fail(query, f"parentheses nested more than {MAX_DEPTH} deep")
 
 
 def _like(column: str, value: str) -> Sql:
@@ -229,7 +253,10 @@ def _term(m: re.Match[str], query: str) -> Sql:
 class _Parser:
     def __init__(self, query: str) -> None:
         self.query = query
+        if len(query) > MAX_QUERY_CHARS:
+            raise _fail(query, f"longer than {MAX_QUERY_CHARS:,} characters")
         self.tokens = _tokens(query)
+        _check_size(query, self.tokens)
         self.i = 0
 
     def peek(self) -> str | None:
@@ -269,6 +296,11 @@ class _Parser:
 
     @staticmethod
     def _join(parts: list[Sql], glue: str) -> Sql:
+        """The parts joined, each once (a repeated condition changes neither an and nor an or)."""
+        unique: dict[str, Sql] = {}
+        for sql, params in parts:
+            unique.setdefault(f"{sql}\x00{params!r}", (sql, params))
+        parts = list(unique.values())
         if len(parts) == 1:
             return parts[0]
         return "(" + glue.join(p[0] for p in parts) + ")", [x for p in parts for x in p[1]]

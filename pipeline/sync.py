@@ -47,7 +47,9 @@ SEARCH_PARAMS = {
 }
 #: Cached MTGJSON files of a set sync are ``<folder>/mtgjson-CODE.json.gz`` (how replay tells them).
 MTGJSON_PREFIX = "mtgjson-"
-_CODE = re.compile(r"^[a-z0-9]{2,8}$")
+#: A set code (lowercased): what a user types and what the network may send.
+SET_CODE_PATTERN = "[a-z0-9]{2,8}"
+_CODE = re.compile(f"^{SET_CODE_PATTERN}$")
 
 
 def _scryfall_client() -> ScryfallClient:
@@ -101,15 +103,33 @@ def normalize_codes(codes: list[str]) -> list[str]:
     return out
 
 
+def is_set_code(code: Any, skipped: list[str]) -> bool:
+    """Whether a set code from the network is one (2–8 letters or digits, any case); else it
+    is added to ``skipped`` (once, escaped) and used for nothing: no file name, no row."""
+    if isinstance(code, str) and _CODE.match(code.lower()):
+        return True
+    shown = repr(code)[:60]
+    if shown not in skipped:
+        skipped.append(shown)
+    return False
+
+
 def _fetch_sets(
-    client: ScryfallClient, cache: Path, folder: str, codes: list[str], progress: Progress | None
+    client: ScryfallClient,
+    cache: Path,
+    folder: str,
+    codes: list[str],
+    progress: Progress | None,
+    skipped: list[str],
 ) -> tuple[list[str], list[str]]:
-    """Fetch the set list, the sets and every page of their printings into the cache."""
+    """Fetch the set list, the sets and every page of their printings into the cache; set
+    codes from the network that are not set codes go to ``skipped``."""
     from boosterkit.pipeline.scryfall.client import ScryfallAPIError
     from boosterkit.pipeline.scryfall.models import card_set, child_sets
 
     rels, all_sets = _fetch_set_list(client, cache, folder)
-    wrapped = [card_set(s) for s in all_sets if s.get("object") == "set" and s.get("code")]
+    objects = [s for s in all_sets if s.get("object") == "set" and s.get("code")]
+    wrapped = [card_set(s) for s in objects if is_set_code(s["code"], skipped)]
     card_sets: list[str] = []
     for code in codes:
         try:
@@ -124,8 +144,11 @@ def _fetch_sets(
                 listing = "Scryfall's sets: `boosterkit sync --sets`, then `boosterkit sets`"
                 raise NotFoundError(unknown("set", code, names, listing)) from None
             raise
+        own = card_set(data).code
+        if not is_set_code(own, skipped):
+            continue
         rels.append(_store_json(cache, data, f"{folder}/set-{code}.json"))
-        family = [card_set(data).code.lower()]
+        family = [own.lower()]
         for parent in family:  # breadth-first: children of children too
             family += [
                 c.code.lower() for c in child_sets(parent, wrapped) if c.code.lower() not in family
@@ -193,7 +216,8 @@ def sync_sets(
     folder = f"scryfall/{_stamp()}"
     cachemod.remove_parts(cache)
     try:
-        rels, card_sets = _fetch_sets(client, cache, folder, codes, progress)
+        skipped: list[str] = []
+        rels, card_sets = _fetch_sets(client, cache, folder, codes, progress, skipped)
         jrels: list[str] = []
         missing: list[str] = []
         if fetcher is not None:
@@ -229,6 +253,7 @@ def sync_sets(
         set_codes=card_sets,
         requests=requests,
         mtgjson=_mtgjson_summary(use_mtgjson, found, missing),
+        skipped_codes=skipped,
     )
 
 

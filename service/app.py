@@ -29,7 +29,7 @@ from boosterkit.minigames import deal, list_minigames, render_sheet, validate_se
 from boosterkit.minigames.labels import Lang
 from boosterkit.minigames.sheets import sheet_images
 from boosterkit.pipeline.db import Connection
-from boosterkit.pipeline.queries import list_sets
+from boosterkit.pipeline.queries import IMAGE_HOSTS, list_sets
 from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.deps import cursor, game_packs, json_response
@@ -50,6 +50,20 @@ from boosterkit.service.models import (
 )
 
 STATIC = Path(__file__).with_name("static")
+#: Where a sheet's card images may come from (``pipeline.queries.IMAGE_HOSTS``).
+_IMAGES = " ".join(f"https://{h} https://*.{h}" for h in IMAGE_HOSTS)
+#: The organizer page: its own script, styles and requests only (the sheet's styles are
+#: constructed style sheets, not inline), card images from Scryfall's hosts.
+PAGE_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    f"img-src 'self' {_IMAGES}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+#: A sheet opened by itself: its inline style sheet and card images, nothing that runs.
+SHEET_CSP = (
+    f"default-src 'none'; style-src 'unsafe-inline'; img-src {_IMAGES}; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 
 router = APIRouter()
 
@@ -152,13 +166,15 @@ def sheet(
     with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         setup = _deal(req, request)
         art = sheet_images(request.app.state.database, setup) if images else None
-        return HTMLResponse(render_sheet(setup, "html", art))
+        headers = {"Content-Security-Policy": SHEET_CSP, **NOSNIFF}
+        return HTMLResponse(render_sheet(setup, "html", art), headers=headers)
 
 
 @router.get("/", include_in_schema=False)
 def page() -> FileResponse:
     """The organizer page."""
-    return FileResponse(STATIC / "index.html", media_type="text/html")
+    headers = {"Content-Security-Policy": PAGE_CSP, **NOSNIFF}
+    return FileResponse(STATIC / "index.html", media_type="text/html", headers=headers)
 
 
 @router.get("/favicon.ico", include_in_schema=False)

@@ -28,27 +28,31 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError, json_reason
+from boosterkit.errors import escape_controls as escape_one_line
 from boosterkit.pipeline.db import storage_error
 from boosterkit.service.database import DatabaseBusy, DatabaseUnavailable
 from boosterkit.service.limits import (
+    BODY_DEADLINE,
     BUDGET_WAIT,
+    CLIENT_SHARE,
     MAX_BODY_BYTES_IN_FLIGHT,
+    RESERVE_SHARE,
     RETRY_AFTER_BUSY,
+    SMALL_BODY,
     ServiceBusy,
 )
 
 RETRY_AFTER_SECONDS = 5
+#: The header that closes a connection after an answer sent before its body was read.
+CLOSE = (b"connection", b"close")
 log = logging.getLogger("boosterkit.service")
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def escape_controls(message: str) -> str:
     """``message`` with control characters (a field name or value from the request may hold
     a newline) written as escapes, so every error stays one line."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
+    return escape_one_line(message)
 
 
 def error_body(status: int, message: str, **extra: Any) -> dict[str, Any]:
@@ -146,8 +150,11 @@ def install_error_handlers(app: FastAPI) -> None:
         message = str(exc.detail)
         if exc.status_code == 400 and message == "There was an error parsing the body":
             # FastAPI's answer to a body json.loads refuses with other than JSONDecodeError
-            # (not UTF-8, nested too deeply): malformed JSON is 422, as every other case.
-            return _json(422, "body: not valid JSON (not UTF-8, or nested too deeply)")
+            # (not UTF-8, nested too deeply, an integer too long): malformed JSON is 422, as
+            # every other case, saying which.
+            cause = exc.__cause__
+            why = json_reason(cause) if cause is not None else "not UTF-8, or nested too deeply"
+            return _json(422, f"body: not valid JSON ({why})")
         if exc.status_code == 404 and message == "Not Found":
             message = f"no route {request.method} {request.url.path} (see /docs)"
         elif exc.status_code == 405:
@@ -156,9 +163,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``max_bytes`` gets 413 before any route sees it,
-    and bodies held at once over all requests stay under ``max_in_flight`` bytes: a request
-    that finds no room within ``wait`` seconds gets 503 with ``Retry-After``."""
+    """ASGI middleware: a request body over ``max_bytes`` gets 413 before any route sees it;
+    bodies held at once stay under ``max_in_flight`` bytes over all requests and under
+    ``per_client`` bytes per client address (a quarter of it); the first ``SMALL_BODY`` bytes of a body are
+    counted in the total only, and an eighth of the total is kept for them, so
+    small requests pass while big uploads stall (a stalled one ends at ``deadline``): a
+    request that finds no room within ``wait`` seconds gets 503 with ``Retry-After``. A body
+    not in within ``deadline`` seconds gets 408 and its connection is closed. The counts are
+    per process (each worker of a ``serve`` holds its own allowance)."""
 
     def __init__(
         self,
@@ -166,21 +178,48 @@ class BodyLimit:
         max_bytes: int,
         max_in_flight: int = MAX_BODY_BYTES_IN_FLIGHT,
         wait: float = BUDGET_WAIT,
+        per_client: int | None = None,
+        deadline: float = BODY_DEADLINE,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_in_flight = max_in_flight
+        # shares of this process's allowance (``serve --workers N`` divides it)
+        self.per_client = per_client or max_in_flight // CLIENT_SHARE
+        self.reserve = max_in_flight // RESERVE_SHARE
         self.wait = wait
+        self.deadline = deadline
         self.in_flight = 0  # one event loop: no lock needed
+        self.by_client: dict[str, int] = {}
 
-    async def _reserve(self, n: int, deadline: float) -> bool:
-        """Count ``n`` more bytes in flight, waiting for room until ``deadline``."""
-        while self.in_flight + n > self.max_in_flight and self.in_flight > 0:
+    def _fits(self, who: str, held: int, n: int) -> bool:
+        """Whether ``n`` more bytes of a body holding ``held`` fit (a body alone in flight,
+        or its client's only one, always does)."""
+        small = held + n <= SMALL_BODY  # a body's first bytes: the reserve is theirs too
+        room = self.max_in_flight - (0 if small else self.reserve)
+        if self.in_flight - held > 0 and self.in_flight + n > room:
+            return False
+        mine = self.by_client.get(who, 0)
+        return small or mine - held == 0 or mine + n <= self.per_client
+
+    async def _reserve(self, who: str, held: int, n: int, deadline: float) -> bool:
+        """Count ``n`` more bytes of a request from ``who`` (holding ``held``) in flight,
+        waiting for room until ``deadline``."""
+        while not self._fits(who, held, n):
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.02)
         self.in_flight += n
+        self.by_client[who] = self.by_client.get(who, 0) + n
         return True
+
+    def _release(self, who: str, n: int) -> None:
+        self.in_flight -= n
+        left = self.by_client.get(who, 0) - n
+        if left > 0:
+            self.by_client[who] = left
+        else:
+            self.by_client.pop(who, None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -190,43 +229,60 @@ class BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._reject(send)
             return
-        held = 0
+        who = str((scope.get("client") or ("?",))[0])
+        held = [0]  # bytes of this body counted in flight (the reader adds to it)
         try:
-            body = await self._read(receive, send, time.monotonic() + self.wait)
-            held = len(body) if body is not None else 0
+            body = await self._read(who, receive, send, held)
             if body is not None:
                 await self._forward(scope, receive, send, body)
         finally:
-            self.in_flight -= held
+            self._release(who, held[0])
 
-    async def _read(self, receive: Receive, send: Send, deadline: float) -> bytes | None:
-        """The whole body, counted in flight; None when an answer (413, 503) was sent."""
+    async def _read(self, who: str, receive: Receive, send: Send, held: list[int]) -> bytes | None:
+        """The whole body, counted in flight in ``held``; None when an answer (408, 413,
+        503) was sent or the client went away."""
         # Chunked bodies carry no length: read up to the limit, then replay what was read.
+        start = time.monotonic()
         chunks: list[bytes] = []
-        size = 0
         more = True
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(
+                    receive(), start + self.deadline - time.monotonic()
+                )
+            except (asyncio.TimeoutError, TimeoutError):
+                await self._too_slow(send, held[0])
+                return None
             if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.max_bytes:
-                self.in_flight -= size - len(chunks[-1])
+                return None  # the client went away: nothing to answer
+            chunk = message.get("body", b"")
+            if held[0] + len(chunk) > self.max_bytes:
                 await self._reject(send)
                 return None
-            if not await self._reserve(len(chunks[-1]), deadline):
-                self.in_flight -= size - len(chunks[-1])
+            wait_until = min(time.monotonic() + self.wait, start + self.deadline)
+            if not await self._reserve(who, held[0], len(chunk), wait_until):
                 await self._send(
                     send,
                     503,
-                    f"the service is busy: {self.max_in_flight} bytes of "
-                    f"request bodies are in flight; try again in {RETRY_AFTER_BUSY} s",
-                    [(b"retry-after", str(RETRY_AFTER_BUSY).encode())],
+                    f"the service is busy: {self.max_in_flight} bytes of request bodies are in "
+                    f"flight (at most {self.per_client} from one client); try again in "
+                    f"{RETRY_AFTER_BUSY} s",
+                    [(b"retry-after", str(RETRY_AFTER_BUSY).encode()), CLOSE],
                 )
                 return None
+            held[0] += len(chunk)
+            chunks.append(chunk)
             more = message.get("more_body", False)
         return b"".join(chunks)
+
+    async def _too_slow(self, send: Send, got: int) -> None:
+        await self._send(
+            send,
+            408,
+            f"request body not received within {self.deadline:g} s ({got} bytes came); the "
+            "connection is closed: send the body at once",
+            [CLOSE],
+        )
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
         sent = False
@@ -241,7 +297,7 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
-        await self._send(send, 413, f"request body larger than {self.max_bytes} bytes")
+        await self._send(send, 413, f"request body larger than {self.max_bytes} bytes", [CLOSE])
 
     @staticmethod
     async def _send(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -30,6 +31,16 @@ WILDCARDS = ("0.0.0.0", "::", "")
 MAX_PACKS_IN_FLIGHT = 720
 #: Request-body bytes held at once over all requests (eight bodies of 4 MiB).
 MAX_BODY_BYTES_IN_FLIGHT = 32 * 1024 * 1024
+#: One client address holds at most this share of a process's body allowance (8 of 32 MiB).
+CLIENT_SHARE = 4
+MAX_BODY_BYTES_PER_CLIENT = MAX_BODY_BYTES_IN_FLIGHT // CLIENT_SHARE
+#: A body's first bytes counted against the allowance only, not the client's share.
+SMALL_BODY = 64 * 1024
+#: This share of the allowance is kept for bodies' first ``SMALL_BODY`` bytes (4 of 32 MiB).
+RESERVE_SHARE = 8
+SMALL_RESERVE = MAX_BODY_BYTES_IN_FLIGHT // RESERVE_SHARE
+#: Seconds a request body may take to arrive (4 MiB at 200 KiB/s), else 408.
+BODY_DEADLINE = 20.0
 #: Seconds a request waits for room in a budget before it is answered 503.
 BUDGET_WAIT = 1.0
 #: ``Retry-After`` (seconds) of a 503 because the service is busy with other requests.
@@ -49,12 +60,26 @@ def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(h.lower().strip("[]") for h in hosts if h))
 
 
-def host_name(header: str) -> str:
-    """The name in a ``Host`` header, without the port: ``[::1]:8000`` → ``::1``."""
+#: A ``Host`` header: a plain host name or IPv4 address, or a bracketed IPv6 address, and an
+#: optional port; nothing else (no ``user@``, no path, no percent-escapes, no spaces).
+_HOST = re.compile(
+    r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+    r"(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?))(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def host_name(header: str) -> str | None:
+    """The name in a ``Host`` header, without the port (``[::1]:8000`` → ``::1``); None
+    for a header that is not a plain ``host[:port]`` (``127.0.0.1:80@evil.example``)."""
     header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    m = _HOST.fullmatch(header)
+    if m is None:
+        return header if _is_ip(header) and ":" in header else None  # a bare IPv6 address
+    if m["port"] is not None and not 0 < int(m["port"]) < 65536:
+        return None
+    if m["v6"] is not None:
+        return m["v6"] if _is_ip(m["v6"]) else None
+    return m["name"].rstrip(".")
 
 
 def _is_ip(name: str) -> bool:
@@ -80,7 +105,7 @@ class HostAllowlist:
         if not header:
             return False
         name = host_name(header)
-        return name in self.hosts or (self.any_ip and _is_ip(name))
+        return name is not None and (name in self.hosts or (self.any_ip and _is_ip(name)))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):

@@ -10,7 +10,8 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from boosterkit.generator import new_seed
-from boosterkit.minigames.referee.runner import replay, simulate
+from boosterkit.minigames.referee.play import play as play_game
+from boosterkit.minigames.referee.runner import simulate
 from boosterkit.service.deps import game_packs, json_response
 from boosterkit.service.models import GameRequest
 
@@ -29,6 +30,9 @@ class PlayRequest(BaseModel):
 
     setup: dict[str, Any]
     moves: list[dict[str, Any]] = Field(max_length=MAX_MOVES)
+    states: bool = Field(
+        default=False, description="also the state after each move (the first 1,000)"
+    )
 
 
 class SimulateRequest(GameRequest):
@@ -40,9 +44,14 @@ class SimulateRequest(GameRequest):
 
 @router.post("/play")
 def play(req: PlayRequest, request: Request) -> Response:
-    """Replay a move log: ``boosterkit play --json`` (200 with ``violation`` set for an
-    illegal move; 422 for a malformed setup or move)."""
-    return json_response(replay(req.setup, req.moves, request.app.state.database).to_dict())
+    """Replay a move log from a checked setup: ``boosterkit play --json [--states]`` (200 with
+    ``violation`` set for a setup that breaks a rule or an illegal move; 422 for a malformed
+    or oversized setup or move). Holds the setup's packs in the work budget (they are opened
+    again to check them)."""
+    packs = req.setup.get("packs")
+    with request.app.state.budget.take(len(packs) if isinstance(packs, list) else 1):
+        played = play_game(request.app.state.database, req.setup, req.moves, req.states)
+        return json_response(played.to_dict())
 
 
 @router.post("/simulate")

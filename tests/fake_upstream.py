@@ -13,6 +13,9 @@ Each fault answers (and is popped for) one request before the real answer:
 - ``Fault(truncate=True)``: the real answer's headers (its full ``Content-Length``) and
   half its body, then close.
 
+A hostile upstream: ``server.rewrite[path] = fn`` answers every request for ``path`` with
+``fn(the real JSON answer)`` (e.g. a set list naming a child set ``../..``).
+
 ``server.requests`` logs every request (path, query, headers, monotonic time); ``delay``
 sleeps before each answer.
 """
@@ -23,6 +26,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -80,6 +84,7 @@ class FakeServer:
     def _init_server(self) -> None:
         self._httpd: ThreadingHTTPServer | None = None
         self._stopping = threading.Event()
+        self.rewrite: dict[str, Callable[[Any], Any]] = {}
 
     @property
     def origin(self) -> str:
@@ -139,6 +144,9 @@ class FakeServer:
             )
             return self._send(h, answer)
         answer = self.route(h, parts.path, query)
+        if parts.path in self.rewrite:
+            hostile = self.rewrite[parts.path](json.loads(answer.body))
+            answer = Answer(answer.status, json.dumps(hostile).encode("utf-8"), answer.headers)
         self._send(h, answer, truncate=fault is not None)
 
     def _send(self, h: BaseHTTPRequestHandler, answer: Answer, *, truncate: bool = False) -> None:

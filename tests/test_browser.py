@@ -123,7 +123,17 @@ def test_deal_and_print_from_the_page(server: str, browser, tmp_path: Path) -> N
     assert len(names) > 10
 
     page = browser.new_page()
-    page.goto(f"{server}/")
+    refused: list[str] = []  # what the page's Content-Security-Policy blocked (issue 20)
+    page.on(
+        "console",
+        lambda m: (
+            refused.append(f"{m.text} @ {m.location}")
+            if "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    response = page.goto(f"{server}/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
     page.wait_for_selector("body[data-ready=true]", timeout=15000)
     # The choices come from the database and the catalogue.
     assert page.locator("#set option[value=afr]").count() == 1
@@ -135,7 +145,11 @@ def test_deal_and_print_from_the_page(server: str, browser, tmp_path: Path) -> N
     page.fill("#players", str(DEAL["players"]))
     page.fill("#seed", str(DEAL["seed"]))
     page.click("#deal")
-    page.wait_for_function("document.getElementById('sheet').shadowRoot?.textContent.length > 0")
+    page.wait_for_function(
+        "() => document.getElementById('sheet').shadowRoot?.textContent.length > 0"
+    )
+    # the sheet's own styles apply in the shadow root (constructed style sheets: no inline style)
+    assert page.evaluate("document.getElementById('sheet').shadowRoot.adoptedStyleSheets.length")
     sheet_text = page.locator("#sheet .sheet-body").inner_text()  # locators pierce the shadow root
     shown = [n for n in names if n in sheet_text]
     assert shown == names, f"missing on the page: {sorted(set(names) - set(shown))[:5]}"
@@ -166,6 +180,7 @@ def test_deal_and_print_from_the_page(server: str, browser, tmp_path: Path) -> N
         assert all(n in text for n in hands[f"player-{k}"]), (k, text)
         others = set().union(*(h for o, h in hands.items() if o != f"player-{k}"))
         assert not any(n in text for n in others - hands[f"player-{k}"])
+    assert refused == [], refused  # the page works under its policy
     page.close()
 
 
@@ -195,7 +210,9 @@ def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, brows
     page.fill("#players", "3")
     page.fill("#seed", "5")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('sheet').shadowRoot?.textContent.length > 0")
+    page.wait_for_function(
+        "() => document.getElementById('sheet').shadowRoot?.textContent.length > 0"
+    )
     assert _sheet_shown(page) and page.is_enabled("#print")
     assert page.is_hidden("#set-offer")  # the set is chosen: nothing to offer
 
@@ -220,7 +237,9 @@ def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, brows
     page.click("#set-offer button[data-set=khm]")
     assert page.input_value("#set") == "khm" and page.is_hidden("#set-offer")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     assert _sheet_shown(page) and page.is_enabled("#print")
     assert "Day Vs. Night" in page.locator("#sheet .sheet-body").inner_text()
     assert len(failures) == 1 and "/sheet?minigame=day-vs-night&" in failures[0], failures
@@ -245,7 +264,9 @@ def test_the_form_survives_a_reload_and_nothing_404s(server: str, browser) -> No
 
     page.uncheck("#images")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     url = page.url  # the dealt game is in the address: a bookmark or another browser deals it
     assert "seed=4242" in url and "set=znr" in url
     fresh = browser.new_context().new_page()  # no localStorage: the query alone
@@ -285,7 +306,9 @@ def test_card_images_markup_without_fetching_them(
     page.fill("#seed", "7")
     page.check("#images")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     found = page.evaluate("""(() => [...document.getElementById('sheet').shadowRoot
         .querySelectorAll('section.page')].map((s) => [s.dataset.audience,
         [...s.querySelectorAll('.has-art')].map((a) => [a.querySelector('img').getAttribute('src'),
@@ -383,7 +406,9 @@ def test_a_refused_deal_offers_the_product_that_deals(server: str, browser) -> N
     assert "`boosterkit sync plst`" in status and status.endswith("or deal `--product draft`.")
     assert not _sheet_shown(page)
     page.click("#product-offer button[data-product=afr-draft]")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     assert _sheet_shown(page) and page.input_value("#product") == "afr-draft"
     assert "product=afr-draft" in page.url and page.is_hidden("#product-offer")
     assert len(failures) == 1 and "/sheet?minigame=mimic-match&" in failures[0], failures
@@ -409,7 +434,9 @@ def _open_pools(page, players: int, packs: int | None, seed: int, set_code: str 
         page.fill("#packs", str(packs))
     page.fill("#seed", str(seed))
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Opened')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Opened')"
+    )
 
 
 def _pools_shown(page) -> list[dict]:
@@ -442,7 +469,7 @@ def test_open_pools_and_print_from_the_page(server: str, browser, tmp_path: Path
     page.check("#mode-pool")
     assert page.is_visible("#packs") and page.input_value("#packs") == "6"  # 6 packs by default
     assert page.is_hidden("#minigame") and page.inner_text("#deal") == "Open pools"
-    page.wait_for_function("document.getElementById('product').options.length > 1")
+    page.wait_for_function("() => document.getElementById('product').options.length > 1")
     assert page.locator("#product option[value=afr-collector]").count() == 1
     _open_pools(page, **{k: POOL[k] for k in ("players", "packs", "seed")})
     shown = _pools_shown(page)
@@ -533,7 +560,9 @@ def test_a_pool_error_clears_the_pools(server: str, browser) -> None:
     page.select_option("#minigame", "roll-for-initiative")
     page.fill("#players", "3")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     assert _sheet_shown(page) and "mode=" not in page.url
     page.close()
 

@@ -273,7 +273,8 @@ def test_db_after_the_command_wins_over_before(capsys, built_db: Path, tmp_path:
 
 
 def test_play_formats_and_db_after(capsys, built_db: Path, tmp_path: Path) -> None:
-    from boosterkit.minigames.referee.runner import read_moves, replay
+    from boosterkit.minigames.referee.play import play
+    from boosterkit.minigames.referee.runner import read_moves
 
     logs = tmp_path / "logs"
     code, _, err = run(
@@ -298,8 +299,7 @@ def test_play_formats_and_db_after(capsys, built_db: Path, tmp_path: Path) -> No
     args = ["play", str(setup_file), str(moves_file), "--db", str(built_db)]
     _, as_json, _ = run(capsys, *args, "--json")
     _, as_format, _ = run(capsys, *args, "-f", "json")
-    with _con(built_db) as con:  # Base Race reads toughness from the database
-        lib = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
+    lib = play(built_db, json.loads(setup_file.read_text()), read_moves(moves_file.read_text()))
     assert as_json == as_format == to_json(lib.to_dict()) + "\n"
     _, text, _ = run(capsys, *args)
     assert text == lib.text().rstrip("\n") + "\n"

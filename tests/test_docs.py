@@ -95,9 +95,10 @@ def test_docs_build_strictly(tmp_path) -> None:
 def test_limits_table_states_the_bounds_the_code_sets() -> None:
     """Every figure of the "Limits and failure behaviour" page (and of its fetch limits) is
     the constant the code enforces: change one, and this test names the row."""
-    from boosterkit import config
+    from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
-    from boosterkit.pipeline import halves, http
+    from boosterkit.minigames.referee import play
+    from boosterkit.pipeline import halves, http, search, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -108,12 +109,25 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
         limits_md: [
             f"Setup file (`validate FILE`) | {MAX_SETUP_BYTES // mib} MiB",
             f"{models.MAX_BODY_BYTES // mib} MiB each; {limits.MAX_BODY_BYTES_IN_FLIGHT // mib} MiB in flight",
+            f"at most {limits.MAX_BODY_BYTES_PER_CLIENT // mib} MiB from one client address",
+            f"a body's first {limits.SMALL_BODY // 1024} KiB count in the total only, and "
+            f"{limits.SMALL_RESERVE // mib} MiB of it are kept for them",
+            f"the whole body within {limits.BODY_DEADLINE:g} s",
+            f"408 and the connection closed for a body not in within {limits.BODY_DEADLINE:g} s",
             f"`count` ≤ {models.MAX_PACKS}, `players` ≤ {models.MAX_REQUEST_PLAYERS}",
             f"`/pool` players × packs ≤ {pool_routes.MAX_POOL_PACKS}",
             f"`games` ≤ {referee_routes.MAX_SIM_GAMES}",
             f"≤ {referee_routes.MAX_MOVES:,} moves",
+            f'(`--states`, `"states": true`), for the first {play.MAX_STATES:,} moves',
             f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
             f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
+            f"under the folder's {safefiles.SECRET_BYTES}-byte `secret`",
+            f"| at most {errors.INT_DIGITS:,} digits (Python's conversion limit)",
+            f"an integer of more than {errors.INT_DIGITS:,} digits",
+            f"| `cards --q QUERY` | {search.MAX_QUERY_CHARS:,} characters, {search.MAX_TERMS} "
+            f"terms, parentheses {search.MAX_DEPTH} deep",
+            f"the write waits for it to let go: {config.DEFAULT_LOCK_WAIT:g} s, "
+            "`BOOSTERKIT_LOCK_WAIT`",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
         ],
         fetch_md: [
@@ -125,6 +139,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"at most {http.MAX_REDIRECTS} redirects",
             f"or after {MAX_PAGES} pages",
             f"| {http.MAX_ANSWER_BYTES >> 20} MB (files are streamed to disk)",
+            f"(`{sync.SET_CODE_PATTERN}`, any case), checked before any use",
         ],
     }
     for part, rows in expected.items():

@@ -68,6 +68,7 @@ def up(servers):
     for s in (api, mj):
         s.faults.clear()
         s.requests.clear()
+        s.rewrite.clear()
         s.__dict__.pop("route", None)
         s.__dict__.pop("_search", None)
         s.__dict__.pop("_route", None)
@@ -538,3 +539,61 @@ def test_deadline_setting_is_checked(monkeypatch) -> None:
         monkeypatch.setenv("BOOSTERKIT_FETCH_DEADLINE", bad)
         with pytest.raises(InputError, match="BOOSTERKIT_FETCH_DEADLINE="):
             config.fetch_deadline()
+
+
+# --- set codes from the upstream (issue 20 §2) ----------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["child", "answer"])
+def test_a_hostile_set_code_writes_nothing_outside_the_cache_and_is_not_stored(
+    loaded, up, tmp_path: Path, where: str
+) -> None:
+    """A child set listed as ``../../escaped`` (or a /sets/spg answer naming itself so): the
+    code is checked against the set-code pattern before use, skipped and named."""
+    con, cache, _ = loaded
+    api, mj = up
+    evil = "../../escaped"
+    if where == "child":
+        api.rewrite["/sets"] = lambda body: {
+            **body,
+            "data": [
+                *body["data"],
+                {**body["data"][0], "code": evil, "parent_set_code": "spg", "name": "Evil"},
+            ],
+        }
+    else:
+        api.rewrite["/sets/spg"] = lambda body: {**body, "code": evil}
+    before = {p for p in tmp_path.parent.rglob("*")}
+    out = _sync(con, cache, api, mj, FakeTime())
+    assert out["skipped_codes"] == [repr(evil)]
+    new = {p for p in tmp_path.parent.rglob("*")} - before
+    assert new and all(p.is_relative_to(cache) or p.name.startswith("t.duckdb") for p in new)
+    assert not any("escaped" in p.name for p in new)
+    assert all("escaped" not in " ".join(sum(r.query.values(), [])) for r in api.requests)
+    assert all("escaped" not in r.path for r in api.requests + mj.requests)
+    stored = con.execute(
+        "SELECT count(*) FROM sets WHERE code LIKE '%escaped%' OR parent_set_code LIKE '%/%'"
+    ).fetchone()[0]
+    assert stored == 0
+    assert out["set_codes"] == ([] if where == "answer" else ["spg"])
+
+
+def test_a_set_list_with_a_hostile_code_stores_only_set_codes(tmp_path: Path) -> None:
+    """``sync --sets`` and ``db rebuild`` load the set list pages as they were kept: a code
+    that is not a set code (or a parent that is not one) is not stored."""
+    import json
+
+    from boosterkit.pipeline import ingest
+
+    page = tmp_path / "sets.json"
+    good = {"object": "set", "code": "AFR", "name": "Forgotten Realms", "set_type": "expansion"}
+    bad = {**good, "code": "../..", "name": "Evil"}
+    child = {**good, "code": "tafr", "parent_set_code": "../x", "set_type": "token"}
+    page.write_text(json.dumps({"object": "list", "data": [good, bad, child]}))
+    con = db.connect(tmp_path / "t.duckdb")
+    try:
+        ingest.load_files(con, [page])
+        rows = con.execute("SELECT code, parent_set_code FROM sets ORDER BY code").fetchall()
+    finally:
+        con.close()
+    assert rows == [("afr", None), ("tafr", None)]

@@ -303,3 +303,90 @@ def test_play_reads_a_bounded_moves_file(built_db: Path, tmp_path: Path) -> None
     assert (
         f"/dev/zero: larger than {MAX_SETUP_BYTES // 2**20} MiB, the limit for a moves file" in err
     )
+
+
+# --- cards --q (issue 20 §3) ---------------------------------------------------------------
+
+query_tokens = st.sampled_from(
+    ["c:wubrg", "c:g", "c>=wu", "t:creature", "mv<=3", "(", ")", "-(", "or", "-c:r", '"a b"', "x"]
+)
+
+
+@FUZZ
+@given(parts=st.lists(query_tokens, max_size=400))
+def test_fuzz_card_queries_parse_or_fail_in_one_line(parts: list[str]) -> None:
+    """Any mix of terms, `or` and parentheses, up to 400 of them: SQL with at most
+    ``MAX_TERMS`` conditions, or a ``QueryError`` of one line — never a RecursionError."""
+    from boosterkit.pipeline.search import MAX_TERMS, QueryError, to_sql
+
+    query = " ".join(parts)
+    try:
+        sql, params = to_sql(query)
+    except QueryError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 300
+        return
+    assert sql.count("?") == len(params) and sql.count("?") <= 2 * MAX_TERMS
+
+
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("c:wubrg " * 2000, "longer than 1,000 characters"),
+        ("(" * 600 + "x" + ")" * 600, "longer than 1,000 characters"),
+        ("c:g " * 65, "65 terms; a query has at most 64"),
+        ("(" * 17 + "x" + ")" * 17, "parentheses nested more than 16 deep"),
+    ],
+)
+def test_cards_query_past_its_bounds_is_one_line_exit_2_in_bounded_memory(
+    built_db: Path, query: str, says: str
+) -> None:
+    """Issue 20: 16 KB of `c:wubrg` took 2.8 GB; 490+ parentheses printed a RecursionError."""
+    import subprocess
+
+    bin_ = str(Path(sys.executable).with_name("boosterkit"))
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_OF, bin_, "--db", str(built_db), "cards", "--q", query],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    *lines, peak = done.stderr.splitlines()
+    out, err = done.stdout, "".join(line + "\n" for line in lines)
+    assert done.returncode == 2 and out == "" and err.count("\n") == 1, err
+    assert says in err and "Traceback" not in err and len(err) < 300
+    assert int(peak) < 300 * 1024  # KiB: the command's own peak, < 300 MB
+
+
+#: Runs argv[1:] and adds its peak resident size (KiB) as a last line of stderr. From this
+#: small process, not from pytest: a child's peak counts the memory of the process it was
+#: forked from.
+PEAK_OF = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(proc.pid, 0)
+sys.stderr.write(f"{usage.ru_maxrss}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_repeated_condition_is_evaluated_once() -> None:
+    from boosterkit.pipeline.search import to_sql
+
+    assert to_sql("c:g c:g c:g") == to_sql("c:g")
+    assert to_sql("(t:elf or t:elf) mv<=2 mv<=2") == to_sql("t:elf mv<=2")
+
+
+@FUZZ
+@given(change=setups, moves=st.lists(json_values, max_size=5), states=st.booleans())
+def test_fuzz_play_route_with_mutated_setups(
+    client: TestClient, setup, change, moves, states
+) -> None:
+    """``POST /play`` of a mutated dealt setup and arbitrary moves: checked before it is
+    played (issue 20), never a 5xx, errors in one line."""
+    body = {"setup": mutate(setup, *change), "moves": moves, "states": states}
+    response = client.post(
+        "/play", content=as_json(body), headers={"content-type": "application/json"}
+    )
+    assert_sound(response)
+    if response.status_code == 200 and response.json()["setup_valid"] is False:
+        assert response.json()["moves"] == [] and response.json()["violation"]["move"] is None

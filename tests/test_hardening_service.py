@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +65,15 @@ def test_loopback_names_are_answered(client: TestClient, host: str) -> None:
         "localhost.evil.example",
         "192.168.1.20",
         "",
+        "127.0.0.1:80@evil.example",  # issue 20: accepted as 127.0.0.1
+        "localhost:8000@evil.example:8000",
+        "user@127.0.0.1",
+        "127.0.0.1/evil",
+        "127.0.0.1:99999",
+        "127.0.0.1:80:80",
+        "127.0.0.1%2F",
+        "local host",
+        "[::1]@evil.example",
     ],
 )
 def test_other_hosts_get_400_before_any_route(client: TestClient, host: str) -> None:
@@ -346,3 +358,127 @@ def test_every_error_answer_is_written_the_same_way(client: TestClient) -> None:
         extra = {k: v for k, v in body.items() if k not in ("error", "status")}
         expected = JSONResponse(error_body(body["status"], body["error"], **extra)).body
         assert response.content == expected, response.content[:120]
+
+
+# --- slow request bodies, over real sockets ----------------------------------------------------
+
+MIB = 1024 * 1024
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[int]:
+    """``app`` under uvicorn on 127.0.0.1 (a free port) in a thread; yields the port."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        threading.Event().wait(0.01)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _stall(port: int, size: int, source: str = "127.0.0.1") -> socket.socket:
+    """A connection that declares a ``size``-byte body, sends all but 2 bytes and goes silent."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
+    head = (
+        f"POST /packs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {size}\r\n\r\n"
+    ).encode()
+    try:
+        s.sendall(head + b" " * (size - 2))
+    except OSError:  # refused (503) and closed while sending: the allowance held
+        pass
+    return s
+
+
+def _answer(s: socket.socket) -> bytes:
+    out = b""
+    while chunk := s.recv(65536):
+        out += chunk
+    return out
+
+
+@pytest.mark.parametrize("sources", ["one client", "eight clients"])
+def test_eight_stalled_uploads_leave_room_for_a_request(built_db: Path, sources: str) -> None:
+    """Issue 20: eight connections sending 4 MiB minus 2 bytes and going silent filled the
+    32 MiB of bodies in flight; every POST answered 503 for as long as they hung."""
+    import requests
+
+    with serving(create_app(built_db)) as port:
+        addresses = [f"127.0.0.{2 + i if sources == 'eight clients' else 1}" for i in range(8)]
+        stalls: list[socket.socket] = []
+        threads = [
+            threading.Thread(target=lambda a=a: stalls.append(_stall(port, 4 * MIB, a)))
+            for a in addresses
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        threading.Event().wait(1.5)  # the server has read what it will hold
+        r = requests.post(
+            f"http://127.0.0.1:{port}/packs", json={"set": "afr", "count": 1, "seed": 1}, timeout=30
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()[0]["set"] == "afr"
+        for s in stalls:
+            s.close()
+
+
+def test_a_body_that_does_not_arrive_in_time_gets_408_and_the_connection_closed() -> None:
+    async def app(scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    with serving(BodyLimit(app, max_bytes=4 * MIB, deadline=0.5)) as port:
+        s = _stall(port, 1000)
+        answer = _answer(s)  # recv returns b"" only once the server closed the connection
+        s.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408") and b"connection: close" in head.lower()
+    error = json.loads(body)["error"]
+    assert "not received within 0.5 s (998 bytes came)" in error and "\n" not in error
+
+
+def test_one_client_holds_at_most_its_share_of_the_bodies_in_flight() -> None:
+    """Unit: a client at its share waits (then 503) for a big body; its small ones and other
+    clients' bodies pass; the reserve keeps room for small bodies when big ones fill the rest."""
+    limit = BodyLimit(lambda *a: None, max_bytes=4 * MIB)
+    limit.in_flight, limit.by_client = 8 * MIB, {"10.0.0.1": 8 * MIB}
+    assert not limit._fits("10.0.0.1", 64 * 1024, 1)  # past its first 64 KiB
+    assert limit._fits("10.0.0.1", 0, 1000)  # a small body
+    assert limit._fits("10.0.0.2", 0, 4 * MIB)
+    limit.in_flight = 28 * MIB
+    assert not limit._fits("10.0.0.2", 0, 4 * MIB) and limit._fits("10.0.0.2", 0, 1000)
+
+
+def test_the_page_and_the_sheet_send_a_content_security_policy(client: TestClient) -> None:
+    """Issue 20: `/` and `/sheet` sent no Content-Security-Policy or X-Content-Type-Options.
+    (That the page works under it: tests/test_browser.py.)"""
+    from boosterkit.service.app import PAGE_CSP, SHEET_CSP
+
+    page = client.get("/")
+    sheet = client.get(
+        "/sheet", params={"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
+    )
+    assert page.status_code == sheet.status_code == 200
+    for r, csp in ((page, PAGE_CSP), (sheet, SHEET_CSP)):
+        assert r.headers["content-security-policy"] == csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        policy = dict(p.strip().split(" ", 1) for p in csp.split(";"))
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert "'unsafe-eval'" not in csp and "script-src" not in csp.replace(
+            "script-src 'self'", ""
+        )
+        assert "https://*.scryfall.io" in policy["img-src"]
+    assert "unsafe-inline" not in PAGE_CSP

@@ -15,6 +15,8 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -233,3 +235,203 @@ def test_output_that_cannot_be_written_names_the_output(synced: Path, tmp_path: 
     )
     assert_one_line(done, f"-o {out}: cannot write: File too large")
     assert not out.exists()
+
+
+# --- the kept-product cache runs no code (issue 20 §2) --------------------------------------
+
+
+class _Planted:
+    """A pickle that, loaded, writes a marker file (and could do anything else)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: ANN204
+        return (Path.write_text, (self.marker, "ran"))
+
+
+@pytest.fixture
+def own_db(built_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "own.duckdb"
+    shutil.copy(built_db, path)
+    return path
+
+
+def test_a_pickle_planted_in_the_cache_never_runs(own_db: Path, tmp_path: Path) -> None:
+    import pickle
+
+    from boosterkit.generator import open_packs
+    from boosterkit.generator.cache import ProductCache
+
+    want = [
+        p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
+    ]
+    cache = own_db.parent / "own.cache"
+    kept = sorted((cache / "products").glob("afr.draft.*.pickle")) + sorted(
+        (cache / "kept").glob("*.pickle")
+    )
+    assert kept and all(f.read_bytes().startswith(b"BKS1") for f in kept)  # sealed
+    marker = tmp_path / "ran"
+    for f in kept:
+        f.write_bytes(pickle.dumps(_Planted(marker)))  # a plain pickle, as the old cache kept
+    products = ProductCache()
+    got = [p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=products)]
+    assert not marker.exists() and got == want and products.loads == 0  # a miss, rebuilt
+    sealed = next(f for f in sorted((cache / "products").glob("afr.draft.*.pickle")))
+    body = sealed.read_bytes()
+    sealed.write_bytes(body[:36] + pickle.dumps(_Planted(marker)))  # a seal copied over
+    open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("how", ["world-writable", "group-writable", "foreign", "symlink"])
+def test_an_unsafe_cache_folder_is_refused_in_one_line(
+    own_db: Path, tmp_path: Path, how: str, monkeypatch
+) -> None:
+    import os
+
+    cache = own_db.parent / "own.cache"
+    assert run(own_db, "open", "afr", "-n", "1", "--seed", "1").returncode == 0
+    folder = cache / "products"
+    if how == "world-writable":
+        folder.chmod(0o777)
+    elif how == "group-writable":
+        cache.chmod(0o770)
+    elif how == "foreign":
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user needs root")
+        os.chown(folder, 12345, -1)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        folder.rename(elsewhere)
+        folder.symlink_to(elsewhere)
+    before = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    r = run(own_db, "open", "afr", "-n", "1", "--seed", "2")
+    assert r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "the cache folder" in r.stderr and "boosterkit neither reads nor writes it" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()} == before
+
+
+def test_no_write_follows_a_symlink(tmp_path: Path) -> None:
+    """A planted ``.part`` (or kept temporary) symlink is replaced, never written through."""
+    import os
+    import threading
+
+    from boosterkit.generator.cache import KeptStore
+    from boosterkit.pipeline.cache import store_bytes
+
+    target = tmp_path / "root-only"
+    target.write_text("precious")
+    cache = tmp_path / "db.cache"
+    (cache / "scryfall").mkdir(parents=True)
+    (cache / "scryfall" / "sets.json.gz.part").symlink_to(target)
+    store_bytes(cache, b'{"data": []}', "scryfall/sets.json")
+    assert gzip.decompress((cache / "scryfall" / "sets.json.gz").read_bytes()) == b'{"data": []}'
+    store = KeptStore(cache / "kept")
+    name = "n.k1.pickle"
+    store.folder.mkdir(mode=0o700)
+    (store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}").symlink_to(target)
+    planted = store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+    store.save("n", (), "k1", {"value": 1})
+    assert (store.folder / name).exists() and not planted.exists()
+    assert store.load("n", (), "k1") == {"value": 1}
+    assert target.read_text() == "precious" and not (cache / "secret").is_symlink()
+    assert (cache / "secret").stat().st_mode & 0o777 == 0o600
+
+
+# --- sync while serve holds the database (issue 20 §1) ----------------------------------------
+
+
+@contextmanager
+def _serving(db: Path) -> Iterator[str]:
+    """``boosterkit --db DB serve`` on a free port of 127.0.0.1; its base URL."""
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [*CLI, "--db", str(db), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            assert proc.poll() is None, proc.stderr.read()
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_a_sync_while_serve_runs_waits_for_its_idle_close(
+    synced: Path, built_scryfall: Path, tmp_path: Path
+) -> None:
+    """The normal night in a shop: the service has just answered (it holds the file for its
+    1 s linger); the sync waits for it to let go, loads, and the service reads the new data."""
+    import httpx
+
+    path = tmp_path / "shop.duckdb"
+    shutil.copy(synced, path)
+    shutil.copytree(synced.with_suffix(".cache"), path.with_suffix(".cache"))
+    cards = built_scryfall / "cards" / "one.unique-cards.json"
+    with _serving(path) as url:
+        assert httpx.get(f"{url}/sets", timeout=10).status_code == 200  # the file is open now
+        done = run(path, "sync", "--file", str(cards))
+        assert done.returncode == 0, done.stderr
+        assert "Conflicting lock" not in done.stderr and done.stderr.startswith("synced ")
+        health = httpx.get(f"{url}/health", timeout=10)
+        assert health.status_code == 200
+
+
+def test_a_sync_that_cannot_get_the_file_names_the_other_process(
+    synced: Path, built_scryfall: Path, tmp_path: Path
+) -> None:
+    """A service kept busy past the wait: one line naming the boosterkit process and what to
+    do, never DuckDB's lock text (the holder's interpreter path, a ``-readonly`` flag)."""
+    import os
+    import threading
+
+    import httpx
+
+    path = tmp_path / "busy.duckdb"
+    shutil.copy(synced, path)
+    before = digest(path)
+    cards = built_scryfall / "cards" / "one.unique-cards.json"
+    with _serving(path) as url:
+        stop = threading.Event()
+
+        def keep_busy() -> None:
+            with httpx.Client(timeout=10) as client:
+                while not stop.is_set():
+                    client.get(f"{url}/sets")
+
+        worker = threading.Thread(target=keep_busy)
+        worker.start()
+        try:
+            done = subprocess.run(
+                [*CLI, "--db", str(path), "sync", "--file", str(cards)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "BOOSTERKIT_LOCK_WAIT": "2"},
+            )
+        finally:
+            stop.set()
+            worker.join(30)
+    err = assert_one_line(done, "the database is in use by another boosterkit process (PID ")
+    assert " serve --port " in err and "waited 2 s for it to let go" in err
+    assert "a `boosterkit serve` lets go of the file 1 s after its last request" in err
+    assert "Conflicting lock" not in err and "-readonly" not in err and sys.executable not in err
+    assert digest(path) == before

@@ -20,6 +20,7 @@ from boosterkit.minigames.referee import GAMES, new_game
 from boosterkit.minigames.referee import base_race as br
 from boosterkit.minigames.referee import mimic_match as mm
 from boosterkit.minigames.referee.common import CardStats
+from boosterkit.minigames.referee.play import play
 from boosterkit.minigames.referee.runner import describe_result, read_moves, replay, simulate
 from boosterkit.pipeline import db
 from boosterkit.serialize import to_json
@@ -254,12 +255,22 @@ def test_play_json_equals_the_library_and_text_ends_with_the_result(
     code, out, err = run(
         capsys, "--db", str(built_db), "play", str(setup_file), str(moves_file), "--json"
     )
-    rep = replay(json.loads(setup_file.read_text()), read_moves(moves_file.read_text()), con)
-    assert code == 0 and err == "" and out == to_json(rep.to_dict()) + "\n"
+    setup, moves = json.loads(setup_file.read_text()), read_moves(moves_file.read_text())
+    played = play(built_db, setup, moves)
+    rep = replay(setup, moves, con)
+    assert code == 0 and err == "" and out == to_json(played.to_dict()) + "\n"
     assert rep.complete and json.loads(out)["result"]["finished"] is True
+    assert json.loads(out)["end"] == GAMES[game].state_dict(rep.states[-1])
+    assert all("state" not in m for m in json.loads(out)["moves"])  # only when asked
     code, out, _ = run(capsys, "--db", str(built_db), "play", str(setup_file), str(moves_file))
     assert code == 0 and out.splitlines()[-1] == describe_result(rep.result)
     assert out.count("\nmove ") == len(rep.moves)
+    code, out, _ = run(
+        capsys, "--db", str(built_db), "play", str(setup_file), str(moves_file), "--states", "-f",
+        "json",
+    )  # fmt: skip
+    states = [m["state"] for m in json.loads(out)["moves"]]
+    assert states == [GAMES[game].state_dict(s) for s in rep.states[1:]]
 
 
 def test_play_exit_codes(capsys, con, built_db, logs, tmp_path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -84,7 +85,7 @@ def test_the_file_is_held_for_the_linger_then_released(schema_db: Path, monkeypa
     closer = database._closer
     assert closer is not None and closer.interval == 60  # the close is scheduled for the linger
     closer.cancel()  # run by hand below, on the fake clock, not by the wall clock
-    with pytest.raises(pdb.DatabaseError, match="lock"):
+    with pytest.raises(pdb.DatabaseError, match="the database is in use by another process"):
         _open_in_another_process(schema_db)  # still held within the linger
     clock.now += 59
     database._close_if_idle()  # early (idle 59 s): kept, and the rest scheduled
@@ -97,9 +98,11 @@ def test_the_file_is_held_for_the_linger_then_released(schema_db: Path, monkeypa
 
 
 def _open_in_another_process(path: Path) -> None:
-    """Open ``path`` read-write from another process, as a sync would."""
+    """Open ``path`` read-write from another process, as a sync would (waiting 0.2 s, not
+    the 30 s a sync waits, for a holder to let go)."""
     code = f"from boosterkit.pipeline import db; db.connect({str(path)!r}).close()"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    env = {**os.environ, "BOOSTERKIT_LOCK_WAIT": "0.2"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if done.returncode:
         raise pdb.DatabaseError(done.stderr.strip().splitlines()[-1])
 

@@ -175,6 +175,13 @@ def test_image_urls_off_scryfall_are_never_printed(art_db: Path, tmp_path: Path)
         "javascript:alert(1)",
         'https://cards.scryfall.io/x.jpg" onerror="x',
         "https://cards.scryfall.io.evil.example/x.jpg",
+        "https://user:password@cards.scryfall.io/x.jpg",  # issue 20: user:password,
+        "https://cards.scryfall.io:8443/x.jpg",  # odd ports,
+        "https://cards.scryfall.io:/x.jpg",
+        "https://cards%2Escryfall.io/x.jpg",  # percent-escapes
+        "https://evil.example%2F.scryfall.io/x.jpg",
+        "https://Cards.Scryfall.IO/x.jpg",
+        "https://[::1]/x.jpg",
         "",
         None,
     ):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
-from boosterkit.errors import InputError
+from boosterkit.errors import InputError, json_reason
 from boosterkit.generator.rng import pack_key
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
 from boosterkit.minigames.referee.common import CardStats, RuleViolation
@@ -43,8 +43,10 @@ def read_moves(text: str, where: str = "moves") -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(f"{where}: line {n}: not valid JSON ({exc})") from exc
+        except (RecursionError, ValueError) as exc:  # an integer of more than 4,300 digits too
+            raise InputError(f"{where}: line {n}: not a move: {json_reason(exc)}") from None
         if not isinstance(record, dict):
             raise InputError(f"{where}: line {n}: a move is a JSON object")
         moves.append(record)

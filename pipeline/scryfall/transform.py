@@ -109,7 +109,9 @@ SET_SELECT: dict[str, str] = {
     "released_at": "s.released_at",
     "card_count": "s.card_count",
     "printed_size": "s.printed_size",
-    "parent_set_code": "lower(s.parent_set_code)",
+    # a parent that is not a set code (2–8 letters or digits) is no parent
+    "parent_set_code": "CASE WHEN regexp_full_match(lower(s.parent_set_code), '[a-z0-9]{2,8}') "
+    "THEN lower(s.parent_set_code) END",
     "digital": "s.digital",
     "scryfall_id": "s.id",
     "icon_svg_uri": "s.icon_svg_uri",

@@ -329,18 +329,25 @@ function clearSheet() {
 }
 
 // The sheet is a whole HTML document: its styles and body go into a shadow root, so they
-// apply to the sheet only and the page's print rules still hide the form.
+// apply to the sheet only and the page's print rules still hide the form. The styles are
+// constructed style sheets: the page's Content-Security-Policy allows no inline <style>.
+// (They are taken out before parsing: a parsed <style> would be refused by the policy too.)
 function showSheet(html) {
-  const doc = new DOMParser().parseFromString(html, "text/html");
+  const styles = [];
+  const markup = html.replace(/<style>([\s\S]*?)<\/style>/g, (_, css) => {
+    styles.push(css);
+    return "";
+  });
+  const doc = new DOMParser().parseFromString(markup, "text/html");
   const host = $("sheet");
   const root = host.shadowRoot || host.attachShadow({ mode: "open" });
   root.replaceChildren();
-  for (const style of doc.querySelectorAll("style")) {
-    const scoped = document.createElement("style");
+  root.adoptedStyleSheets = styles.map((css) => {
+    const scoped = new CSSStyleSheet();
     // In a shadow root there is no <body>: the sheet's body rule styles the host instead.
-    scoped.textContent = style.textContent.replace(/(^|[}\s,])body(?=\s*[{,])/g, "$1:host");
-    root.append(scoped);
-  }
+    scoped.replaceSync(css.replace(/(^|[}\s,])body(?=\s*[{,])/g, "$1:host"));
+    return scoped;
+  });
   const body = document.createElement("div");
   body.className = "sheet-body";
   body.append(...[...doc.body.childNodes].map((n) => document.importNode(n, true)));
