@@ -42,7 +42,7 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
     "deal": [
         (0, ["roll-for-initiative", "--players", "3", "--set", "afr", "--seed", "2"]),
         (2, ["rol-for-initiative", "--players", "3"]),
-        (2, ["roll-for-initiative", "--players", "99", "--set", "afr"]),
+        (2, ["roll-for-initiative", "--players", "1", "--set", "afr"]),  # "2+ players"
         (2, ["roll-for-initiative", "--players", "3", "--set", "afx"]),
         (1, ["--db", "{damaged}", "roll-for-initiative", "--players", "3", "--set", "afr"]),
     ],
