@@ -317,17 +317,30 @@ class DatabaseHeld(DatabaseError):
 
 def holder(pid: int) -> str:
     """Words for the process ``pid``: ``another boosterkit process (PID 12, boosterkit serve
-    --port 8000)``, or ``another process (PID 12)`` when it is not boosterkit's."""
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
-    except OSError:
-        argv = ""
-    args = [a for a in argv.split("\0") if a]
-    for i, a in enumerate(args):
-        if a.endswith("boosterkit") or a in ("boosterkit.cli", "boosterkit.cli.__main__"):
-            shown = escape_controls(" ".join(["boosterkit", *args[i + 1 :]]))[:120]
-            return f"another boosterkit process (PID {pid}, {shown})"
+    --port 8000)`` (also for a worker a boosterkit process started: its command is named),
+    or ``another process (PID 12)`` when it is not boosterkit's."""
+    at = pid
+    for _ in range(3):  # the process, its parent (a serve worker's), their parent
+        args = _argv(at)
+        for i, a in enumerate(args):
+            if a.endswith("boosterkit") or a in ("boosterkit.cli", "boosterkit.cli.__main__"):
+                shown = escape_controls(" ".join(["boosterkit", *args[i + 1 :]]))[:120]
+                return f"another boosterkit process (PID {pid}, {shown})"
+        try:
+            at = int(Path(f"/proc/{at}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        if at <= 1:
+            break
     return f"another process (PID {pid})"
+
+
+def _argv(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [a for a in raw.split("\0") if a]
 
 
 #: WAL size past which a commit checkpoints (DuckDB's default is 16 MiB).
