@@ -635,7 +635,9 @@ def test_the_first_view_deals_a_game_the_database_can_deal(one_server: str, brow
     assert "2+ players" in page.inner_text("#minigame-info")
     page.fill("#seed", "7")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     assert _sheet_shown(page)
     page.close()
 
@@ -652,7 +654,9 @@ def test_a_french_sheet_from_the_page(server: str, browser) -> None:
     page.fill("#seed", "2")
     page.select_option("#lang", "fr")
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     text = page.locator("#sheet .sheet-body").inner_text()
     want = httpx.get(
         f"{server}/sheet",
@@ -694,7 +698,9 @@ def test_the_organizer_page_prints_whole_grids(server: str, browser, paper: str)
     page.fill("#players", "2")
     page.fill("#seed", str(seed))
     page.click("#deal")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('Dealt')")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Dealt')"
+    )
     page.emulate_media(media="print")
     pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
     texts = [" ".join(p.extract_text().split()) for p in pdf.pages]
