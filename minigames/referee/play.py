@@ -19,7 +19,7 @@ from boosterkit.database import Database
 from boosterkit.errors import InputError, escape_controls
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import check_players
-from boosterkit.minigames.referee.runner import Replay, describe_result, replay
+from boosterkit.minigames.referee.runner import Replay, replay
 from boosterkit.minigames.setupfile import SetupFile, read_setup_file
 from boosterkit.minigames.spec import AddExternal
 
@@ -163,14 +163,7 @@ class Played:
                 out.append(mod.render(s))
         if not self.states:
             out += ["end", mod.render(rep.states[-1])]
-        if rep.violation:
-            v = rep.violation
-            cards = f" [{', '.join(v.cards)}]" if v.cards else ""
-            out.append(f"illegal move {v.move}: {v.rule}: {v.message}{cards}")
-        elif rep.result:
-            out.append(describe_result(rep.result))
-        else:
-            out.append(f"the game is not over after {len(rep.moves)} moves")
+        out.append(rep.outcome())
         return "\n".join(out) + "\n"
 
 

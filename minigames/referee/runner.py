@@ -97,15 +97,18 @@ class Replay:
         out = ["start", mod.render(self.states[0])]
         for n, s in enumerate(self.states[1:], 1):
             out += [f"move {n}: {s.event}", mod.render(s)]
+        out.append(self.outcome())
+        return "\n".join(out) + "\n"
+
+    def outcome(self) -> str:
+        """The last line of the text: the illegal move, the result, or a game not over."""
         if self.violation:
             v = self.violation
             cards = f" [{', '.join(v.cards)}]" if v.cards else ""
-            out.append(f"illegal move {v.move}: {v.rule}: {v.message}{cards}")
-        elif self.result:
-            out.append(describe_result(self.result))
-        else:
-            out.append(f"the game is not over after {plural(len(self.moves), 'move')}")
-        return "\n".join(out) + "\n"
+            return f"illegal move {v.move}: {v.rule}: {v.message}{cards}"
+        if self.result:
+            return describe_result(self.result)
+        return f"the game is not over after {plural(len(self.moves), 'move')}"
 
 
 def describe_result(res: Mapping[str, Any]) -> str:
