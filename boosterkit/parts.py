@@ -62,10 +62,17 @@ def split(count: int, parts: int, align: int = 1, first: int = 1) -> list[range]
     return [range(a, b) for a, b in zip(cuts, cuts[1:])]
 
 
-def map_parts(work: Callable[[C, P], R], context: C, parts: Sequence[P], workers: int) -> list[R]:
+def map_parts(
+    work: Callable[[C, P], R],
+    context: C,
+    parts: Sequence[P],
+    workers: int,
+    prepare: Callable[[C], C] | None = None,
+) -> list[R]:
     """``[work(context, part) for part in parts]``, with ``workers`` processes (this one and
-    ``workers`` - 1 spawned ones, which receive ``work`` and ``context`` once: both must
-    pickle). Each process takes the next part not taken yet until none is left. The first
+    ``workers`` - 1 spawned ones, which receive ``work``, ``context`` and ``prepare`` once:
+    they must pickle; a worker runs ``prepare(context)`` once and works with what it gives,
+    e.g. a database handle opened from a path). Each process takes the next part not taken yet until none is left. The first
     error ``work`` raised, in the parts' order, is raised here as it was raised (so the one a
     single process would have met); a worker that dies is a ``BoosterkitError``."""
     if workers <= 1 or len(parts) <= 1:
@@ -78,7 +85,10 @@ def map_parts(work: Callable[[C, P], R], context: C, parts: Sequence[P], workers
     taken = spawn.Value("i", 0)  # parts taken so far, by every process
     helpers = min(workers, len(parts)) - 1
     pool = ProcessPoolExecutor(
-        helpers, mp_context=spawn, initializer=_receive, initargs=(work, context, parts, taken)
+        helpers,
+        mp_context=spawn,
+        initializer=_receive,
+        initargs=(work, context, parts, taken, prepare),
     )
     done: dict[int, tuple[bool, Any]] = {}
     try:
@@ -128,7 +138,9 @@ def _take(work: Callable[[Any, Any], Any], context: Any, parts: Sequence[Any], t
 _RECEIVED: dict[str, Any] = {}
 
 
-def _receive(work: Callable[[Any, Any], Any], context: Any, parts: Any, taken: Any) -> None:
+def _receive(work: Callable[[Any, Any], Any], context: Any, parts: Any, taken: Any,
+             prepare: Callable[[Any], Any] | None) -> None:  # fmt: skip
+    context = context if prepare is None else prepare(context)
     _RECEIVED.update(work=work, context=context, parts=parts, taken=taken)
 
 

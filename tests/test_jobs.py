@@ -137,9 +137,9 @@ def workers_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = parts.map_parts
 
-    def spy(work: Any, context: Any, ps: Any, workers: int) -> Any:
+    def spy(work: Any, context: Any, ps: Any, workers: int, *prepare: Any) -> Any:
         seen.append(workers)
-        return real(work, context, ps, workers)
+        return real(work, context, ps, workers, *prepare)
 
     monkeypatch.setattr(parts, "map_parts", spy)
     monkeypatch.setattr(frames, "SIMULATE_LEAST", 100)

@@ -8,6 +8,7 @@ result: the moves are written with the dice they used.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
@@ -241,11 +242,21 @@ class _Run:
     width: int = 4  # digits of the log files' game numbers
 
 
+def _handle(db: Database | Path) -> Database:
+    return db if isinstance(db, Database) else _database(db, None)
+
+
+def _opened(run: _Run) -> _Run:
+    """``run`` with its database a handle, kept for all its parts (a worker process
+    receives the file)."""
+    return run if isinstance(run.db, Database) else dataclasses.replace(run, db=_handle(run.db))
+
+
 def _games(run: _Run, indices: range) -> Iterator[Game | SetupError]:
     """The games ``indices`` of ``run`` in order (a setup not dealt: its error)."""
     from boosterkit.minigames import SetupError, deal
 
-    database = run.db if isinstance(run.db, Database) else _database(run.db, None)
+    database = _handle(run.db)
     with database.session() as con:
         stats = CardStats(con)  # Base Race's toughness, read once per set
         for i in indices:
@@ -389,7 +400,7 @@ def simulate(
                None if log_dir is None else Path(log_dir), max(4, len(str(games))))  # fmt: skip
     tally, results = _Tally(), []
     parts = split(games, workers * PARTS_PER_WORKER if workers > 1 else 1)
-    for part_tally, part_results in map_parts(_play_part, run, parts, workers):
+    for part_tally, part_results in map_parts(_play_part, run, parts, workers, _opened):
         tally.merge(part_tally)
         results += part_results
     out_dir = None
