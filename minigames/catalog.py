@@ -170,7 +170,8 @@ def _compiled(raw: bytes, stem: str) -> Minigame | None:
 def _load(path: Path) -> Minigame:
     """One catalogue file: compiled when unchanged, else read and checked."""
     raw = path.read_bytes()
-    return _compiled(raw, path.stem) or _checked(raw, path.name)
+    game = _compiled(raw, path.stem)
+    return _checked(raw, path.name) if game is None else game
 
 
 @lru_cache(maxsize=4)

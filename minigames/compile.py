@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,14 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def spec_digest() -> str:
-    """The SHA-256 of ``spec.py``: a compiled game is only served by the model it was made by."""
-    return digest(Path(spec.__file__).read_bytes())
+@lru_cache(maxsize=1)
+def spec_digest() -> str | None:
+    """The SHA-256 of ``spec.py`` (None without its source): a compiled game is only served
+    by the model it was made by."""
+    try:
+        return digest(Path(spec.__file__).read_bytes())
+    except OSError:
+        return None
 
 
 def _classes(value: Any, seen: set[str]) -> set[str]:
