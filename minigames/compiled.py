@@ -34,7 +34,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = 'c1a4b1b25580226afb0d9f908ad77c0175d2f4d9a80b67a5648f7262d13ebab0'
+SPEC = 'f1152935e63b2aecd6abc0fdb07b04cde5c7283c3e12fb6d0756cc970a6cfe6f'
 
 
 def _base_race() -> Minigame:

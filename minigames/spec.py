@@ -126,12 +126,27 @@ _Product = Literal["set", "draft", "play", "collector", "beyond"]
 _Per = Literal["player", "shared"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Part:
     """A mapping of the catalogue: its keys are its fields, any other key is refused."""
 
     #: How pydantic checks a file (``catalog.checker``): unknown keys fail, nothing coerced.
     __pydantic_config__ = {"extra": "forbid", "strict": True}
+
+    # One ``__repr__`` and ``__eq__`` for every part, as dataclasses would write them: a
+    # dataclass makes each by ``exec`` per class, a third of this module's import.
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"{type(self).__qualname__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(self)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # unhashable: a part holds lists
 
 
 def keys(part: type[Part]) -> tuple[str, ...]:
@@ -151,7 +166,7 @@ def _field(*, default: Any = None, empty: type | None = None, **meta: Any) -> An
 # --- setup steps --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class BaseStep(Part):
     """What every step may say: a note for the sheet, and how sure the step is."""
 
@@ -176,7 +191,7 @@ def _down() -> Any:
     return _field(description=_DOWN)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Open(BaseStep):
     """Open the packs: all into one shared pool, each player their own, or one pack."""
 
@@ -189,7 +204,7 @@ class Open(BaseStep):
             raise _spec_error("opening one pack needs pack")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Remove(BaseStep):
     """Take every card of ``filter`` out of the pools (to the removed or set-aside cards)."""
 
@@ -201,7 +216,7 @@ class Remove(BaseStep):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Reserve(BaseStep):
     """Give each player ``count`` cards of ``filter`` from the shared pool first."""
 
@@ -213,7 +228,7 @@ class Reserve(BaseStep):
     face_down: Flag | None = _down()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class AddBack(BaseStep):
     """Put ``count`` removed cards of ``filter`` back in the pool, tagged ``tag``."""
 
@@ -223,7 +238,7 @@ class AddBack(BaseStep):
     tag: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class AddExternal(BaseStep):
     """Each player adds ``per_type`` basic lands of each type from outside the packs."""
 
@@ -232,7 +247,7 @@ class AddExternal(BaseStep):
     per_type: PosInt
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Ensure(BaseStep):
     """The shared pool holds exactly ``count`` cards of ``filter`` (Roil Royale's one basic
     land, the ruins): extras are set aside at random; a shortfall is made up from outside the
@@ -244,14 +259,14 @@ class Ensure(BaseStep):
     add: Annotated[Literal["basic_land"], _one_of(Literal["basic_land"])]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Shuffle(BaseStep):
     """Shuffle every pool."""
 
     op: Literal["shuffle"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Combine(BaseStep):
     """Merge the players' own pools into one shared pool."""
 
@@ -264,7 +279,7 @@ _DealCount = Annotated[
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Deal(BaseStep):
     """Deal ``count`` cards (or equal shares, or as evenly as possible) to the players."""
 
@@ -284,7 +299,7 @@ _Who = Literal["each_player", "first", "shared", "each_team"]
 _Method = Literal["random", "choice", "choice_unseen"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Select(BaseStep):
     """Pick ``count`` cards at random for each player, the first player, each team or all."""
 
@@ -298,7 +313,7 @@ class Select(BaseStep):
     face_down: Flag | None = _down()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Layout(BaseStep):
     """Lay cards out in a grid (``rows`` x ``cols``), a row of ``count``, or a scatter."""
 
@@ -330,7 +345,7 @@ class Layout(BaseStep):
             raise _spec_error("a row layout needs count")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Piles(BaseStep):
     """Make ``count`` piles of ``size`` cards, per player or shared."""
 
@@ -343,7 +358,7 @@ class Piles(BaseStep):
     face_down: Flag | None = _down()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Pile(Part):
     """One pile of a split: the cards of ``filter`` not taken by an earlier pile."""
 
@@ -351,7 +366,7 @@ class Pile(Part):
     filter: Filter
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Split(BaseStep):
     """Split the shared pool into piles by filter, in order."""
 
@@ -361,7 +376,7 @@ class Split(BaseStep):
     face_down: Flag | None = _down()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Flip(BaseStep):
     """Turn ``count`` cards of the shared pool face up onto a discard pile."""
 
@@ -375,7 +390,7 @@ class Flip(BaseStep):
 _PlacePer = Literal["player", "shared", "others", "first"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Place(BaseStep):
     """Put the rest of the pools in a zone of ``kind``."""
 
@@ -387,7 +402,7 @@ class Place(BaseStep):
     face_down: Flag | None = _down()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Roll(BaseStep):
     """Everyone rolls a ``die``; ties roll again or stay."""
 
@@ -424,7 +439,7 @@ OPS: tuple[str, ...] = tuple(get_args(_op(s))[0] for s in STEPS)
 ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Place)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SetupSteps(Part):
     """A game's setup: its steps, in order."""
 
@@ -434,7 +449,7 @@ class SetupSteps(Part):
 # --- the game -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Printing(Part):
     """A printing of the minigame card: its set, the booster set it came in, its number."""
 
@@ -444,13 +459,13 @@ class Printing(Part):
     status: Status
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Limit(Part):
     max: PosInt
     why: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Players(Part):
     min: PosInt | None
     max: PosInt | None
@@ -461,13 +476,13 @@ class Players(Part):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Extra(Part):
     at_players: PosInt
     packs: PosInt
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Packs(Part):
     """How many packs: per player or in total (plus ``extra`` at some player counts)."""
 
@@ -481,14 +496,14 @@ class Packs(Part):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Component(Part):
     item: str
     per: Annotated[Literal["game", "player"], _one_of(Literal["game", "player"])]
     qty: int | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class StatusParts(Part):
     """How sure each part of the entry is (C, I or U)."""
 
@@ -502,26 +517,26 @@ class StatusParts(Part):
     win: Status
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class FirstPlayer(Part):
     rule: Annotated[_Rule, _one_of(_Rule)]
     text: str
     role: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Win(Part):
     text: str
     type: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Role(Part):
     name: str
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class OwnerRule(Part):
     """A rule each player's zone keeps (checked by validate): it holds ``count`` cards of
     ``filter``."""
@@ -537,7 +552,7 @@ _READS = f"a list of facts among {', '.join(FACTS)}"
 _REMINDERS = f"a mapping of {', '.join(REMINDER_KEYS)} to text"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Minigame(Part):
     """One catalogue entry: printings, players, packs, components, the ordered setup steps,
     the first-player rule, the win condition and the C/I/U status of each part."""
