@@ -34,7 +34,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = 'f1152935e63b2aecd6abc0fdb07b04cde5c7283c3e12fb6d0756cc970a6cfe6f'
+SPEC = 'f4eddd0955ce6393d00d911c8bc0621c9b90cd4c926a9511400f149bb6c149e9'
 
 
 def _base_race() -> Minigame:

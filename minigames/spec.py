@@ -146,7 +146,8 @@ class Part:
             getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(self)
         )
 
-    __hash__ = None  # type: ignore[assignment]  # unhashable: a part holds lists
+    def __hash__(self) -> int:  # as a frozen dataclass's: fails on a part holding a list
+        return hash((type(self), *(getattr(self, f.name) for f in dataclasses.fields(self))))
 
 
 def keys(part: type[Part]) -> tuple[str, ...]:
