@@ -7,13 +7,11 @@ unknown filter terms fail with the file and the key.
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import yaml
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import CONTROL_CHARS, InputError, NotFoundError
@@ -30,9 +28,13 @@ from boosterkit.minigames.spec import (
     VISIBILITIES,
     ZONE_KINDS,
     Minigame,
+    keys,
     part_at,
     says_at,
 )
+
+if TYPE_CHECKING:
+    from pydantic_core import SchemaValidator
 
 __all__ = [
     "FACTS",
@@ -50,7 +52,6 @@ __all__ = [
 ]
 
 CATALOGUE_DIR = DATA_DIR / "minigames"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster, same result
 
 
 def _fail(where: str, msg: str) -> InputError:
@@ -69,7 +70,7 @@ def _untagged(loc: list[Any]) -> list[Any]:
 def _first(errors: list[Any]) -> Any:
     """The problem a reader meets first: a mapping's unknown keys, then its missing ones,
     before what is inside it (pydantic lists them last)."""
-    rank = {"extra_forbidden": 0, "missing": 1}
+    rank = {"unexpected_keyword_argument": 0, "missing": 1}
     return min(errors, key=lambda e: (len(_untagged(list(e["loc"]))), rank.get(e["type"], 2)))
 
 
@@ -79,12 +80,12 @@ def _problem(err: Any, where: str) -> str:
     loc = _untagged(raw)
     at, kind = shapes.path(where, loc), err["type"]
     in_steps = len(loc) > 1 and loc[-2] == "steps" and isinstance(loc[-1], int)
-    if kind == "extra_forbidden":
+    if kind == "unexpected_keyword_argument":
         part = part_at(raw[:-1])
-        return f"{at}: unknown key (allowed: {', '.join(part.KEYS if part else ())})"
+        return f"{at}: unknown key (allowed: {', '.join(keys(part) if part else ())})"
     if kind == "missing":
         return f"{at}: missing"
-    if kind == "union_tag_not_found" or (in_steps and kind.startswith("model_")):
+    if kind == "union_tag_not_found" or (in_steps and kind.startswith("dataclass_")):
         return f"{at}: a step is a mapping with an 'op'"
     if kind == "union_tag_invalid":
         return f"{at}.op: unknown op {err['input']['op']!r} (known: {', '.join(OPS)})"
@@ -95,37 +96,94 @@ def _problem(err: Any, where: str) -> str:
         mark, depth = said  # the message of the key the value belongs to
         got = mark.message.format(got=repr(err["input"]))
         return f"{shapes.path(where, _untagged(raw[:depth]))}: {got}"
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
+    if kind in ("dataclass_type", "dict_type"):
         return f"{at}: expected a mapping, got {type(err['input']).__name__}"
     return f"{at}: {shapes.words(err)}"
 
 
+@lru_cache(maxsize=1)
+def checker() -> SchemaValidator:
+    """pydantic's check of a catalogue file (its mapping, as YAML reads it) against
+    ``Minigame``: unknown keys fail, and nothing is coerced ("4" is not 4, 1 is not true) but
+    a mapping into the dataclass it is (pydantic's ``strict`` would want an instance)."""
+    from pydantic import TypeAdapter
+    from pydantic_core import SchemaValidator
+
+    def lax_mappings(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node.get("type") == "dataclass":
+                node["strict"] = False  # its fields keep the config's strict
+            for value in node.values():
+                lax_mappings(value)
+        elif isinstance(node, list):
+            for value in node:
+                lax_mappings(value)
+        return node
+
+    return SchemaValidator(lax_mappings(copy.deepcopy(TypeAdapter(Minigame).core_schema)))
+
+
+def _loader() -> Any:
+    """YAML's safe loader, libyaml's when there is one (~10x faster, the same result)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_file(path: Path) -> Minigame:
-    """Load and check one catalogue file."""
-    where = f"data/minigames/{path.name}"
+    """Load and check one catalogue file (with pydantic)."""
+    return _checked(path.read_bytes(), path.name)
+
+
+def _checked(raw: bytes, name: str) -> Minigame:
+    """The catalogue file ``name`` holding ``raw``, read and checked."""
+    import yaml
+    from pydantic import ValidationError
+
+    where = f"data/minigames/{name}"
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 (safe)
+        data = yaml.load(raw.decode("utf-8"), Loader=_loader())  # noqa: S506 (safe)
     except yaml.YAMLError as exc:
         raise _fail(where, f"not valid YAML: {exc}") from exc
     try:
-        game = Minigame.model_validate(data)
+        game = cast(Minigame, checker().validate_python(data))
     except ValidationError as exc:
         raise InputError(_problem(_first(exc.errors()), where)) from None
-    if game.id != path.stem:
-        raise _fail(f"{where}.id", f"{game.id!r} must equal the file name {path.stem!r}")
+    stem = name.removesuffix(".yaml")
+    if game.id != stem:
+        raise _fail(f"{where}.id", f"{game.id!r} must equal the file name {stem!r}")
     return game
+
+
+def _compiled(raw: bytes, stem: str) -> Minigame | None:
+    """The game ``minigames.compiled`` holds for this file, if its bytes and ``spec.py`` are
+    the ones it was compiled from (what ``load_file`` gives for them, a test checks)."""
+    from boosterkit.minigames import compiled
+    from boosterkit.minigames.compile import digest, spec_digest
+
+    kept = compiled.GAMES.get(stem)
+    if kept is None or kept[0] != digest(raw) or compiled.SPEC != spec_digest():
+        return None
+    return kept[1]()
+
+
+def _load(path: Path) -> Minigame:
+    """One catalogue file: compiled when unchanged, else read and checked."""
+    raw = path.read_bytes()
+    game = _compiled(raw, path.stem)
+    return _checked(raw, path.name) if game is None else game
 
 
 @lru_cache(maxsize=4)
 def load_catalogue(directory: Path = CATALOGUE_DIR) -> dict[str, Minigame]:
     """Every catalogue entry by id, in name order."""
-    games = [load_file(p) for p in sorted(directory.glob("*.yaml"))]
+    games = [_load(p) for p in sorted(directory.glob("*.yaml"))]
     return {g.id: g for g in sorted(games, key=lambda g: g.name.lower())}
 
 
 @lru_cache(maxsize=64)
 def _load_one(path: Path) -> Minigame:
-    return load_file(path)
+    return _load(path)
 
 
 def get_minigame(game: str) -> Minigame:

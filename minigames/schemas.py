@@ -23,9 +23,11 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _minigame() -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
     from boosterkit.minigames.spec import Minigame
 
-    return Minigame.model_json_schema(by_alias=True)
+    return TypeAdapter(Minigame).json_schema(by_alias=True)
 
 
 def _setup() -> dict[str, Any]:

@@ -15,6 +15,7 @@ WORDS = {
     "list_type": "expected a list",
     "dict_type": "expected an object",
     "model_type": "expected an object",
+    "dataclass_type": "expected an object",
     "model_attributes_type": "expected an object",
 }
 

@@ -1,25 +1,23 @@
 """The typed model of a minigame: one catalogue file (``data/minigames/<id>.yaml``) is one
 ``Minigame``; ``data/minigame.schema.json`` is generated from it (``minigames.schemas``).
 
-Every part is a frozen pydantic model that fails on unknown keys and never coerces ("4" is
-not 4, 1 is not true). A setup step is one model per op (``Open``, ``Remove``…, the union
-``Step``, told apart by ``op``): adding an op is one model here, listed in ``Step``, and one
-``_op_*`` function in ``minigames.ops``. The types carry their one-line messages as markers
-(``Says``) that ``catalog.load_file`` finds when a file fails (checking itself runs in
-pydantic-core), prefixed with the file and the key.
+Every part is a frozen dataclass; ``catalog`` checks a file against these same classes with
+pydantic (``catalog.checker``: unknown keys fail, nothing is coerced — "4" is not 4, 1 is not
+true), which reads the constraints written here (each field's ``metadata``, and the hooks
+of ``AtLeast``, ``FilterTerms`` and ``ByOp``). This module imports neither pydantic nor
+``annotated_types``: a ``deal`` of an unchanged catalogue file builds its game from
+``minigames.compiled`` without them (``minigames.compile``).
+A setup step is one dataclass per op (``Open``, ``Remove``…, the union ``Step``, told apart by
+``op``): adding an op is one class here, listed in ``Step``, and one ``_op_*`` function in
+``minigames.ops``. The types carry their one-line messages as markers (``Says``) that
+``catalog.load_file`` finds when a file fails, prefixed with the file and the key.
 """
 
-# No ``from __future__ import annotations``: pydantic would evaluate every annotation from
-# its string when the classes are made (a sixth of the model's cost in a cold CLI run).
+import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import UnionType
-from typing import Annotated, Any, ClassVar, Literal, Union, cast, get_args, get_origin
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.functional_validators import PlainValidator
-from pydantic.json_schema import WithJsonSchema
-from pydantic_core import PydanticCustomError
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from boosterkit.minigames.filters import TERMS, filter_problem
 from boosterkit.minigames.labels import LANGS, Lang
@@ -44,23 +42,58 @@ def _one_of(values: Any) -> Says:
     return Says(f"{{got}} is not one of {', '.join(map(str, get_args(values)))}")
 
 
-def _filter(value: Any) -> str | list[str]:
-    problem = filter_problem(value)
-    if problem:
-        raise PydanticCustomError("spec", problem)
-    return cast("str | list[str]", value)
+class AtLeast:
+    """A lower bound where pydantic validates: of an integer's value, or of the length of a
+    string, list or mapping (pydantic's ``ge`` / ``min_length``: its messages and schema)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __repr__(self) -> str:
+        return f"AtLeast({self.n})"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        schema = handler(source)
+        return {**schema, "ge" if schema["type"] == "int" else "min_length": self.n}
+
+
+def _spec_error(message: str) -> Exception:
+    """The error a check of this module raises: pydantic reports it as a ``spec`` error."""
+    from pydantic_core import PydanticCustomError  # only when a file is wrong
+
+    return PydanticCustomError("spec", message)
 
 
 _TERM = {"type": "string", "pattern": f"^({'|'.join(TERMS)})(\\+({'|'.join(TERMS)}))*$"}
+
+
+class FilterTerms:
+    """Checks a card filter (``filters.filter_problem``) where pydantic validates one; its
+    JSON Schema: a term or a non-empty list of terms."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(_filter)
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> dict[str, Any]:
+        return {"oneOf": [_TERM, {"type": "array", "items": _TERM, "minItems": 1}]}
+
+
+def _filter(value: Any) -> str | list[str]:
+    problem = filter_problem(value)
+    if problem:
+        raise _spec_error(problem)
+    return cast("str | list[str]", value)
+
+
 #: A card filter (``minigames.filters``): a term such as ``nonland+colored``, or a list of
 #: terms (any may match).
-Filter = Annotated[
-    str | list[str],
-    PlainValidator(_filter),
-    WithJsonSchema({"oneOf": [_TERM, {"type": "array", "items": _TERM, "minItems": 1}]}),
-]
-PosInt = Annotated[int, Field(ge=1), _says("expected an integer >= 1, got {got}")]
-Count = Annotated[int, Field(ge=0), _says("expected an integer >= 0, got {got}")]
+Filter = Annotated[str | list[str], FilterTerms()]
+PosInt = Annotated[int, AtLeast(1), _says("expected an integer >= 1, got {got}")]
+Count = Annotated[int, AtLeast(0), _says("expected an integer >= 0, got {got}")]
 Flag = Annotated[bool, _says("expected true or false")]
 _Status = Literal["C", "I", "U"]
 #: How sure a part is: confirmed from the card (C), inferred (I), unknown (U).
@@ -93,24 +126,48 @@ _Product = Literal["set", "draft", "play", "collector", "beyond"]
 _Per = Literal["player", "shared"]
 
 
-class Part(BaseModel):
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class Part:
     """A mapping of the catalogue: its keys are its fields, any other key is refused."""
 
-    # defer_build: one validator for ``Minigame`` (with its parts inlined), built on first
-    # use, rather than one per class at import (a cold ``deal`` pays ~30 fewer)
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
-    #: Its keys (aliases), in order: what an unknown key's message lists.
-    KEYS: ClassVar[tuple[str, ...]] = ()
+    #: How pydantic checks a file (``catalog.checker``): unknown keys fail, nothing coerced.
+    __pydantic_config__ = {"extra": "forbid", "strict": True}
 
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls.KEYS = tuple(f.alias or n for n, f in cls.model_fields.items())
+    # One ``__repr__`` and ``__eq__`` for every part, as dataclasses would write them: a
+    # dataclass makes each by ``exec`` per class, a third of this module's import.
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"{type(self).__qualname__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(self)
+        )
+
+    def __hash__(self) -> int:  # as a frozen dataclass's: fails on a part holding a list
+        return hash((type(self), *(getattr(self, f.name) for f in dataclasses.fields(self))))
+
+
+def keys(part: type[Part]) -> tuple[str, ...]:
+    """A part's keys (aliases), in order: what an unknown key's message lists."""
+    return tuple(f.metadata.get("alias", f.name) for f in dataclasses.fields(part))
+
+
+def _field(*, default: Any = None, empty: type | None = None, **meta: Any) -> Any:
+    """A field with ``meta`` pydantic reads (``alias``, ``description``, ``pattern``): its
+    default, or (``empty``: list or dict) a fresh empty one, published as the default."""
+    if empty is not None:
+        extra = {"json_schema_extra": {"default": empty()}}
+        return field(default_factory=empty, metadata={**meta, **extra})
+    return field(default=default, metadata=meta)
 
 
 # --- setup steps --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class BaseStep(Part):
     """What every step may say: a note for the sheet, and how sure the step is."""
 
@@ -122,12 +179,20 @@ class BaseStep(Part):
 _SEE = "who sees the zones this step makes (default: hands and picks their owner, decks and "
 _SEE += "removed cards hidden, the rest public)"
 _DOWN = "the card has these cards lie face down (sheets say so); default true for decks"
-#: A zone step's ``visibility`` and ``face_down`` (declared last in each: the key order of
-#: its messages).
-See = Annotated[Visibility | None, Field(description=_SEE)]
-Down = Annotated[Flag | None, Field(description=_DOWN)]
 
 
+def _see() -> Any:
+    """A zone step's ``visibility`` (declared next to last in each: the key order of its
+    messages)."""
+    return _field(description=_SEE)
+
+
+def _down() -> Any:
+    """A zone step's ``face_down`` (declared last)."""
+    return _field(description=_DOWN)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Open(BaseStep):
     """Open the packs: all into one shared pool, each player their own, or one pack."""
 
@@ -135,13 +200,12 @@ class Open(BaseStep):
     which: Annotated[Literal["all", "own", "pack"], _one_of(Literal["all", "own", "pack"])]
     pack: PosInt | None = None
 
-    @model_validator(mode="after")
-    def _pack_named(self) -> "Open":
+    def __post_init__(self) -> None:
         if self.which == "pack" and self.pack is None:
-            raise PydanticCustomError("spec", "opening one pack needs pack")
-        return self
+            raise _spec_error("opening one pack needs pack")
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Remove(BaseStep):
     """Take every card of ``filter`` out of the pools (to the removed or set-aside cards)."""
 
@@ -153,6 +217,7 @@ class Remove(BaseStep):
     )
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Reserve(BaseStep):
     """Give each player ``count`` cards of ``filter`` from the shared pool first."""
 
@@ -160,10 +225,11 @@ class Reserve(BaseStep):
     filter: Filter
     count: PosInt
     zone: str
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class AddBack(BaseStep):
     """Put ``count`` removed cards of ``filter`` back in the pool, tagged ``tag``."""
 
@@ -173,6 +239,7 @@ class AddBack(BaseStep):
     tag: str
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class AddExternal(BaseStep):
     """Each player adds ``per_type`` basic lands of each type from outside the packs."""
 
@@ -181,6 +248,7 @@ class AddExternal(BaseStep):
     per_type: PosInt
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Ensure(BaseStep):
     """The shared pool holds exactly ``count`` cards of ``filter`` (Roil Royale's one basic
     land, the ruins): extras are set aside at random; a shortfall is made up from outside the
@@ -192,12 +260,14 @@ class Ensure(BaseStep):
     add: Annotated[Literal["basic_land"], _one_of(Literal["basic_land"])]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Shuffle(BaseStep):
     """Shuffle every pool."""
 
     op: Literal["shuffle"]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Combine(BaseStep):
     """Merge the players' own pools into one shared pool."""
 
@@ -205,11 +275,12 @@ class Combine(BaseStep):
 
 
 _DealCount = Annotated[
-    Annotated[int, Field(ge=1)] | Literal["equal", "even"],
+    Annotated[int, AtLeast(1)] | Literal["equal", "even"],
     _says("expected an integer >= 1, got {got}", deep=True),
 ]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Deal(BaseStep):
     """Deal ``count`` cards (or equal shares, or as evenly as possible) to the players."""
 
@@ -221,14 +292,15 @@ class Deal(BaseStep):
     remainder: (
         Annotated[Literal["pool", "set_aside"], _one_of(Literal["pool", "set_aside"])] | None
     ) = None
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
 _Who = Literal["each_player", "first", "shared", "each_team"]
 _Method = Literal["random", "choice", "choice_unseen"]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Select(BaseStep):
     """Pick ``count`` cards at random for each player, the first player, each team or all."""
 
@@ -238,10 +310,11 @@ class Select(BaseStep):
     zone: str
     filter: Filter | None = None
     method: Annotated[_Method, _one_of(_Method)] = "random"
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Layout(BaseStep):
     """Lay cards out in a grid (``rows`` x ``cols``), a row of ``count``, or a scatter."""
 
@@ -252,32 +325,28 @@ class Layout(BaseStep):
     rows: PosInt | None = None
     cols: PosInt | None = None
     count: PosInt | None = None
-    source: Annotated[
-        Annotated[Literal["pool", "hand"], _one_of(Literal["pool", "hand"])] | None,
-        Field(alias="from"),
-    ] = None
-    visibility: See = None
-    face_down: Down = None
-    arrangement: Annotated[
-        Annotated[Literal["random"], _one_of(Literal["random"])] | None,
-        Field(description="deal the cards in a seeded random arrangement (the player "
-              "arranges them at the table)"),
-    ] = None  # fmt: skip
-    holds: Annotated[
-        str | None,
-        Field(description="the cards an add_back step tagged so always lie in this layout "
-              "(each on a random cell) when the pool holds more cards than it has places"),
-    ] = None  # fmt: skip
+    source: Annotated[Literal["pool", "hand"], _one_of(Literal["pool", "hand"])] | None = _field(
+        alias="from"
+    )
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
+    arrangement: Annotated[Literal["random"], _one_of(Literal["random"])] | None = _field(
+        description="deal the cards in a seeded random arrangement (the player arranges them "
+        "at the table)"
+    )
+    holds: str | None = _field(
+        description="the cards an add_back step tagged so always lie in this layout (each on a "
+        "random cell) when the pool holds more cards than it has places"
+    )
 
-    @model_validator(mode="after")
-    def _shape_sized(self) -> "Layout":
+    def __post_init__(self) -> None:
         if self.shape == "grid" and (self.rows is None or self.cols is None):
-            raise PydanticCustomError("spec", "a grid layout needs rows and cols")
+            raise _spec_error("a grid layout needs rows and cols")
         if self.shape == "row" and self.count is None:
-            raise PydanticCustomError("spec", "a row layout needs count")
-        return self
+            raise _spec_error("a row layout needs count")
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Piles(BaseStep):
     """Make ``count`` piles of ``size`` cards, per player or shared."""
 
@@ -286,10 +355,11 @@ class Piles(BaseStep):
     size: PosInt
     per: Annotated[_Per, _one_of(_Per)]
     zone: str
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Pile(Part):
     """One pile of a split: the cards of ``filter`` not taken by an earlier pile."""
 
@@ -297,28 +367,31 @@ class Pile(Part):
     filter: Filter
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Split(BaseStep):
     """Split the shared pool into piles by filter, in order."""
 
     op: Literal["split"]
-    piles: Annotated[list[Pile], Field(min_length=1), _says("expected a non-empty list")]
-    visibility: See = None
-    face_down: Down = None
+    piles: Annotated[list[Pile], AtLeast(1), _says("expected a non-empty list")]
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Flip(BaseStep):
     """Turn ``count`` cards of the shared pool face up onto a discard pile."""
 
     op: Literal["flip"]
     count: PosInt
     zone: str
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
 _PlacePer = Literal["player", "shared", "others", "first"]
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Place(BaseStep):
     """Put the rest of the pools in a zone of ``kind``."""
 
@@ -326,10 +399,11 @@ class Place(BaseStep):
     zone: str
     kind: Annotated[_ZoneKind, _one_of(_ZoneKind)]
     per: Annotated[_PlacePer, _one_of(_PlacePer)]
-    visibility: See = None
-    face_down: Down = None
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Roll(BaseStep):
     """Everyone rolls a ``die``; ties roll again or stay."""
 
@@ -338,28 +412,45 @@ class Roll(BaseStep):
     ties: Annotated[Literal["reroll", "keep"], _one_of(Literal["reroll", "keep"])]
 
 
+class ByOp:
+    """Where pydantic validates a step: the union is told apart by ``op`` (a tagged union;
+    its JSON Schema says so)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic import Discriminator
+
+        return Discriminator("op").__get_pydantic_core_schema__(source, handler)
+
+
+def _op(step: type[BaseStep]) -> Any:
+    """The ``Literal`` of a step class's ``op``."""
+    return next(f.type for f in dataclasses.fields(step) if f.name == "op")
+
+
 #: A setup step: the closed vocabulary of ops, in the order the schema lists them.
 Step = Annotated[
     Open | Remove | Reserve | AddBack | AddExternal | Ensure | Shuffle | Combine | Deal | Select
     | Layout | Piles | Split | Flip | Place | Roll,
-    Field(discriminator="op"),
+    ByOp(),
 ]  # fmt: skip
 STEPS: tuple[type[BaseStep], ...] = get_args(get_args(Step)[0])
 #: The op names, in ``Step``'s order.
-OPS: tuple[str, ...] = tuple(get_args(s.model_fields["op"].annotation)[0] for s in STEPS)
+OPS: tuple[str, ...] = tuple(get_args(_op(s))[0] for s in STEPS)
 #: Steps that make zones: each may say who sees them and whether they lie face down.
 ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Place)
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SetupSteps(Part):
     """A game's setup: its steps, in order."""
 
-    steps: Annotated[list[Step], Field(min_length=1), _says("expected a non-empty list")]
+    steps: Annotated[list[Step], AtLeast(1), _says("expected a non-empty list")]
 
 
 # --- the game -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Printing(Part):
     """A printing of the minigame card: its set, the booster set it came in, its number."""
 
@@ -369,47 +460,51 @@ class Printing(Part):
     status: Status
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Limit(Part):
     max: PosInt
     why: str
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Players(Part):
     min: PosInt | None
     max: PosInt | None
-    teams: Annotated[int, Field(ge=2)] | None = None
-    limit: Annotated[
-        Limit | None,
-        Field(description="the most players boosterkit deals for (a game printed '2+' cannot "
-              "serve any count): max and the reason, printed when refused"),
-    ] = None  # fmt: skip
+    teams: Annotated[int, AtLeast(2)] | None = None
+    limit: Limit | None = _field(
+        description="the most players boosterkit deals for (a game printed '2+' cannot serve "
+        "any count): max and the reason, printed when refused"
+    )
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Extra(Part):
     at_players: PosInt
     packs: PosInt
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Packs(Part):
     """How many packs: per player or in total (plus ``extra`` at some player counts)."""
 
     per_player: PosInt | None = None
     total: PosInt | None = None
-    extra: list[Extra] = []
+    extra: list[Extra] = _field(empty=list)
     product: Annotated[_Product, _one_of(_Product)] = "set"
-    note: Annotated[
-        str | None,
-        Field(description="why the product is what it is, printed as a note when packs is "
-              "inferred (status I)"),
-    ] = None  # fmt: skip
+    note: str | None = _field(
+        description="why the product is what it is, printed as a note when packs is inferred "
+        "(status I)"
+    )
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Component(Part):
     item: str
     per: Annotated[Literal["game", "player"], _one_of(Literal["game", "player"])]
     qty: int | None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class StatusParts(Part):
     """How sure each part of the entry is (C, I or U)."""
 
@@ -423,22 +518,26 @@ class StatusParts(Part):
     win: Status
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class FirstPlayer(Part):
     rule: Annotated[_Rule, _one_of(_Rule)]
     text: str
     role: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Win(Part):
     text: str
     type: str
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Role(Part):
     name: str
     text: str
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class OwnerRule(Part):
     """A rule each player's zone keeps (checked by validate): it holds ``count`` cards of
     ``filter``."""
@@ -454,15 +553,17 @@ _READS = f"a list of facts among {', '.join(FACTS)}"
 _REMINDERS = f"a mapping of {', '.join(REMINDER_KEYS)} to text"
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Minigame(Part):
     """One catalogue entry: printings, players, packs, components, the ordered setup steps,
     the first-player rule, the win condition and the C/I/U status of each part."""
 
-    model_config = ConfigDict(
-        title="boosterkit minigame catalogue entry (data/minigames/<id>.yaml)"
-    )
-    id: Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
-    name: Annotated[str, Field(min_length=1)]
+    __pydantic_config__ = {
+        **Part.__pydantic_config__,
+        "title": "boosterkit minigame catalogue entry (data/minigames/<id>.yaml)",
+    }
+    id: str = _field(default=dataclasses.MISSING, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    name: Annotated[str, AtLeast(1)]
     scryfall_names: list[str]
     printings: list[Printing]
     players: Players
@@ -473,38 +574,37 @@ class Minigame(Part):
     first_player: FirstPlayer
     win: Win
     status: StatusParts
-    roles: list[Role] = []
-    summary_text: Annotated[str | None, Field(alias="summary")] = None
+    roles: list[Role] = _field(empty=list)
+    summary_text: str | None = _field(alias="summary")
     notes: str | None = None
-    printed_names: Annotated[
-        dict[Lang, Annotated[str, Field(min_length=1)]],
-        _says(_NAMES, deep=True),
-        Field(description="the game's name as printed on the card in other languages; deal "
-              "and the sheets accept and use them"),
-    ] = {}  # fmt: skip
-    face_down: Annotated[
-        Flag,
-        Field(description="the game's cards lie face down: double-faced cards (no Magic back) "
-              "are removed by default (--no-strict-backs keeps them)"),
-    ] = False  # fmt: skip
-    reads: Annotated[
-        list[_Fact],
-        _says(_READS, deep=True),
-        Field(description="the facts of a card the game is played by: printed on each "
-              "player's own cards; a card the database does not hold cannot be dealt into "
-              "play unless the game reads only rarity or foil"),
-    ] = []  # fmt: skip
-    reminders: Annotated[
-        dict[_Reminder, str],
-        _says(_REMINDERS, deep=True),
-        Field(description="what a card of each colour does in the game (one line each), "
-              "printed beside the player's cards"),
-    ] = {}  # fmt: skip
-    owner_rules: Annotated[
-        list[OwnerRule],
-        Field(description="rules each player's zone must keep, checked by validate: "
-              "'<player> <zone>' holds exactly count cards of filter"),
-    ] = []  # fmt: skip
+    printed_names: Annotated[dict[Lang, Annotated[str, AtLeast(1)]], _says(_NAMES, deep=True)] = (
+        _field(
+            empty=dict,
+            description="the game's name as printed on the card in other languages; deal and "
+            "the sheets accept and use them",
+        )
+    )
+    face_down: Flag = _field(
+        default=False,
+        description="the game's cards lie face down: double-faced cards (no Magic back) are "
+        "removed by default (--no-strict-backs keeps them)",
+    )
+    reads: Annotated[list[_Fact], _says(_READS, deep=True)] = _field(
+        empty=list,
+        description="the facts of a card the game is played by: printed on each player's own "
+        "cards; a card the database does not hold cannot be dealt into play unless the game "
+        "reads only rarity or foil",
+    )
+    reminders: Annotated[dict[_Reminder, str], _says(_REMINDERS, deep=True)] = _field(
+        empty=dict,
+        description="what a card of each colour does in the game (one line each), printed "
+        "beside the player's cards",
+    )
+    owner_rules: list[OwnerRule] = _field(
+        empty=list,
+        description="rules each player's zone must keep, checked by validate: '<player> "
+        "<zone>' holds exactly count cards of filter",
+    )
 
     @property
     def steps(self) -> list[Step] | None:
@@ -623,10 +723,10 @@ def _peel(node: Any) -> tuple[Any, list[Says]]:
 def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
     """The type at ``part`` of ``node`` (a field, a list item, a dict value, or the step a
     tagged union read: pydantic names the op) and the messages of the field."""
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        for name, f in node.model_fields.items():
-            if (f.alias or name) == part:
-                return f.annotation, [m for m in f.metadata if isinstance(m, Says)]
+    if isinstance(node, type) and dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            if f.metadata.get("alias", f.name) == part:
+                return f.type, []  # its messages: in its Annotated (``_peel``)
         return None, []
     origin, args = get_origin(node), get_args(node)
     if origin is list and isinstance(part, int):
@@ -635,6 +735,6 @@ def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
         return args[1], []
     if origin in (Union, UnionType):
         steps = [a for a in args if isinstance(a, type) and issubclass(a, BaseStep)]
-        op = (a for a in steps if get_args(a.model_fields["op"].annotation) == (part,))
+        op = (a for a in steps if get_args(_op(a)) == (part,))
         return next(op, None), []
     return None, []

@@ -16,13 +16,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import TYPE_CHECKING
 
 from boosterkit.errors import InputError
 from boosterkit.minigames.labels import label
+
+if TYPE_CHECKING:
+    from boosterkit.minigames.langfile import LangFile
 
 LANG_DIR = Path(__file__).resolve().parent.parent / "data" / "minigames" / "lang"
 _ID = re.compile(r"\b(player|team)-(\d+)\b")
@@ -31,39 +31,6 @@ _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 
 #: The kinds of a template's slots (see the module's docstring).
 SLOTS = ("n", "any", "who", "ids", "ties", "word", "game", "zone", "cards", "text")
-
-
-class NoteTemplate(BaseModel):
-    """One note as ``deal`` writes it in English (``en``) and as the sheet says it (``say``):
-    the same slots, each of a known kind."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    en: Annotated[str, Field(min_length=1)]
-    say: Annotated[str, Field(min_length=1)]
-
-    @model_validator(mode="after")
-    def _same_slots(self) -> NoteTemplate:
-        slots = [m.group(0) for m in _SLOT.finditer(self.en)]
-        unknown = [m.group(0) for m in _SLOT.finditer(self.en) if m.group(1) not in SLOTS]
-        if unknown:
-            raise ValueError(f"{self.en!r}: unknown slot {unknown[0]} (slots: {', '.join(SLOTS)})")
-        if sorted(slots) != sorted(m.group(0) for m in _SLOT.finditer(self.say)):
-            raise ValueError(f"{self.say!r} must use the slots of {self.en!r}")
-        return self
-
-
-class LangFile(BaseModel):
-    """``data/minigames/lang/<lang>.yaml``: the catalogue's words in one language."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    phrases: dict[str, str] = Field(description="catalogue sentences: English → this language")
-    words: dict[str, str] = Field(
-        description="zone names, tags, roles, card kinds and types, card descriptions"
-    )
-    notes: list[NoteTemplate] = Field(description="the notes of a deal, as templates")
-    reminders: dict[str, dict[str, str]] = Field(
-        default={}, description="per game id: the effect of a card of each colour, as printed"
-    )
 
 
 @dataclass(frozen=True)
@@ -88,6 +55,11 @@ def tongue(lang: str) -> Tongue | None:
     path = LANG_DIR / f"{lang}.yaml"
     if lang == "en" or not path.is_file():
         return None
+    import yaml
+    from pydantic import ValidationError
+
+    from boosterkit.minigames.langfile import LangFile  # pydantic: only for a language file
+
     try:
         data = LangFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
     except ValidationError as exc:

@@ -132,3 +132,30 @@ def _write(tmp_path: Path, mutate) -> Path:
 def test_bad_files_fail_with_file_and_key(tmp_path: Path, mutate, message: str) -> None:
     with pytest.raises(InputError, match=message):
         load_file(_write(tmp_path, mutate))
+
+
+def test_the_compiled_catalogue_is_what_pydantic_checks_for_all_27_games() -> None:
+    """``minigames.compiled`` (what ``deal`` reads without pydantic) holds each file's game
+    as ``load_file`` checks it, for these very bytes and this ``spec.py``."""
+    from boosterkit.minigames import compile, compiled
+
+    assert compiled.SPEC == compile.spec_digest(), "run `python -m boosterkit.minigames.compile`"
+    assert sorted(compiled.GAMES) == [p.stem for p in FILES]
+    for path in FILES:
+        sha, build = compiled.GAMES[path.stem]
+        assert sha == compile.digest(path.read_bytes()), f"{path.name} changed: recompile"
+        assert build() == load_file(path) == catalog._load(path)
+    assert compile.text() == compile.OUT.read_text(encoding="utf-8")
+
+
+def test_an_edited_catalogue_file_is_checked_not_read_compiled(tmp_path: Path) -> None:
+    """A file whose bytes differ from the compiled one's goes through pydantic: an unknown
+    key still fails, and a valid edit is what the file now says."""
+    source = DATA_DIR / "minigames" / "roll-for-initiative.yaml"
+    path = tmp_path / source.name
+    text = source.read_text(encoding="utf-8")
+    path.write_text(text + "colour: blue\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"roll-for-initiative\.yaml\.colour: unknown key"):
+        catalog._load(path)
+    path.write_text(re.sub(r"\nminutes: \d+", "\nminutes: 99", text, count=1), encoding="utf-8")
+    assert catalog._load(path).minutes == 99 != catalog._load(source).minutes

@@ -232,7 +232,7 @@ def test_a_language_file_template_uses_the_slots_of_its_english() -> None:
     """A typo in a note template fails at load, naming it (not a half-English sheet)."""
     from pydantic import ValidationError
 
-    from boosterkit.minigames.translate import NoteTemplate
+    from boosterkit.minigames.langfile import NoteTemplate
 
     with pytest.raises(ValidationError, match="must use the slots of '{who} starts.'"):
         NoteTemplate(en="{who} starts.", say="{zone} commence.")

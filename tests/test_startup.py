@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-#: (pydantic is not listed: the minigame catalogue's models use it. ``open`` of a kept product
-#: does not: typer >= 0.2x coerces option values with it, ``cli.coerce`` without it.)
+#: (pydantic is not listed: checking a minigame file uses it, and ``minigames``' help. ``open``
+#: of a kept product and ``deal`` of an unchanged catalogue file do not: typer >= 0.2x coerces
+#: option values with it, ``cli.coerce`` without it; the game comes from ``minigames.compiled``.)
 HEAVY = ("duckdb", "requests", "numpy", "rich", "fastapi", "uvicorn")
 
 #: Runs the CLI in-process as the console script does (``cli.app.main``, which builds only
@@ -104,11 +105,11 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
     assert heavy == [] and again == first  # not even pydantic: options by cli.coerce
     first_heavy, dealt = imported(*deal_args)
     assert "duckdb" in first_heavy  # the rules text and the cards' rows: read once, then kept
-    heavy, dealt_again = imported(*deal_args)
+    heavy, dealt_again = imported(*deal_args, heavy=(*HEAVY, "pydantic", "yaml"))
     # the packs, the game's rules text from its card and each card's facts come from what is
     # kept beside the database
     assert heavy == [] and dealt_again == dealt
-    heavy, sheet = imported(*sheet_args)  # another game of the same set: kept too
+    heavy, sheet = imported(*sheet_args, heavy=(*HEAVY, "pydantic"))  # kept too
     assert heavy == [] and imported(*sheet_args) == ([], sheet)
     assert "toughness" in sheet  # Base Race's facts (from the kept rows) on the sheet
     setup = json.loads(imported(*deal_args)[1])
@@ -219,7 +220,7 @@ def test_booster_yaml_is_parsed_once_per_file_version(tmp_path: Path) -> None:
 def test_the_catalogue_uses_the_c_loader_when_available() -> None:
     from boosterkit.minigames import catalog
 
-    assert catalog._LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    assert catalog._loader() is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def test_deal_checks_players_and_seed_once(built_db: Path, monkeypatch) -> None:
