@@ -1,6 +1,6 @@
 """``boosterkit sync``: Scryfall (API, bulk files, local files) and MTGJSON → the database.
 
-Every sync first fetches into the cache folder (gzip, nothing lost), then loads the cached
+Every sync first fetches into the cache folder (nothing lost), then loads the cached
 files in ONE transaction with its ``sync_runs`` row (``pipeline.runs.recorded``): a sync
 that fails or is killed leaves the previous data as it was. Loading goes through
 ``pipeline.ingest`` — the same code ``boosterkit db rebuild`` replays. ``sync SET`` also
