@@ -209,25 +209,30 @@ def _insert_cards(con: Connection, source: Path | list[str], shape: Shape) -> No
     )
 
 
-def prestage(con: Connection, path: Path, shape: Shape, where: Path) -> bool:
-    """Stage the cards of a big plain array file on two threads (``halves``); True if done.
+def prestage(
+    con: Connection, path: Path, shape: Shape, where: Path, keep: list[Path] | None = None
+) -> list[Path] | None:
+    """Stage the cards of a big plain array file on two threads (``halves``).
 
-    The halves are copied to a temporary folder under ``where`` (the cache folder). Runs
-    outside any transaction (a failed statement there would abort it), into fresh staging
-    tables that ``load_files(…, prestaged=path)`` then completes. False (nothing staged)
-    when the file cannot be cut or copied or DuckDB rejects a half: load it the usual way.
+    The halves are copied to a temporary folder under ``where`` (the cache folder) and, when
+    ``keep`` names two paths there, moved to them once DuckDB has read them (the cache copy,
+    made for free). Runs outside any transaction (a failed statement there would abort it),
+    into fresh staging tables that ``load_files(…, prestaged=path)`` then completes.
+    Returns None (nothing staged) when the file cannot be cut or copied or DuckDB rejects a
+    half: load it the usual way. Otherwise the halves kept (``[]`` when not asked for or
+    they could not be moved).
     """
     if shape != Shape("cards", "array", "none"):
-        return False
+        return None
     with halves.halves(path, where) as parts:
         if parts is None:
-            return False
+            return None
         load.create_staging(con)
         try:
             _insert_cards(con, parts, shape)
         except duckdb.Error:
-            return False
-    return True
+            return None
+        return keep if keep and halves.keep(parts, keep) else []
 
 
 def stage_cards_file(

@@ -13,6 +13,9 @@ name reaches a sheet, a CSV file or a terminal.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from boosterkit.pipeline.db import IMAGE_URIS, Connection, one_row, scalar
 
 #: name → DuckDB type of every raw column a source provides (the ``cards`` columns that are
@@ -172,26 +175,46 @@ def _any_dirty(con: Connection, table: str, dirty: str) -> bool:
 _FRONT = "split_part(coalesce(s.type_line, ''), ' // ', 1)"
 _DF = ", ".join(f"'{x}'" for x in DOUBLE_FACED_LAYOUTS)
 
-#: SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns.
-DERIVED_COLUMNS: dict[str, str] = {
-    "kind": f"""CASE
+
+def _derived(front: str) -> dict[str, str]:
+    """SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns;
+    ``front`` is the front face's type line (``_FRONT``, or a column holding it)."""
+    return {
+        "kind": f"""CASE
         WHEN st.set_type = 'minigame' THEN 'minigame'
         WHEN s.layout = 'art_series' THEN 'art_card'
-        WHEN s.layout = 'emblem' OR {_FRONT} LIKE '%Emblem%' THEN 'emblem'
+        WHEN s.layout = 'emblem' OR {front} LIKE '%Emblem%' THEN 'emblem'
         WHEN s.layout IN ('token', 'double_faced_token') OR st.set_type = 'token'
-             OR {_FRONT} LIKE 'Token%' THEN 'token'
+             OR {front} LIKE 'Token%' THEN 'token'
         WHEN s.layout IN ('planar', 'scheme', 'vanguard', 'augment', 'host')
              OR st.set_type = 'memorabilia' THEN 'other'
         ELSE 'card' END""",
-    "is_double_faced": f"coalesce(s.layout IN ({_DF}), false)",
-    "is_land": f"regexp_matches({_FRONT}, '\\bLand\\b')",
-    "is_basic_land": f"regexp_matches({_FRONT}, '\\bBasic\\b.*\\bLand\\b')",
-    "is_creature": f"regexp_matches({_FRONT}, '\\bCreature\\b')",
-    "is_legendary": f"regexp_matches({_FRONT}, '\\bLegendary\\b')",
-    "power_num": "TRY_CAST(s.power AS DOUBLE)",
-    "toughness_num": "TRY_CAST(s.toughness AS DOUBLE)",
-    "loyalty_num": "TRY_CAST(s.loyalty AS DOUBLE)",
-}
+        "is_double_faced": f"coalesce(s.layout IN ({_DF}), false)",
+        "is_land": f"regexp_matches({front}, '\\bLand\\b')",
+        "is_basic_land": f"regexp_matches({front}, '\\bBasic\\b.*\\bLand\\b')",
+        "is_creature": f"regexp_matches({front}, '\\bCreature\\b')",
+        "is_legendary": f"regexp_matches({front}, '\\bLegendary\\b')",
+        "power_num": "TRY_CAST(s.power AS DOUBLE)",
+        "toughness_num": "TRY_CAST(s.toughness AS DOUBLE)",
+        "loyalty_num": "TRY_CAST(s.loyalty AS DOUBLE)",
+    }
+
+
+#: The derived columns' SQL over ``s`` / ``st``.
+DERIVED_COLUMNS: dict[str, str] = _derived(_FRONT)
+
+
+@contextmanager
+def one_thread(con: Connection) -> Iterator[None]:
+    """DuckDB on one thread for the block. An insert into the indexed ``cards`` gains nothing
+    from a second thread and costs more with it (100,000 cards: 0.45–0.53 CPU-s on one,
+    0.64–0.78 on two, no shorter). ``threads`` is a setting of the whole database: put back."""
+    before = int(scalar(con, "SELECT current_setting('threads')"))
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {before}")
 
 
 def create_staging(con: Connection) -> None:
@@ -224,7 +247,8 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     raw = ", ".join(
         f"{_cleaned(c, t)} AS {c}" if dirty else f"s.{c}" for c, t in RAW_COLUMNS.items()
     )
-    derived = ", ".join(f"{expr} AS {name}" for name, expr in DERIVED_COLUMNS.items())
+    # the front face's type line is cut once per row, not once per derived column
+    derived = ", ".join(f"{expr} AS {name}" for name, expr in _derived("s._front").items())
     n, distinct = one_row(con, "SELECT count(*), count(DISTINCT id) FROM stage_cards")
     source = "stage_cards"
     if n != distinct:  # the window (a sort of every staged row) only when there are duplicates
@@ -235,15 +259,16 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     # Upsert as delete + insert: every column is replaced anyway, and DuckDB's
     # ON CONFLICT DO UPDATE is ~10x slower on a bulk file's 100,000 existing ids.
     con.execute("DELETE FROM cards WHERE id IN (SELECT id FROM stage_cards)")
-    con.execute(
-        f"""
-        INSERT INTO cards ({", ".join(names)})
-        SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
-            SELECT {raw}, {derived}
-            FROM {_flagged(source) if dirty else source} s
-            LEFT JOIN sets st ON st.code = s.set_code)
-        """
-    )
+    with one_thread(con):
+        con.execute(
+            f"""
+            INSERT INTO cards ({", ".join(names)})
+            SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
+                SELECT {raw}, {derived}
+                FROM (SELECT *, {_FRONT} AS _front FROM {_flagged(source) if dirty else source} s) s
+                LEFT JOIN sets st ON st.code = s.set_code)
+            """
+        )
     con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_cards)")
     fnames = ", ".join(FACE_COLUMNS)
     fdirty = _any_dirty(con, "stage_faces", _dirty_sql(FACE_COLUMNS, "d"))

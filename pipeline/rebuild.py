@@ -1,7 +1,7 @@
 """``boosterkit db rebuild``: re-derive every table from the cached files, without the network.
 
 Every successful load is a ``sync_runs`` row whose ``cache_files`` (relative to the cache
-folder) were kept gzip-compressed. A rebuild empties the data tables and replays those runs,
+folder) were kept there: gzip-compressed, or as given to ``sync --file`` (``pipeline.cache``). A rebuild empties the data tables and replays those runs,
 oldest first, through ``REPLAYERS[source]`` — all in ONE transaction, so a failed rebuild
 leaves the database as it was.
 

@@ -1,6 +1,6 @@
 """``boosterkit sync``: Scryfall (API, bulk files, local files) and MTGJSON → the database.
 
-Every sync first fetches into the cache folder (gzip, nothing lost), then loads the cached
+Every sync first fetches into the cache folder (nothing lost), then loads the cached
 files in ONE transaction with its ``sync_runs`` row (``pipeline.runs.recorded``): a sync
 that fails or is killed leaves the previous data as it was. Loading goes through
 ``pipeline.ingest`` — the same code ``boosterkit db rebuild`` replays. ``sync SET`` also
@@ -389,37 +389,49 @@ def sync_bulk(
     )
 
 
+def _file_copies(src: Path) -> list[list[str]]:
+    """The cache copies ``sync --file`` may have made of ``src`` (the same name, size and
+    mtime): as given, its two halves (a big plain array), gzip-compressed (by earlier releases)."""
+    st = src.stat()
+    key = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name}"
+    old = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name.removesuffix('.gz')}.gz"
+    return [[key], [f"{key}.1-of-2", f"{key}.2-of-2"], [old]]
+
+
 def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> dict[str, Any]:
     """Ingest a local Scryfall file (array of cards, list object, card/set object; .gz or not).
 
-    The file is checked first, then kept compressed in the cache while DuckDB reads it. A
+    The file is checked first, then copied as given into the cache while DuckDB reads it. A
     big plain array is parsed on two threads first (``ingest.prestage``, before the load's
-    transaction), keeping both cores busy: the cache copy then starts after it, beside the
-    single-threaded rest of the load; read whole, the copy runs beside the parse.
+    transaction), from two halves copied to the cache: they are the cache copy then. A
+    failed load keeps no copy; the same file synced again reuses the copy it has.
     """
     t0 = time.perf_counter()
     src = Path(path)
     if not src.is_file():
         raise InputError(f"{src}: {'a directory, not a file' if src.is_dir() else 'no such file'}")
     shape = ingest.detect(con, src)
-    st = src.stat()
-    # The same file (name, size, mtime) synced again reuses its cached copy.
-    rel = f"files/{st.st_size}-{st.st_mtime_ns}-{src.name.removesuffix('.gz')}.gz"
-    kept = (cache / rel).exists()
+    forms = _file_copies(src)
+    kept = next((f for f in forms if all((cache / r).exists() for r in f)), None)
+    ours = [cache / r for r in forms[0] + forms[1]]  # what this sync may write
     cachemod.remove_parts(cache)  # halves a killed run left behind
+    if kept is None:
+        for p in ours:  # one half a killed run moved
+            p.unlink(missing_ok=True)
     with failure_recorded(con, "file", str(src)):
-        prestaged = src if ingest.prestage(con, src, shape, cache) else None
+        staged = ingest.prestage(con, src, shape, cache, None if kept else ours[1:])
+    rels = kept or (forms[1] if staged else None)
     with ThreadPoolExecutor(1) as pool:
-        stored = pool.submit(lambda: rel if kept else cachemod.store_file(cache, src, rel))
+        stored = pool.submit(lambda: rels or [cachemod.copy_file(cache, src, forms[0][0])])
         try:
             with recorded(con, "file", str(src)) as run:
-                counts = ingest.load_files(con, [src], prestaged=prestaged)
-                run.cache_files = [stored.result()]
+                counts = ingest.load_files(con, [src], prestaged=None if staged is None else src)
+                run.cache_files = stored.result()
                 run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
         except BaseException:
-            if (
-                not kept and stored.exception() is None
-            ):  # waits for the copy; a failed load keeps none
-                cachemod.resolve(cache, stored.result()).unlink(missing_ok=True)
+            if not kept:
+                stored.exception()  # waits for the copy: a failed load keeps none
+                for p in ours:
+                    p.unlink(missing_ok=True)
             raise
     return _summary("file", str(src), run, t0, shape=shape.holds)

@@ -454,6 +454,33 @@ def test_store_failure_leaves_no_part(tmp_path: Path, monkeypatch) -> None:
     assert list(tmp_path.rglob("*")) == [tmp_path / "x"]
 
 
+@pytest.mark.parametrize("kernel", ["copy_file_range", "no kernel copy (EXDEV)"])
+def test_copy_file_is_byte_for_byte_and_a_full_disk_leaves_no_part(
+    tmp_path: Path, monkeypatch, kernel: str
+) -> None:
+    src = tmp_path / "cards.json"
+    src.write_bytes(bytes(range(256)) * 5000)  # 1.28 MB, any bytes
+    if kernel != "copy_file_range":
+
+        def cross_device(*args):
+            raise OSError(18, "Invalid cross-device link")
+
+        monkeypatch.setattr(cachemod.os, "copy_file_range", cross_device)
+    cache = tmp_path / "cache"
+    assert cachemod.copy_file(cache, src, "files/a.json") == "files/a.json"
+    assert (cache / "files" / "a.json").read_bytes() == src.read_bytes()
+    assert not list(cache.rglob("*.part"))
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cachemod.os, "copy_file_range", full_disk)
+    monkeypatch.setattr(cachemod.shutil, "copyfileobj", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        cachemod.copy_file(cache, src, "files/b.json")
+    assert sorted(p.name for p in (cache / "files").iterdir()) == ["a.json"]
+
+
 # --- the CLI: one line, exit 1 --------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ import pytest
 from test_ingest import snapshot
 
 from boosterkit.errors import InputError
-from boosterkit.pipeline import db, halves, ingest, sync
+from boosterkit.pipeline import db, halves, ingest, rebuild, sync
 
 pytestmark = pytest.mark.skipif(not halves.supported(), reason="needs os.copy_file_range")
 
@@ -58,9 +58,10 @@ def _load(tmp_path: Path, path: Path, name: str, monkeypatch, split: bool) -> tu
     used = []
     real = ingest.prestage
 
-    def spy(con, p, shape, where):
-        used.append(real(con, p, shape, where))
-        return used[-1]
+    def spy(con, p, shape, where, keep=None):
+        got = real(con, p, shape, where, keep)
+        used.append(got is not None)
+        return got
 
     with monkeypatch.context() as m:
         m.setattr(halves, "MIN_BYTES", 0)
@@ -86,6 +87,48 @@ def test_split_load_equals_whole_load(
     assert split == whole
     names = {r[2] for r in split["cards"] if r[0] == cards[0]["id"]}
     assert names == {"First Copy"}
+
+
+def test_the_halves_are_the_cache_copy_and_rebuild_the_same(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", cards, "trailing")
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    con = db.connect(tmp_path / "t.duckdb")
+    cache = tmp_path / "cache"
+    # a lone half that a sync killed while it moved them is replaced, not trusted
+    st = path.stat()
+    lone = cache / "files" / f"{st.st_size}-{st.st_mtime_ns}-c.json.1-of-2"
+    lone.parent.mkdir(parents=True)
+    lone.write_text("[]", encoding="utf-8")
+    sync.sync_file(con, path, cache=cache)
+    first = snapshot(con)
+    (files,) = con.execute("SELECT cache_files FROM sync_runs").fetchone()
+    assert [f.rsplit(".", 1)[1] for f in files] == ["1-of-2", "2-of-2"]
+    parts = [json.loads((cache / f).read_bytes()) for f in files]
+    assert parts[0] and parts[1] and parts[0] + parts[1] == cards
+    assert not list(cache.glob("halves-*"))  # moved out of their temporary folder
+    assert sorted(p.name for p in (cache / "files").iterdir()) == [f[6:] for f in files]
+    assert rebuild.rebuild(con, cache)["cards"] == len(first["cards"])
+    assert snapshot(con) == first
+    sync.sync_file(con, path, cache=cache)  # the same file again reuses its halves
+    runs = con.execute("SELECT cache_files FROM sync_runs WHERE source = 'file'").fetchall()
+    assert runs == [(files,), (files,)]
+    assert len(list((cache / "files").iterdir())) == 2
+
+
+def test_a_load_that_fails_after_the_parse_keeps_no_halves(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    nameless = {k: v for k, v in cards[-1].items() if k != "name"}
+    path = _write(tmp_path / "c.json", [*cards[:-1], nameless], "trailing")
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    con = db.connect(tmp_path / "t.duckdb")
+    before = snapshot(con)
+    with pytest.raises(InputError, match=f"card {len(cards)} has no name$"):
+        sync.sync_file(con, path, cache=tmp_path / "cache")
+    assert snapshot(con) == before
+    assert not list((tmp_path / "cache").rglob("files/*"))  # the halves it kept are gone
 
 
 def test_a_wrong_cut_falls_back_to_reading_whole(
@@ -127,10 +170,10 @@ def test_malformed_second_half_gives_the_usual_error(
 def test_small_or_compressed_files_are_read_whole(cards: list[dict], tmp_path: Path) -> None:
     path = _write(tmp_path / "c.json", cards[:50], "trailing")
     con = db.connect(":memory:")
-    assert not ingest.prestage(con, path, ingest.detect(con, path), tmp_path)  # < MIN_BYTES
+    assert ingest.prestage(con, path, ingest.detect(con, path), tmp_path) is None  # < MIN_BYTES
     gz = tmp_path / "c.json.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
-    assert not ingest.prestage(con, gz, ingest.detect(con, gz), tmp_path)
+    assert ingest.prestage(con, gz, ingest.detect(con, gz), tmp_path) is None
 
 
 def test_halves_that_cannot_be_written_fall_back(
@@ -177,7 +220,7 @@ def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
     runs = con.execute("SELECT source, status FROM sync_runs").fetchall()
     assert runs == [("file", "failed")]
     assert not list((tmp_path / "cache").glob("halves-*"))
-    assert not list((tmp_path / "cache").rglob("*.gz"))  # no copy of a load that did not happen
+    assert not list((tmp_path / "cache").rglob("files/*"))  # no copy of a load that did not happen
 
 
 def test_an_interrupted_copy_stops_within_a_step(

@@ -70,11 +70,10 @@ def test_ingest_every_card_file(root: Path, tmp_path: Path, name: str) -> None:
         assert con.execute("SELECT set_type FROM sets WHERE code = ?", [code]).fetchone() == (
             set_type,
         )
-    # one cached, compressed copy, listed in the ok run
+    # one cached copy, the file as given (a small file is never cut in halves), in the ok run
     files = con.execute("SELECT cache_files FROM sync_runs WHERE status = 'ok'").fetchone()[0]
-    cached = tmp_path / "cache" / files[0]
-    assert cached.read_bytes()[:2] == b"\x1f\x8b"
-    assert gzip.decompress(cached.read_bytes()) == path.read_bytes()
+    assert len(files) == 1 and files[0].endswith(f"-{name}")
+    assert (tmp_path / "cache" / files[0]).read_bytes() == path.read_bytes()
 
 
 def test_values_and_derived_columns(root: Path, mem_db) -> None:
@@ -172,6 +171,29 @@ def test_idempotent_and_rebuild_identical(root: Path, tmp_path: Path) -> None:
     assert statuses[-1] == ("rebuild", "ok")
 
 
+def test_old_gzip_cache_copies_still_rebuild(root: Path, tmp_path: Path) -> None:
+    """Earlier releases kept ``sync --file`` copies gzip-compressed (``….json.gz``): a
+    rebuild reads them, and the same file synced again reuses that copy."""
+    src = tmp_path / "one.json"
+    shutil.copy(root / "cards" / "one.unique-cards.json", src)
+    con = db.connect(tmp_path / "t.duckdb")
+    cache = tmp_path / "cache"
+    sync.sync_file(con, src, cache=cache)
+    first = snapshot(con)
+    (rel,) = con.execute("SELECT cache_files FROM sync_runs").fetchone()[0]
+    plain = cache / rel
+    old = plain.with_name(plain.name + ".gz")  # files/<size>-<mtime>-one.json.gz
+    old.write_bytes(gzip.compress(plain.read_bytes()))
+    plain.unlink()
+    con.execute("UPDATE sync_runs SET cache_files = [?]", [rel + ".gz"])
+    assert rebuild.rebuild(con, cache)["cards"] == len(first["cards"])
+    assert snapshot(con) == first
+    sync.sync_file(con, src, cache=cache)  # reuses the old copy: makes no new one
+    runs = con.execute("SELECT cache_files FROM sync_runs WHERE source = 'file'").fetchall()
+    assert runs == [([rel + ".gz"],)] * 2
+    assert sorted(p.name for p in (cache / "files").iterdir()) == [old.name]
+
+
 def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
     p = tmp_path / name
     (p.write_bytes if isinstance(text, bytes) else p.write_text)(text)
@@ -213,8 +235,8 @@ def test_bad_files_give_one_line_and_change_nothing(root: Path, tmp_path: Path, 
     if name == "card-without-id.json":
         assert msg.endswith("card 1 has no id")
     assert snapshot(con) == before
-    cached = sorted(p.name for p in cache.rglob("*.gz"))
-    assert len(cached) == 1 and cached[0].endswith("bro.unique-cards.json.gz")
+    cached = sorted(p.name for p in (cache / "files").iterdir())
+    assert len(cached) == 1 and cached[0].endswith("-bro.unique-cards.json")
 
 
 def test_missing_file(mem_db, tmp_path: Path) -> None:
@@ -273,7 +295,7 @@ def test_same_file_twice_one_cached_copy_and_ndjson(root: Path, tmp_path: Path) 
     sync.sync_file(con, src, cache=cache)
     sync.sync_file(con, src, cache=cache)
     files = con.execute("SELECT cache_files FROM sync_runs ORDER BY id").fetchall()
-    assert files[0] == files[1] and len(list(cache.rglob("*.gz"))) == 1
+    assert files[0] == files[1] and len(list((cache / "files").iterdir())) == 1
     # newline-delimited card objects (Scryfall's jsonl bulk format) load the same rows
     nd = tmp_path / "mom.jsonl"
     nd.write_text("\n".join(json.dumps(c) for c in _objects(src)) + "\n", encoding="utf-8")

@@ -273,7 +273,7 @@ def test_sync_killed_mid_load_leaves_old_data(root: Path, tmp_path: Path) -> Non
     child, seen = psutil.Process(proc.pid), False
     deadline = time.monotonic() + 60
     # Wait until the sync reads the file (its parse, its halves' copies or the load
-    # transaction with the compressed cache copy beside it) and kill it there: at any of
+    # transaction with the cache copy beside it) and kill it there: at any of
     # those moments the old data must survive. Waiting for two readers at once missed the
     # short window on a loaded machine.
     while time.monotonic() < deadline and proc.poll() is None:
