@@ -133,6 +133,12 @@ def test_the_bound_is_what_the_packs_of_the_product_hold(con) -> None:
     cap = deal_capacity(spec, compiled_product("afr", "set", db=con), False)
     assert cap is not None and (cap.low, cap.high) == (12, 13) == (min(held), max(held))
     assert cap.span(5) == (24, 26) and cap.most_players(100) == 26
+    # a pack per player: the packs grow with the table (Urza's Blueprints, 5 cards each); a
+    # random pick before the deal (Vampire Wedding Planner's theme card) leaves no bound
+    product = compiled_product("afr", "set", db=con)
+    urza = deal_capacity(get_minigame("urzas-blueprints"), product, False)
+    assert urza is not None and urza.need(100) == 500 and urza.most_players(100) == 100
+    assert deal_capacity(get_minigame("vampire-wedding-planner"), product, False) is None
 
 
 def test_inferred_steps_and_products_are_noted(con) -> None:
