@@ -108,7 +108,9 @@ def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, built_db: Pat
 
 def test_sets_of_an_unknown_type_is_422(client: TestClient) -> None:
     body = assert_error(client.get("/sets", params={"type": "bogus"}), 422, "set type 'bogus'")
-    assert "the database has " in body["error"] and "expansion" in body["error"]
+    assert "(types in the database: " in body["error"] and "expansion" in body["error"]
+    near = assert_error(client.get("/sets", params={"type": "expanson"}), 422)
+    assert near["error"].startswith("unknown set type 'expanson' — did you mean expansion? (")
 
 
 def test_products_equal_the_cli(client: TestClient, built_db: Path) -> None:
