@@ -129,6 +129,12 @@ class Database:
         return None if str(path) == MEMORY else path
 
     @property
+    def shared_file(self) -> Path | None:
+        """The file worker processes may open read-only to read what this handle reads
+        (``--jobs``): None in memory or through a connection (borrowed, or the service's)."""
+        return None if self._connection is not None else self.path
+
+    @property
     def cache_dir(self) -> Path:
         """Where fetched and imported files are kept: the folder beside the file."""
         from boosterkit import config

@@ -14,6 +14,7 @@ from boosterkit.cli.options import (
     SET_ARG,
     OddsFormat,
     fmt_option,
+    jobs_option,
     pick_format,
     product_option,
 )
@@ -111,6 +112,10 @@ def register(app: typer.Typer) -> None:
             0, "--simulate", metavar="N", help="Also open N seeded packs: observed vs exact."
         ),
         seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the simulated packs."),
+        jobs: int = jobs_option(
+            "opening the --simulate packs, in parts whose counts are summed: the output is "
+            "the same byte for byte. Fewer than 50,000 packs a worker: one process."
+        ),
         fmt: OddsFormat = fmt_option("table"),
         json_: bool = JSON,
         output: str | None = OUTPUT,
@@ -121,7 +126,7 @@ def register(app: typer.Typer) -> None:
         fmt = pick_format(fmt, json_)
         with render.flags(_FLAGS):
             data = odds(set_code, product, per.value, card, ctx.obj, box_size=box_size,
-                        simulate=simulate, seed=seed)  # fmt: skip
+                        simulate=simulate, seed=seed, jobs=jobs)  # fmt: skip
         if fmt in FRAMES:
             from boosterkit.generator.frames import rows_frame, write_frame
 
@@ -136,4 +141,5 @@ def register(app: typer.Typer) -> None:
 
 
 #: ``odds``'s arguments as the library names them → as the command line spells them.
-_FLAGS = {"card": "--card", "box_size": "--box-size", "simulate": "--simulate", "seed": "--seed"}
+_FLAGS = {"card": "--card", "box_size": "--box-size", "simulate": "--simulate", "seed": "--seed",
+          "jobs": "--jobs"}  # fmt: skip

@@ -184,6 +184,14 @@ def product_option(default_help: str) -> Any:
     )
 
 
+def jobs_option(what: str) -> Any:
+    """``--jobs N`` of the commands whose work splits across processes; ``what`` says what
+    each worker does and that the output does not change."""
+    return typer.Option(
+        1, "--jobs", min=0, metavar="N", help=f"Worker processes (0: one per core) {what}"
+    )
+
+
 #: ``--players``/``-n`` of the commands that deal a minigame (``deal``, ``simulate``).
 PLAYERS: Any = typer.Option(..., "--players", "-n", metavar="N", help="Number of players.")
 

@@ -13,6 +13,7 @@ from boosterkit.cli.options import (
     SET_ARG,
     PackFormat,
     fmt_option,
+    jobs_option,
     pick_format,
     product_option,
 )
@@ -46,13 +47,9 @@ def register(app: typer.Typer) -> None:
             help="CSV cells exactly as the data has them: no ' before cells starting with "
             "= + - @ (by default they get one, so a spreadsheet shows them, never runs them).",
         ),
-        jobs: int = typer.Option(
-            1,
-            "--jobs",
-            min=0,
-            metavar="N",
-            help="Worker processes drawing and writing (0: one per core). The output is the "
-            "same byte for byte; parquet and arrow are written by one process.",
+        jobs: int = jobs_option(
+            "drawing and writing. The output is the same byte for byte; parquet and arrow "
+            "are written by one process."
         ),
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""

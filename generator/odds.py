@@ -625,10 +625,11 @@ def _simulated(
     packs: int,
     seed: int,
     unit: int,
+    jobs: int,
 ) -> dict[str, Any]:
     from boosterkit.generator.frames import simulate
 
-    sim = simulate(cp, packs, seed, unit)
+    sim = simulate(cp, packs, seed, unit, jobs=jobs)
     key_counts = {sim["keys"][k]: (c, s, u) for k, c, s, u in sim["cards"].iter_rows()}
     group_counts = {sim["groups_index"][g]: (c, s, u) for g, c, s, u in sim["groups"].iter_rows()}
     _observed(cards, key_counts, sim["units"], [tuple(r[f] for f in KEY_FIELDS) for r in cards])
@@ -646,24 +647,27 @@ def odds(
     box_size: int | None = None,
     simulate: int = 0,
     seed: int = 0,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """The odds of ``set_code``'s ``product``: per card and per group (rarity or kind, foil),
     the ``expected`` copies and the ``chance`` of at least one per pack or per box.
 
     ``card``: only card rows of that name. ``simulate`` N > 0: also open N packs of ``seed``
     and add ``observed_*`` figures and ``z_*`` deviations in standard errors (per box: over
-    N // box_size whole boxes). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
+    N // box_size whole boxes), in ``jobs`` processes (0: one per core; the same figures
+    for any, ``frames.simulate``). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
     connection).
     """
     from boosterkit.database import Database
     from boosterkit.generator.engine import check_seed
+    from boosterkit.parts import check_jobs
 
     per = check_per(per)
     if isinstance(simulate, bool) or not isinstance(simulate, int) or simulate < 0:
         raise InputError(
             f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
         )
-    seed = check_seed(seed)
+    seed, jobs = check_seed(seed), check_jobs(jobs)
     cp = Database.of(db).compiled(set_code, product)  # kept per database content, as `open`
     pd = cp.product
     size = _box_size(pd.kind, box_size)
@@ -680,7 +684,7 @@ def odds(
     cards, groups = per_unit(cards, unit), per_unit(groups, unit)
     for r in cards + groups:
         r["expected"], r["chance"] = round(r["expected"], 12), round(r["chance"], 12)
-    sim = _simulated(cp, cards, groups, simulate, seed, unit) if simulate else None
+    sim = _simulated(cp, cards, groups, simulate, seed, unit, jobs) if simulate else None
     for r in cards + groups:
         del r["variance"]  # used for the z figures; not one of the odds' fields
     return {

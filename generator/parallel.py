@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
 from boosterkit.generator.packs import drawn
+from boosterkit.parts import default_jobs, workers_for
+
+__all__ = ["BLOCK", "Run", "default_jobs", "jobs_for", "write_parallel"]
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import Compiled
@@ -32,20 +35,10 @@ if TYPE_CHECKING:
 BLOCK = 4096
 
 
-def default_jobs() -> int:
-    """The number of cores this process may run on (``--jobs 0``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def jobs_for(jobs: int, count: int, fmt: str) -> int:
     """Worker processes ``--jobs`` gives a run of ``count`` packs in ``fmt`` (0: the cores):
     1 (no worker: this process writes) for a run of one block or a format written whole."""
-    wanted = default_jobs() if jobs == 0 else jobs
-    blocks = -(-count // BLOCK)
-    return 1 if fmt not in PARTED else max(1, min(wanted, blocks))
+    return 1 if fmt not in PARTED else workers_for(jobs, -(-count // BLOCK))
 
 
 @dataclass(frozen=True)

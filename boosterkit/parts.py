@@ -1,0 +1,149 @@
+"""Work cut into parts, run in worker processes and merged in order (``--jobs N``).
+
+``odds --simulate`` and ``simulate --games`` cut their packs or games into consecutive
+ranges (``split``), each computed alone (pack or game *i* depends only on (seed, *i*)), and
+merge the parts' results in order (``map_parts``), so any number of workers gives the
+result of one process. ``open --jobs`` writes its blocks from the workers themselves
+(``generator.parallel``) and shares ``workers_for``.
+
+This process works too, and every process takes the next part left when it is done with one,
+so a process slowed by others' work on its core does fewer. A run too short to repay a
+worker's start (``least``) stays in this process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from boosterkit.errors import BoosterkitError, InputError
+
+C = TypeVar("C")
+P = TypeVar("P")
+R = TypeVar("R")
+
+#: Parts per worker: more than one, so that one slowed by others' work does fewer.
+PARTS_PER_WORKER = 4
+
+
+def default_jobs() -> int:
+    """The number of cores this process may run on (``--jobs 0``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs: int) -> int:
+    """``jobs`` if it is a number of processes (0: one per core), else ``InputError``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise InputError(
+            f"jobs: {jobs!r} is not a number of processes (0: one per core)", field="jobs"
+        )
+    return jobs
+
+
+def workers_for(jobs: int, units: int, least: int = 1) -> int:
+    """Processes ``jobs`` (0: one per core) gives ``units`` of work: no more than one per
+    ``least`` units (a worker's start costs about that much), and at least 1."""
+    wanted = default_jobs() if check_jobs(jobs) == 0 else jobs
+    return max(1, min(wanted, units // max(1, least)))
+
+
+def split(count: int, parts: int, align: int = 1, first: int = 1) -> list[range]:
+    """``range(first, first + count)`` cut into at most ``parts`` consecutive ranges of about
+    the same length, each a multiple of ``align`` long (as ``count`` must be)."""
+    if count % align:
+        raise ValueError(f"{count} is not a multiple of {align}")
+    blocks = count // align
+    parts = max(1, min(parts, blocks))
+    cuts = [first + align * (blocks * k // parts) for k in range(parts + 1)]
+    return [range(a, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def map_parts(
+    work: Callable[[C, P], R],
+    context: C,
+    parts: Sequence[P],
+    workers: int,
+    prepare: Callable[[C], C] | None = None,
+) -> list[R]:
+    """``[work(context, part) for part in parts]``, with ``workers`` processes (this one and
+    ``workers`` - 1 spawned ones, which receive ``work``, ``context`` and ``prepare`` once:
+    they must pickle; a worker runs ``prepare(context)`` once and works with what it gives,
+    e.g. a database handle opened from a path). Each process takes the next part not taken yet until none is left. The first
+    error ``work`` raised, in the parts' order, is raised here as it was raised (so the one a
+    single process would have met); a worker that dies is a ``BoosterkitError``."""
+    if workers <= 1 or len(parts) <= 1:
+        return [work(context, part) for part in parts]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    spawn = multiprocessing.get_context("spawn")
+    taken = spawn.Value("i", 0)  # parts taken so far, by every process
+    helpers = min(workers, len(parts)) - 1
+    pool = ProcessPoolExecutor(
+        helpers,
+        mp_context=spawn,
+        initializer=_receive,
+        initargs=(work, context, parts, taken, prepare),
+    )
+    done: dict[int, tuple[bool, Any]] = {}
+    try:
+        futures = [pool.submit(_drain) for _ in range(helpers)]
+
+        def broken() -> bool:  # a worker died: stop, what it took is lost
+            return any(f.done() and f.exception() is not None for f in futures)
+
+        done.update(_take(work, context, parts, taken, broken))
+        for future in futures:
+            done.update(future.result())
+    except BrokenProcessPool as exc:
+        raise BoosterkitError(
+            "a worker process stopped without a word (killed?): run again, or with --jobs 1"
+        ) from exc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    results = []
+    for k in range(len(parts)):  # parts after the first failure may not have been taken
+        ok, value = done[k]
+        if not ok:
+            raise value
+        results.append(value)
+    return results
+
+
+def _take(work: Callable[[Any, Any], Any], context: Any, parts: Sequence[Any], taken: Any,
+          broken: Callable[[], bool] = lambda: False) -> dict[int, tuple[bool, Any]]:  # fmt: skip
+    """The parts this process takes, until none is left, one fails or ``broken()`` (a worker
+    died: the results are lost anyway): by number, (True, result) or (False, error)."""
+    got: dict[int, tuple[bool, Any]] = {}
+    while not broken():
+        with taken.get_lock():
+            k = taken.value
+            taken.value = k + 1
+        if k >= len(parts):
+            break
+        try:
+            got[k] = (True, work(context, parts[k]))
+        except Exception as exc:  # raised by map_parts if no earlier part failed
+            got[k] = (False, exc)
+            break
+    return got
+
+
+#: A worker process's one piece of state: what its initializer received.
+_RECEIVED: dict[str, Any] = {}
+
+
+def _receive(work: Callable[[Any, Any], Any], context: Any, parts: Any, taken: Any,
+             prepare: Callable[[Any], Any] | None) -> None:  # fmt: skip
+    context = context if prepare is None else prepare(context)
+    _RECEIVED.update(work=work, context=context, parts=parts, taken=taken)
+
+
+def _drain() -> dict[int, tuple[bool, Any]]:
+    r = _RECEIVED
+    return _take(r["work"], r["context"], r["parts"], r["taken"])

@@ -1,0 +1,236 @@
+"""``--jobs N`` of ``odds --simulate`` and ``simulate --games`` (``boosterkit/parts.py``):
+parts computed in worker processes and merged in order give byte for byte what one process
+gives; an error raised in a worker is the same one line and exit code."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_cli
+from test_engine import extras_product
+
+from boosterkit import parts
+from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.generator import engine, frames
+from boosterkit.minigames.referee import runner
+
+# --- the split and the workers -------------------------------------------------------------
+
+
+def test_split_covers_the_range_in_aligned_parts() -> None:
+    got = parts.split(36 * 7, 3, align=36)
+    assert [len(r) % 36 for r in got] == [0, 0, 0]
+    assert [i for r in got for i in r] == list(range(1, 36 * 7 + 1))
+    assert max(map(len, got)) - min(map(len, got)) <= 36
+    assert parts.split(5, 8) == [range(k, k + 1) for k in range(1, 6)]  # no empty part
+    assert parts.split(10, 1, first=3) == [range(3, 13)]
+    with pytest.raises(ValueError):
+        parts.split(10, 2, align=3)
+
+
+def test_workers_for_a_run() -> None:
+    assert parts.workers_for(2, 1000, 400) == 2
+    assert parts.workers_for(2, 799, 400) == 1  # not two workers' worth: this process alone
+    assert parts.workers_for(8, 1200, 400) == 3
+    assert parts.workers_for(0, 10**6, 1) == parts.default_jobs()
+    for bad in (-1, True, 1.5):
+        with pytest.raises(InputError, match="jobs: .* is not a number of processes") as exc:
+            parts.workers_for(bad, 10, 1)  # type: ignore[arg-type]
+        assert exc.value.field == "jobs"
+
+
+def _square(context: tuple[int, Path, bool], part: int) -> int:
+    """``part`` squared; this process (``context[0]``) first waits until a worker has done a
+    part (``context[1]`` exists), so every run crosses the process boundary; a worker raises
+    when ``context[2]``."""
+    parent, marker, fail = context
+    if os.getpid() == parent:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    else:
+        marker.touch()
+        if fail:
+            raise InputError(f"part {part}: refused in a worker", field="games")
+    return part * part
+
+
+def _die(context: int, part: int) -> int:
+    if os.getpid() != context:
+        os._exit(3)
+    time.sleep(0.5)
+    return part
+
+
+def test_map_parts_gives_the_results_in_order(tmp_path: Path) -> None:
+    got = parts.map_parts(_square, (os.getpid(), tmp_path / "m", False), list(range(9)), 2)
+    assert got == [k * k for k in range(9)]
+    assert (tmp_path / "m").exists()  # a worker did at least one part
+
+
+def test_an_error_in_a_worker_is_raised_as_it_was(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"^part \d: refused in a worker$") as exc:
+        parts.map_parts(_square, (os.getpid(), tmp_path / "m", True), list(range(6)), 2)
+    assert exc.value.field == "games" and exc.value.exit_code == 2
+
+
+def test_the_first_error_in_order_is_the_one_raised() -> None:
+    def work(_: None, part: int) -> int:
+        if part in (2, 4):
+            raise InputError(f"part {part}")
+        return part
+
+    with pytest.raises(InputError, match="^part 2$"):
+        parts.map_parts(work, None, range(6), 1)
+
+
+def test_a_worker_that_dies_is_one_line() -> None:
+    with pytest.raises(BoosterkitError, match="a worker process stopped without a word"):
+        parts.map_parts(_die, os.getpid(), list(range(40)), 2)
+
+
+# --- the library ---------------------------------------------------------------------------
+
+
+def test_simulated_counts_are_the_same_in_parts() -> None:
+    cp = engine.compile_product(extras_product())
+
+    def rows(sim: dict[str, Any]) -> tuple[Any, ...]:
+        return (sorted(sim["cards"].iter_rows()), sorted(sim["groups"].iter_rows()),
+                sim["units"], sim["keys"], sim["groups_index"])  # fmt: skip
+
+    for unit in (1, 7):
+        one = frames.simulate(cp, 500, 9, unit)
+        assert rows(frames.simulate(cp, 500, 9, unit, jobs=2, least=100)) == rows(one)
+    assert rows(frames.simulate(cp, 500, 9)) != rows(frames.simulate(cp, 500, 8))
+
+
+def test_tallies_merge_as_one_tally() -> None:
+    def tally(setup: dict[str, str], ended: dict[str, int], failures: list[str]) -> Any:
+        return runner._Tally([3] * sum(ended.values()), {"player-1": sum(ended.values())},
+                             dict(ended), list(failures), dict(setup))  # fmt: skip
+
+    refused = tally({"set": "a", "product": "refused"}, {}, ["no"])
+    played = tally({"set": "a", "product": "dealt"}, {"x": 2}, [])
+    merged = runner._Tally()
+    for t in (refused, played, refused, played):
+        merged.merge(t)
+    # the first game dealt says what was dealt, as ``add`` has it
+    assert merged.setup == {"set": "a", "product": "dealt"}
+    assert (merged.ended, merged.wins, merged.failures) == ({"x": 4}, {"player-1": 4}, ["no"] * 2)
+    only_refused = runner._Tally()
+    only_refused.merge(refused)
+    only_refused.merge(tally({"set": "b", "product": "other"}, {}, ["no"]))
+    assert only_refused.setup == {"set": "a", "product": "refused"}
+
+
+# --- the commands --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def workers_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``workers`` of every ``map_parts`` call, with short runs made parallel."""
+    seen: list[int] = []
+    real = parts.map_parts
+
+    def spy(work: Any, context: Any, ps: Any, workers: int, *prepare: Any) -> Any:
+        seen.append(workers)
+        return real(work, context, ps, workers, *prepare)
+
+    monkeypatch.setattr(parts, "map_parts", spy)
+    monkeypatch.setattr(frames, "SIMULATE_LEAST", 100)
+    monkeypatch.setattr(runner, "SIMULATE_LEAST", 5)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("odds", "afr", "--simulate", "900", "--seed", "4"),
+        ("odds", "afr", "-p", "set", "--per", "box", "--simulate", "900", "-f", "json"),
+        (
+            "simulate",
+            "mimic-match",
+            "-n",
+            "2",
+            "--set",
+            "afr",
+            "-p",
+            "draft",
+            "--seed",
+            "5",
+            "--games",
+            "24",
+        ),  # fmt: skip
+        (
+            "simulate",
+            "base-race",
+            "-n",
+            "2",
+            "--set",
+            "afr",
+            "--seed",
+            "1",
+            "--games",
+            "24",
+            "--json",
+        ),  # fmt: skip
+    ],
+)
+def test_the_commands_with_jobs_are_byte_identical(
+    capsys: pytest.CaptureFixture[str], built_db: Path, workers_seen: list[int], args: tuple
+) -> None:
+    one = run_cli(capsys, "--db", str(built_db), *args, "--jobs", "1")
+    two = run_cli(capsys, "--db", str(built_db), *args, "--jobs", "2")
+    assert one[0] == two[0] == 0, two[2]
+    assert one == two and len(one[1].splitlines()) >= 5
+    assert workers_seen == [1, 2]
+
+
+def test_simulate_logs_are_byte_identical_with_jobs(
+    capsys: pytest.CaptureFixture[str], built_db: Path, workers_seen: list[int], tmp_path: Path
+) -> None:
+    base = ("--db", str(built_db), "simulate", "mimic-match", "-n", "2", "--set", "afr",
+            "-p", "draft", "--seed", "8", "--games", "20")  # fmt: skip
+    for jobs in ("1", "2"):
+        code, _, err = run_cli(capsys, *base, "--jobs", jobs, "--log", str(tmp_path / jobs))
+        assert code == 0, err
+    names = sorted(p.name for p in (tmp_path / "1").iterdir())
+    assert len(names) == 41 and names == sorted(p.name for p in (tmp_path / "2").iterdir())
+    for name in names:
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()
+    assert workers_seen == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("simulate", "mimic-match", "-n", "2", "--set", "zzz", "--seed", "5", "--games", "24"),
+        ("simulate", "mimic-match", "-n", "1", "--set", "afr", "--seed", "5", "--games", "24"),
+    ],
+)
+def test_an_error_with_jobs_is_the_same_line(
+    capsys: pytest.CaptureFixture[str], built_db: Path, workers_seen: list[int], args: tuple
+) -> None:
+    one = run_cli(capsys, "--db", str(built_db), *args, "--jobs", "1")
+    two = run_cli(capsys, "--db", str(built_db), *args, "--jobs", "2")
+    assert one == two and one[0] == 2 and one[1] == ""
+    assert one[2].startswith("boosterkit: error: ") and one[2].count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [("odds", "afr", "--simulate", "10"),
+                                     ("simulate", "mimic-match", "-n", "2", "--games", "3",
+                                      "--seed", "1")])  # fmt: skip
+def test_a_negative_jobs_is_one_usage_line(
+    capsys: pytest.CaptureFixture[str], built_db: Path, command: tuple
+) -> None:
+    code, out, err = run_cli(capsys, "--db", str(built_db), *command, "--jobs", "-1")
+    assert code == 2 and out == ""
+    assert err == (
+        "boosterkit: error: Invalid value for '--jobs': Input should be greater than or equal "
+        f"to 0 (`boosterkit {command[0]} --help` says more)\n"
+    )
