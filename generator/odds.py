@@ -44,7 +44,7 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator._np import np
 from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
 from boosterkit.generator.extras import _once, _read_yaml
-from boosterkit.generator.model import PROTO_INDEX
+from boosterkit.generator.model import PROTO_INDEX, ProductDef
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
@@ -544,13 +544,22 @@ def per_unit(rows: list[dict[str, Any]], packs: int) -> list[dict[str, Any]]:
     ]
 
 
-def match_card(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """Card rows named ``name`` (case-insensitive; else those containing it)."""
+def match_card(
+    rows: list[dict[str, Any]], name: str, product: ProductDef | None = None
+) -> list[dict[str, Any]]:
+    """Card rows named ``name`` (case-insensitive; else those containing it). None: a
+    ``NotFoundError`` naming the nearest names of ``rows`` (``boosterkit.suggest``)."""
+    from boosterkit.suggest import unknown
+
     want = name.strip().lower()
     exact = [r for r in rows if (r["name"] or "").lower() == want]
     found = exact or [r for r in rows if want in (r["name"] or "").lower()]
     if not found:
-        raise NotFoundError(f"card {name!r}: not in this product's packs", field="card")
+        names = [(r["name"], r["name"]) for r in rows if r["name"]]
+        where = f" in {product.code}'s packs" if product else " in this product's packs"
+        every = f"boosterkit odds {product.set_code} -p {product.code}" if product else ""
+        listing = f"every card's odds: `{every}`" if every else "every card: without --card"
+        raise NotFoundError(unknown("card", name, names, listing, where))
     return found
 
 
@@ -671,7 +680,7 @@ def odds(
     unit = size if per == "box" and size is not None else 1
     cards, groups = product_odds(cp)
     if card is not None:
-        cards = match_card(cards, card)
+        cards = match_card(cards, card, pd)
     cards, groups = per_unit(cards, unit), per_unit(groups, unit)
     for r in cards + groups:
         r["expected"], r["chance"] = round(r["expected"], 12), round(r["chance"], 12)

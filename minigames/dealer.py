@@ -15,6 +15,7 @@ from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import (
+    MAX_TABLE_PLAYERS,
     Setup,
     SetupError,
     UnknownCardsError,
@@ -33,6 +34,7 @@ from boosterkit.minigames.sheets import check_lang
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
     from boosterkit.generator.cache import Compiled, Kept, ProductCache
+    from boosterkit.minigames.capacity import Capacity
     from boosterkit.pipeline.db import Connection
 
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
@@ -199,6 +201,8 @@ def _deal(
         )
     except SetupError as exc:
         exc.set_code, exc.product = set_code, used
+        if exc.op == "deal":
+            _shortfall(_Attempt(kept, con, spec, players, seed, strict_backs), set_code, cp, exc)
         if isinstance(exc, UnknownCardsError):
             kind = _Attempt(kept, con, spec, players, seed, strict_backs).alternative(
                 set_code, cp.product.code, basics
@@ -256,6 +260,46 @@ class _Attempt:
                 continue
             return kind
         return None
+
+    def capacities(self, set_code: str, used: str) -> dict[str, Capacity]:
+        """What the set's default product of each ``ALTERNATIVE_KINDS`` (but ``used``, and
+        those holding cards the database lacks) gives this game's deal step."""
+        from boosterkit.generator.products import default_products, holds_unresolved
+        from boosterkit.minigames.capacity import deal_capacity
+
+        out = {}
+        defaults = default_products(self.con, set_code)
+        for kind in ALTERNATIVE_KINDS:
+            if defaults.get(kind) in (None, used):
+                continue
+            cp = self.kept.product(set_code, defaults[kind], lite=True)
+            cap = (
+                None
+                if holds_unresolved(cp.product)
+                else deal_capacity(self.spec, cp, self.strict_backs)
+            )
+            if cap is not None:
+                out[kind] = cap
+        return out
+
+
+def _shortfall(attempt: _Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
+    """A deal step's refusal: an input error when no pack of ``cp``'s product could ever
+    serve the players (the bound is the product's structure), else ``exc`` says the range
+    its packs hold and names a product of the set that always deals."""
+    from boosterkit.minigames.capacity import deal_capacity
+
+    spec, players = attempt.spec, attempt.players
+    cap = deal_capacity(spec, cp, attempt.strict_backs)
+    if cap is None:
+        return
+    others = attempt.capacities(set_code, cp.product.code)
+    limit = min(spec.players_max or MAX_TABLE_PLAYERS, MAX_TABLE_PLAYERS)
+    too_many = cap.too_many(players, limit, others)
+    if too_many is not None:
+        raise too_many from exc
+    if cap.span(players)[0] < cap.need(players):
+        exc.args = (cap.by_chance(exc.reason, players, attempt.seed, others),)
 
 
 def summary(setup: Setup) -> dict[str, Any]:

@@ -48,10 +48,14 @@ BASIC_NAMES = ("Plains", "Island", "Swamp", "Mountain", "Forest")
 class SetupError(BoosterkitError):
     """The opened packs cannot make this game's setup (for example too few lands).
 
-    ``set_code`` and ``product``: what the packs were opened as (``deal`` fills them in)."""
+    ``set_code`` and ``product``: what the packs were opened as (``deal`` fills them in);
+    ``op`` and ``reason``: the step that refused a seed and its refusal without the advice
+    (``deal`` words a player count no seed can serve as an input error)."""
 
     set_code: str | None = None
     product: str | None = None
+    op: str | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -248,10 +252,12 @@ class State:
             i for i in pool or () if i.kind == "card" and not i.resolved and i.set == self.set_code
         ]
         if not own:
-            return SetupError(
-                f"{self.spec.name}: {msg}; try another seed (this was "
-                f"{self.rng.seed}) or another set"
+            reason = f"{self.spec.name}: {msg}"
+            err = SetupError(
+                f"{reason}; try another seed (this was {self.rng.seed}) or another set"
             )
+            err.op, err.reason = (self.step.op if self.step else None), reason
+            return err
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
         from boosterkit.generator.products import fill_hints  # reads no database
 

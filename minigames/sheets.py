@@ -314,7 +314,8 @@ def _rolls(setup: Setup) -> list[str]:
     lines = [
         f"{who(lang, p)}: {v}"
         + (
-            f" ({label(lang, 'roll-off')} {'/'.join(map(str, setup.tiebreaks[p]))})"
+            f" ({label(lang, 're-roll' if len(setup.tiebreaks[p]) == 1 else 're-rolls')} "
+            f"{'/'.join(map(str, setup.tiebreaks[p]))})"
             if p in setup.tiebreaks
             else ""
         )
@@ -330,8 +331,15 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
     lang, spec = setup.lang, setup.spec
     first = phrase(lang, spec.first_player.text)
     opened = label(lang, "opened" if plural(lang, len(setup.packs)) else "opened-1")
+    teams = [
+        (label(lang, "Teams"), "; ".join(
+            f"{who(lang, t)} = {', '.join(who(lang, p) for p in members)}"
+            for t, members in setup.teams.items()
+        ))
+    ] if setup.teams else []  # fmt: skip
     return [
         (label(lang, "Players"), str(setup.players)),
+        *teams,
         (label(lang, "Set"), f"{setup.set.upper()} ({_product(setup.product, lang)})"),
         (label(lang, "Seed"), str(setup.seed)),
         (label(lang, "Packs"), f"{len(setup.packs)} {opened}"),

@@ -117,6 +117,19 @@ def _limit(limit: int | None) -> str:
     return f" LIMIT {int(limit)}"
 
 
+def _unknown_type(set_type: str, present: list[str]) -> str:
+    """``unknown set type 'expanson' — did you mean expansion? (…)``: the nearest of Scryfall's
+    types and the database's, and the types the database has."""
+    from boosterkit.suggest import unknown
+
+    have = (
+        f"types in the database: {', '.join(present)}"
+        if present
+        else "the database has no sets yet: `boosterkit sync --sets`"
+    )
+    return unknown("set type", set_type, [(t, t) for t in (*SET_TYPES, *present)], have)
+
+
 def list_sets(
     con: Connection, set_type: str | None = None, columns: Any = None, limit: int | None = None
 ) -> list[dict[str, Any]]:
@@ -131,14 +144,7 @@ def list_sets(
         wanted = set_type.strip().lower()
         present = set_types(con)
         if wanted not in SET_TYPES and wanted not in present:
-            have = (
-                f"the database has {', '.join(present)}"
-                if present
-                else "the database has no sets yet (`boosterkit sync --sets`)"
-            )
-            raise InputError(
-                f"set type {set_type!r}: not a Scryfall set type; {have}", field="type"
-            )
+            raise InputError(_unknown_type(set_type, present), field="type")
         where, params = "WHERE s.set_type = ?", [wanted]
     shown = _columns(columns, SET_FIELDS) if columns is not None else list(SET_FIELDS)
     cols = ", ".join("coalesce(n.cards, 0) AS cards" if c == "cards" else f"s.{c}" for c in shown)

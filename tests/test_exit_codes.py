@@ -43,6 +43,8 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
         (0, ["roll-for-initiative", "--players", "3", "--set", "afr", "--seed", "2"]),
         (2, ["rol-for-initiative", "--players", "3"]),
         (2, ["roll-for-initiative", "--players", "1", "--set", "afr"]),  # "2+ players"
+        (2, ["roll-for-initiative", "--players", "99", "--set", "afr"]),  # no pack holds 99
+        (1, ["roll-for-initiative", "--players", "25", "--set", "afr", "--seed", "0"]),  # this seed
         (2, ["roll-for-initiative", "--players", "3", "--set", "afx"]),
         (1, ["--db", "{damaged}", "roll-for-initiative", "--players", "3", "--set", "afr"]),
     ],
@@ -59,6 +61,7 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
         (2, ["booster-blitz", "--players", "2", "--seed", "1", "--games", "2"]),
         (2, ["mimic-macth", "--players", "2", "--seed", "1", "--games", "2"]),
         (2, ["mimic-match", "--players", "2", "--set", "afr", "--seed", "1"]),  # no --games
+        (2, ["roll-for-initiative", "-n", "99", "--set", "afr", "--seed", "1", "--games", "2"]),
         (1, ["--db", "{damaged}", "mimic-match", "-n", "2", "--seed", "1", "--games", "2"]),
     ],
     "odds": [
@@ -167,7 +170,8 @@ def test_exit_code(capsys, files, built_db, tmp_path, command, code, args) -> No
     argv = [a.format(**names) for a in args]
     got, out, err = run_cli(capsys, "--db", str(db), *command.split(), *argv)
     assert got == code, f"boosterkit {command} {' '.join(argv)}: exit {got}\n{err}"
-    if code == 2 or "{damaged}" in args:  # an error: one line on stderr, nothing on stdout
+    verdict = command in ("validate", "play") and "{damaged}" not in args
+    if code == 2 or (code == 1 and not verdict):  # an error: one line on stderr, no stdout
         assert out == "" and err.startswith("boosterkit: error: "), err
         assert err.count("\n") == 1 and "Traceback" not in err, err
     elif code == 1:  # a verdict (violations, an illegal move) is the command's output

@@ -9,9 +9,12 @@ import pytest
 from helpers import schema_checked_deal as deal
 
 from boosterkit.errors import InputError
+from boosterkit.generator.cache import compiled_product
+from boosterkit.generator.packs import open_packs
 from boosterkit.minigames import SetupError, render_sheet, validate_setup
+from boosterkit.minigames.capacity import deal_capacity
 from boosterkit.minigames.catalog import get_minigame
-from boosterkit.minigames.filters import is_nmb
+from boosterkit.minigames.filters import is_nmb, matches
 from boosterkit.minigames.sheets import clean, md_escape
 from boosterkit.pipeline import db
 
@@ -71,19 +74,71 @@ def test_roll_for_initiative_serves_as_many_players_as_the_packs_deal(con) -> No
     assert any(n.startswith("Still tied after 10 rounds at ") for n in setup.notes)
     assert setup.first_player == min(start, key=lambda p: (start[p], int(p[7:])))
     assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
-    with pytest.raises(
-        SetupError,
-        match=r"^Roll for Initiative: dealing at least 1 card to the 25 players: the 2 packs "
-        r"opened hold 24 cards once the cards without a Magic back are taken out, and 25 are "
-        r"needed",
-    ):
+    with pytest.raises(SetupError) as refused:  # this seed's packs: other seeds' deal 25
         deal(con, "roll-for-initiative", 25, "afr", seed=0)
+    assert str(refused.value) == (
+        "Roll for Initiative: dealing at least 1 card to the 25 players: the 2 packs opened "
+        "hold 24 cards once the cards without a Magic back are taken out, and 25 are needed; "
+        "2 afr-set packs hold 24 to 26 such cards: try another seed (this was 0), or "
+        "`--product draft` (its 2 hold at least 30)"
+    )
     draft = deal(con, "roll-for-initiative", 25, "afr", product="draft", seed=0)
     hands = [z for z in draft.zones if z.kind == "hand"]
     assert [len(p.items) for p in draft.packs] == [16, 16]  # 15 cards and a token each
     assert len(hands) == 25 and {len(z.cards) for z in hands} == {1}
     assert len(draft.zone("set aside").cards) == 30 - 25
     assert validate_setup(con, draft.to_dict(), exact=True).valid
+
+
+@pytest.mark.parametrize(
+    ("players", "set_code", "product", "line"),
+    [
+        (99, "afr", None, "from afr-set packs: 2 hold at most 26 cards once the cards without "
+         "a Magic back are taken out, 1 for each player, so at most 26 players (30 with "
+         "`--product draft`): deal fewer"),
+        (27, "afr", None, "from afr-set packs: 2 hold at most 26 cards once the cards without "
+         "a Magic back are taken out, 1 for each player, so at most 26 players; "
+         "`--product draft` deals up to 30"),
+        (25, "khm", None, "from khm-set packs: 2 hold at most 24 cards once the cards without "
+         "a Magic back are taken out, 1 for each player, so at most 24 players; "
+         "`--product draft` deals up to 30"),
+        (31, "afr", "draft", "from afr-draft packs: 2 hold at most 30 cards once the cards "
+         "without a Magic back are taken out, 1 for each player, so at most 30 players: deal "
+         "fewer"),
+    ],
+)  # fmt: skip
+def test_more_players_than_any_pack_of_the_product_holds_is_an_input_error(
+    con, players: int, set_code: str, product: str | None, line: str
+) -> None:
+    """ "Deal the same number of cards to each player" from two packs: past what any two packs
+    of the product hold (its variants: an AFR Set Booster holds 12 Magic cards, 13 with a card
+    of The List in its token slot; KHM's 11 or 12), no seed deals, whatever the seed."""
+    for seed in range(3):
+        with pytest.raises(InputError) as err:
+            deal(con, "roll-for-initiative", players, set_code, product=product, seed=seed)
+        assert (
+            str(err.value) == f"players: {players} is more than Roll for Initiative can deal {line}"
+        )
+        assert err.value.field == "players"
+
+
+def test_the_bound_is_what_the_packs_of_the_product_hold(con) -> None:
+    """The static bound against opened packs: over 400 AFR Set Boosters every pack holds 12 or
+    13 Magic cards (``low``/``high``), both occur, and none exceeds 13."""
+    spec = get_minigame("roll-for-initiative")
+    held = {
+        sum(not matches(i, "nmb") for i in p.items)
+        for p in open_packs("afr", "set", 400, seed=5, db=con)
+    }
+    cap = deal_capacity(spec, compiled_product("afr", "set", db=con), False)
+    assert cap is not None and (cap.low, cap.high) == (12, 13) == (min(held), max(held))
+    assert cap.span(5) == (24, 26) and cap.most_players(100) == 26
+    # a pack per player: the packs grow with the table (Urza's Blueprints, 5 cards each); a
+    # random pick before the deal (Vampire Wedding Planner's theme card) leaves no bound
+    product = compiled_product("afr", "set", db=con)
+    urza = deal_capacity(get_minigame("urzas-blueprints"), product, False)
+    assert urza is not None and urza.need(100) == 500 and urza.most_players(100) == 100
+    assert deal_capacity(get_minigame("vampire-wedding-planner"), product, False) is None
 
 
 def test_inferred_steps_and_products_are_noted(con) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from helpers import run_cli
 from typer.testing import CliRunner
 
 from boosterkit.cli.app import app as cli_app
@@ -107,7 +108,9 @@ def test_sets_equal_the_cli_and_filter_by_type(client: TestClient, built_db: Pat
 
 def test_sets_of_an_unknown_type_is_422(client: TestClient) -> None:
     body = assert_error(client.get("/sets", params={"type": "bogus"}), 422, "set type 'bogus'")
-    assert "the database has " in body["error"] and "expansion" in body["error"]
+    assert "(types in the database: " in body["error"] and "expansion" in body["error"]
+    near = assert_error(client.get("/sets", params={"type": "expanson"}), 422)
+    assert near["error"].startswith("unknown set type 'expanson' — did you mean expansion? (")
 
 
 def test_products_equal_the_cli(client: TestClient, built_db: Path) -> None:
@@ -277,6 +280,28 @@ def test_deal_bad_input(client: TestClient, body: dict, status: int, words: list
 def test_deal_errors_name_the_request_field_not_a_cli_flag(client: TestClient) -> None:
     body = assert_error(client.post("/deal", json={**DEAL, "players": 1}), 422)
     assert body["error"] == "players: 1 is out of range for Roll for Initiative (2+ players)"
+
+
+def test_deal_too_many_players_for_the_packs_is_the_clis_input_error(
+    client: TestClient, built_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """More players than two AFR Set Boosters can ever hold (27 > 26): 422, as for other input
+    errors, with the library's line, which the CLI prints with its flag (exit 2); a count only
+    this seed's packs lack stays the refusal of a seed, also 422 (the request cannot be
+    carried out), the same words as the CLI's (exit 1)."""
+    body = assert_error(client.post("/deal", json={**DEAL, "players": 27}), 422)
+    args = ("--db", str(built_db), "deal", "roll-for-initiative", "--set", "afr")
+    code, out, err = run_cli(capsys, *args, "-n", "27")
+    assert body["error"].startswith("players: 27 is more than Roll for Initiative can deal")
+    assert (code, out) == (2, "")
+    assert err == "boosterkit: error: --" + body["error"].replace(":", "", 1) + "\n"
+    seed = assert_error(client.post("/deal", json={**DEAL, "players": 25, "seed": 0}), 422)
+    assert run_cli(capsys, *args, "-n", "25", "--seed", "0") == (
+        1,
+        "",
+        f"boosterkit: error: {seed['error']}\n",
+    )
+    assert "try another seed (this was 0), or `--product draft`" in seed["error"]
 
 
 def test_validate_a_dealt_setup_and_a_tampered_one(client: TestClient, con) -> None:

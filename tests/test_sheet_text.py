@@ -11,8 +11,10 @@ from markdown_it import MarkdownIt
 
 from boosterkit.minigames import render_sheet
 from boosterkit.minigames.catalog import get_minigame, load_catalogue
+from boosterkit.minigames.labels import label
 from boosterkit.minigames.lookup import _minigames, rules_text
 from boosterkit.minigames.sheets import Section, _html_section, _md_body, _text_body, emphasis
+from boosterkit.minigames.translate import who
 from boosterkit.pipeline import db
 
 #: A marker left in text: a star, or an underscore at a word's edge (``_Magic_``).
@@ -186,6 +188,36 @@ def test_roll_for_initiative_in_french_and_spanish_uses_the_cards_wording(con) -
         html = render_sheet(setup, "html")  # colour badges by name, not W/U/B/R/G
         assert not re.search(r'class="c c-\w">[WUBRG]<', html)
         assert re.search(r'class="c c-U">(bleu|azul)<', html)
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "more", "teams"),
+    [
+        ("en", "re-roll", "re-rolls", "Teams: team-1 = player-1, player-3; team-2 = player-2"),
+        ("fr", "relance", "relances", "Équipes: équipe 1 = joueur 1, joueur 3; équipe 2 = joueur 2"),
+        ("es", "nueva tirada", "nuevas tiradas",
+         "Equipos: equipo 1 = jugador 1, jugador 3; equipo 2 = jugador 2"),
+    ],
+)  # fmt: skip
+def test_a_tie_is_a_re_roll_and_a_team_game_names_its_players(
+    con, lang: str, one: str, more: str, teams: str
+) -> None:
+    """MAFR #5: "In case of a tie, the tied players roll again." — the Rolls section calls
+    each new roll a re-roll (the French card's "relancent le dé", the Spanish "vuelven a
+    tirar"), never a roll-off; Careful Study ("Randomly determine which team goes first")
+    names each team's players in the table page's head."""
+    setup = deal(con, "roll-for-initiative", 5, "afr", product="draft", seed=6, lang=lang)
+    text = render_sheet(setup, "text")
+    rolls = text.split("\n" + label(lang, "Rolls") + "\n")[1].split("\n\n")[0]
+    for p, again in setup.tiebreaks.items():
+        said = one if len(again) == 1 else more
+        line = f"  - {who(lang, p)}: {setup.rolls[p]} ({said} {'/'.join(map(str, again))})"
+        assert line in rolls.splitlines(), line
+    assert {len(v) for v in setup.tiebreaks.values()} == {1, 2}  # both words are printed
+    assert not re.search("roll-off|départage|desempate", text)
+    study = render_sheet(deal(con, "careful-study", 3, "khm", seed=1, lang=lang), "text")
+    head = study.split("\n\n")[1].splitlines()
+    assert re.sub(r":\s+", ": ", next(h for h in head if h.startswith(teams[:6]))) == teams
 
 
 def test_the_printed_titles_find_the_game() -> None:

@@ -73,12 +73,30 @@ def test_unknown_is_one_line_with_the_listing_command() -> None:
             "(choices of --format: text, json, jsonl, csv, parquet, arrow)",
         ),
         (
+            ["sets", "--type", "expanson"],
+            "unknown set type 'expanson' — did you mean expansion? (types in the database: TYPES)",
+        ),
+        (  # nothing near: the few types the database has (any Scryfall type filters)
+            ["sets", "--type", "xyz"],
+            "unknown set type 'xyz' (types in the database: TYPES)",
+        ),
+        (
+            ["odds", "afr", "-p", "set", "--card", "AFR Queen of Webz"],
+            "unknown card 'AFR Queen of Webz' in afr-set's packs — did you mean AFR Queen of "
+            "Webs? (every card's odds: `boosterkit odds afr -p afr-set`)",
+        ),
+        (
             ["deal", "roll-for-initiative", "--players", "3", "--lang", "frr"],
             "unknown value of --lang 'frr' — did you mean fr? (choices of --lang: en, fr, es)",
         ),
     ],
 )
 def test_cli_suggests_in_one_line_exit_2(capsys, built_db: Path, args, line) -> None:
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.queries import set_types
+
+    with db.connect(built_db, read_only=True) as con:
+        line = line.replace("TYPES", ", ".join(set_types(con)))
     code, out, err = run_cli(capsys, "--db", str(built_db), *args)
     assert (code, out, err) == (2, "", f"boosterkit: error: {line}\n")
 
