@@ -2,13 +2,15 @@
 (``boosterkit open --jobs N``).
 
 Pack *i* depends only on (seed, *i*), so the run splits into blocks of ``BLOCK`` packs
-without changing a byte: worker *j* of N draws blocks *j*, *j*+N, … and writes each as its
-part of the whole output (``output.write_part``) to the output's file descriptor, which
-every worker holds (the same open file: the parts land one after the other). Turns pass
-round the workers through one semaphore each, so block *b* is written only after block
-*b*−1, while every worker draws its next block during the others' writes. (Piping the bytes
-back to the parent would cost about what the workers save.) The parent resolves the
-product once and hands it to the workers compiled: they never open the database.
+without changing a byte. Every process, this one included, takes the next block nobody has
+taken (one shared counter), draws it, and writes it as its part of the whole output
+(``output.write_part``) to the output's file descriptor, which every worker holds (the same
+open file: the parts land one after the other) once the block before it is written (a
+second counter, under one condition). Taking blocks in turn rather than by a fixed stripe
+keeps this process drawing while a spawned worker is still starting (about 0.4 s), and
+lets a process slowed by other work do fewer. (Piping the bytes back to the parent would
+cost about what the workers save.) The parent resolves the product once and hands it to
+the workers compiled: they never open the database.
 """
 
 from __future__ import annotations
@@ -83,28 +85,52 @@ def _write_all(fd: int, pieces: list[bytes]) -> None:
                 group[done] = memoryview(group[done])[written:]
 
 
-def _blocks(run: Run, j: int, turns: list[Any], fd: int, stop: Any = None) -> None:
-    """Worker ``j``'s blocks, each written on its turn. ``stop``: called while waiting for
-    a turn (every 0.2 s); it raises when the run has failed elsewhere."""
+@dataclass(frozen=True)
+class _Order:
+    """The counters the processes share: the next block to take, the blocks written."""
+
+    taken: Any  # multiprocessing.Value("q")
+    written: Any  # multiprocessing.Value("q", lock=False), read and set under ``turn``
+    turn: Any  # multiprocessing.Condition: a block was written
+
+
+def _order(context: Any) -> _Order:
+    return _Order(context.Value("q", 0), context.Value("q", 0, lock=False), context.Condition())
+
+
+def _take(order: _Order, blocks: int) -> int | None:
+    with order.taken.get_lock():
+        b: int = order.taken.value
+        if b >= blocks:
+            return None
+        order.taken.value = b + 1
+        return b
+
+
+def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
+    """Blocks taken in turn until none is left, each written after the one before it.
+    ``stop``: called while waiting (every 0.2 s); it raises when the run has failed elsewhere."""
     blocks = -(-run.count // run.block)
     lines = JsonLines()
-    for b in range(j, blocks, run.jobs):
+    while (b := _take(order, blocks)) is not None:
         start = 1 + b * run.block
         packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
         data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
                           csv_raw=run.csv_raw, lines=lines)  # fmt: skip
         del packs
-        while not turns[j].acquire(timeout=0.2):
-            if stop is not None:
-                stop()
-        _write_all(fd, data)
-        turns[(j + 1) % run.jobs].release()
+        with order.turn:
+            while order.written.value != b:
+                if not order.turn.wait(timeout=0.2) and stop is not None:
+                    stop()
+            _write_all(fd, data)
+            order.written.value = b + 1
+            order.turn.notify_all()
 
 
-def _work(run: Run, j: int, turns: list[Any], fd: int, report: Connection) -> None:
-    """A worker process: its blocks; reports None or the failure."""
+def _work(run: Run, order: _Order, fd: int, report: Connection) -> None:
+    """A worker process: the blocks it takes; reports None or the failure."""
     try:
-        _blocks(run, j, turns, fd)
+        _blocks(run, order, fd)
         report.send(None)
     except OSError as exc:
         report.send((exc.errno, exc.strerror or str(exc)))
@@ -125,25 +151,25 @@ def write_parallel(run: Run, out: TextIO) -> int:
                  for p in drawn(run.compiled, run.seed, s, min(run.block, run.count + 1 - s)))  # fmt: skip
         return write_packs(packs, run.fmt, out, csv_raw=run.csv_raw)
     context = multiprocessing.get_context("spawn")
-    turns = [context.Semaphore(1 if j == 0 else 0) for j in range(run.jobs)]
+    order = _order(context)
     reports, workers = [], []
-    for j in range(1, run.jobs):
+    for _ in range(1, run.jobs):
         receive, send = context.Pipe(duplex=False)
-        worker = context.Process(target=_work, args=(run, j, turns, _Fd(fd), send))
+        worker = context.Process(target=_work, args=(run, order, _Fd(fd), send))
         worker.start()
         send.close()
         reports.append(receive)
         workers.append(worker)
     failure: tuple[int | None, str] | None = (None, "interrupted")
     try:
-        _blocks(run, 0, turns, fd, stop=lambda: _raise(_wait(reports, block=False)))
+        _blocks(run, order, fd, stop=lambda: _raise(_wait(reports, block=False)))
         failure = _wait(reports)
     except OSError as exc:
         failure = (exc.errno, exc.strerror or str(exc))
     finally:
         for worker in workers:
             if failure is not None and worker.is_alive():
-                worker.terminate()  # it may wait for a turn that will not come
+                worker.terminate()  # it may wait for a block that will not be written
             worker.join()
     _raise(failure)
     return run.count
