@@ -6,7 +6,7 @@ without changing a byte. Every process, this one included, takes the next block 
 taken (one shared counter), draws it, and writes it as its part of the whole output
 (``output.write_part``) to the output's file descriptor, which every worker holds (the same
 open file: the parts land one after the other) once the block before it is written (a
-second counter, under one condition). Taking blocks in turn rather than by a fixed stripe
+second counter). Taking blocks in turn rather than by a fixed stripe
 keeps this process drawing while a spawned worker is still starting (about 0.4 s), and
 lets a process slowed by other work do fewer. (Piping the bytes back to the parent would
 cost about what the workers save.) The parent resolves the product once and hands it to
@@ -18,6 +18,8 @@ from __future__ import annotations
 import errno
 import multiprocessing
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing import reduction
 from multiprocessing.connection import Connection, wait
@@ -87,24 +89,42 @@ def _write_all(fd: int, pieces: list[bytes]) -> None:
 
 @dataclass(frozen=True)
 class _Order:
-    """The counters the processes share: the next block to take, the blocks written."""
+    """The counters the processes share: the next block to take, the blocks written. No
+    lock is held across a write or a wait, so a worker killed at any point leaves nothing
+    the others block on: they see its report pipe close (``stop``)."""
 
-    taken: Any  # multiprocessing.Value("q")
-    written: Any  # multiprocessing.Value("q", lock=False), read and set under ``turn``
-    turn: Any  # multiprocessing.Condition: a block was written
+    taken: Any  # multiprocessing.Value("q"): its lock is taken with a timeout
+    written: Any  # multiprocessing.Value("q", lock=False): set only by the block's writer
 
 
 def _order(context: Any) -> _Order:
-    return _Order(context.Value("q", 0), context.Value("q", 0, lock=False), context.Condition())
+    return _Order(context.Value("q", 0), context.Value("q", 0, lock=False))
 
 
-def _take(order: _Order, blocks: int) -> int | None:
-    with order.taken.get_lock():
+def _waiting(stop: Any) -> Iterator[None]:
+    """Yields while a caller waits (1 ms apart), calling ``stop`` every 0.2 s."""
+    checked = time.monotonic()
+    while True:
+        yield
+        time.sleep(0.001)
+        if stop is not None and time.monotonic() - checked >= 0.2:
+            stop()
+            checked = time.monotonic()
+
+
+def _take(order: _Order, blocks: int, stop: Any) -> int | None:
+    lock = order.taken.get_lock()
+    for _ in _waiting(stop):
+        if lock.acquire(timeout=0.2):
+            break
+    try:
         b: int = order.taken.value
         if b >= blocks:
             return None
         order.taken.value = b + 1
         return b
+    finally:
+        lock.release()
 
 
 def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
@@ -112,19 +132,17 @@ def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
     ``stop``: called while waiting (every 0.2 s); it raises when the run has failed elsewhere."""
     blocks = -(-run.count // run.block)
     lines = JsonLines()
-    while (b := _take(order, blocks)) is not None:
+    while (b := _take(order, blocks, stop)) is not None:
         start = 1 + b * run.block
         packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
         data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
                           csv_raw=run.csv_raw, lines=lines)  # fmt: skip
         del packs
-        with order.turn:
-            while order.written.value != b:
-                if not order.turn.wait(timeout=0.2) and stop is not None:
-                    stop()
-            _write_all(fd, data)
-            order.written.value = b + 1
-            order.turn.notify_all()
+        for _ in _waiting(stop):
+            if order.written.value == b:
+                break
+        _write_all(fd, data)
+        order.written.value = b + 1
 
 
 def _work(run: Run, order: _Order, fd: int, report: Connection) -> None:

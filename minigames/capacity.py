@@ -82,10 +82,19 @@ class Capacity:
             todo = f" ({more} with `--product {best[0]}`): deal fewer"
         else:
             todo = ": deal fewer"
+        if most == 0:  # not even the fewest players: dealing fewer cannot help
+            todo = (
+                f": `--product {best[0]}` deals up to {more}"
+                if best and more
+                else (": try another set")
+            )
+            at_most = "so it cannot deal this game"
+        else:
+            at_most = f"so at most {most} player{'' if most == 1 else 's'}"
         return InputError(
             f"players: {players} is more than {self.spec.name} can deal from {self.product} "
-            f"packs: {packs} hold at most {high} {self.cards()}, {each} for {who}, so at most "
-            f"{most} player{'' if most == 1 else 's'}{todo}",
+            f"packs: {packs} hold at most {high} {self.cards()}, {each} for {who}, {at_most}"
+            f"{todo}",
             field="players",
         )
 

@@ -13,8 +13,11 @@ name reaches a sheet, a CSV file or a terminal.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import duckdb
 
 from boosterkit.pipeline.db import IMAGE_URIS, Connection, one_row, scalar
 
@@ -213,8 +216,14 @@ def one_thread(con: Connection) -> Iterator[None]:
     con.execute("SET threads = 1")
     try:
         yield
-    finally:
-        con.execute(f"SET threads = {before}")
+    except BaseException:
+        # A failed statement aborts the transaction and the SET then fails too: the caller
+        # must see the first error. (The setting stays at one thread on this connection,
+        # which the failed load closes or rolls back: a cost, not a wrong result.)
+        with contextlib.suppress(duckdb.Error):
+            con.execute(f"SET threads = {before}")
+        raise
+    con.execute(f"SET threads = {before}")
 
 
 def create_staging(con: Connection) -> None:

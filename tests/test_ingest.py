@@ -302,3 +302,21 @@ def test_same_file_twice_one_cached_copy_and_ndjson(root: Path, tmp_path: Path) 
     other = db.connect(":memory:")
     assert sync.sync_file(other, nd, cache=cache)["cards"] == len(_objects(src))
     assert snapshot(other)["cards"] == snapshot(con)["cards"]
+
+
+def test_a_failed_statement_on_one_thread_raises_its_own_error() -> None:
+    # The insert runs inside the load's transaction: when it fails, setting the threads back
+    # fails too (the transaction is aborted); the error the caller sees must be the first.
+    import duckdb
+
+    from boosterkit.pipeline.load import one_thread
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (a INTEGER PRIMARY KEY)")
+    con.execute("INSERT INTO t VALUES (1)")
+    con.execute("BEGIN")
+    with pytest.raises(duckdb.ConstraintException), one_thread(con):
+        con.execute("INSERT INTO t VALUES (1)")
+    con.execute("ROLLBACK")
+    with one_thread(con):
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (1,)

@@ -273,3 +273,20 @@ def test_short_packs_say_what_they_lacked_and_what_to_do(
     with pytest.raises(SetupError) as err:
         deal(con, game, players, set_code, seed=seed)
     assert str(err.value) == message
+
+
+def test_a_product_that_cannot_deal_the_fewest_says_so(con) -> None:
+    """A product whose packs cannot serve even the game's fewest players is not told to
+    "deal fewer": the line says it cannot deal the game and names the product that can."""
+    import dataclasses
+
+    spec = get_minigame("roll-for-initiative")
+    real = deal_capacity(spec, compiled_product("afr", "set", db=con), False)
+    assert real is not None
+    tiny = dataclasses.replace(real, low=0, high=0)  # a pack that holds none of the kind
+    assert tiny.most_players(100) is None
+    error = tiny.too_many(4, 100, {"draft": real})
+    assert error is not None and "deal fewer" not in str(error)
+    assert "so it cannot deal this game: `--product draft` deals up to 26" in str(error)
+    alone = tiny.too_many(4, 100, {})
+    assert alone is not None and str(alone).endswith("so it cannot deal this game: try another set")

@@ -3,8 +3,11 @@ order give byte for byte the output of one process, in every format written in p
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,42 @@ def test_a_failed_write_in_a_worker_is_one_line(built_db: Path) -> None:
     assert done.stderr.decode() == (
         "boosterkit: error: standard output: cannot write: No space left on device\n"
     )
+
+
+def _spawned_workers(pid: int) -> list[int]:
+    """The multiprocessing workers ``pid`` started (not its resource tracker)."""
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
+            found.append(int(child))
+    return found
+
+
+WRITEV = {"x86_64": "20", "aarch64": "66"}.get(os.uname().machine)
+
+
+@pytest.mark.skipif(
+    WRITEV is None or not Path("/proc/self/syscall").exists(), reason="needs Linux /proc"
+)
+def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(built_db: Path) -> None:
+    # The reader reads only until a worker is blocked writing its block to the full pipe,
+    # then kills it there: the other processes must not wait for ever for that block.
+    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(built_db), "open", "afr",
+           "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not (workers := _spawned_workers(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert workers, "no worker process started"
+        while Path(f"/proc/{workers[0]}/syscall").read_text().split()[0] != WRITEV:
+            assert time.monotonic() < deadline, "the worker never wrote"
+            os.read(proc.stdout.fileno(), 1 << 16)  # let whoever writes go on
+            time.sleep(0.02)
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert err.decode().count("\n") == 1 and "worker process stopped" in err.decode(), err
