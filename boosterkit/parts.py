@@ -71,7 +71,7 @@ def map_parts(
 ) -> list[R]:
     """``[work(context, part) for part in parts]``, with ``workers`` processes (this one and
     ``workers`` - 1 spawned ones, which receive ``work``, ``context`` and ``prepare`` once:
-    they must pickle; a worker runs ``prepare(context)`` once and works with what it gives,
+    they must pickle; each process runs ``prepare(context)`` once and works with what it gives,
     e.g. a database handle opened from a path). Each process takes the next part not taken yet until none is left. The first
     error ``work`` raised, in the parts' order, is raised here as it was raised (so the one a
     single process would have met); a worker that dies is a ``BoosterkitError``."""
@@ -97,7 +97,8 @@ def map_parts(
         def broken() -> bool:  # a worker died: stop, what it took is lost
             return any(f.done() and f.exception() is not None for f in futures)
 
-        done.update(_take(work, context, parts, taken, broken))
+        here = context if prepare is None else prepare(context)  # as each worker does
+        done.update(_take(work, here, parts, taken, broken))
         for future in futures:
             done.update(future.result())
     except BrokenProcessPool as exc:
