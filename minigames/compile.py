@@ -3,7 +3,7 @@ as pydantic checks them (``catalog.load_file``), never edited by hand.
 
 A ``deal`` reads one game; checking its file builds pydantic's validators, most of the CPU of
 a short command. ``compiled.py`` holds each game as the ``spec`` dataclasses it is, with the
-SHA-256 of its file and of ``spec.py``: while both match, ``catalog`` builds the game from
+SHA-256 of its file and of the sources in ``CHECKED_BY``: while both match, ``catalog`` builds the game from
 there without pydantic or YAML; any other file (an edited one, a new one) is checked.
 A test fails until the committed module is what this gives. Regenerate it with::
 
@@ -28,12 +28,18 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+#: The modules whose source decides what a valid catalogue file is and what it gives: the
+#: model, its filter terms and languages, and the checker's rules.
+CHECKED_BY = ("spec.py", "filters.py", "labels.py", "catalog.py")
+
+
 @lru_cache(maxsize=1)
 def spec_digest() -> str | None:
-    """The SHA-256 of ``spec.py`` (None without its source): a compiled game is only served
-    by the model it was made by."""
+    """The SHA-256 of the sources in ``CHECKED_BY`` (None without them): a compiled game is
+    only served by the model and rules it was made by."""
+    here = Path(spec.__file__).parent
     try:
-        return digest(Path(spec.__file__).read_bytes())
+        return digest(b"".join(digest((here / name).read_bytes()).encode() for name in CHECKED_BY))
     except OSError:
         return None
 

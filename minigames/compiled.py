@@ -34,7 +34,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = 'f4eddd0955ce6393d00d911c8bc0621c9b90cd4c926a9511400f149bb6c149e9'
+SPEC = '879ffc46b9dd745986f37f1ddc84bd2f0755f13656f5706bcab0334f203ae080'
 
 
 def _base_race() -> Minigame:
