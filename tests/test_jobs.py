@@ -109,6 +109,36 @@ def test_simulated_counts_are_the_same_in_parts() -> None:
     assert rows(frames.simulate(cp, 500, 9)) != rows(frames.simulate(cp, 500, 8))
 
 
+def _count_after_a_worker(context: tuple[int, Path, Any], packs: range) -> Any:
+    """``frames._count_part``, with this process waiting until a worker has counted a part
+    (as ``_square``): the compiled product and the counts really cross processes."""
+    parent, marker, inner = context
+    if os.getpid() == parent:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    else:
+        marker.touch()
+    return frames._count_part(inner, packs)
+
+
+def test_counts_made_in_a_worker_are_the_counts_made_here(tmp_path: Path) -> None:
+    cp = engine.compile_product(extras_product())
+    ranges = parts.split(600, 6, 3)
+    context = (cp, 9, 3)
+    here = [frames._count_part(context, r) for r in ranges]
+    crossed = parts.map_parts(
+        _count_after_a_worker, (os.getpid(), tmp_path / "m", context), ranges, 2
+    )
+    assert (tmp_path / "m").exists()  # a worker counted at least one part
+
+    def rows(counted: Any) -> list[Any]:  # a group_by's row order is not fixed
+        return [sorted(frame.iter_rows()) for frame in counted]
+
+    assert [rows(c) for c in crossed] == [rows(c) for c in here]
+    assert rows(here[0]) != rows(here[1])  # the parts' counts differ: the check can fail
+
+
 def test_tallies_merge_as_one_tally() -> None:
     def tally(setup: dict[str, str], ended: dict[str, int], failures: list[str]) -> Any:
         return runner._Tally([3] * sum(ended.values()), {"player-1": sum(ended.values())},
