@@ -48,15 +48,21 @@ def _square(context: tuple[int, Path, bool], part: int) -> int:
     part (``context[1]`` exists), so every run crosses the process boundary; a worker raises
     when ``context[2]``."""
     parent, marker, fail = context
-    if os.getpid() == parent:
-        deadline = time.monotonic() + 120
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-    else:
-        marker.touch()
-        if fail:
-            raise InputError(f"part {part}: refused in a worker", field="games")
+    if not _after_a_worker(parent, marker) and fail:
+        raise InputError(f"part {part}: refused in a worker", field="games")
     return part * part
+
+
+def _after_a_worker(parent: int, marker: Path) -> bool:
+    """In this process (``parent``): wait until a worker has done a part (True); in a worker:
+    say it has (False)."""
+    if os.getpid() != parent:
+        marker.touch()
+        return False
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return True
 
 
 def _die(context: int, part: int) -> int:
@@ -113,12 +119,7 @@ def _count_after_a_worker(context: tuple[int, Path, Any], packs: range) -> Any:
     """``frames._count_part``, with this process waiting until a worker has counted a part
     (as ``_square``): the compiled product and the counts really cross processes."""
     parent, marker, inner = context
-    if os.getpid() == parent:
-        deadline = time.monotonic() + 120
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-    else:
-        marker.touch()
+    _after_a_worker(parent, marker)
     return frames._count_part(inner, packs)
 
 
