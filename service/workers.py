@@ -19,7 +19,6 @@ on Ctrl-C or SIGTERM.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import socket
 import threading
@@ -31,6 +30,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from boosterkit.errors import BoosterkitError
+from boosterkit.parts import default_jobs
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.limits import (
     MAX_BODY_BYTES_IN_FLIGHT,
@@ -48,14 +48,6 @@ class WorkerSettings:
     db_path: str
     allowed_hosts: list[str]
     workers: int
-
-
-def default_workers() -> int:
-    """The number of cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def pack_budget(workers: int) -> int:
@@ -87,9 +79,7 @@ def checked_settings(
     once, now: a bad file is one line before anything listens). ``workers``: None for the
     number of cores."""
     ReadOnlyDatabase(db_path).check()
-    return WorkerSettings(
-        str(db_path), allowed_hosts(host, extra_hosts), workers or default_workers()
-    )
+    return WorkerSettings(str(db_path), allowed_hosts(host, extra_hosts), workers or default_jobs())
 
 
 class ListenError(BoosterkitError):
