@@ -76,21 +76,18 @@ class Capacity:
         most = self.most_players(cap) or 0
         best = max(others.items(), key=lambda kv: kv[1].most_players(cap) or 0, default=None)
         more = (best[1].most_players(cap) or 0) if best else 0
-        if best and more >= players:
-            todo = f"; `--product {best[0]}` deals up to {more}"
-        elif best and more > most:
-            todo = f" ({more} with `--product {best[0]}`): deal fewer"
-        else:
-            todo = ": deal fewer"
         if most == 0:  # not even the fewest players: dealing fewer cannot help
-            todo = (
-                f": `--product {best[0]}` deals up to {more}"
-                if best and more
-                else (": try another set")
-            )
             at_most = "so it cannot deal this game"
+            todo = f": `--product {best[0]}` deals up to {more}" if best and more else (
+                ": try another set")  # fmt: skip
         else:
             at_most = f"so at most {most} player{'' if most == 1 else 's'}"
+            if best and more >= players:
+                todo = f"; `--product {best[0]}` deals up to {more}"
+            elif best and more > most:
+                todo = f" ({more} with `--product {best[0]}`): deal fewer"
+            else:
+                todo = ": deal fewer"
         return InputError(
             f"players: {players} is more than {self.spec.name} can deal from {self.product} "
             f"packs: {packs} hold at most {high} {self.cards()}, {each} for {who}, {at_most}"
