@@ -6,19 +6,25 @@ without changing a byte. Every process, this one included, takes the next block 
 taken (one shared counter), draws it, and writes it as its part of the whole output
 (``output.write_part``) to the output's file descriptor, which every worker holds (the same
 open file: the parts land one after the other) once the block before it is written (a
-second counter). Taking blocks in turn rather than by a fixed stripe
-keeps this process drawing while a spawned worker is still starting (about 0.4 s), and
-lets a process slowed by other work do fewer. (Piping the bytes back to the parent would
-cost about what the workers save.) The parent resolves the product once and hands it to
-the workers compiled: they never open the database.
+second counter). A process whose block is built before its turn takes the next one
+meanwhile (``HELD``), and writes a held block as soon as its turn comes, between two slices
+of the one it builds (``SLICE``): no process idles while another writes. Taking blocks in
+turn rather than by a fixed stripe lets a process slowed by other work do fewer. (Piping
+the bytes back to the parent would cost about what the workers save.)
+
+The parent resolves the product once and hands it to the workers compiled: they never open
+the database. A worker is forked when this process runs one thread (``parts.start_method``):
+it has the product and the modules already. Else it is spawned, from a thread: it imports
+for about 0.4 s before it reads the run, and meanwhile this process draws.
 """
 
 from __future__ import annotations
 
 import errno
-import multiprocessing
 import os
+import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing import reduction
@@ -28,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
 from boosterkit.generator.packs import drawn
-from boosterkit.parts import default_jobs, workers_for
+from boosterkit.parts import default_jobs, start_context, workers_for
 
 __all__ = ["BLOCK", "Run", "default_jobs", "jobs_for", "write_parallel"]
 
@@ -127,28 +133,67 @@ def _take(order: _Order, blocks: int, stop: Any) -> int | None:
         lock.release()
 
 
+#: Blocks a process holds built, waiting for their turn to be written, before it waits.
+HELD = 2
+#: Packs of a block written as one part: between two, the blocks whose turn has come are
+#: written (``_Held.write_ready``), so no process waits on one still being built.
+SLICE = 512
+
+
+class _Held:
+    """The blocks a process has built and not yet written, oldest first."""
+
+    def __init__(self, order: _Order, fd: int) -> None:
+        self.order, self.fd = order, fd
+        self.blocks: deque[tuple[int, list[bytes]]] = deque()
+
+    def write_ready(self) -> None:
+        """Write the held blocks whose turn has come (the block before each is written)."""
+        written = self.order.written
+        while self.blocks and written.value == self.blocks[0][0]:
+            b, data = self.blocks.popleft()
+            _write_all(self.fd, data)
+            written.value = b + 1
+
+    def write_oldest(self, stop: Any) -> None:
+        """Wait for the oldest held block's turn, then write it (and any ready after it)."""
+        for _ in _waiting(stop):
+            if self.order.written.value == self.blocks[0][0]:
+                break
+        self.write_ready()
+
+
 def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
-    """Blocks taken in turn until none is left, each written after the one before it.
-    ``stop``: called while waiting (every 0.2 s); it raises when the run has failed elsewhere."""
+    """Blocks taken in turn until none is left, each written after the one before it: a
+    process that has built a block before its turn takes the next one meanwhile (up to
+    ``HELD`` built). ``stop``: called while waiting (every 0.2 s); it raises when the run has
+    failed elsewhere."""
     blocks = -(-run.count // run.block)
     lines = JsonLines()
+    held = _Held(order, fd)
     while (b := _take(order, blocks, stop)) is not None:
         start = 1 + b * run.block
         packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
-        data = write_part(packs, run.fmt, first=b == 0, last=b == blocks - 1,
-                          csv_raw=run.csv_raw, lines=lines)  # fmt: skip
+        data: list[bytes] = []
+        for k in range(0, len(packs), SLICE):
+            data += write_part(packs[k : k + SLICE], run.fmt, first=b == 0 and k == 0,
+                               last=b == blocks - 1 and k + SLICE >= len(packs),
+                               csv_raw=run.csv_raw, lines=lines)  # fmt: skip
+            held.write_ready()
         del packs
-        for _ in _waiting(stop):
-            if order.written.value == b:
-                break
-        _write_all(fd, data)
-        order.written.value = b + 1
+        held.blocks.append((b, data))
+        held.write_ready()
+        if len(held.blocks) >= HELD:
+            held.write_oldest(stop)
+    while held.blocks:
+        held.write_oldest(stop)
 
 
-def _work(run: Run, order: _Order, fd: int, report: Connection) -> None:
-    """A worker process: the blocks it takes; reports None or the failure."""
+def _work(run: Run, order: _Order, fd: int | _Fd, report: Connection) -> None:
+    """A worker process: the blocks it takes; reports None or the failure. ``fd``: the
+    output's descriptor (a forked worker has it as a ``_Fd``, a spawned one as a number)."""
     try:
-        _blocks(run, order, fd)
+        _blocks(run, order, fd.fd if isinstance(fd, _Fd) else fd)
         report.send(None)
     except OSError as exc:
         report.send((exc.errno, exc.strerror or str(exc)))
@@ -168,14 +213,17 @@ def write_parallel(run: Run, out: TextIO) -> int:
         packs = (p for s in range(1, run.count + 1, run.block)
                  for p in drawn(run.compiled, run.seed, s, min(run.block, run.count + 1 - s)))  # fmt: skip
         return write_packs(packs, run.fmt, out, csv_raw=run.csv_raw)
-    context = multiprocessing.get_context("spawn")
+    context = start_context()
     order = _order(context)
-    reports, workers = [], []
+    reports, workers, starting = [], [], []
     for _ in range(1, run.jobs):
         receive, send = context.Pipe(duplex=False)
         worker = context.Process(target=_work, args=(run, order, _Fd(fd), send))
-        worker.start()
-        send.close()
+        if context.get_start_method() == "fork":  # in milliseconds, and only from here
+            _start(worker, send)
+        else:  # the run is sent to it once it has imported: meanwhile this process draws
+            starting.append(threading.Thread(target=_start, args=(worker, send)))
+            starting[-1].start()
         reports.append(receive)
         workers.append(worker)
     failure: tuple[int | None, str] | None = (None, "interrupted")
@@ -185,12 +233,24 @@ def write_parallel(run: Run, out: TextIO) -> int:
     except OSError as exc:
         failure = (exc.errno, exc.strerror or str(exc))
     finally:
+        for thread in starting:
+            thread.join()
         for worker in workers:
             if failure is not None and worker.is_alive():
                 worker.terminate()  # it may wait for a block that will not be written
-            worker.join()
+            if worker.pid is not None:  # not if it could not start
+                worker.join()
     _raise(failure)
     return run.count
+
+
+def _start(worker: Any, send: Connection) -> None:
+    """Start ``worker``, then close this process's end of its report pipe (a worker that
+    could not start is then one that stopped without a word)."""
+    try:
+        worker.start()
+    finally:
+        send.close()
 
 
 def _raise(failure: tuple[int | None, str] | None) -> None:

@@ -1,5 +1,6 @@
 """``open --jobs N`` (``generator/parallel.py``): worker processes writing their blocks in
-order give byte for byte the output of one process, in every format written in parts."""
+order give byte for byte the output of one process, in every format written in parts,
+whether they are forked or spawned (``parts.start_method``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from test_engine import extras_product
 
+from boosterkit import parts
 from boosterkit.generator import engine, parallel
 from boosterkit.generator.output import PARTED, write_packs
 from boosterkit.generator.packs import drawn
@@ -24,11 +26,20 @@ def _serial(cp, seed: int, count: int, fmt: str, path: Path) -> bytes:
     return path.read_bytes()
 
 
+@pytest.fixture(params=["fork", "spawn"])
+def started(request, monkeypatch) -> str:
+    """How the workers start, forced: ``parts.start_method`` would spawn them here, as the
+    test process runs another thread (a fixture's server, which a forked worker never
+    touches)."""
+    monkeypatch.setattr(parts, "start_method", lambda: request.param)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("fmt", PARTED)
-def test_workers_write_what_one_process_writes(fmt: str, tmp_path: Path) -> None:
+def test_workers_write_what_one_process_writes(fmt: str, started: str, tmp_path: Path) -> None:
     cp = engine.compile_product(extras_product())
     want = _serial(cp, 11, 237, fmt, tmp_path / "one")
-    for jobs, block in ((2, 50), (3, 40), (2, 237)):  # 5, 6 and 1 blocks
+    for jobs, block in ((2, 50), (3, 40), (2, 237), (2, 7), (3, 1000)):  # 5, 6, 1, 34, 1 blocks
         path = tmp_path / f"{jobs}-{block}"
         with path.open("w", encoding="utf-8", newline="") as out:
             out.write("before\n")  # what the stream holds already stays first
@@ -55,17 +66,42 @@ def test_jobs_for_a_run() -> None:
     assert parallel.jobs_for(0, 10 * block, "text") == min(10, parallel.default_jobs())
 
 
-def _open(db: Path, *args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "open", "afr", *args]
+def test_a_process_of_one_thread_forks_its_workers() -> None:
+    """Forked only where nothing another thread holds can be copied half-done."""
+    code = (
+        "import threading, time\n"
+        "from boosterkit import parts\n"
+        "alone = parts.start_method()\n"
+        "threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n"
+        "print(alone, parts.start_method())\n"
+    )
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert got.stdout.split() == ["fork", "spawn"]
+
+
+#: ``boosterkit`` with its workers spawned whatever ``parts.start_method`` would choose.
+SPAWNED = (
+    "import sys; from boosterkit import parts; parts.start_method = lambda: 'spawn'; "
+    "from boosterkit.cli.app import main; sys.exit(main())"
+)
+
+
+def _open(
+    db: Path, *args: str, stdout=subprocess.PIPE, spawned: bool = False
+) -> subprocess.CompletedProcess:
+    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
+    cmd = [sys.executable, *run, "--db", str(db), "open", "afr", *args]
     return subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, timeout=300)
 
 
 def test_the_command_with_jobs_is_byte_identical(built_db: Path, tmp_path: Path) -> None:
     n = str(2 * parallel.BLOCK + 7)
     one = _open(built_db, "-n", n, "--seed", "3", "-f", "jsonl")
-    two = _open(built_db, "-n", n, "--seed", "3", "-f", "jsonl", "--jobs", "2")
-    assert one.returncode == two.returncode == 0, two.stderr
-    assert one.stdout == two.stdout and one.stdout.count(b"\n") == int(n)
+    for spawned in (False, True):  # a kept product: one thread, forked workers; or spawned
+        two = _open(built_db, "-n", n, "--seed", "3", "-f", "jsonl", "--jobs", "2",
+                    spawned=spawned)  # fmt: skip
+        assert one.returncode == two.returncode == 0, two.stderr
+        assert one.stdout == two.stdout and one.stdout.count(b"\n") == int(n)
     out = tmp_path / "packs.csv"
     done = _open(built_db, "-p", "set", "-n", n, "--seed", "4", "-f", "csv", "--jobs", "0",
                  "-o", str(out))  # fmt: skip
@@ -86,13 +122,14 @@ def test_a_failed_write_in_a_worker_is_one_line(built_db: Path) -> None:
     )
 
 
-def _spawned_workers(pid: int) -> list[int]:
-    """The multiprocessing workers ``pid`` started (not its resource tracker)."""
+def _workers(pid: int) -> list[tuple[int, bool]]:
+    """The multiprocessing workers ``pid`` started (not its resource tracker), each with
+    whether it was spawned."""
     found = []
     for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
         cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-        if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
-            found.append(int(child))
+        if b"resource_tracker" not in cmdline:
+            found.append((int(child), b"spawn_main" in cmdline))
     return found
 
 
@@ -102,22 +139,29 @@ WRITEV = {"x86_64": "20", "aarch64": "66"}.get(os.uname().machine)
 @pytest.mark.skipif(
     WRITEV is None or not Path("/proc/self/syscall").exists(), reason="needs Linux /proc"
 )
-def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(built_db: Path) -> None:
+@pytest.mark.parametrize("spawned", [False, True], ids=["forked", "spawned"])
+def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
+    built_db: Path, spawned: bool
+) -> None:
     # The reader reads only until a worker is blocked writing its block to the full pipe,
     # then kills it there: the other processes must not wait for ever for that block.
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(built_db), "open", "afr",
+    assert _open(built_db, "-n", "1").returncode == 0  # the product kept: one thread, forks
+    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
+    cmd = [sys.executable, *run, "--db", str(built_db), "open", "afr",
            "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
-        while not (workers := _spawned_workers(proc.pid)) and time.monotonic() < deadline:
+        while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert workers, "no worker process started"
-        while Path(f"/proc/{workers[0]}/syscall").read_text().split()[0] != WRITEV:
+        (worker, was_spawned), *_ = workers
+        assert was_spawned == spawned
+        while Path(f"/proc/{worker}/syscall").read_text().split()[0] != WRITEV:
             assert time.monotonic() < deadline, "the worker never wrote"
             os.read(proc.stdout.fileno(), 1 << 16)  # let whoever writes go on
             time.sleep(0.02)
-        os.kill(workers[0], signal.SIGKILL)
+        os.kill(worker, signal.SIGKILL)
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
