@@ -444,26 +444,40 @@ def draw_batch(
 def _draw_batch(
     cp: CompiledProduct, seed: int, start: int, count: int
 ) -> tuple[list[int], list[list[int]]]:
-    if start < 1 or count < 0:
-        raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
-    keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
-    chosen = _pick(cp.variant_cum, rng.uniform_np(keys, 0))
-    if len(cp.variants) == 1:
-        return [cp.variants[0].index] * count, _draw_variant(keys, cp, cp.variants[0]).tolist()
+    drawn = draw_arrays(cp, seed, start, count)
+    if len(drawn) == 1 and len(drawn[0][1]) == count:  # one variant: every pack in order
+        index, _, mat = drawn[0]
+        return [index] * count, mat.tolist()
     rows: list[Any] = [None] * count
     variants = [0] * count
-    for n, v in enumerate(cp.variants):
-        where = np.nonzero(chosen == n)[0]
-        if not len(where):
-            continue
-        mat = _draw_variant(keys[where], cp, v).tolist()
+    for index, where, mat in drawn:
         at = where.tolist()
-        for i, row in zip(at, mat):
+        for i, row in zip(at, mat.tolist()):
             rows[i] = row
-        index = v.index
         for i in at:
             variants[i] = index
     return variants, rows
+
+
+def draw_arrays(
+    cp: CompiledProduct, seed: int, start: int, count: int
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Packs ``start .. start+count-1`` (1-based, seed checked by the caller) as arrays, per
+    variant drawn: its index, where its packs are in the batch (0-based offsets, ascending)
+    and their prototype ids (a row a pack). ``draw_batch`` is these, as lists in pack order."""
+    if start < 1 or count < 0:
+        raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
+    keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
+    if len(cp.variants) == 1:
+        v = cp.variants[0]
+        return [(v.index, np.arange(count), _draw_variant(keys, cp, v))]
+    chosen = _pick(cp.variant_cum, rng.uniform_np(keys, 0))
+    drawn = []
+    for n, v in enumerate(cp.variants):
+        where = np.nonzero(chosen == n)[0]
+        if len(where):
+            drawn.append((v.index, where, _draw_variant(keys[where], cp, v)))
+    return drawn
 
 
 # --- packs -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Packs as polars DataFrames: one row per item, Parquet and Arrow IPC files, simulated odds.
+"""Packs as polars DataFrames: one row per item, Parquet and Arrow IPC files.
 
 For notebooks::
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from boosterkit.errors import InputError
 from boosterkit.formats import FRAMES
 from boosterkit.generator._np import np
 from boosterkit.generator.model import PROTO_FIELDS, Pack
@@ -26,12 +25,11 @@ if TYPE_CHECKING:
     import polars as pl
 
     from boosterkit.database import DbLike
-    from boosterkit.generator.engine import CompiledProduct
 
 #: The names of the frame formats (``formats.FRAMES``; ``write_frame`` writes them).
 FRAME_FORMATS = FRAMES.names
 
-__all__ = ["FRAME_FORMATS", "open_frame", "packs_frame", "rows_frame", "simulate", "write_frame"]
+__all__ = ["FRAME_FORMATS", "open_frame", "packs_frame", "rows_frame", "write_frame"]
 
 
 def _schema() -> dict[str, Any]:
@@ -130,101 +128,3 @@ def rows_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     for r in rows:
         cols.update(dict.fromkeys(r))
     return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows], infer_schema_length=None)
-
-
-# --- simulation -----------------------------------------------------------------------------
-
-
-#: Simulated packs that repay a worker process's start (``simulate``'s ``jobs``): fewer stay
-#: in this process (a worker starts in about 0.5 s; 50,000 packs take about 1.5 s).
-SIMULATE_LEAST = 50_000
-
-
-def simulate(
-    cp: CompiledProduct,
-    packs: int,
-    seed: int,
-    unit: int = 1,
-    *,
-    jobs: int = 1,
-    least: int | None = None,
-) -> dict[str, Any]:
-    """Open packs 1..``packs`` of ``seed`` and count, per card key and per group, over units
-    of ``unit`` consecutive packs (1 = per pack, a box size = per box): ``copies`` (sum),
-    ``copies_sq`` (sum of squared copies per unit) and ``units`` holding at least one.
-
-    ``jobs``: processes (0: one per core), each counting whole units of a part of the packs;
-    the parts' counts are summed, so the figures are the same for any ``jobs``. A worker
-    only for each ``least`` packs (default ``SIMULATE_LEAST``).
-
-    Returns ``{"cards": frame keyed by "key", "groups": frame keyed by "group_id",
-    "units": number of whole units}``, plus the key and group lists that index them.
-    """
-    import polars as pl
-
-    from boosterkit.generator.odds import proto_group, proto_key
-    from boosterkit.parts import PARTS_PER_WORKER, map_parts, split, workers_for
-
-    units = packs // unit
-    if units < 1:
-        raise InputError(
-            f"simulate: {packs} packs make no whole box of {unit} packs", field="simulate"
-        )
-    workers = workers_for(jobs, units * unit, SIMULATE_LEAST if least is None else least)
-    parts = split(units * unit, workers * PARTS_PER_WORKER if workers > 1 else 1, unit)
-    counted = map_parts(_count_part, (cp, seed, unit), parts, workers)
-
-    def total(by: str, frames: list[pl.DataFrame]) -> pl.DataFrame:
-        if len(frames) == 1:
-            return frames[0]
-        return pl.concat(frames).group_by(by).agg(pl.col("copies", "copies_sq", "units").sum())
-
-    keys: dict[tuple[Any, ...], None] = dict.fromkeys(proto_key(p) for p in cp.protos)
-    groups: dict[tuple[Any, ...], None] = dict.fromkeys(proto_group(p) for p in cp.protos)
-    return {
-        "cards": total("key", [c for c, _ in counted]),
-        "groups": total("group_id", [g for _, g in counted]),
-        "units": units,
-        "keys": list(keys),
-        "groups_index": list(groups),
-    }
-
-
-def _count_part(
-    context: tuple[CompiledProduct, int, int], packs: range
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``simulate``'s counts over ``packs`` (whole units): per card key, then per group."""
-    import polars as pl
-
-    from boosterkit.generator.engine import draw_batch
-    from boosterkit.generator.odds import proto_group, proto_key
-
-    cp, seed, unit = context
-    keys: dict[tuple[Any, ...], int] = {}
-    groups: dict[tuple[Any, ...], int] = {}
-    key_of = np.array([keys.setdefault(proto_key(p), len(keys)) for p in cp.protos])
-    group_of = np.array([groups.setdefault(proto_group(p), len(groups)) for p in cp.protos])
-    frames = []
-    step = 20_000
-    for start in range(packs.start, packs.stop, step):
-        n = min(step, packs.stop - start)
-        _, rows = draw_batch(cp, seed, start, n)
-        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-        flat = np.fromiter((p for r in rows for p in r), dtype=np.int64, count=int(lengths.sum()))
-        pack_no = np.repeat(np.arange(start, start + n, dtype=np.int64), lengths)
-        frames.append(
-            pl.DataFrame(
-                {"unit": (pack_no - 1) // unit, "key": key_of[flat], "group_id": group_of[flat]}
-            )
-        )
-    items = pl.concat(frames)
-
-    def count(by: str) -> pl.DataFrame:
-        per = items.group_by("unit", by).len("n")
-        return per.group_by(by).agg(
-            pl.col("n").sum().alias("copies"),
-            (pl.col("n") ** 2).sum().alias("copies_sq"),
-            pl.len().alias("units"),
-        )
-
-    return count("key"), count("group_id")

@@ -627,14 +627,14 @@ def _simulated(
     unit: int,
     jobs: int,
 ) -> dict[str, Any]:
-    from boosterkit.generator.frames import simulate
+    from boosterkit.generator.simulation import simulate
 
     sim = simulate(cp, packs, seed, unit, jobs=jobs)
-    key_counts = {sim["keys"][k]: (c, s, u) for k, c, s, u in sim["cards"].iter_rows()}
-    group_counts = {sim["groups_index"][g]: (c, s, u) for g, c, s, u in sim["groups"].iter_rows()}
-    _observed(cards, key_counts, sim["units"], [tuple(r[f] for f in KEY_FIELDS) for r in cards])
-    _observed(groups, group_counts, sim["units"], [(r["group"], r["foil"]) for r in groups])
-    return {"packs": sim["units"] * unit, "seed": seed, "units": sim["units"]}
+    key_counts = {sim.keys[k]: (c, s, u) for k, c, s, u in sim.cards.rows()}
+    group_counts = {sim.groups_index[g]: (c, s, u) for g, c, s, u in sim.groups.rows()}
+    _observed(cards, key_counts, sim.units, [tuple(r[f] for f in KEY_FIELDS) for r in cards])
+    _observed(groups, group_counts, sim.units, [(r["group"], r["foil"]) for r in groups])
+    return {"packs": sim.units * unit, "seed": seed, "units": sim.units}
 
 
 def odds(
@@ -655,7 +655,7 @@ def odds(
     ``card``: only card rows of that name. ``simulate`` N > 0: also open N packs of ``seed``
     and add ``observed_*`` figures and ``z_*`` deviations in standard errors (per box: over
     N // box_size whole boxes), in ``jobs`` processes (0: one per core; the same figures
-    for any, ``frames.simulate``). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
+    for any, ``simulation.simulate``). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
     connection).
     """
     from boosterkit.database import Database

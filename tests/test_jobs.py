@@ -15,7 +15,7 @@ from test_engine import extras_product
 
 from boosterkit import parts
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.generator import engine, frames
+from boosterkit.generator import engine, simulation
 from boosterkit.minigames.referee import runner
 
 # --- the split and the workers -------------------------------------------------------------
@@ -105,36 +105,36 @@ def test_a_worker_that_dies_is_one_line() -> None:
 def test_simulated_counts_are_the_same_in_parts() -> None:
     cp = engine.compile_product(extras_product())
 
-    def rows(sim: dict[str, Any]) -> tuple[Any, ...]:
-        return (sorted(sim["cards"].iter_rows()), sorted(sim["groups"].iter_rows()),
-                sim["units"], sim["keys"], sim["groups_index"])  # fmt: skip
+    def rows(sim: simulation.Simulated) -> tuple[Any, ...]:
+        return (list(sim.cards.rows()), list(sim.groups.rows()), sim.units, sim.keys,
+                sim.groups_index)  # fmt: skip
 
     for unit in (1, 7):
-        one = frames.simulate(cp, 500, 9, unit)
-        assert rows(frames.simulate(cp, 500, 9, unit, jobs=2, least=100)) == rows(one)
-    assert rows(frames.simulate(cp, 500, 9)) != rows(frames.simulate(cp, 500, 8))
+        one = simulation.simulate(cp, 500, 9, unit)
+        assert rows(simulation.simulate(cp, 500, 9, unit, jobs=2, least=100)) == rows(one)
+    assert rows(simulation.simulate(cp, 500, 9)) != rows(simulation.simulate(cp, 500, 8))
 
 
 def _count_after_a_worker(context: tuple[int, Path, Any], packs: range) -> Any:
-    """``frames._count_part``, with this process waiting until a worker has counted a part
+    """``simulation._count_part``, with this process waiting until a worker has counted a part
     (as ``_square``): the compiled product and the counts really cross processes."""
     parent, marker, inner = context
     _after_a_worker(parent, marker)
-    return frames._count_part(inner, packs)
+    return simulation._count_part(inner, packs)
 
 
 def test_counts_made_in_a_worker_are_the_counts_made_here(tmp_path: Path) -> None:
     cp = engine.compile_product(extras_product())
     ranges = parts.split(600, 6, 3)
     context = (cp, 9, 3)
-    here = [frames._count_part(context, r) for r in ranges]
+    here = [simulation._count_part(context, r) for r in ranges]
     crossed = parts.map_parts(
         _count_after_a_worker, (os.getpid(), tmp_path / "m", context), ranges, 2
     )
     assert (tmp_path / "m").exists()  # a worker counted at least one part
 
-    def rows(counted: Any) -> list[Any]:  # a group_by's row order is not fixed
-        return [sorted(frame.iter_rows()) for frame in counted]
+    def rows(counted: Any) -> list[Any]:
+        return [list(counts.rows()) for counts in counted]
 
     assert [rows(c) for c in crossed] == [rows(c) for c in here]
     assert rows(here[0]) != rows(here[1])  # the parts' counts differ: the check can fail
@@ -173,7 +173,7 @@ def workers_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return real(work, context, ps, workers, *prepare)
 
     monkeypatch.setattr(parts, "map_parts", spy)
-    monkeypatch.setattr(frames, "SIMULATE_LEAST", 100)
+    monkeypatch.setattr(simulation, "SIMULATE_LEAST", 100)
     monkeypatch.setattr(runner, "SIMULATE_LEAST", 5)
     return seen
 
