@@ -332,3 +332,31 @@ def test_programme_too_large_falls_back_to_an_approximation(monkeypatch) -> None
     assert a["method"] == "approx" and _by(cards, name="F")["method"] == "exact"
     assert a["chance"] == pytest.approx(exact_a["chance"], abs=0.03)
     assert _by(groups, group="rare", foil=False)["method"] == "approx"
+
+
+def test_the_exact_odds_are_kept_per_database_content(
+    built_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    import shutil
+
+    from boosterkit.database import Database
+    from boosterkit.generator import odds as odds_mod
+    from boosterkit.generator.cache import ProductCache
+
+    path = tmp_path / "kept.duckdb"
+    shutil.copy(built_db, path)
+    computed = []
+    monkeypatch.setattr(odds_mod, "product_odds", lambda cp: computed.append(1) or product_odds(cp))
+
+    def fresh() -> Database:  # as a new process: nothing kept in memory, the file beside
+        return Database(path, products=ProductCache())
+
+    first = odds("afr", "draft", db=fresh())
+    boxed = odds("afr", "draft", "box", db=fresh())
+    assert len(computed) == 1  # the second read them from the file beside the database
+    assert odds("afr", "draft", db=fresh()) == first  # no caller changed the kept rows
+    assert boxed["packs_per_unit"] > 1 and boxed["cards"] != first["cards"]
+    with Database(path).write() as con:  # new content: computed again
+        con.execute("CREATE TABLE scratch AS SELECT 1 AS x")
+        con.execute("CHECKPOINT")
+    assert odds("afr", "draft", db=fresh()) == first and len(computed) == 2
