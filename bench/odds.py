@@ -5,7 +5,7 @@ boosters, in the same run:
 
 - exact odds: ``generator.odds.product_odds`` on the compiled product (the dynamic
   programme per sheet, the race integral for the balanced commons);
-- ``--simulate``: ``frames.simulate`` counting 100,000 packs per card and group with polars,
+- ``--simulate``: ``simulation.simulate`` counting 100,000 packs per card and group (numpy),
   against the baseline of opening the same packs with ``open_packs`` and counting every
   item's card key in a ``collections.Counter``;
 - frames: ``frames.packs_frame`` of 20,000 opened packs (gathered from item prototypes),
@@ -40,7 +40,8 @@ def measure(path: Path, kind: str, n: int) -> str:
     """One product's figures as a line."""
     from boosterkit.generator import load_product, open_packs
     from boosterkit.generator.engine import compile_product
-    from boosterkit.generator.frames import packs_frame, simulate
+    from boosterkit.generator.frames import packs_frame
+    from boosterkit.generator.simulation import simulate
     from boosterkit.generator.odds import product_odds
     from boosterkit.generator.output import ITEM_COLUMNS
 

@@ -114,7 +114,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", metavar="SEED", help="Seed of the simulated packs."),
         jobs: int = jobs_option(
             "opening the --simulate packs, in parts whose counts are summed: the output is "
-            "the same byte for byte. Fewer than 50,000 packs a worker: one process."
+            "the same byte for byte. Fewer than 150,000 packs a worker: one process."
         ),
         fmt: OddsFormat = fmt_option("table"),
         json_: bool = JSON,
