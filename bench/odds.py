@@ -41,9 +41,9 @@ def measure(path: Path, kind: str, n: int) -> str:
     from boosterkit.generator import load_product, open_packs
     from boosterkit.generator.engine import compile_product
     from boosterkit.generator.frames import packs_frame
-    from boosterkit.generator.simulation import simulate
     from boosterkit.generator.odds import product_odds
     from boosterkit.generator.output import ITEM_COLUMNS
+    from boosterkit.generator.simulation import simulate
 
     cp = compile_product(load_product("afr", kind, path))
     exact = best(lambda: product_odds(cp))
