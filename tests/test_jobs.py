@@ -94,6 +94,27 @@ def test_the_first_error_in_order_is_the_one_raised() -> None:
         parts.map_parts(work, None, range(6), 1)
 
 
+def test_a_process_of_one_thread_forks_its_workers() -> None:
+    """A fresh process runs one thread: its workers are forked, so they take ``work`` as it
+    is (a lambda, which no spawned worker could receive) and the parts still come in order."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, time\n"
+        "from boosterkit import parts\n"
+        "assert parts.start_method() == 'fork'\n"
+        "def work(parent, k):\n"
+        "    time.sleep(0.05)\n"
+        "    return k, os.getpid() != parent\n"
+        "got = parts.map_parts(lambda c, k: work(c, k), os.getpid(), list(range(12)), 2)\n"
+        "print([k for k, _ in got] == list(range(12)), any(w for _, w in got))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]  # in order, and a worker did some
+
+
 def test_a_worker_that_dies_is_one_line() -> None:
     with pytest.raises(BoosterkitError, match="a worker process stopped without a word"):
         parts.map_parts(_die, os.getpid(), list(range(40)), 2)
