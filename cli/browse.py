@@ -113,105 +113,113 @@ def _rebuilt_line(r: dict[str, Any]) -> str:
     )
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``sets``, ``cards`` and the ``db`` group to ``app``."""
+def sets_cmd(
+    ctx: typer.Context,
+    set_type: str | None = typer.Option(
+        None,
+        "--type",
+        metavar="TYPE",
+        help="Only this set type, e.g. expansion, token, minigame.",
+    ),
+    columns: str | None = typer.Option(
+        None,
+        "--columns",
+        metavar="COLUMNS",
+        help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}.",
+    ),
+    limit: int | None = _LIMIT,
+    fmt: RecordFormat = _FMT,
+    json_: bool = JSON,
+    out: str | None = OUTPUT,
+) -> None:
+    """List the known sets (newest first) with how many printings are loaded."""
+    from boosterkit.pipeline import queries
 
-    @app.command()
-    def sets(
-        ctx: typer.Context,
-        set_type: str | None = typer.Option(
-            None,
-            "--type",
-            metavar="TYPE",
-            help="Only this set type, e.g. expansion, token, minigame.",
-        ),
-        columns: str | None = typer.Option(
-            None,
-            "--columns",
-            metavar="COLUMNS",
-            help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}.",
-        ),
-        limit: int | None = _LIMIT,
-        fmt: RecordFormat = _FMT,
-        json_: bool = JSON,
-        out: str | None = OUTPUT,
-    ) -> None:
-        """List the known sets (newest first) with how many printings are loaded."""
-        from boosterkit.pipeline import queries
+    with ctx.obj.read() as con:
+        data = queries.list_sets(con, set_type, columns, limit)
+    _show(data, pick_format(fmt, json_), columns, SET_TABLE, out)
 
-        with ctx.obj.read() as con:
-            data = queries.list_sets(con, set_type, columns, limit)
-        _show(data, pick_format(fmt, json_), columns, SET_TABLE, out)
 
-    @app.command()
-    def cards(
-        ctx: typer.Context,
-        set_code: str | None = typer.Argument(
-            None, metavar="SET", help="Set code (case-insensitive); optional with --q."
-        ),
-        rarity: str | None = typer.Option(
-            None,
-            "--rarity",
-            metavar="RARITY",
-            help="common, uncommon, rare, mythic, special or bonus.",
-        ),
-        q: str | None = typer.Option(
-            None,
-            "--q",
-            metavar="QUERY",
-            help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…",
-        ),
-        columns: str | None = typer.Option(
-            None,
-            "--columns",
-            metavar="COLUMNS",
-            help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}.",
-        ),
-        limit: int | None = _LIMIT,
-        fmt: RecordFormat = _FMT,
-        json_: bool = JSON,
-        out: str | None = OUTPUT,
-    ) -> None:
-        """List the printings of a set in collector-number order, or those a search finds."""
-        from boosterkit.pipeline import queries
+def cards_cmd(
+    ctx: typer.Context,
+    set_code: str | None = typer.Argument(
+        None, metavar="SET", help="Set code (case-insensitive); optional with --q."
+    ),
+    rarity: str | None = typer.Option(
+        None,
+        "--rarity",
+        metavar="RARITY",
+        help="common, uncommon, rare, mythic, special or bonus.",
+    ),
+    q: str | None = typer.Option(
+        None,
+        "--q",
+        metavar="QUERY",
+        help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…",
+    ),
+    columns: str | None = typer.Option(
+        None,
+        "--columns",
+        metavar="COLUMNS",
+        help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}.",
+    ),
+    limit: int | None = _LIMIT,
+    fmt: RecordFormat = _FMT,
+    json_: bool = JSON,
+    out: str | None = OUTPUT,
+) -> None:
+    """List the printings of a set in collector-number order, or those a search finds."""
+    from boosterkit.pipeline import queries
 
-        with ctx.obj.read() as con, flags({"q": "--q", "columns": "--columns", "set": "SET"}):
-            data = queries.list_cards(con, set_code, rarity, q, columns, limit)
-        _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
+    with ctx.obj.read() as con, flags({"q": "--q", "columns": "--columns", "set": "SET"}):
+        data = queries.list_cards(con, set_code, rarity, q, columns, limit)
+    _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
 
+
+def info_cmd(
+    ctx: typer.Context,
+    fmt: TextFormat = fmt_option("text"),
+    json_: bool = JSON,
+    out: str | None = OUTPUT,
+) -> None:
+    """Path, schema version, row counts and the last sync runs."""
+    from boosterkit.pipeline import queries
+
+    with ctx.obj.read() as con:
+        data = queries.db_info(con, ctx.obj.path)
+    with output(out) as f:
+        emit(data, pick_format(fmt, json_), text=_info_text, out=f)
+
+
+def rebuild_cmd(
+    ctx: typer.Context,
+    fmt: TextFormat = fmt_option("text"),
+    json_: bool = JSON,
+    out: str | None = OUTPUT,
+) -> None:
+    """Re-derive every table from the cached files of past syncs and imports (no network)."""
+    from boosterkit.pipeline import rebuild
+
+    with ctx.obj.write() as con:
+        result = rebuild.rebuild(con, ctx.obj.cache_dir)
+    summary(result, pick_format(fmt, json_), out, _rebuilt_line)
+
+
+def db_group() -> typer.Typer:
+    """A new ``db`` command group with ``info`` and ``rebuild``."""
     db_app = typer.Typer(
         help="The database file: what is in it, rebuild it from the cache.",
         no_args_is_help=True,
         cls=HelpGroup,
         rich_markup_mode=None,
     )
-    app.add_typer(db_app, name="db")
+    db_app.command("info")(info_cmd)
+    db_app.command("rebuild")(rebuild_cmd)
+    return db_app
 
-    @db_app.command("info")
-    def info(
-        ctx: typer.Context,
-        fmt: TextFormat = fmt_option("text"),
-        json_: bool = JSON,
-        out: str | None = OUTPUT,
-    ) -> None:
-        """Path, schema version, row counts and the last sync runs."""
-        from boosterkit.pipeline import queries
 
-        with ctx.obj.read() as con:
-            data = queries.db_info(con, ctx.obj.path)
-        with output(out) as f:
-            emit(data, pick_format(fmt, json_), text=_info_text, out=f)
-
-    @db_app.command("rebuild")
-    def rebuild_cmd(
-        ctx: typer.Context,
-        fmt: TextFormat = fmt_option("text"),
-        json_: bool = JSON,
-        out: str | None = OUTPUT,
-    ) -> None:
-        """Re-derive every table from the cached files of past syncs and imports (no network)."""
-        from boosterkit.pipeline import rebuild
-
-        with ctx.obj.write() as con:
-            result = rebuild.rebuild(con, ctx.obj.cache_dir)
-        summary(result, pick_format(fmt, json_), out, _rebuilt_line)
+def register(app: typer.Typer) -> None:
+    """Add ``sets``, ``cards`` and the ``db`` group to ``app``."""
+    app.command("sets")(sets_cmd)
+    app.command("cards")(cards_cmd)
+    app.add_typer(db_group(), name="db")

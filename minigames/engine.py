@@ -243,29 +243,9 @@ def run_steps(
     if spec.steps is None:  # callers check spec.dealable first
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
     for step in spec.steps:
-        s.step = step
-        OPS[type(step)](s, step)
-        if step.note:
-            where: str | None = getattr(step, "zone", None)
-            s.notes.append(f"{where}: {step.note}." if where is not None else f"{step.note}.")
-        if step.status == "I":
-            s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
-        if isinstance(step, Layout) and step.arrangement == "random":
-            s.notes.append(
-                f"{step.zone.capitalize()}: dealt in a random arrangement (seeded); "
-                "the card lets each player arrange their own before play."
-            )
+        _run_step(s, step)
     s.step = None
-    for key, pool in s.pools.items():
-        if pool:
-            s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
-    _check_unknown(s, refuse_unknown)
-    for zone in s.zones.values():
-        zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
-    first_player = _first_after_rolls(s)
-    if first_player:
-        role = spec.first_player.role
-        s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
+    first_player = _finish(s, refuse_unknown)
     return Setup(
         minigame=spec.id,
         players=players,
@@ -284,6 +264,39 @@ def run_steps(
         tiebreaks=s.tiebreaks,
         teams=s.teams,
     )
+
+
+def _run_step(s: State, step: BaseStep) -> None:
+    """Apply one setup step to ``s`` and add its notes: the step's own, whether it is
+    inferred, and a random arrangement's."""
+    s.step = step
+    OPS[type(step)](s, step)
+    if step.note:
+        where: str | None = getattr(step, "zone", None)
+        s.notes.append(f"{where}: {step.note}." if where is not None else f"{step.note}.")
+    if step.status == "I":
+        s.notes.append(f"Inferred, not printed on the card: {_step_words(step)}.")
+    if isinstance(step, Layout) and step.arrangement == "random":
+        s.notes.append(
+            f"{step.zone.capitalize()}: dealt in a random arrangement (seeded); "
+            "the card lets each player arrange their own before play."
+        )
+
+
+def _finish(s: State, refuse_unknown: bool) -> str | None:
+    """After the steps: set aside what the pools kept, check the unknown cards, tag each
+    zone's cards; return the first player (None: the game does not choose one), noted."""
+    for key, pool in s.pools.items():
+        if pool:
+            s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
+    _check_unknown(s, refuse_unknown)
+    for zone in s.zones.values():
+        zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
+    first_player = _first_after_rolls(s)
+    if first_player:
+        role = s.spec.first_player.role
+        s.notes.append(f"{first_player} starts" + (f" as the {role}." if role else "."))
+    return first_player
 
 
 #: Zones whose cards no game reads at setup (out of play).

@@ -504,6 +504,34 @@ def _compare_zone(
     pack_of: dict[str, int],
     seen: dict[str, str],
 ) -> None:
+    """Add the violations of setup zone ``z`` against the zone ``w`` the rules make: its
+    fields, its grid, its card count, each of its cards and its outside additions."""
+    name = z["name"]
+    _check_zone_fields(c, z, w)
+    _check_grid(c, z, w)
+    if len(z["cards"]) != len(w.cards):
+        why = exp.expect.get(name)
+        c.add(
+            "zone-count",
+            f"zone {name!r}: {len(z['cards'])} cards; the rules give "
+            f"{len(w.cards)}" + (f" ({why})" if why else ""),
+            zone=name,
+        )
+    externals: Counter[str] = Counter()
+    for d in z["cards"]:
+        _check_card(c, d, name, exp, by_uid, pack_of, seen, externals)
+    want_ext = Counter(i.name for i in w.cards if i.external)
+    if externals != want_ext:
+        c.add(
+            "external",
+            f"zone {name!r}: outside additions {dict(externals) or 'none'}; the "
+            f"rules add {dict(want_ext) or 'none'}",
+            zone=name,
+        )
+
+
+def _check_zone_fields(c: _Check, z: SetupZone, w: Zone) -> None:
+    """Add a violation for each of ``z``'s kind, visibility and owner that is not ``w``'s."""
     name = z["name"]
     if z.get("kind") != w.kind:
         c.add(
@@ -524,38 +552,26 @@ def _compare_zone(
             f"zone {name!r}: owner {z.get('owner')!r}, should be {w.owner!r}",
             zone=name,
         )
-    if w.kind == "grid":
-        shape = (z.get("rows"), z.get("cols"))
-        if shape != (w.rows, w.cols):
-            c.add(
-                "grid-shape",
-                f"zone {name!r}: a {shape[1]}x{shape[0]} grid (cols x rows); the "
-                f"rules need {w.cols}x{w.rows}",
-                zone=name,
-            )
-        elif len(z["cards"]) != (w.rows or 0) * (w.cols or 0):
-            c.add(
-                "grid-shape",
-                f"zone {name!r}: {len(z['cards'])} cards do not fill a {w.cols}x{w.rows} grid",
-                zone=name,
-            )
-    if len(z["cards"]) != len(w.cards):
-        why = exp.expect.get(name)
+
+
+def _check_grid(c: _Check, z: SetupZone, w: Zone) -> None:
+    """Add a violation if ``w`` is a grid and ``z`` is not one of its shape, or its cards
+    do not fill it."""
+    if w.kind != "grid":
+        return
+    name = z["name"]
+    shape = (z.get("rows"), z.get("cols"))
+    if shape != (w.rows, w.cols):
         c.add(
-            "zone-count",
-            f"zone {name!r}: {len(z['cards'])} cards; the rules give "
-            f"{len(w.cards)}" + (f" ({why})" if why else ""),
+            "grid-shape",
+            f"zone {name!r}: a {shape[1]}x{shape[0]} grid (cols x rows); the "
+            f"rules need {w.cols}x{w.rows}",
             zone=name,
         )
-    externals: Counter[str] = Counter()
-    for d in z["cards"]:
-        _check_card(c, d, name, exp, by_uid, pack_of, seen, externals)
-    want_ext = Counter(i.name for i in w.cards if i.external)
-    if externals != want_ext:
+    elif len(z["cards"]) != (w.rows or 0) * (w.cols or 0):
         c.add(
-            "external",
-            f"zone {name!r}: outside additions {dict(externals) or 'none'}; the "
-            f"rules add {dict(want_ext) or 'none'}",
+            "grid-shape",
+            f"zone {name!r}: {len(z['cards'])} cards do not fill a {w.cols}x{w.rows} grid",
             zone=name,
         )
 

@@ -135,6 +135,17 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
     weight}]}]). Returns the number of sheet cards written.
     """
     codes = [p["code"] for p in products]
+    _delete_products(con, codes)
+    written = {
+        table: insert_rows(con, table, _TABLES[table], rows)
+        for table, rows in _product_rows(products).items()
+    }
+    resolve_sheet_cards(con, codes)
+    return written["sheet_cards"]
+
+
+def _delete_products(con: Connection, codes: list[str]) -> None:
+    """Delete the products ``codes`` from the five product tables, sheet cards first."""
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _codes AS SELECT unnest(?::VARCHAR[]) AS code", [codes]
     )
@@ -146,51 +157,38 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
         ("products", "code"),
     ):
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT code FROM _codes)")
-    insert_rows(con, "products", _TABLES["products"], products)
-    insert_rows(
-        con,
-        "product_variants",
-        _TABLES["product_variants"],
-        (
+
+
+def _product_rows(
+    products: Sequence[Mapping[str, Any]],
+) -> dict[str, Iterable[Mapping[str, Any]]]:
+    """The rows of ``products`` for each product table, in the order they are inserted
+    (products first, sheet cards last); all but the products are generated lazily."""
+    return {
+        "products": products,
+        "product_variants": (
             {"product_code": p["code"], "variant_index": i, "weight": v["weight"]}
             for p in products
             for i, v in enumerate(p["variants"], start=1)
         ),
-    )
-    insert_rows(
-        con,
-        "variant_slots",
-        _TABLES["variant_slots"],
-        (
+        "variant_slots": (
             {"product_code": p["code"], "variant_index": i, "sheet_name": s, "count": c}
             for p in products
             for i, v in enumerate(p["variants"], start=1)
             for s, c in v["slots"]
         ),
-    )
-    insert_rows(
-        con,
-        "sheets",
-        _TABLES["sheets"],
-        (
+        "sheets": (
             {"product_code": p["code"], "sheet_name": s["name"], **s}
             for p in products
             for s in p["sheets"]
         ),
-    )
-    n = insert_rows(
-        con,
-        "sheet_cards",
-        _TABLES["sheet_cards"],
-        (
+        "sheet_cards": (
             {"product_code": p["code"], "sheet_name": s["name"], **c}
             for p in products
             for s in p["sheets"]
             for c in s["cards"]
         ),
-    )
-    resolve_sheet_cards(con, codes)
-    return n
+    }
 
 
 def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> None:

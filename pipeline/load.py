@@ -243,13 +243,26 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
     ``stage_cards`` for its own use. An id staged twice keeps its first row (by rowid).
     """
     if keep_scryfall:
-        con.execute(
-            "DELETE FROM stage_cards WHERE id IN (SELECT id FROM cards WHERE source = 'scryfall')"
-        )
-        con.execute(
-            "DELETE FROM stage_faces WHERE card_id IN "
-            "(SELECT id FROM cards WHERE source = 'scryfall')"
-        )
+        _unstage_scryfall(con)
+    distinct = _upsert_cards(con)
+    _upsert_faces(con)
+    _clean_set_names(con)
+    return distinct
+
+
+def _unstage_scryfall(con: Connection) -> None:
+    """Drop the staged printings (and faces) that are already loaded from Scryfall."""
+    con.execute(
+        "DELETE FROM stage_cards WHERE id IN (SELECT id FROM cards WHERE source = 'scryfall')"
+    )
+    con.execute(
+        "DELETE FROM stage_faces WHERE card_id IN (SELECT id FROM cards WHERE source = 'scryfall')"
+    )
+
+
+def _upsert_cards(con: Connection) -> int:
+    """Replace the ``cards`` rows of the ids in ``stage_cards`` (first row of an id, text
+    cleaned if any needs it, derived columns computed); return the number of distinct ids."""
     # One scan finds whether any staged text needs cleaning (almost never): only then is the
     # slower cleaning insert used.
     dirty = _any_dirty(con, "stage_cards", _card_dirty("d"))
@@ -278,6 +291,12 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
                 LEFT JOIN sets st ON st.code = s.set_code)
             """
         )
+    return int(distinct)
+
+
+def _upsert_faces(con: Connection) -> None:
+    """Replace the ``card_faces`` rows of the staged card ids with ``stage_faces`` (first row
+    of a card's face index, text cleaned if any needs it)."""
     con.execute("DELETE FROM card_faces WHERE card_id IN (SELECT id FROM stage_cards)")
     fnames = ", ".join(FACE_COLUMNS)
     fdirty = _any_dirty(con, "stage_faces", _dirty_sql(FACE_COLUMNS, "d"))
@@ -293,8 +312,6 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         QUALIFY row_number() OVER (PARTITION BY card_id, face_index ORDER BY _row) = 1
         """
     )
-    _clean_set_names(con)
-    return int(distinct)
 
 
 def _clean_set_names(con: Connection) -> None:

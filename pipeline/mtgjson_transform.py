@@ -148,11 +148,6 @@ def merge_printing(
     front = entries[0]
     multi = len(entries) > 1
     layout = front.get("layout")
-    two_sided = layout in DOUBLE_FACED_LAYOUTS
-    if multi and not two_sided:  # split, aftermath, flip, adventure: one side, all colours
-        colors = _colors(c for e in entries for c in e.get("colors") or [])
-    else:
-        colors = _colors(front.get("colors") or [])
     card = {
         "id": front["identifiers"]["scryfallId"],
         "oracle_id": front["identifiers"].get("scryfallOracleId"),
@@ -165,7 +160,7 @@ def merge_printing(
         "type_line": _join((e.get("type") for e in entries), " // "),
         "mana_cost": _join((e.get("manaCost") for e in entries), " // "),
         "mana_value": front.get("manaValue", front.get("convertedManaCost")),
-        "colors": colors,
+        "colors": _printing_colors(entries, layout),
         "color_identity": _colors(front.get("colorIdentity") or []),
         "power": front.get("power"),
         "toughness": front.get("toughness"),
@@ -183,24 +178,34 @@ def merge_printing(
         "source": "mtgjson",
         "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
     }
-    faces = []
-    if multi:
-        for i, e in enumerate(entries):
-            faces.append(
-                {
-                    "card_id": card["id"],
-                    "face_index": i,
-                    "name": e.get("faceName") or e.get("name"),
-                    "type_line": e.get("type"),
-                    "mana_cost": e.get("manaCost"),
-                    "colors": _colors(e.get("colors") or []),
-                    "power": e.get("power"),
-                    "toughness": e.get("toughness"),
-                    "loyalty": e.get("loyalty"),
-                    "oracle_text": e.get("text"),
-                }
-            )
-    return card, faces
+    return card, _face_rows(card["id"], entries) if multi else []
+
+
+def _printing_colors(entries: list[Mapping[str, Any]], layout: Any) -> list[str]:
+    """A printing's colours: its front's, or every side's for a multi-side card with one
+    physical side (split, aftermath, flip, adventure)."""
+    if len(entries) > 1 and layout not in DOUBLE_FACED_LAYOUTS:
+        return _colors(c for e in entries for c in e.get("colors") or [])
+    return _colors(entries[0].get("colors") or [])
+
+
+def _face_rows(card_id: str, entries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``stage_faces`` rows of a multi-face printing: one per entry, in side order."""
+    return [
+        {
+            "card_id": card_id,
+            "face_index": i,
+            "name": e.get("faceName") or e.get("name"),
+            "type_line": e.get("type"),
+            "mana_cost": e.get("manaCost"),
+            "colors": _colors(e.get("colors") or []),
+            "power": e.get("power"),
+            "toughness": e.get("toughness"),
+            "loyalty": e.get("loyalty"),
+            "oracle_text": e.get("text"),
+        }
+        for i, e in enumerate(entries)
+    ]
 
 
 def _booster_flags(data: Mapping[str, Any]) -> Any:
@@ -275,56 +280,75 @@ def booster_products(
     """
     set_code = str(data["code"]).lower()
     own = {set_code} | {sc for sc, _ in numbers.values()}
-    products = []
-    for bname, cfg in sorted((data.get("booster") or {}).items()):
-        kind = BOOSTER_KINDS.get(bname, bname)
-        sources = [str(c).lower() for c in cfg.get("sourceSetCodes") or []]
-        foreign = [c for c in dict.fromkeys(sources) if c not in own]
-        # a card printed in another set: its set is known when only one other set is a source
-        elsewhere = (foreign[0] if len(foreign) == 1 else None, None)
-        sheets = []
-        for sname, sheet in (cfg.get("sheets") or {}).items():
-            foil = bool(sheet.get("foil", False))
-            cards = []
-            for uuid, weight in (sheet.get("cards") or {}).items():
-                sc, num = numbers.get(uuid, elsewhere)
-                cards.append(
-                    {
-                        "ref": uuid,
-                        "set_code": sc,
-                        "collector_number": num,
-                        "foil": foil,
-                        "weight": int(weight),
-                    }
-                )
-            sheets.append(
-                {
-                    "name": sname,
-                    "foil": foil,
-                    "balance_colors": bool(sheet.get("balanceColors", False)),
-                    "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
-                    "fixed": bool(sheet.get("fixed", False)),
-                    "total_weight": int(
-                        sheet.get("totalWeight") or sum(c["weight"] for c in cards)
-                    ),
-                    "cards": cards,
-                }
-            )
-        variants = [
-            {"weight": int(b["weight"]), "slots": [(k, int(v)) for k, v in b["contents"].items()]}
-            for b in cfg.get("boosters") or []
-        ]
-        name = cfg.get("name") or f"{data.get('name')} {kind.title()} Booster"
-        products.append(
+    return [
+        _booster_product(data, bname, cfg, numbers, own)
+        for bname, cfg in sorted((data.get("booster") or {}).items())
+    ]
+
+
+def _booster_product(
+    data: Mapping[str, Any],
+    bname: str,
+    cfg: Mapping[str, Any],
+    numbers: Mapping[str, tuple[str, str]],
+    own: set[str],
+) -> dict[str, Any]:
+    """The product dict of the booster config ``bname`` of set file ``data``; ``own`` are
+    the set codes of the file's printings."""
+    set_code = str(data["code"]).lower()
+    kind = BOOSTER_KINDS.get(bname, bname)
+    sources = [str(c).lower() for c in cfg.get("sourceSetCodes") or []]
+    foreign = [c for c in dict.fromkeys(sources) if c not in own]
+    # a card printed in another set: its set is known when only one other set is a source
+    elsewhere = (foreign[0] if len(foreign) == 1 else None, None)
+    sheets = [
+        _sheet(sname, sheet, numbers, elsewhere)
+        for sname, sheet in (cfg.get("sheets") or {}).items()
+    ]
+    variants = [
+        {"weight": int(b["weight"]), "slots": [(k, int(v)) for k, v in b["contents"].items()]}
+        for b in cfg.get("boosters") or []
+    ]
+    name = cfg.get("name") or f"{data.get('name')} {kind.title()} Booster"
+    return {
+        "code": product_code(set_code, bname),
+        "set_code": set_code,
+        "name": name,
+        "kind": kind,
+        "source": "mtgjson",
+        "variants": variants,
+        "sheets": sheets,
+        "source_sets": sources or [set_code],
+    }
+
+
+def _sheet(
+    name: str,
+    sheet: Mapping[str, Any],
+    numbers: Mapping[str, tuple[str, str]],
+    elsewhere: tuple[str | None, None],
+) -> dict[str, Any]:
+    """The sheet dict of one MTGJSON booster sheet; a card's set and number come from
+    ``numbers``, else are ``elsewhere``."""
+    foil = bool(sheet.get("foil", False))
+    cards = []
+    for uuid, weight in (sheet.get("cards") or {}).items():
+        sc, num = numbers.get(uuid, elsewhere)
+        cards.append(
             {
-                "code": product_code(set_code, bname),
-                "set_code": set_code,
-                "name": name,
-                "kind": kind,
-                "source": "mtgjson",
-                "variants": variants,
-                "sheets": sheets,
-                "source_sets": sources or [set_code],
+                "ref": uuid,
+                "set_code": sc,
+                "collector_number": num,
+                "foil": foil,
+                "weight": int(weight),
             }
         )
-    return products
+    return {
+        "name": name,
+        "foil": foil,
+        "balance_colors": bool(sheet.get("balanceColors", False)),
+        "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
+        "fixed": bool(sheet.get("fixed", False)),
+        "total_weight": int(sheet.get("totalWeight") or sum(c["weight"] for c in cards)),
+        "cards": cards,
+    }

@@ -19,14 +19,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import ingest
 from boosterkit.pipeline.db import Connection, scalar
-from boosterkit.pipeline.runs import failure_recorded, recorded
+from boosterkit.pipeline.runs import Run, failure_recorded, recorded
 
 if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
@@ -184,6 +184,80 @@ def _fetch_mtgjson(
     return rels, missing
 
 
+class _Fetched(NamedTuple):
+    """What the fetches of a set sync stored in the cache (paths relative to it)."""
+
+    rels: list[str]  # Scryfall's files
+    card_sets: list[str]  # the sets asked for and their child sets
+    jrels: list[str]  # MTGJSON's files
+    missing: list[str]  # the sets MTGJSON has no file for
+    skipped: list[str]  # codes from the network that are not set codes
+
+
+def _fetch_mtgjson_or_say(
+    fetcher: MtgjsonClient,
+    cache: Path,
+    folder: str,
+    card_sets: list[str],
+    progress: Progress | None,
+    codes: list[str],
+) -> tuple[list[str], list[str]]:
+    """``_fetch_mtgjson``'s files and missing sets; a ``TransientError`` of MTGJSON (Scryfall
+    answered) also says how to sync ``codes`` without it."""
+    try:
+        return _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
+    except TransientError as exc:
+        raise TransientError(
+            f"{exc}; try again later, or sync Scryfall's data alone: "
+            f"`boosterkit sync {' '.join(codes)} --no-mtgjson`",
+            detail=exc.detail,
+        ) from None
+
+
+def _fetch_all(
+    client: ScryfallClient,
+    fetcher: MtgjsonClient | None,
+    cache: Path,
+    folder: str,
+    codes: list[str],
+    progress: Progress | None,
+) -> _Fetched:
+    """The Scryfall files of ``codes`` and, with a ``fetcher``, MTGJSON's, fetched into
+    ``cache/folder``; the folder is removed if any fetch fails (nothing half-fetched stays)."""
+    try:
+        skipped: list[str] = []
+        rels, card_sets = _fetch_sets(client, cache, folder, codes, progress, skipped)
+        jrels: list[str] = []
+        missing: list[str] = []
+        if fetcher is not None:
+            jrels, missing = _fetch_mtgjson_or_say(
+                fetcher, cache, folder, card_sets, progress, codes
+            )
+    except BaseException:
+        shutil.rmtree(cache / folder, ignore_errors=True)
+        raise
+    return _Fetched(rels, card_sets, jrels, missing, skipped)
+
+
+def _load_fetched(
+    con: Connection, cache: Path, codes: list[str], fetched: _Fetched
+) -> tuple[Run, dict[str, Any] | None, list[str]]:
+    """Load the fetched files in one recorded transaction: the run, what MTGJSON's files
+    loaded (None without them) and the sets still without an MTGJSON file."""
+    from boosterkit.pipeline import mtgjson as mtgjsonmod
+
+    rels, jrels = fetched.rels, fetched.jrels
+    with recorded(con, "scryfall-set", " ".join(codes)) as run:
+        counts = ingest.load_files(con, [cache / r for r in rels])
+        found = mtgjsonmod.load_files(con, [cache / r for r in jrels]) if jrels else None
+        # no file of its own, but loaded from another (MKM.json brings the TMKM tokens)
+        missing = [c for c in fetched.missing if c not in (found or {}).get("sets", ())]
+        run.sets, run.cards, run.cache_files = len(fetched.card_sets), counts["cards"], rels + jrels
+        if missing:
+            run.message = f"MTGJSON has no file for {', '.join(missing)}"
+    return run, found, missing
+
+
 def sync_sets(
     con: Connection,
     codes: list[str],
@@ -201,7 +275,6 @@ def sync_sets(
     the summary's ``mtgjson.missing`` (unless another set's file brought it, as MKM.json
     brings TMKM's tokens), not an error. Any other failure loads nothing.
     """
-    from boosterkit.pipeline import mtgjson as mtgjsonmod
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
 
     t0 = time.perf_counter()
@@ -216,44 +289,22 @@ def sync_sets(
     folder = f"scryfall/{_stamp()}"
     cachemod.remove_parts(cache)
     try:
-        skipped: list[str] = []
-        rels, card_sets = _fetch_sets(client, cache, folder, codes, progress, skipped)
-        jrels: list[str] = []
-        missing: list[str] = []
-        if fetcher is not None:
-            try:
-                jrels, missing = _fetch_mtgjson(fetcher, cache, folder, card_sets, progress)
-            except TransientError as exc:  # Scryfall answered: say how to sync without MTGJSON
-                raise TransientError(
-                    f"{exc}; try again later, or sync Scryfall's data alone: "
-                    f"`boosterkit sync {' '.join(codes)} --no-mtgjson`",
-                    detail=exc.detail,
-                ) from None
-    except BaseException:
-        shutil.rmtree(cache / folder, ignore_errors=True)  # nothing half-fetched stays behind
-        raise
+        fetched = _fetch_all(client, fetcher, cache, folder, codes, progress)
     finally:
         for c in (client, mtgjson):  # the bound ends with this sync's fetches
             if c is not None:
                 c.overall = None
-    with recorded(con, "scryfall-set", " ".join(codes)) as run:
-        counts = ingest.load_files(con, [cache / r for r in rels])
-        found = mtgjsonmod.load_files(con, [cache / r for r in jrels]) if jrels else None
-        # no file of its own, but loaded from another (MKM.json brings the TMKM tokens)
-        missing = [c for c in missing if c not in (found or {}).get("sets", ())]
-        run.sets, run.cards, run.cache_files = len(card_sets), counts["cards"], rels + jrels
-        if missing:
-            run.message = f"MTGJSON has no file for {', '.join(missing)}"
+    run, found, missing = _load_fetched(con, cache, codes, fetched)
     requests = client.requests + (mtgjson.requests if mtgjson else 0)
     return _summary(
         "scryfall-set",
         run.target,
         run,
         t0,
-        set_codes=card_sets,
+        set_codes=fetched.card_sets,
         requests=requests,
         mtgjson=_mtgjson_summary(use_mtgjson, found, missing),
-        skipped_codes=skipped,
+        skipped_codes=fetched.skipped,
     )
 
 

@@ -158,7 +158,9 @@ def _refill(state: State, holes: list[int], given: Any) -> tuple[list[str | None
     return grid, tuple(u for u in deck if u not in drawn)
 
 
-def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
+def _looked(state: State, move: Mapping[str, Any]) -> tuple[int, int, str, str]:
+    """The two cells (0-based) a look names and their cards; an error unless they are two
+    different filled cells holding the ``cards`` the move may list."""
     not_applicable(move, keys(Look), "move", "to a look at two cards")
     cells = need(move, "cells", list)
     if len(cells) != 2:
@@ -174,19 +176,41 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
             f"cells {i + 1} and {j + 1} hold {a} and {b}, not {move['cards']}",
             [a, b],
         )
+    return i, j, a, b
+
+
+def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
+    """The state after ``seat`` looks at two cards: left in place (the next player's turn)
+    or taken as a match."""
+    i, j, a, b = _looked(state, move)
     take = need(move, "take", bool)
-    cards, who = state.table.cards, state.table.players[seat]
     seen = list(state.seen)
     seen[seat] = seen[seat] | {a, b}
-    turns = state.turns + 1
     if not take:  # "Otherwise, leave them in place, and the next player takes their turn."
         return evolve(
             state,
             seen=tuple(seen),
-            turns=turns,
+            turns=state.turns + 1,
             to_move=(seat + 1) % len(state.collected),
-            event=f"{who} looks at cells {i + 1} and {j + 1}",
+            event=f"{state.table.players[seat]} looks at cells {i + 1} and {j + 1}",
         )
+    return _take(state, seat, (i, j), (a, b), move, tuple(seen))
+
+
+def _take(
+    state: State,
+    seat: int,
+    cells: tuple[int, int],
+    pair: tuple[str, str],
+    move: Mapping[str, Any],
+    seen: tuple[frozenset[str], ...],
+) -> State:
+    """The state after ``seat``, having looked (``seen``), takes the ``pair`` of cards at
+    ``cells``: the game ends if they are the mimics, else the holes are refilled; an error
+    if they do not match."""
+    (i, j), (a, b) = cells, pair
+    cards, who = state.table.cards, state.table.players[seat]
+    turns = state.turns + 1
     if not is_match(cards[a], cards[b], state.mimics):
         raise RuleViolation(
             "not-a-match",
@@ -201,7 +225,7 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
         return _end(
             evolve(
                 state,
-                seen=tuple(seen),
+                seen=seen,
                 turns=turns,
                 collected=tuple(collected),
                 finder=seat,
@@ -212,7 +236,7 @@ def _look(state: State, seat: int, move: Mapping[str, Any]) -> State:
     refilled, deck = _refill(state, [i, j], move.get("refill"))
     return evolve(
         state,
-        seen=tuple(seen),
+        seen=seen,
         turns=turns,
         collected=tuple(collected),
         grid=tuple(refilled),
