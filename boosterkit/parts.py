@@ -96,12 +96,13 @@ def map_parts(
     workers: int,
     prepare: Callable[[C], C] | None = None,
 ) -> list[R]:
-    """``[work(context, part) for part in parts]``, with ``workers`` processes (this one and
+    """``[work(context, part) for part in parts]``, with ``workers`` processes: this one and
     ``workers`` - 1 started ones (``start_context``), which receive ``work``, ``context`` and
-    ``prepare`` once: spawned, they must pickle; each process runs ``prepare(context)`` once and works with what it gives,
-    e.g. a database handle opened from a path). Each process takes the next part not taken yet until none is left. The first
-    error ``work`` raised, in the parts' order, is raised here as it was raised (so the one a
-    single process would have met); a worker that dies is a ``BoosterkitError``."""
+    ``prepare`` once (spawned, they must pickle). Each process runs ``prepare(context)`` once
+    and works with what it gives (e.g. a database handle opened from a path), taking the
+    next part not taken yet until none is left. The first error ``work`` raised, in the
+    parts' order, is raised here as it was raised (so the one a single process would have
+    met); a worker that dies is a ``BoosterkitError``."""
     if workers <= 1 or len(parts) <= 1:
         return [work(context, part) for part in parts]
     from concurrent.futures import ProcessPoolExecutor

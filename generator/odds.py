@@ -47,7 +47,8 @@ from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX, ProductDef
 
 if TYPE_CHECKING:
-    from boosterkit.database import Database, DbLike
+    from boosterkit.database import DbLike
+    from boosterkit.generator.cache import Kept
 
 DP_STATES_MAX = 200_000
 #: How a figure was computed, best first: a row takes the worst of what it is made of.
@@ -637,15 +638,13 @@ def _simulated(
     return {"packs": sim.units * unit, "seed": seed, "units": sim.units}
 
 
-def kept_odds(
-    database: Database, cp: CompiledProduct
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``product_odds(cp)``, kept per database content like the product (the next ``odds``
-    of it reads them in milliseconds): copies of the rows, the caller's to change."""
-    kept = database.kept().value(
-        "odds", lambda _: product_odds(cp), (cp.product.set_code, cp.product.code)
-    )
-    return [dict(r) for r in kept[0]], [dict(r) for r in kept[1]]
+def kept_odds(kept: Kept, cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``product_odds(cp)``, kept with the product (``cp``, from the same ``kept``): the
+    next ``odds`` of it reads them in milliseconds. Copies of the rows: the caller's to
+    change."""
+    scope = (cp.product.set_code, cp.product.code)
+    cards, groups = kept.value("odds", lambda _: product_odds(cp), scope)
+    return [dict(r) for r in cards], [dict(r) for r in groups]
 
 
 def odds(
@@ -679,8 +678,8 @@ def odds(
             f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
         )
     seed, jobs = check_seed(seed), check_jobs(jobs)
-    database = Database.of(db)
-    cp = database.compiled(set_code, product)  # kept per database content, as `open`
+    kept = Database.of(db).kept()  # one content key for the product and its odds
+    cp = kept.product(set_code, product)  # kept per database content, as `open`
     pd = cp.product
     size = _box_size(pd.kind, box_size)
     if per == "box" and size is None:
@@ -690,7 +689,7 @@ def odds(
             field="box_size",
         )
     unit = size if per == "box" and size is not None else 1
-    cards, groups = kept_odds(database, cp)
+    cards, groups = kept_odds(kept, cp)
     if card is not None:
         cards = match_card(cards, card, pd)
     cards, groups = per_unit(cards, unit), per_unit(groups, unit)

@@ -20,7 +20,9 @@ for about 0.4 s before it reads the run, and meanwhile this process draws.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import multiprocessing
 import os
 import threading
 import time
@@ -193,13 +195,19 @@ def _work(run: Run, order: _Order, fd: int | _Fd, report: Connection) -> None:
     """A worker process: the blocks it takes; reports None or the failure. ``fd``: the
     output's descriptor (a forked worker has it as a ``_Fd``, a spawned one as a number)."""
     try:
-        _blocks(run, order, fd.fd if isinstance(fd, _Fd) else fd)
-        report.send(None)
+        _blocks(run, order, fd.fd if isinstance(fd, _Fd) else fd, stop=_orphaned)
     except OSError as exc:
-        report.send((exc.errno, exc.strerror or str(exc)))
+        _report(report, (exc.errno, exc.strerror or str(exc)))
     except BaseException as exc:  # a bug: said, not swallowed
-        report.send((None, f"{type(exc).__name__}: {exc}"))
+        _report(report, (None, f"{type(exc).__name__}: {exc}"))
         raise
+    else:
+        _report(report, None)
+
+
+def _report(report: Connection, what: tuple[int | None, str] | None) -> None:
+    with contextlib.suppress(OSError):  # the process that started this one is gone
+        report.send(what)
 
 
 def write_parallel(run: Run, out: TextIO) -> int:
@@ -215,42 +223,72 @@ def write_parallel(run: Run, out: TextIO) -> int:
         return write_packs(packs, run.fmt, out, csv_raw=run.csv_raw)
     context = start_context()
     order = _order(context)
-    reports, workers, starting = [], [], []
-    for _ in range(1, run.jobs):
-        receive, send = context.Pipe(duplex=False)
-        worker = context.Process(target=_work, args=(run, order, _Fd(fd), send))
-        if context.get_start_method() == "fork":  # in milliseconds, and only from here
-            _start(worker, send)
-        else:  # the run is sent to it once it has imported: meanwhile this process draws
-            starting.append(threading.Thread(target=_start, args=(worker, send)))
-            starting[-1].start()
-        reports.append(receive)
-        workers.append(worker)
+    workers = _Workers(context)
     failure: tuple[int | None, str] | None = (None, "interrupted")
     try:
-        _blocks(run, order, fd, stop=lambda: _raise(_wait(reports, block=False)))
-        failure = _wait(reports)
+        for _ in range(1, run.jobs):
+            workers.start(_work, (run, order, _Fd(fd)))
+        _blocks(run, order, fd, stop=lambda: _raise(_wait(workers.reports, block=False)))
+        failure = _wait(workers.reports)
     except OSError as exc:
         failure = (exc.errno, exc.strerror or str(exc))
     finally:
-        for thread in starting:
-            thread.join()
-        for worker in workers:
-            if failure is not None and worker.is_alive():
-                worker.terminate()  # it may wait for a block that will not be written
-            if worker.pid is not None:  # not if it could not start
-                worker.join()
+        workers.stop(failed=failure is not None)
     _raise(failure)
     return run.count
 
 
-def _start(worker: Any, send: Connection) -> None:
-    """Start ``worker``, then close this process's end of its report pipe (a worker that
-    could not start is then one that stopped without a word)."""
+class _Workers:
+    """The worker processes of a run, each with the pipe it reports on."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.reports: list[Connection] = []
+        self.processes: list[Any] = []
+        self.starting: list[threading.Thread] = []
+
+    def start(self, target: Any, args: tuple[Any, ...]) -> None:
+        """Start one: forked here (in milliseconds, and only from this thread), or spawned
+        from a thread (the run is sent to it once it has imported: meanwhile this process
+        draws)."""
+        receive, send = self.context.Pipe(duplex=False)
+        process = self.context.Process(target=target, args=(*args, send))
+        self.reports.append(receive)
+        self.processes.append(process)
+        if self.context.get_start_method() == "fork":
+            _start(process, send)
+        else:
+            self.starting.append(threading.Thread(target=_start, args=(process, send)))
+            self.starting[-1].start()
+
+    def stop(self, *, failed: bool) -> None:
+        """Wait for every one; after a failure, stop those still running first (one may
+        wait for a block that will not be written)."""
+        for thread in self.starting:
+            thread.join()
+        for process in self.processes:
+            if failed and process.is_alive():
+                process.terminate()
+            if process.pid is not None:  # not if it could not start
+                process.join()
+
+
+def _start(process: Any, send: Connection) -> None:
+    """Start ``process``, then close this process's end of its report pipe. One that
+    cannot start reports so on that pipe itself (as a failure of the run)."""
     try:
-        worker.start()
+        process.start()
+    except Exception as exc:  # noqa: BLE001 - said as the run's failure, one line
+        send.send((getattr(exc, "errno", None), f"a worker process could not start: {exc}"))
     finally:
         send.close()
+
+
+def _orphaned() -> None:
+    """In a worker: raise once the process that started it is gone (killed)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():
+        raise OSError(errno.EPIPE, "the process that started this worker stopped")
 
 
 def _raise(failure: tuple[int | None, str] | None) -> None:

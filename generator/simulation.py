@@ -79,8 +79,10 @@ def simulate(
     of ``unit`` consecutive packs (1 = per pack, a box size = per box); a last part unit is
     left out. ``jobs``: processes (0: one per core), each counting whole units of a part of
     the packs; a worker only for each ``least`` packs (default ``SIMULATE_LEAST``)."""
+    from boosterkit.generator.engine import check_seed
     from boosterkit.parts import PARTS_PER_WORKER, map_parts, split, workers_for
 
+    seed = check_seed(seed)
     units = packs // unit
     if units < 1:
         raise InputError(

@@ -354,8 +354,14 @@ def test_the_exact_odds_are_kept_per_database_content(
     first = odds("afr", "draft", db=fresh())
     boxed = odds("afr", "draft", "box", db=fresh())
     assert len(computed) == 1  # the second read them from the file beside the database
-    assert odds("afr", "draft", db=fresh()) == first  # no caller changed the kept rows
     assert boxed["packs_per_unit"] > 1 and boxed["cards"] != first["cards"]
+    one = fresh()  # one process asking again and again: the rows kept in memory
+    simulated = odds("afr", "draft", "box", db=one, simulate=72, seed=3)
+    for _ in range(2):  # no call changed the kept rows (rounded, per box, variance taken)
+        assert odds("afr", "draft", db=one) == first
+        assert odds("afr", "draft", "box", db=one) == boxed
+        assert odds("afr", "draft", "box", db=one, simulate=72, seed=3) == simulated
+    assert len(computed) == 1
     with Database(path).write() as con:  # new content: computed again
         con.execute("CREATE TABLE scratch AS SELECT 1 AS x")
         con.execute("CHECKPOINT")

@@ -4,6 +4,7 @@ whether they are forked or spawned (``parts.start_method``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -32,6 +33,8 @@ def started(request, monkeypatch) -> str:
     test process runs another thread (a fixture's server, which a forked worker never
     touches)."""
     monkeypatch.setattr(parts, "start_method", lambda: request.param)
+    if request.param == "fork":  # a forked worker has it too: blocks of several slices
+        monkeypatch.setattr(parallel, "SLICE", 3)
     return str(request.param)
 
 
@@ -167,3 +170,48 @@ def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
         proc.kill()
     assert proc.returncode == 1, err
     assert err.decode().count("\n") == 1 and "worker process stopped" in err.decode(), err
+
+
+@pytest.mark.parametrize("spawned", [False, True], ids=["forked", "spawned"])
+def test_a_worker_whose_parent_is_killed_stops(built_db: Path, spawned: bool) -> None:
+    # The parent is killed mid-run: a worker waiting for the parent's block to be written
+    # must see it gone and end, not poll for ever.
+    assert _open(built_db, "-n", "1").returncode == 0  # the product kept: one thread, forks
+    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
+    cmd = [sys.executable, *run, "--db", str(built_db), "open", "afr",
+           "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert workers, "no worker process started"
+        (worker, _), *_ = workers
+        os.read(proc.stdout.fileno(), 1 << 16)  # the run has started writing
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        os.set_blocking(proc.stdout.fileno(), False)
+        while Path(f"/proc/{worker}").exists() and time.monotonic() < deadline:
+            with contextlib.suppress(BlockingIOError):
+                os.read(proc.stdout.fileno(), 1 << 16)  # let it write what it holds
+            time.sleep(0.01)
+        assert not Path(f"/proc/{worker}").exists(), "the worker outlived its parent"
+    finally:
+        proc.kill()
+        for pid, _ in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_worker_that_cannot_start_is_one_failure(monkeypatch, tmp_path: Path) -> None:
+    cp = engine.compile_product(extras_product())
+
+    def refused(self) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(parts, "start_method", lambda: "spawn")
+    monkeypatch.setattr("multiprocessing.context.SpawnProcess.start", refused)
+    with (tmp_path / "out").open("w", encoding="utf-8", newline="") as out:
+        run = parallel.Run(cp, 1, 300, "jsonl", False, 2, block=10)
+        with pytest.raises(OSError, match="a worker process could not start: .*temporarily"):
+            parallel.write_parallel(run, out)
