@@ -587,19 +587,22 @@ class Kept:
             store.save(set_code, code, alias, compiled, lite_form)
         return _Forms(full=compiled, lite=lite_form)
 
-    def value(self, name: str, build: Callable[[Any], T], scope: Scope = ()) -> T:
+    def value(
+        self, name: str, build: Callable[[Any], T], scope: Scope = (), *, reads: bool = True
+    ) -> T:
         """What ``build(connection)`` computes from the database (e.g. the rows of a
         product's cards), computed once per database content and kept like a product: in
         memory, else in the file beside the database, else built (and kept).
 
         ``scope``: (set, product) when the value belongs to that product, empty when it
         depends on the database alone. The key also holds ``name`` and the source of
-        ``build``'s module, so changed code computes it again.
+        ``build``'s module, so changed code computes it again. ``reads`` False: ``build``
+        reads nothing of the database (it computes from a kept product): it gets None,
+        and no connection is opened for it.
         """
         content = self._content
         if content is None:
-            with self.database.read() as con:
-                return build(con)
+            return self._built(build, reads)
         scope = _norm(*scope) if scope else scope
         held = (name, *scope)
         with self.cache._lock:
@@ -611,8 +614,7 @@ class Kept:
         key = _kept_key(self.key, name, build, scope) if self.key else ""
         value = store.load(name, scope, key) if store is not None else None
         if value is None:
-            with self.database.read() as con:
-                value = build(con)
+            value = self._built(build, reads)
             if store is not None:
                 store.save(name, scope, key, value)
         with self.cache._lock:
@@ -621,6 +623,12 @@ class Kept:
                 while len(content.values) > self.cache.maxsize:
                     content.values.popitem(last=False)
         return value
+
+    def _built(self, build: Callable[[Any], T], reads: bool) -> T:
+        if not reads:
+            return build(None)
+        with self.database.read() as con:
+            return build(con)
 
 
 #: The process's own products (keyed by database file and content; never by (set, product)

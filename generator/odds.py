@@ -643,7 +643,7 @@ def kept_odds(kept: Kept, cp: CompiledProduct) -> tuple[list[dict[str, Any]], li
     next ``odds`` of it reads them in milliseconds. Copies of the rows: the caller's to
     change."""
     scope = (cp.product.set_code, cp.product.code)
-    cards, groups = kept.value("odds", lambda _: product_odds(cp), scope)
+    cards, groups = kept.value("odds", lambda _: product_odds(cp), scope, reads=False)
     return [dict(r) for r in cards], [dict(r) for r in groups]
 
 

@@ -119,6 +119,23 @@ def test_memory_keeps_one_connection_and_its_products_by_set_and_product() -> No
             pass
 
 
+def test_a_value_that_reads_nothing_opens_no_connection(
+    made: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``reads=False`` (e.g. the exact odds of a kept product): built without opening the
+    database, and kept beside it like any value."""
+    opened: list[object] = []
+    real = pdb.connect
+    monkeypatch.setattr(pdb, "connect", lambda *a, **k: opened.append(a) or real(*a, **k))
+    got = []
+    build = lambda con: got.append(con) or 42  # noqa: E731
+    first = Database(made, products=ProductCache()).kept().value("answer", build, reads=False)
+    again = Database(made, products=ProductCache()).kept().value("answer", build, reads=False)
+    assert (first, again, got, opened) == (42, 42, [None], [])  # built once, from the file then
+    assert Database(made, products=ProductCache()).kept().value("read", lambda con: 1) == 1
+    assert opened  # a value that reads the database opens it, as before
+
+
 def test_a_session_opens_one_connection_on_its_first_query_and_reads_the_stamp_once(
     made: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
