@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import typer
@@ -113,6 +113,13 @@ def _rebuilt_line(r: dict[str, Any]) -> str:
     )
 
 
+def _columns(names: Iterable[str]) -> Any:
+    """``--columns``: which of ``names`` to show."""
+    return typer.Option(
+        None, "--columns", metavar="COLUMNS", help=f"Comma-separated, of: {', '.join(names)}."
+    )
+
+
 def sets_cmd(
     ctx: typer.Context,
     set_type: str | None = typer.Option(
@@ -121,12 +128,7 @@ def sets_cmd(
         metavar="TYPE",
         help="Only this set type, e.g. expansion, token, minigame.",
     ),
-    columns: str | None = typer.Option(
-        None,
-        "--columns",
-        metavar="COLUMNS",
-        help=f"Comma-separated, of: {', '.join(fields.SET_FIELDS)}.",
-    ),
+    columns: str | None = _columns(fields.SET_FIELDS),
     limit: int | None = _LIMIT,
     fmt: RecordFormat = _FMT,
     json_: bool = JSON,
@@ -157,12 +159,7 @@ def cards_cmd(
         metavar="QUERY",
         help="Scryfall-style search: 't:creature c:g mv<=3', r:mythic, \"name\"…",
     ),
-    columns: str | None = typer.Option(
-        None,
-        "--columns",
-        metavar="COLUMNS",
-        help=f"Comma-separated, of: {', '.join(fields.CARD_COLUMNS)}.",
-    ),
+    columns: str | None = _columns(fields.CARD_COLUMNS),
     limit: int | None = _LIMIT,
     fmt: RecordFormat = _FMT,
     json_: bool = JSON,

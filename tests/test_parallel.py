@@ -139,6 +139,26 @@ def _workers(pid: int) -> list[tuple[int, bool]]:
 WRITEV = {"x86_64": "20", "aarch64": "66"}.get(os.uname().machine)
 
 
+def _a_long_run(db: Path, spawned: bool, stderr: int) -> tuple[subprocess.Popen[bytes], int, float]:
+    """``open`` of 40 blocks with ``--jobs 2``, its output a pipe nobody reads yet, once a
+    worker has started (forked, the product being kept, or spawned): the process, the
+    worker's pid and a deadline 60 s away."""
+    assert _open(db, "-n", "1").returncode == 0  # the product kept: one thread, forks
+    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
+    cmd = [sys.executable, *run, "--db", str(db), "open", "afr",
+           "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr)
+    deadline = time.monotonic() + 60
+    while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not workers:
+        proc.kill()
+    assert workers, "no worker process started"
+    (worker, was_spawned), *_ = workers
+    assert was_spawned == spawned
+    return proc, worker, deadline
+
+
 @pytest.mark.skipif(
     WRITEV is None or not Path("/proc/self/syscall").exists(), reason="needs Linux /proc"
 )
@@ -148,18 +168,8 @@ def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
 ) -> None:
     # The reader reads only until a worker is blocked writing its block to the full pipe,
     # then kills it there: the other processes must not wait for ever for that block.
-    assert _open(built_db, "-n", "1").returncode == 0  # the product kept: one thread, forks
-    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
-    cmd = [sys.executable, *run, "--db", str(built_db), "open", "afr",
-           "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc, worker, deadline = _a_long_run(built_db, spawned, subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 60
-        while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert workers, "no worker process started"
-        (worker, was_spawned), *_ = workers
-        assert was_spawned == spawned
         while Path(f"/proc/{worker}/syscall").read_text().split()[0] != WRITEV:
             assert time.monotonic() < deadline, "the worker never wrote"
             os.read(proc.stdout.fileno(), 1 << 16)  # let whoever writes go on
@@ -176,17 +186,8 @@ def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
 def test_a_worker_whose_parent_is_killed_stops(built_db: Path, spawned: bool) -> None:
     # The parent is killed mid-run: a worker waiting for the parent's block to be written
     # must see it gone and end, not poll for ever.
-    assert _open(built_db, "-n", "1").returncode == 0  # the product kept: one thread, forks
-    run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
-    cmd = [sys.executable, *run, "--db", str(built_db), "open", "afr",
-           "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc, worker, deadline = _a_long_run(built_db, spawned, subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert workers, "no worker process started"
-        (worker, _), *_ = workers
         os.read(proc.stdout.fileno(), 1 << 16)  # the run has started writing
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -198,9 +199,8 @@ def test_a_worker_whose_parent_is_killed_stops(built_db: Path, spawned: bool) ->
         assert not Path(f"/proc/{worker}").exists(), "the worker outlived its parent"
     finally:
         proc.kill()
-        for pid, _ in workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker, signal.SIGKILL)
 
 
 def test_a_worker_that_cannot_start_is_one_failure(monkeypatch, tmp_path: Path) -> None:
