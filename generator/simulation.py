@@ -91,34 +91,35 @@ def simulate(
     workers = workers_for(jobs, units * unit, SIMULATE_LEAST if least is None else least)
     parts = split(units * unit, workers * PARTS_PER_WORKER if workers > 1 else 1, unit)
     counted = map_parts(_count_part, (cp, seed, unit), parts, workers)
-    keys, groups = _ids(cp)
+    keys, groups, _, _ = _ids(cp)
     cards, grouped = Counts.zero(len(keys)), Counts.zero(len(groups))
     for c, g in counted:
         cards, grouped = cards + c, grouped + g
     return Simulated(cards, grouped, units, list(keys), list(groups))
 
 
-def _ids(cp: CompiledProduct) -> tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], int]]:
-    """Each card key's and each group's index, in the order of the prototypes."""
+def _ids(
+    cp: CompiledProduct,
+) -> tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], int], Any, Any]:
+    """Each card key's and each group's index, in the order of the prototypes, and per
+    prototype the index of its key and of its group (int64 arrays)."""
     from boosterkit.generator.odds import proto_group, proto_key
 
     keys: dict[tuple[Any, ...], int] = {}
     groups: dict[tuple[Any, ...], int] = {}
+    key_of, group_of = [], []
     for p in cp.protos:
-        keys.setdefault(proto_key(p), len(keys))
-        groups.setdefault(proto_group(p), len(groups))
-    return keys, groups
+        key_of.append(keys.setdefault(proto_key(p), len(keys)))
+        group_of.append(groups.setdefault(proto_group(p), len(groups)))
+    return keys, groups, np.array(key_of, dtype=np.int64), np.array(group_of, dtype=np.int64)
 
 
 def _count_part(context: tuple[CompiledProduct, int, int], packs: range) -> tuple[Counts, Counts]:
     """``simulate``'s counts over ``packs`` (whole units): per card key, then per group."""
     from boosterkit.generator.engine import draw_arrays
-    from boosterkit.generator.odds import proto_group, proto_key
 
     cp, seed, unit = context
-    keys, groups = _ids(cp)
-    key_of = np.array([keys[proto_key(p)] for p in cp.protos], dtype=np.int64)
-    group_of = np.array([groups[proto_group(p)] for p in cp.protos], dtype=np.int64)
+    keys, groups, key_of, group_of = _ids(cp)
     cards, grouped = Counts.zero(len(keys)), Counts.zero(len(groups))
     step = max(1, BATCH // unit) * unit
     for start in range(packs.start, packs.stop, step):
