@@ -179,18 +179,19 @@ _FRONT = "split_part(coalesce(s.type_line, ''), ' // ', 1)"
 _DF = ", ".join(f"'{x}'" for x in DOUBLE_FACED_LAYOUTS)
 
 
-def _derived(front: str) -> dict[str, str]:
+def _derived(front: str, set_type: str = "st.set_type") -> dict[str, str]:
     """SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns;
-    ``front`` is the front face's type line (``_FRONT``, or a column holding it)."""
+    ``front`` is the front face's type line (``_FRONT``, or a column holding it), ``set_type``
+    the card's set type."""
     return {
         "kind": f"""CASE
-        WHEN st.set_type = 'minigame' THEN 'minigame'
+        WHEN {set_type} = 'minigame' THEN 'minigame'
         WHEN s.layout = 'art_series' THEN 'art_card'
         WHEN s.layout = 'emblem' OR {front} LIKE '%Emblem%' THEN 'emblem'
-        WHEN s.layout IN ('token', 'double_faced_token') OR st.set_type = 'token'
+        WHEN s.layout IN ('token', 'double_faced_token') OR {set_type} = 'token'
              OR {front} LIKE 'Token%' THEN 'token'
         WHEN s.layout IN ('planar', 'scheme', 'vanguard', 'augment', 'host')
-             OR st.set_type = 'memorabilia' THEN 'other'
+             OR {set_type} = 'memorabilia' THEN 'other'
         ELSE 'card' END""",
         "is_double_faced": f"coalesce(s.layout IN ({_DF}), false)",
         "is_land": f"regexp_matches({front}, '\\bLand\\b')",
@@ -246,7 +247,7 @@ def upsert_staged(con: Connection, *, keep_scryfall: bool = False) -> int:
         _unstage_scryfall(con)
     distinct = _upsert_cards(con)
     _upsert_faces(con)
-    _clean_set_names(con)
+    clean_set_names(con)
     return distinct
 
 
@@ -266,32 +267,45 @@ def _upsert_cards(con: Connection) -> int:
     # One scan finds whether any staged text needs cleaning (almost never): only then is the
     # slower cleaning insert used.
     dirty = _any_dirty(con, "stage_cards", _card_dirty("d"))
-    raw = ", ".join(
-        f"{_cleaned(c, t)} AS {c}" if dirty else f"s.{c}" for c, t in RAW_COLUMNS.items()
-    )
-    # the front face's type line is cut once per row, not once per derived column
-    derived = ", ".join(f"{expr} AS {name}" for name, expr in _derived("s._front").items())
     n, distinct = one_row(con, "SELECT count(*), count(DISTINCT id) FROM stage_cards")
     source = "stage_cards"
     if n != distinct:  # the window (a sort of every staged row) only when there are duplicates
         source = f"""(SELECT {", ".join(RAW_COLUMNS)}, _dirty FROM stage_cards
               QUALIFY row_number() OVER (PARTITION BY id ORDER BY rowid) = 1)"""
-    # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
-    names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
     # Upsert as delete + insert: every column is replaced anyway, and DuckDB's
     # ON CONFLICT DO UPDATE is ~10x slower on a bulk file's 100,000 existing ids.
     con.execute("DELETE FROM cards WHERE id IN (SELECT id FROM stage_cards)")
     with one_thread(con):
-        con.execute(
-            f"""
-            INSERT INTO cards ({", ".join(names)})
-            SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
-                SELECT {raw}, {derived}
-                FROM (SELECT *, {_FRONT} AS _front FROM {_flagged(source) if dirty else source} s) s
-                LEFT JOIN sets st ON st.code = s.set_code)
-            """
-        )
+        con.execute(insert_cards_sql(_flagged(source) if dirty else source, clean=dirty))
     return int(distinct)
+
+
+def insert_cards_sql(source: str, *, clean: bool, set_type: str = "st.set_type") -> str:
+    """``INSERT INTO cards`` every column, from ``source`` (a table or a subquery) whose rows
+    hold ``RAW_COLUMNS``: derived columns computed (``set_type``: the card's set type, over
+    ``s`` and the joined ``sets st``) and, with ``clean``, text cleaned in the rows whose
+    ``_dirty`` is true (``source`` then has that column)."""
+    raw = ", ".join(
+        f"{_cleaned(c, t)} AS {c}" if clean else f"s.{c}" for c, t in RAW_COLUMNS.items()
+    )
+    # the front face's type line is cut once per row, not once per derived column
+    derived = _derived("s._front", set_type)
+    # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
+    names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
+    return f"""
+        INSERT INTO cards ({", ".join(names)})
+        SELECT *, (kind = 'card' AND NOT is_double_faced) AS magic_back FROM (
+            SELECT {raw}, {", ".join(f"{expr} AS {name}" for name, expr in derived.items())}
+            FROM (SELECT *, {_FRONT} AS _front FROM {source} s) s
+            LEFT JOIN sets st ON st.code = s.set_code)
+        """
+
+
+def clean_faces_sql(source: str) -> str:
+    """A SELECT of ``FACE_COLUMNS`` from the face rows ``source`` (a subquery), the text of
+    each row cleaned when it needs it."""
+    values = ", ".join(_cleaned(c, t, "f") for c, t in FACE_COLUMNS.items())
+    return f"SELECT {values} FROM (SELECT *, {_dirty_sql(FACE_COLUMNS, 'd')} AS _dirty FROM {source} d) f"
 
 
 def _upsert_faces(con: Connection) -> None:
@@ -314,7 +328,7 @@ def _upsert_faces(con: Connection) -> None:
     )
 
 
-def _clean_set_names(con: Connection) -> None:
+def clean_set_names(con: Connection) -> None:
     """Set names come from the same upstreams (and are printed on sheets): clean them too."""
     con.execute(
         f"UPDATE sets SET name = {clean_sql('name')} WHERE regexp_matches(name, '{_UNCLEAN}')"

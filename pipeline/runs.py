@@ -72,14 +72,3 @@ def recorded(con: Connection, source: str, target: str | None) -> Iterator[Run]:
     except BaseException as exc:
         _failed(con, run, exc)
         raise
-
-
-@contextmanager
-def failure_recorded(con: Connection, source: str, target: str | None) -> Iterator[None]:
-    """A ``failed`` row if the block raises: for work a load does before its transaction
-    (and that writes nothing lasting), such as parsing into temporary staging tables."""
-    try:
-        yield
-    except BaseException as exc:
-        _failed(con, Run(source, target), exc)
-        raise

@@ -18,15 +18,16 @@ import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
-from boosterkit.pipeline import ingest
+from boosterkit.pipeline import halves, ingest
 from boosterkit.pipeline.db import Connection, scalar
-from boosterkit.pipeline.runs import Run, failure_recorded, recorded
+from boosterkit.pipeline.runs import Run, recorded
 
 if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
@@ -453,9 +454,9 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     """Ingest a local Scryfall file (array of cards, list object, card/set object; .gz or not).
 
     The file is checked first, then copied as given into the cache while DuckDB reads it. A
-    big plain array is parsed on two threads first (``ingest.prestage``, before the load's
-    transaction), from two halves copied to the cache: they are the cache copy then. A
-    failed load keeps no copy; the same file synced again reuses the copy it has.
+    big plain array is copied to the cache in two halves first, which DuckDB parses on two
+    threads (``ingest.load_halves``): they are the cache copy then. A failed load keeps no
+    copy; the same file synced again reuses the copy it has.
     """
     t0 = time.perf_counter()
     src = Path(path)
@@ -469,20 +470,49 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     if kept is None:
         for p in ours:  # one half a killed run moved
             p.unlink(missing_ok=True)
-    with failure_recorded(con, "file", str(src)):
-        staged = ingest.prestage(con, src, shape, cache, None if kept else ours[1:])
-    rels = kept or (forms[1] if staged else None)
-    with ThreadPoolExecutor(1) as pool:
-        stored = pool.submit(lambda: rels or [cachemod.copy_file(cache, src, forms[0][0])])
-        try:
-            with recorded(con, "file", str(src)) as run:
-                counts = ingest.load_files(con, [src], prestaged=None if staged is None else src)
-                run.cache_files = stored.result()
-                run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
-        except BaseException:
-            if not kept:
-                stored.exception()  # waits for the copy: a failed load keeps none
-                for p in ours:
-                    p.unlink(missing_ok=True)
-            raise
+    try:
+        with recorded(con, "file", str(src)) as run:
+            split = halves.halves(src, cache) if shape == ingest.SPLIT else nullcontext(None)
+            with split as parts:
+                if parts is None:
+                    counts = _load_whole(con, src, cache, kept, run)
+                else:
+                    counts = _load_halves(con, src, parts, cache, kept, run)
+            run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
+    except BaseException:
+        if not kept:  # a failed load keeps no copy
+            for p in ours:
+                p.unlink(missing_ok=True)
+        raise
     return _summary("file", str(src), run, t0, shape=shape.holds)
+
+
+def _load_whole(
+    con: Connection, src: Path, cache: Path, kept: list[str] | None, run: Run
+) -> dict[str, int]:
+    """Load ``src`` read whole, copying it into the cache meanwhile (unless ``kept``)."""
+    rel = _file_copies(src)[0][0]
+    with ThreadPoolExecutor(1) as pool:
+        stored = pool.submit(lambda: kept or [cachemod.copy_file(cache, src, rel)])
+        try:
+            counts = ingest.load_files(con, [src])
+        except BaseException:
+            stored.exception()  # waits for the copy, which the caller then removes
+            raise
+        run.cache_files = stored.result()
+    return counts
+
+
+def _load_halves(
+    con: Connection, src: Path, parts: list[str], cache: Path, kept: list[str] | None, run: Run
+) -> dict[str, int]:
+    """Load ``src`` from its two halves, which become its cache copy (unless ``kept``)."""
+    counts, faithful = ingest.load_halves(con, src, parts)
+    forms = _file_copies(src)
+    if kept:
+        run.cache_files = kept
+    elif faithful and halves.keep(parts, [cache / r for r in forms[1]]):
+        run.cache_files = forms[1]
+    else:  # DuckDB rejected a half (a wrong cut), or they could not be moved
+        run.cache_files = [cachemod.copy_file(cache, src, forms[0][0])]
+    return counts

@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 from test_ingest import snapshot
 
@@ -53,40 +54,111 @@ def test_cut_is_between_top_level_elements(cards: list[dict], tmp_path: Path, la
     assert first + second == cards
 
 
-def _load(tmp_path: Path, path: Path, name: str, monkeypatch, split: bool) -> tuple[dict, bool]:
-    """Sync ``path`` into a fresh database; return its snapshot and whether it was split."""
-    used = []
-    real = ingest.prestage
+def _load(
+    tmp_path: Path, path: Path, name: str, monkeypatch, split: bool, direct: bool = True
+) -> tuple[dict, str]:
+    """Sync ``path`` into a fresh database; return its snapshot and how it was read:
+    ``direct`` (the halves straight into the tables), ``staged`` (the halves through the
+    staging tables) or ``whole``. ``direct=False`` takes the staged way where it could go
+    straight in, as it does for a database that holds cards already."""
+    routes = []
+    real_direct, real_halves = ingest.load_direct, ingest.load_halves
 
-    def spy(con, p, shape, where, keep=None):
-        got = real(con, p, shape, where, keep)
-        used.append(got is not None)
+    def spy_direct(con, parts):
+        got = real_direct(con, parts) if direct else None
+        routes.append("direct" if got is not None else "not direct")
         return got
+
+    def spy_halves(con, p, parts):
+        counts, faithful = real_halves(con, p, parts)
+        routes.append("halves" if faithful else "whole")
+        return counts, faithful
 
     with monkeypatch.context() as m:
         m.setattr(halves, "MIN_BYTES", 0)
         m.setattr(halves, "supported", lambda: split)
-        m.setattr(ingest, "prestage", spy)
+        m.setattr(ingest, "load_direct", spy_direct)
+        m.setattr(ingest, "load_halves", spy_halves)
         con = db.connect(tmp_path / f"{name}.duckdb")
         sync.sync_file(con, path, cache=tmp_path / f"{name}.cache")
-    return snapshot(con), used == [True]
+    how = {
+        (): "whole",
+        ("direct", "halves"): "direct",
+        ("not direct", "halves"): "staged",
+        ("not direct", "whole"): "whole",
+    }
+    return snapshot(con), how[tuple(routes)]
+
+
+def _hostile(cards: list[dict]) -> list[dict]:
+    """``cards`` with hostile characters (a bidi override, NUL, a line break) in a name and
+    in a face's text, which every way of reading must clean alike."""
+    out = [dict(cards[0], name="First \u202eCopy\x00"), *cards[1:]]
+    i = next((i for i, c in enumerate(out) if c.get("card_faces")), 1)
+    two = [{"object": "card_face", "name": n, "type_line": "Creature"} for n in ("A", "B")]
+    faces = [dict(f) for f in out[i].get("card_faces") or two]
+    faces[0]["name"] = "Face\nOne\u2066"
+    out[i] = dict(out[i], card_faces=faces)
+    # cards of sets no database has yet, whose type decides the cards' kind
+    for j, (code, kind) in enumerate((("tone", "token"), ("mone", "minigame")), start=2):
+        out[j] = dict(out[j], set=code, set_name=f"{code} cards", set_type=kind, set_id=code)
+    out[4] = dict(out[4], set="no/set")  # not a set code: never loaded
+    return out
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_split_load_equals_whole_load(
     cards: list[dict], tmp_path: Path, monkeypatch, layout: str
 ) -> None:
-    # The same id at both ends, with different names: the first row in the file wins, and
-    # its hostile characters (a bidi override, NUL) are cleaned whichever way it was read.
-    first = dict(cards[0], name="First \u202eCopy\x00")
+    # Straight into an empty database, and through the staging tables (a database that
+    # holds cards): the same tables as the file read whole, hostile text cleaned alike.
+    path = _write(tmp_path / "c.json", _hostile(cards), layout)
+    direct, how_direct = _load(tmp_path, path, "direct", monkeypatch, split=True)
+    staged, how_staged = _load(tmp_path, path, "staged", monkeypatch, split=True, direct=False)
+    whole, how_whole = _load(tmp_path, path, "whole", monkeypatch, split=False)
+    assert (how_direct, how_staged, how_whole) == ("direct", "staged", "whole")
+    assert direct == staged == whole
+    assert len(direct["cards"]) == len(cards) - 1
+    assert cards[4]["id"] not in {r[0] for r in direct["cards"]}
+    names = {r[2] for r in direct["cards"] if r[0] == cards[0]["id"]}
+    assert names == {"First Copy"}
+    assert any(r[2] == "Face One" for r in direct["card_faces"])
+    kinds = {r[0]: r for r in direct["cards"]}
+    assert "token" in kinds[cards[2]["id"]] and "minigame" in kinds[cards[3]["id"]]
+    assert {"tone", "mone"} <= {r[0] for r in direct["sets"]}
+
+
+def test_an_id_twice_is_staged_from_the_halves_and_the_first_row_wins(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    # The same id at both ends, with different names: straight in, the second would break
+    # the primary key; staged, the first row in the file wins.
+    first = dict(cards[0], name="First Copy")
     last = dict(cards[0], name="Last Copy")
-    path = _write(tmp_path / "c.json", [first, *cards[1:], last], layout)
-    split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
+    path = _write(tmp_path / "c.json", [first, *cards[1:], last], "trailing")
+    split, how = _load(tmp_path, path, "split", monkeypatch, split=True)
     whole, _ = _load(tmp_path, path, "whole", monkeypatch, split=False)
-    assert was_split
+    assert how == "staged"
     assert split == whole
     names = {r[2] for r in split["cards"] if r[0] == cards[0]["id"]}
     assert names == {"First Copy"}
+
+
+def test_a_database_with_cards_is_loaded_through_the_staging_tables(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    path = _write(tmp_path / "c.json", cards, "trailing")
+    renamed = _write(tmp_path / "old.json", [dict(cards[5], name="Old Name")], "trailing")
+    snaps = []
+    for name, split in (("split", True), ("whole", False)):
+        con = db.connect(tmp_path / f"{name}.duckdb")
+        sync.sync_file(con, renamed, cache=tmp_path / f"{name}.cache")
+        con.close()
+        snaps.append(_load(tmp_path, path, name, monkeypatch, split=split))
+    (split_snap, how), (whole_snap, _) = snaps
+    assert how == "staged"
+    assert split_snap == whole_snap
+    assert {r[2] for r in split_snap["cards"] if r[0] == cards[5]["id"]} == {cards[5]["name"]}
 
 
 def test_the_halves_are_the_cache_copy_and_rebuild_the_same(
@@ -139,9 +211,9 @@ def test_a_wrong_cut_falls_back_to_reading_whole(
     # a boundary between two faces or parts of one card: nested, not top-level
     m = re.compile(rb"\},\n {4,}\{").search(data, len(data) // 2)
     monkeypatch.setattr(halves, "find_cut", lambda p: (m.start() + 1, m.end() - 1))
-    split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
+    split, how = _load(tmp_path, path, "split", monkeypatch, split=True)
     whole, _ = _load(tmp_path, path, "whole", monkeypatch, split=False)
-    assert not was_split
+    assert how == "whole"
     assert split == whole
     assert not [t for t in threading.enumerate() if t.name.startswith("halves")]
     assert not list((tmp_path / "split.cache").glob("halves-*"))
@@ -167,13 +239,22 @@ def test_malformed_second_half_gives_the_usual_error(
     assert not list((tmp_path / "cache").glob("halves-*"))  # the halves are gone
 
 
-def test_small_or_compressed_files_are_read_whole(cards: list[dict], tmp_path: Path) -> None:
+def test_small_or_compressed_files_are_read_whole(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
     path = _write(tmp_path / "c.json", cards[:50], "trailing")
-    con = db.connect(":memory:")
-    assert ingest.prestage(con, path, ingest.detect(con, path), tmp_path) is None  # < MIN_BYTES
     gz = tmp_path / "c.json.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
-    assert ingest.prestage(con, gz, ingest.detect(con, gz), tmp_path) is None
+    con = db.connect(":memory:")
+    assert ingest.detect(con, path) == ingest.SPLIT and path.stat().st_size < halves.MIN_BYTES
+    assert ingest.detect(con, gz) != ingest.SPLIT
+    for p in (path, gz):  # not cut, whatever the size
+        monkeypatch.setattr(halves, "supported", lambda: True)
+        snap, how = _load(tmp_path, p, p.name.replace(".", "-"), monkeypatch, split=True)
+        assert how == "whole" if p == gz else how == "direct"
+        assert len(snap["cards"]) == 50
+    with halves.halves(path, tmp_path / "cache") as parts:
+        assert parts is None  # < MIN_BYTES
 
 
 def test_halves_that_cannot_be_written_fall_back(
@@ -184,9 +265,9 @@ def test_halves_that_cannot_be_written_fall_back(
 
     path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "_copy", full_disk)
-    split, was_split = _load(tmp_path, path, "split", monkeypatch, split=True)
+    split, how = _load(tmp_path, path, "split", monkeypatch, split=True)
     whole, _ = _load(tmp_path, path, "whole", monkeypatch, split=False)
-    assert not was_split
+    assert how == "whole"
     assert split == whole
     assert not list((tmp_path / "split.cache").glob("halves-*"))
 
@@ -202,19 +283,29 @@ def test_halves_a_killed_sync_left_are_removed_by_the_next(any_sources, tmp_path
     assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 1
 
 
+@pytest.mark.parametrize(
+    ("where", "interrupt"),
+    [
+        ("_direct_sql", KeyboardInterrupt),
+        ("_direct_sql", duckdb.InterruptException),  # not taken for a rejected file
+        ("_insert_cards", KeyboardInterrupt),  # the staged way
+    ],
+)
 def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
-    cards: list[dict], tmp_path: Path, monkeypatch
+    cards: list[dict], tmp_path: Path, monkeypatch, where: str, interrupt: type[BaseException]
 ) -> None:
     path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "MIN_BYTES", 0)
 
-    def interrupted(con, source, shape):
-        raise KeyboardInterrupt
+    def interrupted(*args):
+        raise interrupt("interrupted")
 
-    monkeypatch.setattr(ingest, "_insert_cards", interrupted)
+    monkeypatch.setattr(ingest, where, interrupted)
+    if where == "_insert_cards":
+        monkeypatch.setattr(ingest, "load_direct", lambda con, parts: None)
     con = db.connect(tmp_path / "t.duckdb")
     before = snapshot(con)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(interrupt):
         sync.sync_file(con, path, cache=tmp_path / "cache")
     assert snapshot(con) == before
     runs = con.execute("SELECT source, status FROM sync_runs").fetchall()
