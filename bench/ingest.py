@@ -16,8 +16,11 @@ threads) and each one's peak RSS, and the sync's ratios to each baseline. On a s
 machine other processes stretch wall times unevenly; CPU time shows what each one costs.
 Targets: CPU ratio to ``read_json`` of the file ≤ 1.6 (issue 22), wall ratio ≤ 1.6 and peak
 RSS ≤ 1 GB (issue 13: at 25k, 100k and 400k cards). Exit status 1 when a target is missed.
-With ``--repeat``, each figure is the best of the runs (wall and CPU taken separately), and
-the commands are interleaved.
+With ``--repeat N``, the commands run in N rounds, each round in another order; each figure
+printed is the best of the runs (wall and CPU taken separately), and the CPU ratio judged is
+the median of the N per-round ratios (the sync against the baseline of its own round): the
+machine's speed drifts by a quarter over minutes, which a ratio of two bests taken minutes
+apart does not cancel.
 
     .venv/bin/python bench/ingest.py [--cards 25000,100000,400000] [--repeat 1]
 """
@@ -27,6 +30,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,6 +110,37 @@ def _line(label: str, run: tuple[float, float, str, float], note: str) -> None:
     print(f"{label:27s}: {t:7.2f} s   CPU {cpu:6.2f} s   peak RSS {rss:6.0f} MB   ({note})")
 
 
+def _run_one(
+    tmpdir: Path, name: str, path: Path, parts: list[str] | None, tag: str
+) -> tuple[float, float, str, float]:
+    """One timed run: ``sync`` (into a fresh database; its cache copy removed after) or a
+    baseline."""
+    if name == "sync":
+        db = tmpdir / f"sync-{tag}.duckdb"
+        run = timed([str(BIN), "sync", "--file", str(path)], dict(ENV, BOOSTERKIT_DB=str(db)))
+        shutil.rmtree(db.with_suffix(".cache"), ignore_errors=True)  # 475 MB per 100k cards
+        return run
+    src = [str(path)] if name == "file" else (parts or [])
+    return timed(
+        [sys.executable, "-c", BASELINE, ",".join(src), str(tmpdir / f"base-{name}-{tag}.duckdb")],
+        ENV,
+    )
+
+
+def _paired(runs: dict[str, list[tuple[float, float, str, float]]], what: str, i: int) -> float:
+    """Print the per-round ratios of field ``i`` (the sync's against the file baseline of
+    its own round) and the ratio of the bests; return the rounds' median."""
+    sync = [float(r[i]) for r in runs["sync"]]
+    base = [float(r[i]) for r in runs["file"]]
+    ratios = [a / b for a, b in zip(sync, base)]
+    median = statistics.median(ratios)
+    print(
+        f"{what} ratio of the bests {min(sync) / min(base):.2f}; per round (paired, "
+        f"{len(ratios)} rounds): median {median:.2f}, {min(ratios):.2f}–{max(ratios):.2f}"
+    )
+    return median
+
+
 def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
     """Build a file of ``cards`` cards, time the sync and both baselines ``repeat`` times;
     True when on target."""
@@ -117,14 +153,11 @@ def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
     runs: dict[str, list[tuple[float, float, str, float]]] = {"sync": [], "file": [], "halves": []}
     with halves.halves(path, tmpdir / "halves") as parts:
         for i in range(repeat):
-            env = dict(ENV, BOOSTERKIT_DB=str(tmpdir / f"sync-{cards}-{i}.duckdb"))
-            runs["sync"].append(timed([str(BIN), "sync", "--file", str(path)], env))
-            for name, src in (("file", [str(path)]), ("halves", parts)):
-                if src:
-                    base = str(tmpdir / f"base-{name}-{cards}-{i}.duckdb")
-                    runs[name].append(
-                        timed([sys.executable, "-c", BASELINE, ",".join(src), base], ENV)
-                    )
+            # each round in another order: a drift of the machine's speed does not favour one
+            order = ["sync", "file", "halves"][i % 3 :] + ["sync", "file", "halves"][: i % 3]
+            for name in order:
+                if name != "halves" or parts:
+                    runs[name].append(_run_one(tmpdir, name, path, parts, f"{cards}-{i}"))
     sync_run, file_run = _best(runs["sync"]), _best(runs["file"])
     _line("boosterkit sync --file", sync_run, sync_run[2].splitlines()[-1])
     _line("duckdb read_json", file_run, f"{file_run[2]} rows")
@@ -138,6 +171,8 @@ def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
         )
     else:
         print(f"vs the halves: none ({size / 2**20:,.0f} MiB is read whole)")
+    if repeat > 1:
+        cpu_ratio, ratio = _paired(runs, "CPU", 3), _paired(runs, "wall", 0)
     rss = max(sync_run[1], file_run[1])
     ok = cpu_ratio <= CPU_TARGET and ratio <= RATIO_TARGET and rss <= RSS_TARGET_MB
     print(
@@ -156,7 +191,12 @@ def main() -> None:
         default="100000",
         help="cards per file, comma-separated for several sizes (e.g. 25000,100000,400000)",
     )
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each; the best time is kept")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of the three commands; a ratio judged is the median of the rounds' ratios",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="boosterkit-bench-") as tmp:
         results = [measure(Path(tmp), int(n), args.repeat) for n in args.cards.split(",")]

@@ -7,6 +7,7 @@ is appended to ``MIGRATIONS`` and never edited once released; ``schema_version``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import time
@@ -457,6 +458,9 @@ def transaction(con: Connection) -> Iterator[Connection]:
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        # The block may have ended its transaction (``ingest.load_halves`` runs work between
+        # two): then there is nothing to roll back, and the block's error is the one to see.
+        with contextlib.suppress(duckdb.TransactionException):
+            con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")

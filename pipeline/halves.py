@@ -11,8 +11,8 @@ but DuckDB keeps everything it reads from a pipe in memory: 2.5 GB for 400,000 c
 
 Why a wrong cut is harmless: JSON strings cannot hold a raw line break, so a cut is always
 between tokens; unless it is between top-level elements, one half has brackets left open or
-closed twice and DuckDB rejects it. Callers read the file whole after any failure (which
-also gives the usual error message for a malformed file).
+closed twice and DuckDB rejects it. Callers read the file whole when DuckDB rejects a half
+or the halves cannot be made (which also gives the usual error message for a malformed file).
 """
 
 from __future__ import annotations

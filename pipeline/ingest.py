@@ -152,12 +152,19 @@ def _stage_raw(con: Connection, path: Path, shape: Shape) -> None:
         raise _duck_error(path, exc) from None
 
 
+#: The fields every card must have → the staging column holding each.
+_REQUIRED = {"id": "id", "name": "name", "set": "_set", "collector_number": "collector_number"}
+#: What DuckDB raises for a file it will not load as asked (malformed JSON, a wrong cut, a
+#: key twice, a value of the wrong type, a row ``_direct_sql`` refuses): another way may.
+#: Anything else (a full disk, no memory, an interrupt) is no reason to read again.
+_REJECTED = (duckdb.InvalidInputException, duckdb.ConstraintException, duckdb.ConversionException)
+
+
 def _check_cards(con: Connection, path: Path, new: str) -> None:
     """Every staged object of this file is a card with the required fields."""
-    required = {"id": "id", "name": "name", "set": "_set", "collector_number": "collector_number"}
     bad = con.execute(
-        f"SELECT rowid, _object, {', '.join(required.values())} {new} AND "
-        f"(_object IS DISTINCT FROM 'card' OR {' OR '.join(f'{c} IS NULL' for c in required.values())}) "
+        f"SELECT rowid, _object, {', '.join(_REQUIRED.values())} {new} AND "
+        f"(_object IS DISTINCT FROM 'card' OR {' OR '.join(f'{c} IS NULL' for c in _REQUIRED.values())}) "
         "ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad is None:
@@ -171,7 +178,7 @@ def _check_cards(con: Connection, path: Path, new: str) -> None:
                 "Scryfall cards: use `boosterkit import collation`"
             )
         raise InputError(f"{path}: element {n} is not a card object (object={obj!r})")
-    missing = [c for c, v in zip(required, fields) if v is None]
+    missing = [c for c, v in zip(_REQUIRED, fields) if v is None]
     raise InputError(f"{path}: card {n} has no {', '.join(missing)}")
 
 
@@ -226,9 +233,7 @@ def prestage(con: Connection, parts: list[str]) -> bool:
     load.create_staging(con)
     try:
         _insert_cards(con, parts, SPLIT)
-    except duckdb.InterruptException:
-        raise
-    except duckdb.Error:
+    except _REJECTED:
         return False
     return True
 
@@ -251,40 +256,32 @@ def _new_sets_sql(rows: str) -> str:
         ON CONFLICT (code) DO NOTHING"""
 
 
-#: The set type of a card loaded straight in: its set's row (the row a new set gets is made
-#: by the same statement, from the cards' own set fields).
-_DIRECT_SET_TYPE = "coalesce(st.set_type, s._set_type)"
-
-
 def _direct_sql(parts: list[str]) -> str:
     """One statement: the halves parsed once (on two threads) into ``cards``, ``card_faces``
     and ``sets`` (DuckDB's data-modifying common table expressions over one materialized
-    parse). Rows that ``stage_cards_file`` would reject raise an error; rows with a set code
-    it would drop are dropped. Cards whose text needs cleaning (almost never) go to
-    ``stage_cards`` instead: cleaning every row on the way costs 0.3 CPU-s per 100,000."""
+    parse; the cards' insert sees the set rows the statement makes). A row that
+    ``stage_cards_file`` would reject raises an error; a row with a set code it would drop is
+    dropped. Cards whose text needs cleaning (almost never) go to ``stage_cards`` instead:
+    cleaning every row on the way costs 0.3 CPU-s per 100,000."""
     cols = {**transform.CARD_SELECT, **_EXTRA}
     exprs = ", ".join(f"{e} AS {c}" for c, e in cols.items())
     bad = " OR ".join(
-        ["s._object IS DISTINCT FROM 'card'"]
-        + [f"s.{c} IS NULL" for c in ("id", "name", "_set", "collector_number")]
+        ["s._object IS DISTINCT FROM 'card'"] + [f"s.{c} IS NULL" for c in _REQUIRED.values()]
     )
     faces = ", ".join(transform.FACE_SELECT)
     raw = ", ".join(load.RAW_COLUMNS)
-    clean = load.insert_cards_sql(
-        "(FROM p WHERE _dirty IS false)", clean=False, set_type=_DIRECT_SET_TYPE
-    )
     return f"""
         WITH p AS MATERIALIZED (
             SELECT s.*, {load.staged_dirty_sql("s")} AS _dirty
             FROM (SELECT {exprs} FROM ({_raw_select(parts, SPLIT)}) c) s
-            WHERE CASE WHEN {bad} THEN error('rejected: read the file whole')
+            WHERE CASE WHEN {bad} THEN error('not loaded straight in: stage it')
                   ELSE {SET_CODE_SQL % "s.set_code"} END),
         f AS (INSERT INTO card_faces ({faces})
               {load.clean_faces_sql(f"({_faces_select('FROM p WHERE true')})")}),
         n AS ({_new_sets_sql("FROM p")}),
         d AS (INSERT INTO stage_cards ({raw}, _dirty)
               SELECT {raw}, true FROM p WHERE _dirty IS NOT false)
-        {clean}"""
+        {load.insert_cards_sql("(FROM p WHERE _dirty IS false)", clean=False)}"""
 
 
 def _load_direct(con: Connection, parts: list[str]) -> int:
@@ -293,7 +290,6 @@ def _load_direct(con: Connection, parts: list[str]) -> int:
     (cards,) = one_row(con, _direct_sql(parts))
     dirty = scalar(con, "SELECT count(*) FROM stage_cards")
     if dirty:
-        # their sets are in ``sets`` by now, made by the statement before
         con.execute(load.insert_cards_sql("stage_cards", clean=True))
     return int(cards) + int(dirty)
 
@@ -303,24 +299,21 @@ def load_direct(con: Connection, parts: list[str]) -> dict[str, int] | None:
     ``card_faces``, ``sets``), with no staging copy of the cards: one copy fewer than
     ``prestage`` + ``load_files``.
 
-    Must be the first statement of the caller's transaction. If DuckDB rejects anything (a
-    half, a card staged twice, an element that is not a card…), that transaction is rolled
-    back, a new one begun, and None returned: load the file the staged way, which keeps the
-    first row of an id and says what is wrong.
+    Must be the first statement of the caller's transaction. None, with that transaction
+    rolled back, when the database holds cards or DuckDB rejects the load (a half, a card
+    twice, an element that is not a card…): load the file the staged way then, which keeps
+    the first row of an id and says what is wrong.
     """
-    if not scalar(con, "SELECT NOT EXISTS (FROM cards) AND NOT EXISTS (FROM card_faces)"):
-        return None
     try:
-        cards = _load_direct(con, parts)
-    except duckdb.InterruptException:
-        raise
-    except duckdb.Error:
-        con.execute("ROLLBACK")
-        con.execute("BEGIN TRANSACTION")
-        return None
-    load.clean_set_names(con)
-    card_sets = scalar(con, "SELECT count(DISTINCT set_code) FROM cards")
-    return {"sets": 0, "cards": cards, "card_sets": int(card_sets)}
+        if scalar(con, "SELECT NOT EXISTS (FROM cards) AND NOT EXISTS (FROM card_faces)"):
+            cards = _load_direct(con, parts)
+            load.clean_set_names(con)
+            card_sets = scalar(con, "SELECT count(DISTINCT set_code) FROM cards")
+            return {"sets": 0, "cards": cards, "card_sets": int(card_sets)}
+    except _REJECTED:
+        pass
+    con.execute("ROLLBACK")
+    return None
 
 
 def load_halves(con: Connection, path: Path, parts: list[str]) -> tuple[dict[str, int], bool]:
@@ -334,7 +327,6 @@ def load_halves(con: Connection, path: Path, parts: list[str]) -> tuple[dict[str
     counts = load_direct(con, parts)
     if counts is not None:
         return counts, True
-    con.execute("ROLLBACK")
     try:
         staged = prestage(con, parts)
     finally:

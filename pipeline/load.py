@@ -179,19 +179,18 @@ _FRONT = "split_part(coalesce(s.type_line, ''), ' // ', 1)"
 _DF = ", ".join(f"'{x}'" for x in DOUBLE_FACED_LAYOUTS)
 
 
-def _derived(front: str, set_type: str = "st.set_type") -> dict[str, str]:
+def _derived(front: str) -> dict[str, str]:
     """SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns;
-    ``front`` is the front face's type line (``_FRONT``, or a column holding it), ``set_type``
-    the card's set type."""
+    ``front`` is the front face's type line (``_FRONT``, or a column holding it)."""
     return {
         "kind": f"""CASE
-        WHEN {set_type} = 'minigame' THEN 'minigame'
+        WHEN st.set_type = 'minigame' THEN 'minigame'
         WHEN s.layout = 'art_series' THEN 'art_card'
         WHEN s.layout = 'emblem' OR {front} LIKE '%Emblem%' THEN 'emblem'
-        WHEN s.layout IN ('token', 'double_faced_token') OR {set_type} = 'token'
+        WHEN s.layout IN ('token', 'double_faced_token') OR st.set_type = 'token'
              OR {front} LIKE 'Token%' THEN 'token'
         WHEN s.layout IN ('planar', 'scheme', 'vanguard', 'augment', 'host')
-             OR {set_type} = 'memorabilia' THEN 'other'
+             OR st.set_type = 'memorabilia' THEN 'other'
         ELSE 'card' END""",
         "is_double_faced": f"coalesce(s.layout IN ({_DF}), false)",
         "is_land": f"regexp_matches({front}, '\\bLand\\b')",
@@ -280,16 +279,15 @@ def _upsert_cards(con: Connection) -> int:
     return int(distinct)
 
 
-def insert_cards_sql(source: str, *, clean: bool, set_type: str = "st.set_type") -> str:
+def insert_cards_sql(source: str, *, clean: bool) -> str:
     """``INSERT INTO cards`` every column, from ``source`` (a table or a subquery) whose rows
-    hold ``RAW_COLUMNS``: derived columns computed (``set_type``: the card's set type, over
-    ``s`` and the joined ``sets st``) and, with ``clean``, text cleaned in the rows whose
-    ``_dirty`` is true (``source`` then has that column)."""
+    hold ``RAW_COLUMNS``: derived columns computed (with the card's set row) and, with
+    ``clean``, text cleaned in the rows whose ``_dirty`` is true (``source`` then has it)."""
     raw = ", ".join(
         f"{_cleaned(c, t)} AS {c}" if clean else f"s.{c}" for c, t in RAW_COLUMNS.items()
     )
     # the front face's type line is cut once per row, not once per derived column
-    derived = _derived("s._front", set_type)
+    derived = _derived("s._front")
     # magic_back depends on kind and is_double_faced: only single-faced Magic cards have one.
     names = list(RAW_COLUMNS) + list(DERIVED_COLUMNS) + ["magic_back"]
     return f"""

@@ -475,9 +475,9 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
             split = halves.halves(src, cache) if shape == ingest.SPLIT else nullcontext(None)
             with split as parts:
                 if parts is None:
-                    counts = _load_whole(con, src, cache, kept, run)
+                    counts = _load_whole(con, src, cache, kept, forms[0][0], run)
                 else:
-                    counts = _load_halves(con, src, parts, cache, kept, run)
+                    counts = _load_halves(con, src, parts, cache, kept, forms, run)
             run.sets, run.cards = counts["sets"] or counts["card_sets"], counts["cards"]
     except BaseException:
         if not kept:  # a failed load keeps no copy
@@ -488,10 +488,10 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
 
 
 def _load_whole(
-    con: Connection, src: Path, cache: Path, kept: list[str] | None, run: Run
+    con: Connection, src: Path, cache: Path, kept: list[str] | None, rel: str, run: Run
 ) -> dict[str, int]:
-    """Load ``src`` read whole, copying it into the cache meanwhile (unless ``kept``)."""
-    rel = _file_copies(src)[0][0]
+    """Load ``src`` read whole, copying it into the cache as ``rel`` meanwhile (unless a
+    copy is ``kept``)."""
     with ThreadPoolExecutor(1) as pool:
         stored = pool.submit(lambda: kept or [cachemod.copy_file(cache, src, rel)])
         try:
@@ -504,15 +504,21 @@ def _load_whole(
 
 
 def _load_halves(
-    con: Connection, src: Path, parts: list[str], cache: Path, kept: list[str] | None, run: Run
+    con: Connection,
+    src: Path,
+    parts: list[str],
+    cache: Path,
+    kept: list[str] | None,
+    forms: list[list[str]],
+    run: Run,
 ) -> dict[str, int]:
-    """Load ``src`` from its two halves, which become its cache copy (unless ``kept``)."""
+    """Load ``src`` from its two halves, which become its cache copy ``forms[1]`` unless a
+    copy is ``kept`` (or DuckDB rejected a half: then ``src`` is copied as given)."""
     counts, faithful = ingest.load_halves(con, src, parts)
-    forms = _file_copies(src)
     if kept:
         run.cache_files = kept
     elif faithful and halves.keep(parts, [cache / r for r in forms[1]]):
         run.cache_files = forms[1]
-    else:  # DuckDB rejected a half (a wrong cut), or they could not be moved
+    else:
         run.cache_files = [cachemod.copy_file(cache, src, forms[0][0])]
     return counts

@@ -65,7 +65,7 @@ def _load(
     real_direct, real_halves = ingest.load_direct, ingest.load_halves
 
     def spy_direct(con, parts):
-        got = real_direct(con, parts) if direct else None
+        got = real_direct(con, parts) if direct else _not_direct(con, parts)
         routes.append("direct" if got is not None else "not direct")
         return got
 
@@ -80,14 +80,22 @@ def _load(
         m.setattr(ingest, "load_direct", spy_direct)
         m.setattr(ingest, "load_halves", spy_halves)
         con = db.connect(tmp_path / f"{name}.duckdb")
-        sync.sync_file(con, path, cache=tmp_path / f"{name}.cache")
+        summary = sync.sync_file(con, path, cache=tmp_path / f"{name}.cache")
     how = {
         (): "whole",
         ("direct", "halves"): "direct",
         ("not direct", "halves"): "staged",
         ("not direct", "whole"): "whole",
     }
-    return snapshot(con), how[tuple(routes)]
+    snap = snapshot(con)
+    snap["runs"] = con.execute("SELECT source, status, sets, cards FROM sync_runs").fetchall()
+    snap["summary"] = [(k, v) for k, v in summary.items() if k in ("sets", "cards", "shape")]
+    return snap, how[tuple(routes)]
+
+
+def _not_direct(con, parts) -> None:
+    """What ``load_direct`` does when it does not load: the transaction rolled back."""
+    con.execute("ROLLBACK")
 
 
 def _hostile(cards: list[dict]) -> list[dict]:
@@ -98,10 +106,11 @@ def _hostile(cards: list[dict]) -> list[dict]:
     two = [{"object": "card_face", "name": n, "type_line": "Creature"} for n in ("A", "B")]
     faces = [dict(f) for f in out[i].get("card_faces") or two]
     faces[0]["name"] = "Face\nOne\u2066"
-    out[i] = dict(out[i], card_faces=faces)
+    out[i] = dict(out[i], card_faces=faces, artist="An\tArtist")  # a card cleaned, with faces
     # cards of sets no database has yet, whose type decides the cards' kind
     for j, (code, kind) in enumerate((("tone", "token"), ("mone", "minigame")), start=2):
-        out[j] = dict(out[j], set=code, set_name=f"{code} cards", set_type=kind, set_id=code)
+        name = f"{code} \u202ecards"
+        out[j] = dict(out[j], set=code, set_name=name, set_type=kind, set_id=code)
     out[4] = dict(out[4], set="no/set")  # not a set code: never loaded
     return out
 
@@ -125,7 +134,31 @@ def test_split_load_equals_whole_load(
     assert any(r[2] == "Face One" for r in direct["card_faces"])
     kinds = {r[0]: r for r in direct["cards"]}
     assert "token" in kinds[cards[2]["id"]] and "minigame" in kinds[cards[3]["id"]]
-    assert {"tone", "mone"} <= {r[0] for r in direct["sets"]}
+    assert {("tone", "tone cards"), ("mone", "mone cards")} <= {r[:2] for r in direct["sets"]}
+    assert direct["runs"] == [("file", "ok", len({c["set"] for c in cards}) + 2, len(cards) - 1)]
+
+
+def test_straight_in_after_a_sets_file_uses_its_set_rows(
+    cards: list[dict], tmp_path: Path, monkeypatch
+) -> None:
+    # A set row that is already there decides the kind, as in the staged way, even when it
+    # has no set type (the card's own "token" then counts for nothing).
+    path = _write(tmp_path / "c.json", _hostile(cards), "trailing")
+    sets = tmp_path / "sets.json"
+    tone = {"object": "set", "code": "tone", "name": "Tokens", "set_type": None}
+    sets.write_text(json.dumps({"object": "list", "data": [tone]}), encoding="utf-8")
+    snaps = {}
+    for name, split in (("split", True), ("whole", False)):
+        con = db.connect(tmp_path / f"{name}.duckdb")
+        sync.sync_file(con, sets, cache=tmp_path / f"{name}.cache")
+        con.close()
+        snaps[name] = _load(tmp_path, path, name, monkeypatch, split=split)
+    (split_snap, how), (whole_snap, _) = snaps["split"], snaps["whole"]
+    assert how == "direct"
+    assert split_snap["cards"] == whole_snap["cards"] and split_snap["sets"] == whole_snap["sets"]
+    row = next(r for r in split_snap["cards"] if r[0] == cards[2]["id"])
+    assert "token" not in row and "card" in row
+    assert ("tone", "Tokens") in {r[:2] for r in split_snap["sets"]}
 
 
 def test_an_id_twice_is_staged_from_the_halves_and_the_first_row_wins(
@@ -286,8 +319,9 @@ def test_halves_a_killed_sync_left_are_removed_by_the_next(any_sources, tmp_path
 @pytest.mark.parametrize(
     ("where", "interrupt"),
     [
-        ("_direct_sql", KeyboardInterrupt),
-        ("_direct_sql", duckdb.InterruptException),  # not taken for a rejected file
+        ("one_row", KeyboardInterrupt),  # the statement that loads straight in
+        ("one_row", RuntimeError),  # what DuckDB raises for Ctrl-C during a statement
+        ("one_row", duckdb.IOException),  # a full disk: not a file to read another way
         ("_insert_cards", KeyboardInterrupt),  # the staged way
     ],
 )
@@ -297,19 +331,25 @@ def test_an_interrupted_parse_is_recorded_as_failed_and_changes_nothing(
     path = _write(tmp_path / "c.json", cards, "trailing")
     monkeypatch.setattr(halves, "MIN_BYTES", 0)
 
+    staged = []
+
     def interrupted(*args):
-        raise interrupt("interrupted")
+        raise interrupt("Query interrupted")
 
     monkeypatch.setattr(ingest, where, interrupted)
     if where == "_insert_cards":
-        monkeypatch.setattr(ingest, "load_direct", lambda con, parts: None)
+        monkeypatch.setattr(ingest, "load_direct", _not_direct)
+    else:
+        monkeypatch.setattr(ingest, "prestage", lambda *args: staged.append(1))
     con = db.connect(tmp_path / "t.duckdb")
     before = snapshot(con)
     with pytest.raises(interrupt):
         sync.sync_file(con, path, cache=tmp_path / "cache")
     assert snapshot(con) == before
-    runs = con.execute("SELECT source, status FROM sync_runs").fetchall()
-    assert runs == [("file", "failed")]
+    runs = con.execute("SELECT source, status, message FROM sync_runs").fetchall()
+    assert [r[:2] for r in runs] == [("file", "failed")]
+    assert "Query interrupted" in (runs[0][2] or type(interrupt()).__name__)
+    assert not staged  # not read again
     assert not list((tmp_path / "cache").glob("halves-*"))
     assert not list((tmp_path / "cache").rglob("files/*"))  # no copy of a load that did not happen
 
