@@ -166,8 +166,20 @@ def main() -> None:
             typer.echo(f"boosterkit: detail: {escape_controls(str(exc.detail))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        typer.echo("Interrupted.", err=True)
-        sys.exit(130)
+        _interrupted()
+    except RuntimeError as exc:
+        if str(exc) != DUCKDB_INTERRUPTED:
+            raise
+        _interrupted()
+
+
+#: What DuckDB raises (a ``RuntimeError``) when Ctrl-C comes during one of its statements.
+DUCKDB_INTERRUPTED = "Query interrupted"
+
+
+def _interrupted() -> None:
+    typer.echo("Interrupted.", err=True)
+    sys.exit(130)
 
 
 if __name__ == "__main__":

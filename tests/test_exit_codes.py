@@ -176,3 +176,33 @@ def test_exit_code(capsys, files, built_db, tmp_path, command, code, args) -> No
         assert err.count("\n") == 1 and "Traceback" not in err, err
     elif code == 1:  # a verdict (violations, an illegal move) is the command's output
         assert out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), RuntimeError("Query interrupted")])
+def test_ctrl_c_exits_130_without_a_traceback(capsys, monkeypatch, files, interrupt) -> None:
+    # docs/exit-codes.md: "Ctrl-C stops a command with exit 130". During a DuckDB statement
+    # Ctrl-C comes as DuckDB's RuntimeError, not as KeyboardInterrupt.
+    from boosterkit.pipeline import sync
+
+    def interrupted(*args, **kwargs):
+        raise interrupt
+
+    monkeypatch.setattr(sync, "sync_file", interrupted)
+    code, _, err = run_cli(
+        capsys, "--db", str(files["folder"] / "c.duckdb"), "sync", "--file", str(files["one"])
+    )
+    assert code == 130
+    assert err == ("" if isinstance(interrupt, KeyboardInterrupt) else "Interrupted.\n")  # typer's
+
+
+def test_other_runtime_errors_are_not_taken_for_ctrl_c(capsys, monkeypatch, files) -> None:
+    from boosterkit.pipeline import sync
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr(sync, "sync_file", broken)
+    with pytest.raises(RuntimeError, match="something else"):
+        run_cli(
+            capsys, "--db", str(files["folder"] / "c.duckdb"), "sync", "--file", str(files["one"])
+        )
