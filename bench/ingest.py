@@ -17,10 +17,10 @@ machine other processes stretch wall times unevenly; CPU time shows what each on
 Targets: CPU ratio to ``read_json`` of the file ≤ 1.6 (issue 22), wall ratio ≤ 1.6 and peak
 RSS ≤ 1 GB (issue 13: at 25k, 100k and 400k cards). Exit status 1 when a target is missed.
 With ``--repeat N``, the commands run in N rounds, each round in another order; each figure
-printed is the best of the runs (wall and CPU taken separately), and the CPU ratio judged is
-the median of the N per-round ratios (the sync against the baseline of its own round): the
-machine's speed drifts by a quarter over minutes, which a ratio of two bests taken minutes
-apart does not cancel.
+printed is the best of the runs (wall and CPU taken separately), and the CPU and wall ratios
+judged are the medians of the N per-round ratios (the sync against the baseline of its own
+round): the machine's speed drifts by a quarter over minutes, which a ratio of two bests
+taken minutes apart does not cancel.
 
     .venv/bin/python bench/ingest.py [--cards 25000,100000,400000] [--repeat 1]
 """
@@ -154,7 +154,8 @@ def measure(tmpdir: Path, cards: int, repeat: int) -> bool:
     with halves.halves(path, tmpdir / "halves") as parts:
         for i in range(repeat):
             # each round in another order: a drift of the machine's speed does not favour one
-            order = ["sync", "file", "halves"][i % 3 :] + ["sync", "file", "halves"][: i % 3]
+            names = ["sync", "file", "halves"]
+            order = names[i % 3 :] + names[: i % 3]
             for name in order:
                 if name != "halves" or parts:
                     runs[name].append(_run_one(tmpdir, name, path, parts, f"{cards}-{i}"))
