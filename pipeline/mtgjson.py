@@ -40,8 +40,14 @@ _UUID_COLUMNS = {"uuid": "VARCHAR", "card_id": "VARCHAR", "side": "VARCHAR"}
 _NAME_COLUMNS = {"card_id": "VARCHAR", "lang": "VARCHAR", "name": "VARCHAR", "type_line": "VARCHAR"}
 
 
+#: Keys of an MTGJSON set object: a file that starts with one is a bare set object (as the
+#: minigame sets of ``minigames-2025/`` are), without the ``{"meta", "data"}`` wrapper.
+_SET_KEYS = frozenset({"baseSetSize", "block", "booster", "cards", "code", "name", "tokens"})
+
+
 def _layout(path: Path) -> str:
-    """``set`` (``{"meta", "data": {set}}``) or ``all`` (``{"meta", "data": {CODE: set}}``)."""
+    """``set`` (``{"meta", "data": {set}}``), ``all`` (``{"meta", "data": {CODE: set}}``) or
+    ``bare`` (a set object itself)."""
     try:
         with open_input(path) as f:
             for prefix, event, value in ijson.parse(f):
@@ -53,6 +59,8 @@ def _layout(path: Path) -> str:
                     )
                 if prefix == "" and event not in ("start_map", "map_key"):
                     break  # not an object at the top
+                if prefix == "" and event == "map_key" and value in _SET_KEYS:
+                    return "bare"
                 if prefix == "data" and event == "map_key":
                     return "all" if value[:1].isupper() or value[:1].isdigit() else "set"
                 if prefix == "data" and event != "start_map":
@@ -70,7 +78,8 @@ def read_sets(
     *,
     codes: set[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Yield the set objects of an MTGJSON set file or AllPrintings, one at a time.
+    """Yield the set objects of an MTGJSON set file, a bare set object or AllPrintings, one
+    at a time.
 
     ``only`` (set codes, any case) limits AllPrintings to those sets; ``codes``, when given,
     collects the (upper-case) code of every set in the file, yielded or not.
@@ -80,8 +89,8 @@ def read_sets(
     kind = _layout(path)
     try:
         with open_input(path) as f:
-            if kind == "set":
-                for data in ijson.items(f, "data", use_float=True):
+            if kind in ("set", "bare"):
+                for data in ijson.items(f, "data" if kind == "set" else "", use_float=True):
                     _check_set(data, path)
                     if codes is not None:
                         codes.add(str(data["code"]).upper())

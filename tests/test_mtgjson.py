@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import REAL_MTGJSON
+from conftest import REAL_MTGJSON, shared_path
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline import db
@@ -482,3 +482,29 @@ def test_foreign_names_of_one_file_and_a_reimport(mem_db, tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     import_mtgjson(mem_db, [path])
     assert mem_db.execute("SELECT count(*) FROM card_names").fetchone() == (0,)
+
+
+MINIGAMES_2025 = ("MMID", "MNEO", "MSNC", "MCLB", "MDMU", "MBRO", "MONE", "MLTR", "MACR")
+
+
+def test_a_bare_set_object_is_read_like_a_wrapped_one(mem_db, tmp_path):
+    """The minigame sets of ``minigames-2025/`` are set objects without ``{"meta", "data"}``:
+    every minigame card of each is imported, the same as from the wrapped shape."""
+    folder = shared_path("mtgjson", "minigames-2025")
+    files = [folder / f"{code}.json" for code in MINIGAMES_2025]
+    import_mtgjson(mem_db, files)
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        assert "data" not in data and "meta" in data  # the bare shape
+        ids = {t["identifiers"]["scryfallId"] for t in data["tokens"]}
+        got = mem_db.execute(
+            "SELECT count(*), bool_and(kind = 'minigame') FROM cards WHERE set_code = ?",
+            [data["code"].lower()],
+        ).fetchone()
+        assert got == (len(ids), True), f.name
+    wrapped = tmp_path / "MLTR.json"
+    bare = json.loads((folder / "MLTR.json").read_text(encoding="utf-8"))
+    wrapped.write_text(json.dumps({"meta": bare.pop("meta"), "data": bare}), encoding="utf-8")
+    before = _counts(mem_db)
+    import_mtgjson(mem_db, [wrapped])  # the same set wrapped: nothing new
+    assert _counts(mem_db) == before
