@@ -182,7 +182,11 @@ CREATE TABLE card_names (
 );
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+#: A card's watermark (``obscura``, ``phyrexian``…): a fact some minigames score (Demon's Due:
+#: "each card in their bank that has the watermark of their chosen crime family").
+_V5 = "ALTER TABLE cards ADD COLUMN watermark VARCHAR;"
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

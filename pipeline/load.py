@@ -51,6 +51,7 @@ RAW_COLUMNS: dict[str, str] = {
     "source": "VARCHAR",
     "image_uris": IMAGE_URIS,
     "artist": "VARCHAR",
+    "watermark": "VARCHAR",
 }
 
 #: name → DuckDB type of every column of ``sets`` (each source fills those it knows).

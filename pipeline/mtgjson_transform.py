@@ -177,6 +177,7 @@ def merge_printing(
         "released_at": front.get("originalReleaseDate") or released_at,
         "source": "mtgjson",
         "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
+        "watermark": front.get("watermark"),
     }
     return card, _face_rows(card["id"], entries) if multi else []
 
