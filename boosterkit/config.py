@@ -69,16 +69,39 @@ def download_deadline() -> float:
     return _seconds("BOOSTERKIT_DOWNLOAD_DEADLINE", DEFAULT_DOWNLOAD_DEADLINE)
 
 
+#: The database name that asks for the bundled sample (``--db :sample:``,
+#: ``BOOSTERKIT_DB=:sample:``, ``--boosterkit-db :sample:``): read-only, built on first use.
+SAMPLE = ":sample:"
+
+
 def db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The database file: the explicit path, else ``BOOSTERKIT_DB``, else the user data dir."""
+    """The database file: the explicit path, else ``BOOSTERKIT_DB``, else the user data dir
+    (``Path(SAMPLE)`` when either names the sample)."""
     if explicit:
         return Path(explicit).expanduser()
     env = os.environ.get("BOOSTERKIT_DB")
     if env:
         return Path(env).expanduser()
+    return default_db_path()
+
+
+def default_db_path() -> Path:
+    """The database of the user data folder: where ``sync`` and ``import`` write by default."""
     import platformdirs  # only here: --help and the catalogue never need it
 
     return Path(platformdirs.user_data_dir("boosterkit")) / "boosterkit.duckdb"
+
+
+def is_configured(explicit: str | os.PathLike[str] | None = None) -> bool:
+    """Whether a database was named (``explicit`` or ``BOOSTERKIT_DB``), not defaulted."""
+    return bool(explicit) or bool(os.environ.get("BOOSTERKIT_DB"))
+
+
+def sample_dir() -> Path:
+    """Where the bundled sample's database is built on first use: the user cache folder."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("boosterkit")) / "sample"
 
 
 def cache_dir(database: Path) -> Path:

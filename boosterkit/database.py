@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
@@ -42,7 +42,9 @@ class Database:
 
     - ``Database(path)``: a file (``None``: the configured one, resolved on first use).
       ``read()`` opens it read-only for the block, ``write()`` read-write (created and
-      migrated on first use); both close it after.
+      migrated on first use); both close it after. Reads go to the bundled sample
+      (``pipeline.sample``) when the path is ``config.SAMPLE``, or when none is named and
+      the default file does not exist yet (``notice`` is then told, once); writes never do.
     - ``Database.borrowing(con)``: an open connection, read and written through and never
       closed; its file is asked once (for the products kept beside it).
     - ``Database.memory()`` (or the path ``":memory:"``): an in-memory database, one
@@ -57,10 +59,15 @@ class Database:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, *, products: ProductCache | None = None
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        products: ProductCache | None = None,
+        notice: Callable[[str], object] | None = None,
     ) -> None:
         self._explicit = path
         self._products = products
+        self._notice = notice
         self._connection: Connection | None = None  # borrowed, or owned (in memory)
         self._owned = str(path) == MEMORY
         self._local = threading.local()
@@ -126,7 +133,60 @@ class Database:
         from boosterkit import config
 
         path = config.db_path(self._explicit)
-        return None if str(path) == MEMORY else path
+        if str(path) == MEMORY:
+            return None
+        if str(path) == config.SAMPLE:
+            return self._sample(said=False)
+        if not path.exists() and not config.is_configured(self._explicit):
+            return self._sample(said=True)
+        return path
+
+    def _sample(self, *, said: bool) -> Path:
+        """The bundled sample's database (built on first use); ``said``: tell ``notice``."""
+        from boosterkit.pipeline import sample
+
+        found = sample.ensure()
+        self.__dict__["sample"] = True
+        if said and self._notice is not None:
+            self._notice(sample.NOTICE)
+        return found
+
+    def named(self) -> Path | None:
+        """The file to name in a message: the one read, once resolved, else the one named
+        (resolving nothing: never builds the sample)."""
+        if "path" in self.__dict__:
+            return self.path
+        if self._owned or self._connection is not None:
+            return None
+        from boosterkit import config
+
+        return config.db_path(self._explicit)
+
+    @property
+    def sample(self) -> bool:
+        """Whether this handle reads the bundled sample: asked for (``--db :sample:``), or
+        because no database was named and the user data folder holds none yet."""
+        return self.path is not None and bool(self.__dict__.get("sample"))
+
+    def _target(self) -> Path | None:
+        """The file writes go to: the named or default one, never the sample (asking to
+        write to it is an ``InputError``)."""
+        if self._owned or self._connection is not None:
+            return self.path
+        from boosterkit import config
+
+        path = config.db_path(self._explicit)
+        if str(path) == MEMORY:
+            return None
+        if str(path) == config.SAMPLE:
+            from boosterkit.errors import InputError
+
+            raise InputError(
+                f"{config.SAMPLE} is the bundled sample, read-only: `sync` and `import` write "
+                "a database of your own (leave out --db and BOOSTERKIT_DB for the default one, "
+                "or name a file)"
+            )
+        return path
 
     @property
     def shared_file(self) -> Path | None:
@@ -139,9 +199,10 @@ class Database:
         """Where fetched and imported files are kept: the folder beside the file."""
         from boosterkit import config
 
-        if self.path is None:
+        path = self._target()
+        if path is None:
             raise ValueError("a database without a file keeps no cache folder")
-        return config.cache_dir(self.path)
+        return config.cache_dir(path)
 
     @property
     def products(self) -> ProductCache:
@@ -172,16 +233,19 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A read-write connection for the block (the file created and migrated if needed)."""
-        with self._connect(read_only=False) as con:
+        """A read-write connection for the block (the file created and migrated if needed):
+        to the named or default file, never the sample, which is read no more after it."""
+        with self._connect(read_only=False, path=self._target()) as con:
             yield con
+        if self.__dict__.get("sample"):
+            del self.__dict__["path"], self.__dict__["sample"]
 
     def _reading(self) -> AbstractContextManager[Connection]:
         """How this handle reads (the service's handle reads through its shared cursor)."""
         return self._connect(read_only=True)
 
     @contextmanager
-    def _connect(self, *, read_only: bool) -> Iterator[Connection]:
+    def _connect(self, *, read_only: bool, path: Path | None = None) -> Iterator[Connection]:
         if self._connection is not None:  # borrowed, or owned (in memory)
             yield self._connection
             return
@@ -189,7 +253,8 @@ class Database:
             raise ValueError("this in-memory database was closed")
         from boosterkit.pipeline import db as dbmod
 
-        con = dbmod.connect(cast(Path, self.path), read_only=read_only)  # a file: not owned
+        path = path or self.path
+        con = dbmod.connect(cast(Path, path), read_only=read_only)  # a file: not owned
         try:
             yield con
         finally:

@@ -12,9 +12,9 @@
 Each strategy draws a seed (``seeds()``: integers from 0 to 2^64-1, which Hypothesis
 shrinks toward 0) and yields what ``open_packs``/``deal`` give for it, so a failing example
 is reported as a small, reproducible seed. The database is the one the pytest plugin reads
-(``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else the default); ``db=`` overrides it.
-Without a database the test is skipped with the reason, as the plugin's fixtures are
-(``--boosterkit-require-db``: an error).
+(``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else the default, else the bundled
+sample); ``db=`` overrides it. A named database that does not exist skips the test with the
+reason, as the plugin's fixtures do (``--boosterkit-require-db``: an error).
 
 Hypothesis is imported when a strategy is built, not with this module: it is a dependency
 of ``boosterkit[testing]`` (``pip install 'boosterkit[testing]'``), not of boosterkit.
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from boosterkit.generator.model import Pack
     from boosterkit.minigames import Setup
 
-__all__ = ["configure", "database", "pack", "packs", "seeds", "setups"]
+__all__ = ["configure", "database", "pack", "packs", "required", "seeds", "setups"]
 
 #: Set by the pytest plugin from its options (configuration, like ``BOOSTERKIT_DB``).
 _options: dict[str, Any] = {"db": None, "require_db": False}
@@ -45,10 +45,17 @@ def configure(db: str | os.PathLike[str] | None = None, require_db: bool = False
 
 
 def database(db: str | os.PathLike[str] | None = None) -> Path:
-    """The database path the strategies use: ``db``, the plugin's, ``BOOSTERKIT_DB``, default."""
-    from boosterkit import config
+    """The database path the strategies use: ``db``, the plugin's, ``BOOSTERKIT_DB``, the
+    default, else the bundled sample's (built on first use)."""
+    from boosterkit.database import Database
 
-    return config.db_path(db or _options["db"])
+    return Database(db or _options["db"]).path or Path(":memory:")
+
+
+def required(db: str | os.PathLike[str] | None = None) -> Path:
+    """``database(db)`` when it exists; else the test is skipped (or failed, under
+    ``--boosterkit-require-db``) with the reason."""
+    return _require(database(db))
 
 
 def _hypothesis() -> Any:
@@ -91,7 +98,7 @@ class _Products:
         from boosterkit.database import Database
         from boosterkit.generator.cache import ProductCache
 
-        path = _require(database(self.db))
+        path = required(self.db)
         with self._lock:
             if self._database is None:  # keyed by the file's stamp: a changed file is re-read
                 self._database = Database(path, products=ProductCache(db_path=path))

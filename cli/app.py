@@ -81,7 +81,7 @@ class Guarded(HelpGroup):
             from boosterkit.pipeline.db import guarded
 
             handle = ctx.obj
-            with guarded((handle.path if handle is not None else None) or config.db_path()):
+            with guarded((handle.named() if handle is not None else None) or config.db_path()):
                 raise
 
 

@@ -91,7 +91,10 @@ def labels_unique(cols: Sequence[str]) -> bool:
 
 
 def _info_text(info: dict[str, Any]) -> str:
-    lines = [f"database    {info['path']}", f"schema      v{info['schema_version']}"]
+    lines = [f"database    {info['path']}"]
+    if info.get("sample"):
+        lines.append(f"sample      the bundled sample ({info['sample'].upper()}), read-only")
+    lines.append(f"schema      v{info['schema_version']}")
     lines += [f"{t:<12}{n}" for t, n in info["counts"].items()]
     if info["cards_by_kind"]:
         lines.append(

@@ -50,7 +50,8 @@ else:
     PoolFormat = literal(POOLS.names)
 
 DB_HELP = (
-    "Database file (default: $BOOSTERKIT_DB, else the user data dir); before or after the command."
+    "Database file (default: $BOOSTERKIT_DB, else the user data dir, else the bundled "
+    "sample; :sample: asks for it); before or after the command."
 )
 
 
@@ -85,10 +86,15 @@ def usage_line(exc: Exception) -> OneLineUsage:
 
 
 def database(db: Path | None) -> Any:
-    """The handle of ``--db`` (None: the configured database, resolved on first use)."""
+    """The handle of ``--db`` (None: the configured database, resolved on first use); a
+    command that reads the bundled sample for want of a database says so on stderr."""
     from boosterkit.database import Database
 
-    return Database(db)
+    return Database(db, notice=_notice)
+
+
+def _notice(message: str) -> None:
+    typer.echo(f"boosterkit: {message}", err=True)
 
 
 def _set_db(ctx: ClickContext, param: Parameter, value: Path | None) -> Path | None:

@@ -37,8 +37,9 @@ def register(app: typer.Typer) -> None:
         from boosterkit.service import workers as pool
 
         settings = pool.checked_settings(ctx.obj.path, host, allow_host or [], workers)
+        served = "the bundled sample (AFR)" if ctx.obj.sample else ctx.obj.path
         message = (
-            f"boosterkit: serving {ctx.obj.path} on http://{host}:{port}/ with "
+            f"boosterkit: serving {served} on http://{host}:{port}/ with "
             f"{settings.workers} worker(s) (Ctrl-C stops)"
         )
         pool.run(settings, host, port, listening=lambda: typer.echo(message, err=True))

@@ -7,11 +7,13 @@ Installed with boosterkit, so any test suite can ask for realistic, seeded packs
         assert len(pack.items) == 14
 
 The database is ``--boosterkit-db PATH``, else ``BOOSTERKIT_DB``, else boosterkit's default
-location. Without a database the tests that use these fixtures are skipped with the reason
-(``--boosterkit-require-db`` turns that into an error, e.g. in CI); an explicit
-``--boosterkit-db`` path that does not exist is a usage error (a typo must not turn the
-suite into skips). The Hypothesis strategies of ``boosterkit.testing`` read the same
-database. Products are compiled once per database content and kept beside the database
+location, else (nothing named, nothing loaded there) the bundled sample: AFR's real cards
+and products and every minigame card, read-only (``--boosterkit-db :sample:`` asks for it
+whatever is loaded). A named database that does not exist skips the tests that use these
+fixtures with the reason (``--boosterkit-require-db`` turns that into an error, e.g. in CI);
+an explicit ``--boosterkit-db`` path that does not exist is a usage error (a typo must not
+turn the suite into skips). The Hypothesis strategies of ``boosterkit.testing`` read the
+same database. Products are compiled once per database content and kept beside the database
 (``generator.cache``), so a test session loads them in milliseconds;
 ``boosterkit_products`` holds them for the session.
 """
@@ -50,8 +52,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from boosterkit.config import SAMPLE
+
     explicit = config.getoption("boosterkit_db", None)
-    if explicit and not Path(explicit).expanduser().exists():
+    if explicit and explicit != SAMPLE and not Path(explicit).expanduser().exists():
         raise pytest.UsageError(
             f"--boosterkit-db {explicit}: no such file (build one with "
             "`boosterkit sync` or `boosterkit import`, or fix the path)"
@@ -61,21 +65,27 @@ def pytest_configure(config: pytest.Config) -> None:
     testing.configure(explicit, bool(config.getoption("boosterkit_require_db", False)))
 
 
-@pytest.fixture(scope="session")
-def boosterkit_db(pytestconfig: pytest.Config) -> Path:
-    """Path of the database the booster fixtures read (skips when there is none)."""
-    from boosterkit import config
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """One header line when the fixtures will read the bundled sample (nothing is built)."""
+    from boosterkit import config as settings
+    from boosterkit.pipeline.sample import SET
 
-    path = config.db_path(pytestconfig.getoption("boosterkit_db"))
-    if not path.exists():
-        message = (
-            f"no boosterkit database at {path}: build one with `boosterkit sync` and pass "
-            "--boosterkit-db PATH or set BOOSTERKIT_DB"
+    explicit = config.getoption("boosterkit_db", None)
+    path = settings.db_path(explicit)
+    if str(path) == settings.SAMPLE or not (settings.is_configured(explicit) or path.exists()):
+        return (
+            f"boosterkit: booster fixtures read the bundled sample ({SET.upper()}); "
+            "--boosterkit-db FILE reads a database of yours"
         )
-        if pytestconfig.getoption("boosterkit_require_db"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def boosterkit_db() -> Path:
+    """Path of the database the booster fixtures read (skips when a named one is missing)."""
+    from boosterkit import testing
+
+    return testing.required()
 
 
 @pytest.fixture(scope="session")

@@ -276,8 +276,26 @@ def guarded(path: str | Path) -> Iterator[None]:
 #: How to make a database: from Scryfall, or offline from MTGJSON / magic-sealed-data files.
 NO_DATABASE_HINT = (
     "load cards first: `boosterkit sync SET` from Scryfall, or offline "
-    "`boosterkit import mtgjson FILE...` and `boosterkit import collation FILE`"
+    "`boosterkit import mtgjson FILE...` and `boosterkit import collation FILE`; "
+    "`--db :sample:` reads the bundled sample (AFR)"
 )
+
+
+def no_database(path: Path) -> str:
+    """Why a read of ``path`` found nothing, and what to do: the databases of the current
+    folder when there are any (a file loaded with ``--db`` or ``BOOSTERKIT_DB`` set in
+    another shell), else how to load one."""
+    try:
+        here = sorted(p.name for p in Path.cwd().glob("*.duckdb") if p.resolve() != path.resolve())
+    except OSError:  # the current folder is gone, or unreadable
+        here = []
+    if here:
+        shown = ", ".join(f"./{n}" for n in here[:3]) + (" …" if len(here) > 3 else "")
+        return (
+            f"{path}: no database here yet; this folder has {shown}: "
+            f"`--db ./{here[0]}` or BOOSTERKIT_DB=./{here[0]} reads it ({NO_DATABASE_HINT})"
+        )
+    return f"{path}: no database here yet ({NO_DATABASE_HINT})"
 
 
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\d+)\)")
@@ -362,7 +380,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
     if str(path) != ":memory:":
         p = Path(path)
         if read_only and not p.exists():
-            raise DatabaseError(f"{p}: no database here yet ({NO_DATABASE_HINT})")
+            raise DatabaseError(no_database(p))
         with guarded(p):
             p.parent.mkdir(parents=True, exist_ok=True)
     try:

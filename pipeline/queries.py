@@ -220,7 +220,8 @@ def list_cards(
 
 
 def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
-    """Path, schema version, row counts per table and the last sync runs."""
+    """Path, whether it is the bundled sample (its set code, else None), schema version, row
+    counts per table and the last sync runs."""
     tables = ("sets", "cards", "card_faces", "products", "sheets", "sheet_cards", "sync_runs")
     counts = {t: scalar(con, f"SELECT count(*) FROM {t}") for t in tables}
     kinds = dict(
@@ -232,8 +233,11 @@ def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
                   len(coalesce(cache_files, [])) AS cache_files
            FROM sync_runs ORDER BY id DESC LIMIT 10""",
     )
+    from boosterkit.pipeline import sample
+
     return {
         "path": str(path),
+        "sample": sample.SET if sample.is_sample(con) else None,
         "schema_version": db.schema_version(con),
         "counts": counts,
         "cards_by_kind": kinds,

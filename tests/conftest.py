@@ -181,6 +181,32 @@ def any_data(request: pytest.FixtureRequest) -> Sources:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _own_user_folders(tmp_path_factory: pytest.TempPathFactory):
+    """No test reads or writes the user's folders: the default database (user data folder)
+    is absent and the bundled sample is built once per run in a cache folder of the run's
+    own (shared by xdist workers: the build is atomic)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME")}
+    os.environ["XDG_CACHE_HOME"] = str(root / "xdg-cache")
+    os.environ["XDG_DATA_HOME"] = str(base / "xdg-data")
+    yield
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def sample_db(_own_user_folders) -> Path:
+    """The bundled sample's database, built from the package's files (as on first use)."""
+    from boosterkit.pipeline import sample
+
+    return sample.ensure()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _no_real_mtgjson():
     """``sync SET`` also asks MTGJSON: no test may reach mtgjson.com. By default every test
     (and every CLI it runs) sees an MTGJSON with no files (404s); tests that serve files set

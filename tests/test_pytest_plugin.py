@@ -50,6 +50,24 @@ def test_database_from_the_environment(
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
+def test_fixtures_read_the_bundled_sample_with_no_option(
+    pytester: pytest.Pytester, sample_db: Path, monkeypatch
+) -> None:
+    """A suite of a new user: plain ``pytest``, nothing loaded, and realistic packs (the
+    sample's real AFR), the header saying where they come from."""
+    from boosterkit.generator import open_packs
+
+    monkeypatch.delenv("BOOSTERKIT_DB", raising=False)
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["boosterkit: booster fixtures read the bundled sample (AFR)*"])
+    written = json.loads((pytester.path / "pack.json").read_text())
+    assert written == open_packs("afr", "set", 1, 1, db=sample_db)[0].to_dict()
+    again = pytester.runpytest("--boosterkit-db", ":sample:", "-p", "no:cacheprovider")
+    again.assert_outcomes(passed=2)
+
+
 def test_no_database_skips_with_the_reason(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch
 ) -> None:

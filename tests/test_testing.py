@@ -52,6 +52,18 @@ def test_strategies_in_a_users_suite(pytester: pytest.Pytester, built_db: Path) 
     result.stdout.fnmatch_lines(["*seed=1000*"])
 
 
+def test_strategies_read_the_bundled_sample_with_no_option(
+    pytester: pytest.Pytester, sample_db: Path, monkeypatch
+) -> None:
+    """No ``--boosterkit-db``, no ``BOOSTERKIT_DB``, nothing loaded: the sample's real AFR."""
+    monkeypatch.delenv("BOOSTERKIT_DB", raising=False)
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*seed=1000*"])
+    assert testing.database() == sample_db
+
+
 def test_strategies_skip_without_a_database(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch
 ) -> None:

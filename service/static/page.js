@@ -52,8 +52,21 @@ function addOption(select, value, label) {
   select.append(option);
 }
 
+// The bundled sample (no database loaded): say so, with what loads real data.
+function showSample(health) {
+  const note = $("sample-note");
+  note.hidden = !health.sample;
+  if (note.hidden) return;
+  note.textContent = `Serving the bundled sample (${health.sample.toUpperCase()}): real ` +
+    "packs of that set and every minigame card. `boosterkit sync SET` loads other sets, " +
+    "then restart boosterkit serve.";
+}
+
 async function loadChoices() {
-  const [sets, games] = await Promise.all([getJSON("/sets"), getJSON("/minigames")]);
+  const [sets, games, health] = await Promise.all(
+    [getJSON("/sets"), getJSON("/minigames"), getJSON("/health")],
+  );
+  showSample(health);
   // Packs come from booster sets: leave out the token, minigame and memorabilia sets.
   const boosterSets = sets.filter((s) => !NOT_BOOSTER_SETS.has(s.set_type) && s.cards > 0);
   for (const s of boosterSets) addOption($("set"), s.code, `${s.name} (${s.code.toUpperCase()})`);
