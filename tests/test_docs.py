@@ -145,3 +145,14 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     for part, rows in expected.items():
         for row in rows:
             assert row in part, f"docs/limits.md: {row!r} not stated"
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_every_page_starts_with_a_whole_sentence(name: str) -> None:
+    """A page's first paragraph is not the tail of a sentence cut when text moved pages
+    (docs/formats.md began "spreadsheets); `table`/`text` the human form; …")."""
+    body = page(name).split("\n", 1)[1].lstrip("\n")
+    first = body.split("\n\n", 1)[0]
+    cut = re.match(r"(?!boosterkit\b)[a-z(,;)]", first)
+    assert not cut, f"docs/{name} starts mid-sentence: {first[:60]!r}"
+    assert first.count("(") == first.count(")"), f"docs/{name}: unbalanced first paragraph"
