@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from boosterkit.cli.options import JSON, OUTPUT, HelpGroup, TextFormat, fmt_option, pick_format
-from boosterkit.cli.render import flags, summary
+from boosterkit.cli.render import flags, summary, unresolved_sets
 from boosterkit.text import plural
 
 _FMT = fmt_option("text")
@@ -22,7 +22,7 @@ def _unresolved(s: dict[str, Any]) -> str:
     """What the unresolved references are, how they fill, and what opens now."""
     out = ""
     if s.get("unresolved"):
-        sets = _shown([f"{k} {v:,}" for k, v in s["unresolved_sets"].items()], 6)
+        sets = unresolved_sets(s["unresolved_sets"], s.get("unknown_set_sheets", ()))
         n = s["unresolved"]
         refs = "card reference is" if n == 1 else "card references are"
         out = (

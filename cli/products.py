@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from boosterkit.cli.options import JSON, OUTPUT, SET_ARG, RecordFormat, fmt_option, pick_format
-from boosterkit.cli.render import emit, output
+from boosterkit.cli.render import emit, output, unresolved_sets
 
 ROW_FIELDS = (
     "code",
@@ -53,7 +53,7 @@ def product_text(p: dict[str, Any]) -> str:
     for e in p["extras"]:
         lines.append(f"  extra {_extra(e)}")
     if p["unresolved"]:
-        sets = ", ".join(f"{s} {n}" for s, n in p["unresolved_sets"].items())
+        sets = unresolved_sets(p["unresolved_sets"], p["unknown_set_sheets"], limit=99)
         lines.append(f"  unresolved: {p['unresolved']} of {p['sheet_cards']} sheet cards ({sets})")
     for note in p.get("notes", ()):
         lines.append(f"  note: {note}")

@@ -35,9 +35,27 @@ __all__ = [
     "summary",
     "table",
     "to_json",
+    "unresolved_sets",
     "write_csv",
     "wrote",
 ]
+
+
+def unresolved_sets(counts: dict[str, int], unknown_sheets: Sequence[str], limit: int = 6) -> str:
+    """``afc 56, plst 3`` — the sets of unresolved cards and how many each; the cards of no
+    known set (``?``: named by an MTGJSON id only) in words, with the sheets they are on."""
+    parts = []
+    for s, n in counts.items():
+        if s != "?":
+            parts.append(f"{s} {n:,}")
+            continue
+        sheets = ", ".join(unknown_sheets) or "?"
+        on = "sheet" if len(unknown_sheets) == 1 else "sheets"
+        parts.append(
+            f"{n:,} by MTGJSON id only, on {on} {sheets}: the MTGJSON file of their set "
+            "is not loaded"
+        )
+    return ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
 
 
 @contextmanager

@@ -553,11 +553,11 @@ def fill_hints(
             others.append(s)
     others.sort(key=lambda x: x != set_code)  # the set's own sync first
     # set codes come from the data: quoted, so a hostile one cannot make a command of itself
-    hints = (
-        [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(children)})"]
-        if children
-        else []
-    )
+    hints = []
+    if children:  # one command brings the set's missing cards and its child sets
+        brought = [set_code] * (set_code in others) + children
+        others = [s for s in others if s != set_code]
+        hints = [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(brought)})"]
     return list(
         dict.fromkeys(hints + [f"boosterkit sync {shlex.quote(s)}" for s in others] + lists)
     )
@@ -606,12 +606,14 @@ def describe(product: ProductDef) -> dict[str, Any]:
     extra_missing = [
         o["set"] for e in extras for o in e["options"] if not o["resolved"] and o["set"]
     ]
+    unknown = [s.name for s in product.sheets.values() if any(c.set == "?" for c in s.cards)]
     return {
         **_describe_variants(product, total),
         "sheets": sheets,
         "extras": extras,
         "notes": list(product.notes),
         **_unresolved(product, missing, extra_missing, old_list),
+        "unknown_set_sheets": sorted(unknown),
     }
 
 

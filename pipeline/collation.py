@@ -211,7 +211,9 @@ def resolve_sheet_cards(con: Connection, codes: Sequence[str] | None = None) -> 
 
 
 def unresolved_summary(con: Connection, codes: Sequence[str], examples: int = 5) -> dict[str, Any]:
-    """Counts of resolved/unresolved sheet cards of ``codes``, the sets missing, and examples."""
+    """Counts of resolved/unresolved sheet cards of ``codes``, the sets missing (``?``: cards
+    named by an MTGJSON uuid only, whose set no loaded file names), the sheets holding those,
+    and examples."""
     args = [list(codes)]
     base = "FROM sheet_cards WHERE product_code IN (SELECT unnest(?::VARCHAR[]))"
     total, missing = one_row(
@@ -227,11 +229,16 @@ def unresolved_summary(con: Connection, codes: Sequence[str], examples: int = 5)
         f"ORDER BY product_code, sheet_name, ref LIMIT {int(examples)}",
         args,
     ).fetchall()
+    unknown = con.execute(
+        f"SELECT DISTINCT sheet_name {base} AND card_id IS NULL AND set_code IS NULL ORDER BY 1",
+        args,
+    ).fetchall()
     return {
         "sheet_cards": int(total),
         "resolved": int(total - missing),
         "unresolved": int(missing),
         "unresolved_sets": {s: int(n) for s, n in by_set},
+        "unknown_set_sheets": [u[0] for u in unknown],
         "unresolved_examples": [e[0] for e in ex],
     }
 

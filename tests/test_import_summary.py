@@ -42,3 +42,27 @@ def test_one_of_a_thing_is_singular(capsys, built_world, tmp_path: Path) -> None
     )
     assert code == 0 and err.startswith("imported 1 set (mafr): ") and " 0 products" in err
     assert "1 sets" not in err
+
+
+def test_cards_of_no_known_set_are_said_in_words(capsys, built_world, tmp_path: Path) -> None:
+    """MTGJSON sheets naming cards by uuid only, of a file not loaded (STX's Mystical
+    Archive): no "(? 6)" but what they are and the sheet they are on, in the import's
+    summary and in `products` (issue 34)."""
+    db = str(tmp_path / "stx.duckdb")
+    code, _, err = run_cli(
+        capsys, "--db", db, "import", "mtgjson", str(built_world.folder / "STX.json")
+    )
+    assert code == 0 and "?" not in err
+    assert re.search(
+        r"card references are to cards of sets not loaded yet \(\d+ by MTGJSON id only, on "
+        r"sheet archive: the MTGJSON file of their set is not loaded\)",
+        err,
+    ), err
+    code, out, _ = run_cli(capsys, "--db", db, "products", "stx")
+    assert code == 0 and "?" not in out
+    assert re.search(
+        r"unresolved: \d+ of \d+ sheet cards \(\d+ by MTGJSON id only, on sheet archive", out
+    )
+    code, out, _ = run_cli(capsys, "--db", db, "products", "stx", "--json")
+    draft = next(p for p in __import__("json").loads(out) if p["code"] == "stx-draft-mtgjson")
+    assert draft["unknown_set_sheets"] == ["archive"] and set(draft["unresolved_sets"]) == {"?"}

@@ -16,7 +16,7 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
 from boosterkit.generator import open_packs
-from boosterkit.generator.products import list_products, resolve_product
+from boosterkit.generator.products import fill_hints, list_products, resolve_product
 from boosterkit.pipeline import db
 
 
@@ -249,6 +249,19 @@ def test_fill_hints_one_line_per_sync_command(one_db):
     assert products["one-set-generic"]["missing_extra_sets"] == ["aone", "mone", "tone"]
     assert products["one-set-generic"]["fill"] == ["boosterkit sync one (brings aone, mone, tone)"]
     assert products["one-draft-generic"]["fill"] == ["boosterkit sync one (brings tone)"]
+
+
+def test_one_sync_is_named_once_for_the_set_and_its_child_sets() -> None:
+    """`products one` printed "fill with: boosterkit sync one (brings tone)" and then
+    "fill with: boosterkit sync one": one command, said once (issue 34)."""
+    assert fill_hints("one", ["one", "tone", "dmu"]) == [
+        "boosterkit sync one (brings one, tone)",
+        "boosterkit sync dmu",
+    ]
+    assert fill_hints("one", ["tone", "one", "aone"]) == [
+        "boosterkit sync one (brings one, tone, aone)"
+    ]
+    assert fill_hints("one", ["one"]) == ["boosterkit sync one"]
 
 
 @pytest.mark.parametrize(
