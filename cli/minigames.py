@@ -91,12 +91,23 @@ def minigames_cmd(
     as_json: bool = JSON,
     output: str | None = OUTPUT,
 ) -> None:
-    """The 27 minigames: id, name, players, packs and how sure the setup is (C/I/U)."""
+    """The 27 minigames: id, name, players, packs and how sure the setup is (status C:
+    confirmed by the printed rules; I: partly inferred; U: unknown, not dealt)."""
     from boosterkit.minigames import list_minigames
 
     games = list_minigames()
+    fmt = pick_format(fmt, as_json)
     with render.output(output) as out:
-        render.emit(games, pick_format(fmt, as_json), rows=_rows, out=out)
+        render.emit(games, fmt, rows=_rows, out=out)
+        if fmt in ("table", "text"):
+            out.write(f"\n{STATUS_LEGEND}\n")
+
+
+#: What the ``status`` column means, under the human forms of ``minigames``.
+STATUS_LEGEND = (
+    "status: C = the setup is confirmed by the rules printed on the card; I = partly "
+    "inferred (the sheet says which part); U = unknown (no rules text found): listed, not dealt"
+)
 
 
 def deal_cmd(

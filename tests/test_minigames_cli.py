@@ -34,10 +34,23 @@ def test_minigames_json_equals_the_library(capsys) -> None:
         and out == to_json(list_minigames()) + "\n"
     )
     code, out, _ = run(capsys, "minigames")
-    assert code == 0 and len(out.splitlines()) == 2 + 27
+    assert code == 0 and len(out.splitlines()) == 2 + len(list_minigames()) + 2
     assert re.search(
         r"roll-for-initiative\s+Roll for Initiative\s+2\+\s+1, \+1 at 5\+ players", out
     )
+
+
+def test_the_status_column_is_explained_where_it_is_read(capsys) -> None:
+    """C/I/U were explained nowhere a user reads (issue 34): under the table, in --help."""
+    for args in (["minigames"], ["minigames", "-f", "text"]):
+        code, out, _ = run(capsys, *args)
+        legend = out.splitlines()[-1]
+        assert code == 0 and legend.startswith("status: C = the setup is confirmed by the rules")
+        assert "I = partly inferred" in legend and "U = unknown" in legend
+    code, out, _ = run(capsys, "minigames", "-f", "csv")
+    assert "status: C" not in out  # data formats stay data
+    code, out, _ = run(capsys, "minigames", "--help")
+    assert "status C:" in " ".join(out.split()) and "U: unknown, not dealt" in " ".join(out.split())
 
 
 def test_deal_json_equals_the_library_and_open(capsys, con, built_db: Path) -> None:
