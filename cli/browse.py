@@ -171,7 +171,10 @@ def cards_cmd(
     """List the printings of a set in collector-number order, or those a search finds."""
     from boosterkit.pipeline import queries
 
-    with ctx.obj.read() as con, flags({"q": "--q", "columns": "--columns", "set": "SET"}):
+    with (
+        ctx.obj.read() as con,
+        flags({"q": "--q", "columns": "--columns", "set": "SET", "rarity": "--rarity"}),
+    ):
         data = queries.list_cards(con, set_code, rarity, q, columns, limit)
     _show(data, pick_format(fmt, json_), columns, CARD_TABLE, out)
 

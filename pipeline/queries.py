@@ -206,9 +206,11 @@ def list_cards(
     if rarity:
         r = rarity.strip().lower()
         if r not in RARITIES:
-            raise InputError(
-                f"rarity {rarity!r}: expected one of {', '.join(RARITIES)}", field="rarity"
-            )
+            from boosterkit.suggest import unknown
+
+            choices = [(name, name) for name in RARITIES]
+            listing = f"rarities: {', '.join(RARITIES)}"
+            raise InputError(unknown("rarity", rarity, choices, listing), field="rarity")
         where += " AND rarity = ?"
         params.append(r)
     wanted = _columns(columns, CARD_COLUMNS) if columns is not None else list(CARD_FIELDS)

@@ -165,9 +165,10 @@ def _rarity(op: str, value: str, query: str) -> Sql:
     v = value.lower()
     name = RARITY_ABBR.get(v, v)
     if name not in RARITY_RANK:
-        raise _fail(
-            query, f"unknown rarity {value!r} (common, uncommon, rare, mythic, special, bonus)"
-        )
+        from boosterkit.suggest import unknown
+
+        names = [(r, r) for r in RARITY_RANK]
+        raise _fail(query, unknown("rarity", value, names, ", ".join(RARITY_RANK)))
     if op in (":", "=", "!="):
         return f"rarity {_CMP[op]} ?", [name]
     rank = (

@@ -119,6 +119,14 @@ def test_text_output_and_errors(loaded: Path) -> None:
     assert r.returncode == 2 and "unknown set 'onr' — did you mean one? (" in r.stderr
     r = _cli(loaded, "cards", "one", "--rarity", "shiny")
     assert r.returncode == 2 and "rarity 'shiny'" in r.stderr and "Traceback" not in r.stderr
+    # a near miss is suggested, as every other option's value is (issue 34)
+    r = _cli(loaded, "cards", "one", "--rarity", "mythc")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "boosterkit: error: unknown rarity 'mythc' — did you mean mythic? (rarities: common, "
+        "uncommon, rare, mythic, special, bonus) (--rarity)"
+    )
+    r = _cli(loaded, "cards", "one", "--q", "r:mythc")
+    assert r.returncode == 2 and "unknown rarity 'mythc' — did you mean mythic?" in r.stderr
     with pytest.raises(NotFoundError):
         _lib(loaded, queries.list_cards, "nope")
     with pytest.raises(InputError):
