@@ -72,8 +72,11 @@ def simulate_cmd(
     players: int = PLAYERS,
     set_code: str | None = GAME_SET,
     product: str | None = GAME_PRODUCT,
-    seed: int = typer.Option(
-        ..., "--seed", metavar="SEED", help="Seed of the run; setup i uses (seed, i)."
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        metavar="SEED",
+        help="Seed of the run; setup i uses (seed, i). Default: a random one, printed on stderr.",
     ),
     games: int = typer.Option(
         ..., "--games", "-k", metavar="N", help="How many games to deal and play."
@@ -91,12 +94,15 @@ def simulate_cmd(
     output: str | None = OUTPUT,
 ) -> None:
     """Deal GAMES setups and play each to the end: wins per seat, turns, how games ended."""
+    from boosterkit.generator import new_seed
     from boosterkit.generator.rng import check_seed
     from boosterkit.minigames.referee.runner import simulate, stats_text
 
+    chosen = new_seed() if seed is None else check_seed(seed)
     with render.flags(_SIMULATE_FLAGS):
-        stats = simulate(ctx.obj, game, players, set_code, product, check_seed(seed), games,
+        stats = simulate(ctx.obj, game, players, set_code, product, chosen, games,
                          policy.value, log, jobs=jobs)  # fmt: skip
+    render.seed_note(seed, chosen)
     with render.output(output) as out:
         render.emit(stats, pick_format(fmt, as_json), text=stats_text, out=out)
 

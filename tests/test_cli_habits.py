@@ -272,6 +272,16 @@ def test_db_after_the_command_wins_over_before(capsys, built_db: Path, tmp_path:
     assert code == 0 and json.loads(out) == _sets(built_db)
 
 
+def test_simulate_picks_and_prints_a_seed_as_open_and_deal_do(capsys, built_db: Path) -> None:
+    """`simulate` required --seed where `open` and `deal` pick one (issue 34)."""
+    args = ["simulate", "mimic-match", "-n", "2", "--games", "3", "--db", str(built_db)]
+    code, out, err = run(capsys, *args, "--json")
+    seed = re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)\n", err)
+    assert code == 0 and seed, err
+    assert run(capsys, *args, "--json", "--seed", seed.group(1)) == (0, out, "")
+    assert json.loads(out)["seed"] == int(seed.group(1))
+
+
 def test_play_formats_and_db_after(capsys, built_db: Path, tmp_path: Path) -> None:
     from boosterkit.minigames.referee.play import play
     from boosterkit.minigames.referee.runner import read_moves

@@ -97,7 +97,7 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
     [
         (["opn", "afr"], "unknown command 'opn' — did you mean open? (all commands: `boosterkit --help`)"),
         (["db", "infoo"], "unknown command 'infoo' — did you mean info? (all commands: `boosterkit db --help`)"),
-        (["simulate", "mimic-match", "-n", "2"], "Missing option '--seed'. (`boosterkit simulate --help` says more)"),
+        (["simulate", "mimic-match", "-n", "2"], "Missing option '--games' / '-k'. (`boosterkit simulate --help` says more)"),
     ],
 )  # fmt: skip
 def test_usage_errors_are_one_line(capsys, args, line) -> None:
