@@ -534,7 +534,12 @@ section.page + section.page { break-before: page; page-break-before: always; }
 h1 { font-size: 16pt; margin: 0 0 1.5mm; } h2 { font-size: 11pt; margin: 3mm 0 1mm; }
 h2 { break-after: avoid; page-break-after: avoid; }
 .banner { font: bold 9pt sans-serif; padding: 1.2mm 3mm; border: 1px solid #333; margin: 0; }
-section[data-audience="organizer"] .banner { background: #222; color: #fff; }
+/* The organizer's page must not reach a player: its banner is the page's loudest line,
+   black on yellow in a heavy frame, and still black and framed where a printer leaves
+   backgrounds out (white on dark printed as faint grey). */
+section[data-audience="organizer"] .banner { font-size: 12pt; color: #000; background: #ffd43b;
+  border: 1mm solid #000; padding: 2.5mm 4mm; margin-bottom: 1mm;
+  -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 dl { display: grid; grid-template-columns: 30mm 1fr; gap: 0.4mm 4mm; margin: 2mm 0 0; }
 dt { font-weight: bold; } dd { margin: 0; }
 ul { margin: 0; padding-left: 5mm; } ul li { break-inside: avoid; }

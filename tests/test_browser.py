@@ -64,19 +64,14 @@ def images_server(images_db: Path):
 
 
 @contextmanager
-def _serve(real_db: Path):
+def _serve(real_db: Path | None, env: dict[str, str] | None = None):
+    """``boosterkit [--db real_db] serve`` (no ``--db``: as ``env`` resolves it)."""
     port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "boosterkit.cli",
-        "--db",
-        str(real_db),
-        "serve",
-        "--port",
-        str(port),
-    ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    where = ["--db", str(real_db)] if real_db is not None else []
+    cmd = [sys.executable, "-m", "boosterkit.cli", *where, "serve", "--port", str(port)]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -590,8 +585,10 @@ def _fits(page, selector: str) -> bool:
         const ctx = document.createElement('canvas').getContext('2d');
         ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
         const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-        const arrow = el.tagName === 'SELECT' ? 20 : 0;
-        return ctx.measureText(text).width + pad + arrow <= el.clientWidth + 1; }""",
+        // a select's arrow, a number field's spin buttons: they take room from the text
+        const arrow = el.tagName === 'SELECT' ? 20 : el.type === 'number' ? 16 : 0;
+        const scrolls = el.tagName === 'INPUT' && el.scrollWidth > el.clientWidth;
+        return !scrolls && ctx.measureText(text).width + pad + arrow <= el.clientWidth + 1; }""",
         selector,
     )
 
@@ -715,4 +712,50 @@ def test_the_organizer_page_prints_whole_grids(server: str, browser, paper: str)
         for cell in cells:
             assert cell in text, f"{paper}: {cell} is not on the page of {cells[0]}"
             text = text[text.index(cell) + len(cell) :]
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def sample_server(sample_db: Path, tmp_path_factory: pytest.TempPathFactory):
+    """``boosterkit serve`` on a machine with no database: the bundled sample."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "BOOSTERKIT_DB"}
+    env["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("no-data"))
+    with _serve(None, env) as url:
+        yield url
+
+
+def test_a_shared_link_deals_the_same_table_on_the_sample(sample_server: str, browser) -> None:
+    """No database: the page serves the bundled sample and says so. A link with the form's
+    values deals at once, the same table as the API's sheet; a 10- or 20-digit seed and every
+    product's name show whole (they were cut: "the minigame's own (s") (issue 34)."""
+    query = "minigame=roll-for-initiative&players=5&seed=2"
+    page = browser.new_page()
+    failures = _watch(page)
+    page.goto(f"{sample_server}/?{query}")
+    page.wait_for_selector("body[data-ready=true]", timeout=30000)
+    note = page.inner_text("#sample-note")
+    assert page.is_visible("#sample-note") and "Serving the bundled sample (AFR)" in note
+    assert "boosterkit sync SET" in note
+    assert _sheet_shown(page) and page.inner_text("#status").startswith("Dealt with seed 2")
+    deal = {"minigame": "roll-for-initiative", "players": 5, "seed": 2}
+    names = {c["name"] for c in _cards(httpx.post(f"{sample_server}/deal", json=deal).json())}
+    sheet = httpx.get(f"{sample_server}/sheet?{query}", timeout=30).text
+    shown = page.locator("#sheet .sheet-body").inner_text()
+    assert "Roll for Initiative" in shown and len(names) > 10
+    assert [n for n in names if n and n not in shown] == []
+    uids = re.findall(r'class="uid">([^<]+)<', sheet)  # every card, page by page
+    assert len(uids) > 20 and page.locator("#sheet .uid").all_inner_texts() == uids
+    for seed in ("4294967295", "18446744073709551615"):
+        page.fill("#seed", seed)
+        assert _fits(page, "#seed"), seed
+    values = page.eval_on_selector_all("#product option", "os => os.map(o => o.value)")
+    assert "afr-set" in values and "afr-theme-dungeons" in values
+    for value in values:
+        page.select_option("#product", value)
+        assert _fits(page, "#product"), page.eval_on_selector(
+            "#product", "s => s.options[s.selectedIndex].text"
+        )
+    assert failures == [], failures
     page.close()

@@ -159,3 +159,36 @@ def test_every_games_table_page_takes_one_sheet(page, real_db: Path) -> None:
             pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
             second = " ".join(pdf.pages[1].extract_text().split())
             assert second.startswith(setup.spec.name), (setup.minigame, paper, second[:80])
+
+
+@pytest.mark.parametrize("backgrounds", [True, False])
+def test_the_organizer_banner_prints_loud(page, built_db: Path, backgrounds: bool) -> None:
+    """ "ORGANIZER ONLY" is the page's most important line: it printed faint grey (white on
+    a dark fill that printers leave out). Printed, it is black, large, bold and framed, and
+    the page's largest text but its title, with or without backgrounds (issue 34)."""
+    pypdf = pytest.importorskip("pypdf")
+    con = db.connect(built_db, read_only=True)
+    try:
+        setup = deal(con, "roll-for-initiative", 4, "afr", seed=2)
+    finally:
+        con.close()
+    page.set_content(render_sheet(setup, "html"))
+    page.emulate_media(media="print")
+    style = page.evaluate(
+        """() => {
+          const b = document.querySelector('section[data-audience="organizer"] .banner');
+          const s = getComputedStyle(b);
+          const others = [...document.querySelectorAll('section[data-audience="organizer"] *')]
+            .filter((e) => e !== b && !/^H1$/.test(e.tagName) && e.textContent.trim())
+            .map((e) => parseFloat(getComputedStyle(e).fontSize));
+          return {color: s.color, size: parseFloat(s.fontSize), weight: s.fontWeight,
+                  border: parseFloat(s.borderTopWidth), largest: Math.max(...others),
+                  text: b.textContent};
+        }"""
+    )
+    page.emulate_media(media="screen")
+    assert style["text"].startswith("ORGANIZER ONLY")
+    assert style["color"] == "rgb(0, 0, 0)" and int(style["weight"]) >= 700
+    assert style["size"] >= 16 and style["size"] >= style["largest"] and style["border"] >= 3
+    pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=backgrounds)))
+    assert any("ORGANIZER ONLY" in p.extract_text() for p in pdf.pages)

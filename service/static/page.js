@@ -1,6 +1,6 @@
 // The organizer page: fill the choices from the API, fetch a minigame sheet (GET /sheet) or
 // sealed pools (POST /pool), show it, print it. The form's values survive a reload (the URL's
-// query first, then localStorage).
+// query first, then localStorage); an address with them (a shared link) deals at once.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -17,6 +17,7 @@ let loadedSets = []; // the booster sets in the database: [{code, name}]
 let pendingProduct = null; // a restored product, chosen once the set's products are listed
 let productsFor = null; // the mode and set whose products the product list holds
 let loadedProducts = []; // those products: [{code, kind, name, default}]
+let productsLoading = Promise.resolve(); // the product list being filled
 let deckListURLs = []; // the blob URLs of the deck-list downloads shown
 
 function randomSeed() {
@@ -57,9 +58,15 @@ function showSample(health) {
   const note = $("sample-note");
   note.hidden = !health.sample;
   if (note.hidden) return;
-  note.textContent = `Serving the bundled sample (${health.sample.toUpperCase()}): real ` +
-    "packs of that set and every minigame card. `boosterkit sync SET` loads other sets, " +
-    "then restart boosterkit serve.";
+  const code = (text) => Object.assign(document.createElement("code"), { textContent: text });
+  note.replaceChildren(
+    `Serving the bundled sample (${health.sample.toUpperCase()}): real packs of that set ` +
+      "and every minigame card. ",
+    code("boosterkit sync SET"),
+    " loads other sets; then restart ",
+    code("boosterkit serve"),
+    ".",
+  );
 }
 
 async function loadChoices() {
@@ -197,11 +204,17 @@ function productSet() {
 
 // The set's booster products (GET /sets/{code}/products: set, draft, play…); a restored (or
 // still valid) choice is kept. Empty: the set's default (pools) or the game's own product.
-async function loadProducts() {
+function loadProducts() {
+  const key = `${mode()}:${productSet()}`;
+  if (productsFor !== key) {
+    productsFor = key;
+    productsLoading = fillProducts(key); // awaited by whoever asks next (a linked deal)
+  }
+  return productsLoading;
+}
+
+async function fillProducts(key) {
   const code = productSet();
-  const key = `${mode()}:${code}`;
-  if (productsFor === key) return;
-  productsFor = key;
   const select = $("product");
   const wanted = pendingProduct ?? select.value;
   select.replaceChildren();
@@ -220,8 +233,9 @@ async function loadProducts() {
     return;
   }
   if (`${mode()}:${productSet()}` !== key) return; // another set was chosen meanwhile
+  const setName = loadedSets.find((s) => s.code === code)?.name ?? "";
   for (const p of products) {
-    addOption(select, p.code, `${p.kind}: ${p.name} (${p.code})`);
+    addOption(select, p.code, productLabel(p, setName));
     if (mode() === "pool" && p.default_for_set) {
       select.options[0].textContent = `the set's default (${p.code})`;
     }
@@ -231,6 +245,16 @@ async function loadProducts() {
   }));
   pendingProduct = null;
   if ([...select.options].some((o) => o.value === wanted)) select.value = wanted;
+}
+
+// A product as the list shows it: its name without its set's, which the Set field shows,
+// its kind when the name does not say it, and its code ("Set Booster (afr-set)"), so the
+// choice reads whole in the box.
+function productLabel(p, setName) {
+  const name = setName && p.name.startsWith(`${setName} `) ? p.name.slice(setName.length + 1) : "";
+  const shown = name || p.name;
+  const kind = shown.toLowerCase().includes(p.kind.toLowerCase()) ? "" : `${p.kind}: `;
+  return `${kind}${shown} (${p.code})`;
 }
 
 // A refused deal names a product of the set that deals the same seed (`--product draft`):
@@ -437,6 +461,11 @@ async function openPools() {
 
 async function submitForm(event) {
   event.preventDefault();
+  await dealForm();
+}
+
+// Deal (or open pools) with the form's values; the address then holds them.
+async function dealForm() {
   if (!$("deal-form").reportValidity()) return;
   const pool = mode() === "pool";
   $("deal").disabled = true;
@@ -470,7 +499,11 @@ function init() {
   $("deal-form").addEventListener("input", saveForm);
   $("deal-form").addEventListener("submit", submitForm);
   $("print").addEventListener("click", () => window.print());
+  // A link with the form's values (the address after a deal, shared) deals the same table.
+  const linked = FIELDS.some((f) => new URLSearchParams(window.location.search).has(f));
   loadChoices()
+    .then(() => loadProducts()) // a linked product is chosen once they are in
+    .then(() => (linked ? dealForm() : undefined))
     .then(() => { document.body.dataset.ready = "true"; })
     .catch((error) => showStatus(`Cannot load the choices: ${error.message}`, true));
 }
