@@ -1,8 +1,9 @@
 """Every shell example of the README and docs/ says whether it runs offline, and those that do
 run here: each page's `<!-- runs -->` blocks in order, as one shell session in a temporary
-folder beside a `../shared` link, with `boosterkit` on PATH. A `console` block's shown output
-is checked (a line `...` stands for any lines); a `python` block marked so is a test file,
-run by pytest with the plugin's `--boosterkit-db` (the session's database)."""
+folder beside a `../shared` link, with `boosterkit` on PATH (the README's with no database:
+the bundled sample). A `console` block's shown output is checked (a line `...` stands for any
+lines); a `python` block marked so is a test file, run by pytest with the plugin's
+`--boosterkit-db` (the session's database; the README's: none, the sample)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ def script(page_blocks: list[Block], outdir: Path) -> tuple[str, list[tuple[str,
             test = f"test_example_{b.line}.py"
             lines += [f"cat > {test} <<'PYTHON'", b.body.rstrip("\n"), "PYTHON"]
             lines.append(
-                f'python -m pytest -q -p no:cacheprovider --boosterkit-require-db --boosterkit-db "$BOOSTERKIT_DB" {test}'
+                "python -m pytest -q -p no:cacheprovider --boosterkit-require-db "
+                f'${{BOOSTERKIT_DB:+--boosterkit-db "$BOOSTERKIT_DB"}} {test}'
             )
             continue
         for cmd, shown in console_steps(b.body):
@@ -131,7 +133,9 @@ RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p))]
 @pytest.mark.real_data
 @pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
 def test_examples_run(page: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    db = request.getfixturevalue("examples_db")
+    """The README's examples run as a new user's do: with no database, on the bundled
+    sample; the other pages' on the database their commands load."""
+    db = None if page.name == "README.md" else request.getfixturevalue("examples_db")
     work, home, tmp, out = (tmp_path / d for d in ("work", "home", "tmp", "out"))
     for d in (work, home, tmp, out):
         d.mkdir()
@@ -139,20 +143,22 @@ def test_examples_run(page: Path, tmp_path: Path, request: pytest.FixtureRequest
     bindir = Path(boosterkit()).parent
     (work / ".venv" / "bin").mkdir(parents=True)
     (work / ".venv" / "bin" / "activate").write_text(f'export PATH="{bindir}:$PATH"\n')
-    own_db = tmp_path / "db" / db.name
-    own_db.parent.mkdir()
-    shutil.copy(db, own_db)
-    shutil.copytree(db.with_suffix(".cache"), own_db.with_suffix(".cache"))
     text, checks = script([b for b in blocks(page) if b.runs], out)
     env = {
         "PATH": f"{bindir}:/usr/bin:/bin",
-        "HOME": str(home),
+        "HOME": str(home),  # the user data folder holds no database
         "TMPDIR": str(tmp),
-        "BOOSTERKIT_DB": str(own_db),
+        "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],  # the run's sample, built once
         "LANG": "C.UTF-8",
         "SCRYFALL_API_URL": "http://127.0.0.1:9/",  # nothing listens: an example never goes out
         "MTGJSON_API_URL": "http://127.0.0.1:9/",
     }
+    if db is not None:
+        own_db = tmp_path / "db" / db.name
+        own_db.parent.mkdir()
+        shutil.copy(db, own_db)
+        shutil.copytree(db.with_suffix(".cache"), own_db.with_suffix(".cache"))
+        env["BOOSTERKIT_DB"] = str(own_db)
     done = subprocess.run(
         ["bash", "-c", text], cwd=work, env=env, capture_output=True, text=True, timeout=900
     )
