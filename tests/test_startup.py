@@ -119,6 +119,19 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
     assert len(list((tmp_path / "kept.cache" / "kept").glob("minigames.*.pickle"))) == 1
 
 
+def test_the_sample_draws_a_kept_product_without_duckdb(sample_db: Path, monkeypatch) -> None:
+    """Reading the bundled sample for want of a database costs no import: once its product
+    is kept, `open` and `deal` import neither DuckDB nor numpy, as on a database of one's own."""
+    monkeypatch.delenv("BOOSTERKIT_DB", raising=False)
+    for args in (
+        ["open", "afr", "-n", "2", "--seed", "7", "--format", "json"],
+        ["deal", "roll-for-initiative", "--players", "5", "--seed", "2", "--format", "json"],
+    ):
+        first_heavy, first = imported(*args)
+        heavy, again = imported(*args)
+        assert heavy == [] and again == first, args
+
+
 class _Unreadable:
     """A connection stand-in that fails every query: proves a call reads no database."""
 
