@@ -68,6 +68,22 @@ def test_sample_holds_afr_the_list_it_names_and_every_minigame_set() -> None:
     assert kept == numbers and len(numbers) == 300  # every one the Set Booster names
 
 
+def test_the_script_keeps_every_key_the_importer_reads() -> None:
+    """A key the MTGJSON importer starts to read (``watermark``) is kept in the sample, or
+    this fails naming it (the slow test below would show the rows that differ)."""
+    import re
+
+    maker = make_sample()
+    source = (ROOT / "pipeline" / "mtgjson_transform.py").read_text(encoding="utf-8")
+    source += (ROOT / "pipeline" / "mtgjson.py").read_text(encoding="utf-8")
+    read = set(re.findall(r"""(?:\.get\(|\[)"([a-zA-Z]+)"[\],)]""", source))
+    booster = {"allowDuplicates", "balanceColors", "boosters", "contents", "fixed", "foil",
+               "sheets", "sourceSetCodes", "totalWeight", "weight"}  # fmt: skip
+    summary = {"fill", "id", "openable", "products", "sets"}  # the importer's own dicts
+    kept = {*maker.SET_KEYS, *maker.CARD_KEYS, *maker.IDENTIFIER_KEYS, *maker.FOREIGN_KEYS}
+    assert read - kept - booster - summary == set()
+
+
 def test_the_docs_state_the_bytes_the_sample_adds() -> None:
     sizes = [p.stat().st_size for p in (sample.MTGJSON_FILE, sample.SEALED_FILE)]
     text = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")

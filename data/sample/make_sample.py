@@ -57,7 +57,7 @@ CARD_KEYS = (
     "faceName", "finishes", "foreignData", "frameEffects", "identifiers", "isFullArt",
     "isPromo", "language", "layout", "loyalty", "manaCost", "manaValue", "name", "number",
     "originalReleaseDate", "power", "promoTypes", "rarity", "setCode", "side", "text",
-    "toughness", "type", "uuid",
+    "toughness", "type", "uuid", "watermark",
 )  # fmt: skip
 IDENTIFIER_KEYS = ("scryfallId", "scryfallOracleId")
 #: Foreign data kept: the names (and type lines) of the sheets' other languages.
