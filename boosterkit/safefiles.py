@@ -7,6 +7,14 @@ can stand in for them.
   is owned by another user or writable by group or others, or is a symlink.
 - ``Sealer``: kept values are pickles sealed with HMAC-SHA256 under a per-database secret
   (``<db>.cache/secret``, ``0600``): a file whose seal does not match is never unpickled.
+
+And the files a user names (``-o FILE``, ``pool -o DIR``), written whole or not at all:
+
+- ``WholeFile``: a file written beside its target under a temporary name, flushed to disk,
+  then renamed over it, so the old file stays until the new one is whole (a failure, Ctrl-C
+  or a full disk remove the temporary file and nothing else);
+- ``write_all``: files written into a folder together or not at all, each renamed into
+  place (a symlink planted under one of their names is replaced, never followed).
 """
 
 from __future__ import annotations
@@ -15,10 +23,12 @@ import hashlib
 import hmac
 import os
 import secrets
+import shutil
 import stat
+import tempfile
 import threading
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, Any, BinaryIO
 
 from boosterkit.errors import BoosterkitError
 
@@ -146,3 +156,144 @@ class Sealer:
         view = memoryview(data)
         want = hmac.new(key, view[36:], hashlib.sha256).digest()
         return view[36:] if hmac.compare_digest(view[4:36], want) else None
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (best effort: some systems cannot)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _new_file(path: Path, mode: int | None = None) -> int:
+    """A new file at ``path`` (never through a symlink), with the umask's mode or ``mode``."""
+    fd = os.open(path, _NEW, 0o666)
+    if mode is not None:
+        try:
+            os.fchmod(fd, mode)
+        except OSError:
+            pass
+    return fd
+
+
+class WholeFile:
+    """A file the user named, replaced only once the new content is whole.
+
+    ``open`` creates ``.<name>.<random>.part`` beside the target (beside the file a symlink
+    names: the link stays), with the replaced file's mode; ``commit`` flushes it to disk and
+    renames it over the target; ``discard`` removes it. A target that is not a regular file
+    (``/dev/stdout``, a pipe) is written directly: it cannot be replaced, and is never removed.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.target = Path(os.path.realpath(self.path))
+        self.temp: Path | None = None
+        self.file: IO[Any] | None = None
+
+    def open(self, binary: bool = False) -> IO[Any]:
+        """The file to write (``binary``: bytes); OSError when it cannot be made."""
+        try:
+            st: os.stat_result | None = os.stat(self.target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(21, "Is a directory", str(self.path))
+            self.file = open(self.target, "wb" if binary else "w", **_text(binary))
+            return self.file
+        temp = self.target.with_name(f".{self.target.name}.{secrets.token_hex(4)}.part")
+        fd = _new_file(temp, stat.S_IMODE(st.st_mode) if st is not None else None)
+        self.temp = temp
+        self.file = os.fdopen(fd, "wb" if binary else "w", **_text(binary))
+        return self.file
+
+    def commit(self) -> None:
+        """Flush the new content to disk and put it in place of the old."""
+        assert self.file is not None
+        self.file.flush()
+        if self.temp is None:
+            self.file.close()
+            return
+        os.fsync(self.file.fileno())
+        self.file.close()
+        os.replace(self.temp, self.target)
+        self.temp = None
+        _fsync_folder(self.target.parent)
+
+    def discard(self) -> None:
+        """Forget the new content: the temporary file removed, the target as it was."""
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:
+                pass  # a write that failed before fails again at close: already reported
+        if self.temp is not None:
+            self.temp.unlink(missing_ok=True)
+            self.temp = None
+
+
+def _text(binary: bool) -> dict[str, Any]:
+    return {} if binary else {"encoding": "utf-8", "newline": ""}
+
+
+def write_all(folder: Path, files: dict[str, bytes]) -> None:
+    """Every file of ``files`` (plain names) written into ``folder`` (made if missing), or
+    none: all are written and flushed in a private folder inside ``folder`` first, then each
+    is renamed into place, the entry it replaces (a file, a symlink: never followed) moved
+    aside; a failure puts every replaced entry back and removes what was made. OSError then
+    (``filename`` naming the entry that failed)."""
+    for name in files:
+        if os.path.basename(name) != name or name in ("", ".", ".."):
+            raise ValueError(f"not a plain file name: {name!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".boosterkit-", suffix=".part", dir=folder))
+    placed: list[tuple[str, bool]] = []  # (name, whether an old entry was moved aside)
+    try:
+        (stage / "new").mkdir()
+        (stage / "old").mkdir()
+        for name, data in files.items():
+            with os.fdopen(_new_file(stage / "new" / name), "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for name in files:
+            placed.append((name, _move_aside(folder / name, stage / "old" / name)))
+            os.rename(stage / "new" / name, folder / name)
+        _fsync_folder(folder)
+    except BaseException:
+        if _put_back(folder, stage, placed):
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _move_aside(entry: Path, aside: Path) -> bool:
+    """Move ``entry`` (if any, and not a folder) to ``aside``; whether there was one."""
+    if not os.path.lexists(entry):
+        return False
+    if entry.is_dir() and not entry.is_symlink():
+        raise IsADirectoryError(21, "Is a directory", str(entry))
+    os.rename(entry, aside)
+    return True
+
+
+def _put_back(folder: Path, stage: Path, placed: list[tuple[str, bool]]) -> bool:
+    """Undo ``write_all``'s renames; whether every replaced entry is back in place."""
+    ok = True
+    for name, had_old in reversed(placed):
+        try:
+            if not os.path.lexists(stage / "new" / name):  # the new file was put in place
+                os.unlink(folder / name)
+            if had_old:
+                os.rename(stage / "old" / name, folder / name)
+        except OSError:
+            ok = False
+    return ok

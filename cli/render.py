@@ -119,20 +119,36 @@ def output(path: str | None, binary: str | None = None) -> Iterator[Any]:
         yield out
 
 
+#: Errors of the world when writing (exit 1); any other ``OSError`` of an output path is
+#: about the path the user gave (exit 2).
+WORLD_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def cannot_write(name: str, exc: OSError) -> BoosterkitError:
+    """``exc`` as the one line of an output that cannot be written: a failure of the world
+    (a full disk, a file-size limit) or an ``InputError`` (a missing folder, no permission)."""
+    kind = BoosterkitError if exc.errno in WORLD_ERRNOS else InputError
+    return kind(f"{name}: cannot write: {exc.strerror or exc}")
+
+
 @contextmanager
 def _file(path: str, mode: str) -> Iterator[Any]:
-    """``-o FILE`` opened with ``mode`` (text or binary): an unwritable path is an
-    ``InputError`` naming ``-o``, a failed write one line, a partly written file removed."""
+    """``-o FILE`` (text, or binary with ``"b"`` in ``mode``) written whole or not at all
+    (``safefiles.WholeFile``): the old file stays until the new one is whole; an unwritable
+    path is an ``InputError`` naming ``-o``, a failed write one line."""
+    from boosterkit.safefiles import WholeFile
+
+    whole = WholeFile(path)
     try:
-        out = open(path, mode) if "b" in mode else open(path, mode, encoding="utf-8", newline="")
+        out = whole.open(binary="b" in mode)
     except OSError as exc:
-        raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
+        raise cannot_write(f"-o {path}", exc) from exc
     try:
-        with writing(f"-o {path}"), out:
+        with writing(f"-o {path}"):
             yield out
+            whole.commit()
     except BaseException:
-        if Path(path).is_file():  # nothing half-written stays behind (never a device)
-            Path(path).unlink()
+        whole.discard()
         raise
     wrote(path)
 

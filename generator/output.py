@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
@@ -208,9 +209,21 @@ def write_part(
     return [text[k : k + piece].encode() for k in range(0, len(text), piece)]
 
 
+#: How polars (Rust) words an operating-system error inside its own: ``(os error 28)``.
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
 def write_frame(frame: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
-    """Write a frame in ``fmt`` (a ``formats.FRAMES`` format) to a path or binary stream."""
-    FRAMES.get(fmt).renderer()(frame, out)
+    """Write a frame in ``fmt`` (a ``formats.FRAMES`` format) to a path or binary stream.
+    A write the system refused (a full disk) is an ``OSError``, as for the other formats."""
+    try:
+        FRAMES.get(fmt).renderer()(frame, out)
+    except Exception as exc:
+        found = _OS_ERROR.search(str(exc)) if type(exc).__module__.startswith("polars") else None
+        if found is None:
+            raise
+        code = int(found[1])
+        raise OSError(code, os.strerror(code)) from exc
 
 
 def write_parquet(frame: pl.DataFrame, out: str | IO[bytes]) -> None:
