@@ -76,6 +76,15 @@ def escape_controls(text: str, one_line: bool = True) -> str:
     return pattern.sub(lambda m: repr(m.group())[1:-1], text)
 
 
+def warn(message: str) -> None:
+    """One line on stderr, ``boosterkit: warning: …``: something was wrong and was dealt
+    with (a damaged cache, rebuilt). It goes through the ``boosterkit`` logger, which with no
+    logging set up Python prints as is; an application's own logging set-up gets it."""
+    import logging
+
+    logging.getLogger("boosterkit").warning("boosterkit: warning: %s", escape_controls(message))
+
+
 def json_reason(exc: BaseException) -> str:
     """Why ``json.loads`` refused a text, in words: the JSON error, an integer too long
     to convert, nesting too deep or bytes that are not UTF-8."""

@@ -181,3 +181,89 @@ def test_a_db_that_is_another_file_is_refused_before_any_work(
     done = run(path, *(mafr if a == "MAFR" else a for a in command))
     _one_line(done, 2, f"{path}: not a boosterkit database")
     assert path.read_bytes() == content and os.listdir(tmp_path) == ["setup.json"]
+
+
+# --- a damaged cache is rebuilt, never in the way (issue 33 §10) ------------------------------
+
+
+@pytest.fixture
+def own_db(built_db: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    path = tmp_path / "own.duckdb"
+    shutil.copy(built_db, path)
+    return path
+
+
+def _damage(cache: Path, how: str) -> None:
+    secret = cache / "secret"
+    if how == "secret overwritten":
+        secret.write_bytes(b"garbage\n")
+    elif how == "secret truncated":
+        secret.write_bytes(secret.read_bytes()[:5])
+    elif how == "secret readable by others":
+        secret.chmod(0o644)
+    elif how == "secret a symlink":
+        elsewhere = cache.parent / "elsewhere"
+        elsewhere.write_bytes(bytes(32))
+        secret.unlink()
+        secret.symlink_to(elsewhere)
+    else:  # a kept product cut short
+        for kept in (cache / "products").glob("*.pickle"):
+            kept.write_bytes(kept.read_bytes()[:100])
+
+
+DAMAGES = [
+    "secret overwritten",
+    "secret truncated",
+    "secret readable by others",
+    "secret a symlink",
+    "product truncated",
+]
+COMMANDS = [
+    ("open", "afr", "-n", "2", "--seed", "1"),
+    ("deal", "mimic-match", "--players", "3", "--set", "afr", "--seed", "2"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_cache_is_rebuilt_with_one_line(own_db: Path, how: str, command) -> None:
+    """Overwriting ``<db>.cache/secret`` made every ``open`` and ``deal`` exit 1."""
+    first = run(own_db, *command)
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    cache = own_db.parent / "own.cache"
+    _damage(cache, how)
+    done = run(own_db, *command)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == first.stdout
+    assert done.stderr.startswith("boosterkit: warning: ") and done.stderr.count("\n") == 1, (
+        done.stderr
+    )
+    assert "made again" in done.stderr and str(cache) in done.stderr
+    secret = cache / "secret"
+    assert not secret.is_symlink() and secret.stat().st_mode & 0o777 == 0o600
+    assert len(secret.read_bytes()) == 32
+    again = run(own_db, *command)  # rebuilt: the next run loads it, in silence
+    assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, "")
+    if how == "secret a symlink":
+        assert (own_db.parent / "elsewhere").read_bytes() == bytes(32)
+
+
+def test_the_service_answers_through_a_damaged_cache(own_db: Path, caplog) -> None:
+    """The service answered 422 to every ``POST /packs`` after the secret was overwritten."""
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    body = {"set": "afr", "count": 2, "seed": 1}
+    with TestClient(create_app(own_db), base_url="http://127.0.0.1") as client:
+        want = client.post("/packs", json=body)
+    assert want.status_code == 200
+    (own_db.parent / "own.cache" / "secret").write_bytes(b"garbage\n")
+    with TestClient(create_app(own_db), base_url="http://127.0.0.1") as client:
+        got = client.post("/packs", json=body)
+        assert got.status_code == 200, got.text
+        assert got.content == want.content
+    warned = [r.getMessage() for r in caplog.records if r.name == "boosterkit"]
+    assert len(warned) == 1 and "made again" in warned[0], warned
