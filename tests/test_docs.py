@@ -145,3 +145,10 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     for part, rows in expected.items():
         for row in rows:
             assert row in part, f"docs/limits.md: {row!r} not stated"
+
+
+def test_limits_table_states_the_bounds_of_jobs() -> None:
+    """The ``--jobs`` cap (issue 33 §8) is worded in docs/limits.md as the code says it."""
+    from boosterkit import parts
+
+    assert parts.jobs_note(64, 2) in page("limits.md")
