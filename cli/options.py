@@ -141,7 +141,9 @@ class OneLineUsage(UsageError):
     usage block; a click exception, so any click runner sees exit 2 too."""
 
     def show(self, file: Any = None) -> None:
-        typer.echo(f"boosterkit: error: {self.format_message()}", err=True)
+        from boosterkit.errors import escape_controls
+
+        typer.echo(f"boosterkit: error: {escape_controls(self.format_message())}", err=True)
 
 
 def unknown_choice(exc: typer.BadParameter) -> OneLineUsage | None:

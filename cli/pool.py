@@ -85,4 +85,5 @@ def register(app: typer.Typer) -> None:
                 {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
             )
             return
-        typer.echo(render_pools(data, fmt, art), nl=False)
+        with render.output(None) as out:
+            out.write(render_pools(data, fmt, art))

@@ -5,6 +5,10 @@ Commands return plain data (dicts and lists, as the library does) and call ``emi
 ``--json`` flag is ``--format json``. JSON output is exactly the library's return value,
 serialised with ``to_json``. ``flags`` words the library's errors about an argument with the
 command line's spelling of it.
+
+Every text a command writes goes through ``serialize.Escaped`` (stdout, ``-o FILE``) or ``echo_err``
+(stderr): a control character that came from an input file (a product named with an OSC 52
+clipboard write) is written as its escape (``errors.escape_controls``), never acted on.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from typing import Any, TextIO
 
 import typer
 
-from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.errors import BoosterkitError, InputError, escape_controls
 from boosterkit.formats import RECORDS, Formats
-from boosterkit.serialize import cell, table, to_json, write_csv
+from boosterkit.serialize import Escaped, cell, escaped, table, to_json, write_csv
 
 __all__ = [
     "cell",
@@ -54,7 +58,8 @@ def writing(name: str) -> Iterator[None]:
 
 
 def _name(out: TextIO) -> str:
-    return "standard output" if out is sys.stdout else f"-o {getattr(out, 'name', 'output')}"
+    stream = getattr(out, "stream", out) if isinstance(out, Escaped) else out
+    return "standard output" if stream is sys.stdout else f"-o {getattr(out, 'name', 'output')}"
 
 
 def emit(
@@ -72,7 +77,7 @@ def emit(
     ``rows`` flattens data to rows for ``csv``/``table`` (default: ``data`` itself);
     ``jsonl`` writes one element of ``data`` per line.
     """
-    out = out or sys.stdout
+    out = escaped(out or sys.stdout)
     render = RECORDS.get(fmt).renderer()
     with writing(_name(out)):
         render(data, out, text=text, rows=rows, columns=columns)
@@ -94,8 +99,9 @@ def summary(
 
 
 def echo_err(message: str) -> None:
-    """A line for humans on stderr (progress, summaries, chosen seeds)."""
-    typer.echo(message, err=True)
+    """A line for humans on stderr (progress, summaries, chosen seeds), control characters
+    written as escapes."""
+    typer.echo(escape_controls(message, one_line=False), err=True)
 
 
 @contextmanager
@@ -112,11 +118,11 @@ def output(path: str | None, binary: str | None = None) -> Iterator[Any]:
         return
     if not path or path == "-":
         with writing("standard output"):
-            yield sys.stdout
+            yield escaped(sys.stdout)
             sys.stdout.flush()
         return
     with _file(path, "w") as out:
-        yield out
+        yield escaped(out)
 
 
 #: Errors of the world when writing (exit 1); any other ``OSError`` of an output path is
