@@ -252,13 +252,14 @@ class WholeFile:
     def open(self, binary: bool = False) -> IO[Any]:
         """The file to write (``binary``: bytes); OSError when it cannot be made."""
         try:
-            st: os.stat_result | None = os.stat(self.target)
+            st: os.stat_result | None = os.stat(self.path)  # what the path names, links followed
         except FileNotFoundError:
             st = None
         if st is not None and not stat.S_ISREG(st.st_mode):
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "Is a directory", str(self.path))
-            self.file = open(self.target, "wb" if binary else "w", **_text(binary))
+            # as named: /dev/stdout's link leads to /proc/self/fd/1's "pipe:[…]", no path
+            self.file = open(self.path, "wb" if binary else "w", **_text(binary))
             return self.file
         temp = self.target.with_name(f".{self.target.name}.{secrets.token_hex(4)}.part")
         fd = _new_file(temp, stat.S_IMODE(st.st_mode) if st is not None else None)

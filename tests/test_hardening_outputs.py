@@ -116,6 +116,17 @@ def test_o_through_a_symlink_writes_the_file_it_names(tmp_path: Path) -> None:
     assert link.is_symlink() and real.read_text() == "new\n"
 
 
+def test_o_to_a_device_or_a_pipe_writes_it_as_before(built_db: Path, tmp_path: Path) -> None:
+    """``-o /dev/stdout`` (a pipe here) and ``-o /dev/null`` cannot be replaced: written as is."""
+    done = subprocess.run(
+        [*CLI, "--db", str(built_db), "open", "afr", "--seed", "1", "-o", "/dev/stdout"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Pack 1: afr-draft") and "wrote /dev/stdout" in done.stderr
+    assert run(built_db, "open", "afr", "--seed", "1", "-o", "/dev/null").returncode == 0
+
+
 # --- pool -o DIR ------------------------------------------------------------------------------
 
 POOL = ("pool", "afr", "--players", "2", "--packs", "1", "--seed", "1")
