@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import sys
 
-#: Characters a terminal may act on (C0 but tab and newline, DEL, C1), and those that
-#: reorder or hide text (line/paragraph separators, bidi marks, overrides and isolates).
-_TERMINAL = r"\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"
+#: Characters a terminal may act on (C0 but tab, newline and form feed, DEL, C1), and those
+#: that reorder or hide text (line/paragraph separators, bidi marks, overrides and isolates).
+_TERMINAL = r"\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _IN_TEXT = re.compile(f"[{_TERMINAL}]")
-#: Any control character, tab and newline included (none is part of a name or of a line).
-CONTROL_CHARS = re.compile(f"[{_TERMINAL}\\t\\n]")
+#: Any control character, tab, newline and form feed included (none is part of a name or
+#: of a line).
+CONTROL_CHARS = re.compile(f"[{_TERMINAL}\\t\\n\\f]")
 #: The most digits Python converts an integer of (``sys.int_info``; json.loads refuses more).
 INT_DIGITS: int = getattr(sys.int_info, "default_max_str_digits", 4300)
 
@@ -71,9 +72,19 @@ def one_line(exc: BaseException, limit: int = 300) -> str:
 def escape_controls(text: str, one_line: bool = True) -> str:
     """``text`` with every control character (``\\x1b``, ``\\x9b``, …) written as its escape,
     so text read from input (a uid, a zone name) never reaches a terminal as a command;
-    ``one_line``: tabs and newlines too (an error stays one line)."""
+    ``one_line``: tabs, newlines and form feeds too (an error stays one line); else they
+    stay (a form feed is the page break between the pools of ``pool``'s text)."""
     pattern = CONTROL_CHARS if one_line else _IN_TEXT
     return pattern.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def warn(message: str) -> None:
+    """One line on stderr, ``boosterkit: warning: …``: something was wrong and was dealt
+    with (a damaged cache, rebuilt). It goes through the ``boosterkit`` logger, which with no
+    logging set up Python prints as is; an application's own logging set-up gets it."""
+    import logging
+
+    logging.getLogger("boosterkit").warning("boosterkit: warning: %s", escape_controls(message))
 
 
 def json_reason(exc: BaseException) -> str:

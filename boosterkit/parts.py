@@ -71,10 +71,28 @@ def check_jobs(jobs: int) -> int:
     return jobs
 
 
+def jobs_note(asked: int, cores: int) -> str:
+    """The line that says ``--jobs asked`` was capped at ``cores``."""
+    return (
+        f"--jobs {asked}: boosterkit may use {cores} core{'s' * (cores != 1)} here; using {cores}"
+    )
+
+
+def cap_jobs(jobs: int) -> tuple[int, str | None]:
+    """``jobs`` at most the cores this process may run on (``default_jobs``; 0 stays 0: one
+    per core), and the line saying so when it was more (``jobs_note``)."""
+    cores = default_jobs()
+    if check_jobs(jobs) > cores:
+        return cores, jobs_note(jobs, cores)
+    return jobs, None
+
+
 def workers_for(jobs: int, units: int, least: int = 1) -> int:
-    """Processes ``jobs`` (0: one per core) gives ``units`` of work: no more than one per
-    ``least`` units (a worker's start costs about that much), and at least 1."""
-    wanted = default_jobs() if check_jobs(jobs) == 0 else jobs
+    """Processes ``jobs`` (0: one per core) gives ``units`` of work: no more than the cores
+    this process may run on (more only share them, each with its own memory), no more than
+    one per ``least`` units (a worker's start costs about that much), and at least 1."""
+    cores = default_jobs()
+    wanted = cores if check_jobs(jobs) == 0 else min(jobs, cores)
     return max(1, min(wanted, units // max(1, least)))
 
 

@@ -6,21 +6,33 @@ can stand in for them.
 - ``private_folder``: a folder made ``0700``, refused (``UnsafeFolder``, one line) when it
   is owned by another user or writable by group or others, or is a symlink.
 - ``Sealer``: kept values are pickles sealed with HMAC-SHA256 under a per-database secret
-  (``<db>.cache/secret``, ``0600``): a file whose seal does not match is never unpickled.
+  (``<db>.cache/secret``, ``0600``): a file whose seal does not match is never unpickled; a
+  bad secret is replaced (a cache only saves time).
+
+And the files a user names (``-o FILE``, ``pool -o DIR``), written whole or not at all:
+
+- ``WholeFile``: a file written beside its target under a temporary name, flushed to disk,
+  then renamed over it, so the old file stays until the new one is whole (a failure, Ctrl-C
+  or a full disk remove the temporary file and nothing else);
+- ``write_all``: files written into a folder together or not at all, each renamed into
+  place (a symlink planted under one of their names is replaced, never followed).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import os
 import secrets
+import shutil
 import stat
+import tempfile
 import threading
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, Any, BinaryIO
 
-from boosterkit.errors import BoosterkitError
+from boosterkit.errors import BoosterkitError, warn
 
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 #: What a sealed file starts with, then the 32-byte seal.
@@ -93,7 +105,11 @@ def private_folder(path: Path, *checked: Path) -> Path:
 
 
 class Sealer:
-    """Seals and opens the kept files of one cache folder with its secret."""
+    """Seals and opens the kept files of one cache folder with its secret.
+
+    A secret that is not one (damaged, truncated), is another user's, can be read by others
+    or is a symlink is no reason to stop: it is removed with the files it sealed, one line
+    says so (``errors.warn``), and a new one is made when a file is next kept."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -103,35 +119,80 @@ class Sealer:
         if self._key is not None:
             return self._key
         path = self.root / "secret"
+        key = self._read_secret(path)
+        if key is None and create:
+            key = self._make_secret(path)
+        self._key = key
+        return key
+
+    def _read_secret(self, path: Path) -> bytes | None:
+        """The secret at ``path``; None when there is none (a bad one is discarded)."""
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
         except FileNotFoundError:
-            if not create:
-                return None
-            private_folder(self.root)
-            key = secrets.token_bytes(SECRET_BYTES)
-            tmp = self.root / f".secret.{os.getpid()}.{threading.get_ident()}"
-            try:
-                with create_exclusive(tmp) as f:
-                    f.write(key)
-                os.link(tmp, path)  # whole or not at all, and never over another's
-            except FileExistsError:  # another process made it first: use theirs
-                return self._secret(create=False)
-            finally:
-                tmp.unlink(missing_ok=True)
-            self._key = key
-            return key
+            return None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            self._discard(path, None, "is a symlink")
+            return None
         with os.fdopen(fd, "rb") as f:
             st = os.fstat(f.fileno())
             key = f.read(SECRET_BYTES + 1)
-        if st.st_uid != os.geteuid() or st.st_mode & 0o077 or len(key) != SECRET_BYTES:
-            raise UnsafeFolder(
-                f"{path}: the cache's secret is not this user's alone (or not one); "
-                f"boosterkit does not trust the files beside it: remove {self.root} "
-                "(it is rebuilt)"
-            )
-        self._key = key
+        why = None
+        if st.st_uid != os.geteuid():
+            why = f"is another user's (uid {st.st_uid})"
+        elif st.st_mode & 0o077:
+            why = "can be read by others"
+        elif len(key) != SECRET_BYTES:
+            why = f"is damaged ({len(key)} bytes, not {SECRET_BYTES})"
+        if why is None:
+            return key
+        self._discard(path, st, why)
+        return None
+
+    def _discard(self, path: Path, st: os.stat_result | None, why: str) -> None:
+        """Remove the bad secret ``path`` (the entry read, not one made since) and the files
+        sealed with it, saying so in one line."""
+        warn(
+            f"{path}: the cache's secret {why}; ignored, and made again with the files it "
+            "sealed (a cache only saves time)"
+        )
+        try:
+            now = os.lstat(path)
+            if st is None or (now.st_ino, now.st_dev) == (st.st_ino, st.st_dev):
+                os.unlink(path)  # a symlink itself, never what it names
+        except OSError:
+            pass
+        for sealed in self.root.glob("*/*.pickle"):
+            try:
+                sealed.unlink()
+            except OSError:
+                pass
+
+    def _make_secret(self, path: Path) -> bytes:
+        """A new secret at ``path``, or the one another process made first."""
+        private_folder(self.root)
+        key = secrets.token_bytes(SECRET_BYTES)
+        tmp = self.root / f".secret.{os.getpid()}.{threading.get_ident()}"
+        try:
+            with create_exclusive(tmp) as f:
+                f.write(key)
+            os.link(tmp, path)  # whole or not at all, and never over another's
+        except FileExistsError:  # another process made it first: use theirs
+            theirs = self._read_secret(path)
+            if theirs is None:
+                raise OSError(
+                    errno.EEXIST, "cannot replace the cache's secret", str(path)
+                ) from None
+            return theirs
+        finally:
+            tmp.unlink(missing_ok=True)
         return key
+
+    def ready(self) -> bool:
+        """Whether the folder has a (good) secret: without one no file can be opened."""
+        return self._secret(create=False) is not None
 
     def seal(self, payload: bytes) -> bytes:
         key = self._secret(create=True)
@@ -146,3 +207,145 @@ class Sealer:
         view = memoryview(data)
         want = hmac.new(key, view[36:], hashlib.sha256).digest()
         return view[36:] if hmac.compare_digest(view[4:36], want) else None
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (best effort: some systems cannot)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _new_file(path: Path, mode: int | None = None) -> int:
+    """A new file at ``path`` (never through a symlink), with the umask's mode or ``mode``."""
+    fd = os.open(path, _NEW, 0o666)
+    if mode is not None:
+        try:
+            os.fchmod(fd, mode)
+        except OSError:
+            pass
+    return fd
+
+
+class WholeFile:
+    """A file the user named, replaced only once the new content is whole.
+
+    ``open`` creates ``.<name>.<random>.part`` beside the target (beside the file a symlink
+    names: the link stays), with the replaced file's mode; ``commit`` flushes it to disk and
+    renames it over the target; ``discard`` removes it. A target that is not a regular file
+    (``/dev/stdout``, a pipe) is written directly: it cannot be replaced, and is never removed.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.target = Path(os.path.realpath(self.path))
+        self.temp: Path | None = None
+        self.file: IO[Any] | None = None
+
+    def open(self, binary: bool = False) -> IO[Any]:
+        """The file to write (``binary``: bytes); OSError when it cannot be made."""
+        try:
+            st: os.stat_result | None = os.stat(self.path)  # what the path names, links followed
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(21, "Is a directory", str(self.path))
+            # as named: /dev/stdout's link leads to /proc/self/fd/1's "pipe:[…]", no path
+            self.file = open(self.path, "wb" if binary else "w", **_text(binary))
+            return self.file
+        temp = self.target.with_name(f".{self.target.name}.{secrets.token_hex(4)}.part")
+        fd = _new_file(temp, stat.S_IMODE(st.st_mode) if st is not None else None)
+        self.temp = temp
+        self.file = os.fdopen(fd, "wb" if binary else "w", **_text(binary))
+        return self.file
+
+    def commit(self) -> None:
+        """Flush the new content to disk and put it in place of the old."""
+        assert self.file is not None
+        self.file.flush()
+        if self.temp is None:
+            self.file.close()
+            return
+        os.fsync(self.file.fileno())
+        self.file.close()
+        os.replace(self.temp, self.target)
+        self.temp = None
+        _fsync_folder(self.target.parent)
+
+    def discard(self) -> None:
+        """Forget the new content: the temporary file removed, the target as it was."""
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:
+                pass  # a write that failed before fails again at close: already reported
+        if self.temp is not None:
+            self.temp.unlink(missing_ok=True)
+            self.temp = None
+
+
+def _text(binary: bool) -> dict[str, Any]:
+    return {} if binary else {"encoding": "utf-8", "newline": ""}
+
+
+def write_all(folder: Path, files: dict[str, bytes]) -> None:
+    """Every file of ``files`` (plain names) written into ``folder`` (made if missing), or
+    none: all are written and flushed in a private folder inside ``folder`` first, then each
+    is renamed into place, the entry it replaces (a file, a symlink: never followed) moved
+    aside; a failure puts every replaced entry back and removes what was made. OSError then
+    (``filename`` naming the entry that failed)."""
+    for name in files:
+        if os.path.basename(name) != name or name in ("", ".", ".."):
+            raise ValueError(f"not a plain file name: {name!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".boosterkit-", suffix=".part", dir=folder))
+    placed: list[tuple[str, bool]] = []  # (name, whether an old entry was moved aside)
+    try:
+        (stage / "new").mkdir()
+        (stage / "old").mkdir()
+        for name, data in files.items():
+            with os.fdopen(_new_file(stage / "new" / name), "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for name in files:
+            placed.append((name, _move_aside(folder / name, stage / "old" / name)))
+            os.rename(stage / "new" / name, folder / name)
+        _fsync_folder(folder)
+    except BaseException:
+        if _put_back(folder, stage, placed):
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _move_aside(entry: Path, aside: Path) -> bool:
+    """Move ``entry`` (if any, and not a folder) to ``aside``; whether there was one."""
+    if not os.path.lexists(entry):
+        return False
+    if entry.is_dir() and not entry.is_symlink():
+        raise IsADirectoryError(21, "Is a directory", str(entry))
+    os.rename(entry, aside)
+    return True
+
+
+def _put_back(folder: Path, stage: Path, placed: list[tuple[str, bool]]) -> bool:
+    """Undo ``write_all``'s renames; whether every replaced entry is back in place."""
+    ok = True
+    for name, had_old in reversed(placed):
+        try:
+            if not os.path.lexists(stage / "new" / name):  # the new file was put in place
+                os.unlink(folder / name)
+            if had_old:
+                os.rename(stage / "old" / name, folder / name)
+        except OSError:
+            ok = False
+    return ok

@@ -16,16 +16,22 @@ import datetime as _dt
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
+
+from boosterkit.errors import escape_controls
 
 __all__ = [
     "FORMULA_START",
     "CsvWriter",
+    "Escaped",
     "cell",
     "csv_cell",
+    "escaped",
+    "json_safe",
     "md_inline",
     "table",
     "to_json",
+    "unescaped",
     "write_csv",
 ]
 
@@ -49,9 +55,54 @@ def _default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
+#: Characters JSON leaves raw (it escapes only C0) that a terminal may act on or that
+#: reorder text: DEL, C1, line/paragraph separators, bidi marks, overrides and isolates.
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the characters JSON leaves raw (``_JSON_RAW``) written as ``\\uXXXX``:
+    the same JSON, which no terminal acts on."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def to_json(data: Any, *, indent: int | None = 2) -> str:
-    """Serialise library output deterministically (sorted keys are NOT used: field order is the contract)."""
-    return json.dumps(data, default=_default, indent=indent, ensure_ascii=False)
+    """Serialise library output deterministically (sorted keys are NOT used: field order is
+    the contract); UTF-8 as is, but for what a terminal could act on (``json_safe``)."""
+    return json_safe(json.dumps(data, default=_default, indent=indent, ensure_ascii=False))
+
+
+class Escaped:
+    """A text stream whose text has every control character a terminal could act on written
+    as its escape (``errors.escape_controls``; tabs, newlines and form feeds kept): what a
+    command writes (``cli.render``), so text from an input file (a product named with an
+    OSC 52 clipboard write) is shown, never acted on. Anything else is the stream's: its
+    binary ``buffer`` takes bytes as they are (binary formats, JSON lines), and a writer
+    whose text is escaped by construction writes to ``stream`` (``unescaped``)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(escape_controls(text, one_line=False))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def escaped(stream: TextIO) -> TextIO:
+    """``stream`` through ``Escaped`` (once)."""
+    return stream if isinstance(stream, Escaped) else cast(TextIO, Escaped(stream))
+
+
+def unescaped(stream: TextIO) -> TextIO:
+    """The stream below an ``Escaped`` one, for text that needs no escaping: JSON built by
+    ``to_json`` (C0 escaped by JSON, the rest by ``json_safe``)."""
+    return stream.stream if isinstance(stream, Escaped) else stream
 
 
 def cell(v: Any) -> str:

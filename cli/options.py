@@ -147,7 +147,9 @@ class OneLineUsage(UsageError):
     usage block; a click exception, so any click runner sees exit 2 too."""
 
     def show(self, file: Any = None) -> None:
-        typer.echo(f"boosterkit: error: {self.format_message()}", err=True)
+        from boosterkit.errors import escape_controls
+
+        typer.echo(f"boosterkit: error: {escape_controls(self.format_message())}", err=True)
 
 
 def unknown_choice(exc: typer.BadParameter) -> OneLineUsage | None:
@@ -190,11 +192,29 @@ def product_option(default_help: str) -> Any:
     )
 
 
+def _cap_jobs(ctx: typer.Context, value: int) -> int:
+    """``--jobs`` past the cores this process may run on: the cores, in one stderr line."""
+    if ctx.resilient_parsing or value is None:
+        return value
+    from boosterkit.parts import cap_jobs
+
+    capped, note = cap_jobs(value)
+    if note is not None:
+        typer.echo(note, err=True)
+    return capped
+
+
 def jobs_option(what: str) -> Any:
-    """``--jobs N`` of the commands whose work splits across processes; ``what`` says what
-    each worker does and that the output does not change."""
+    """``--jobs N`` of the commands whose work splits across processes (at most the cores:
+    ``parts.cap_jobs``); ``what`` says what each worker does and that the output does not
+    change."""
     return typer.Option(
-        1, "--jobs", min=0, metavar="N", help=f"Worker processes (0: one per core) {what}"
+        1,
+        "--jobs",
+        min=0,
+        metavar="N",
+        callback=_cap_jobs,
+        help=f"Worker processes (0: one per core; at most the cores) {what}",
     )
 
 

@@ -15,19 +15,20 @@ from boosterkit.cli.options import (
     pick_format,
     product_option,
 )
-from boosterkit.errors import InputError
 from boosterkit.formats import POOLS
 
 
 def _write_dir(directory: str, files: dict[str, str]) -> None:
-    """Write every file into ``directory`` (created), or none if the directory is unusable."""
+    """Write every file into ``directory`` (created), or none (``safefiles.write_all``)."""
+    from boosterkit.safefiles import write_all
+
     target = Path(directory)
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
-            (target / name).write_text(text, encoding="utf-8")
+        write_all(target, {name: text.encode("utf-8") for name, text in files.items()})
     except OSError as exc:
-        raise InputError(f"-o {directory}: cannot write: {exc.strerror or exc}") from exc
+        name = Path(exc.filename).name if exc.filename else ""
+        where = f" ({name})" if name in files else ""
+        raise render.cannot_write(f"-o {directory}{where}", exc) from exc
     render.echo_err(f"wrote {len(files)} files to {target}: {', '.join(files)}")
 
 
@@ -84,4 +85,5 @@ def register(app: typer.Typer) -> None:
                 {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
             )
             return
-        typer.echo(render_pools(data, fmt, art), nl=False)
+        with render.output(None) as out:
+            out.write(render_pools(data, fmt, art))

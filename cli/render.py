@@ -5,6 +5,10 @@ Commands return plain data (dicts and lists, as the library does) and call ``emi
 ``--json`` flag is ``--format json``. JSON output is exactly the library's return value,
 serialised with ``to_json``. ``flags`` words the library's errors about an argument with the
 command line's spelling of it.
+
+Every text a command writes goes through ``serialize.Escaped`` (stdout, ``-o FILE``) or ``echo_err``
+(stderr): a control character that came from an input file (a product named with an OSC 52
+clipboard write) is written as its escape (``errors.escape_controls``), never acted on.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from typing import Any, TextIO
 
 import typer
 
-from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.errors import BoosterkitError, InputError, escape_controls
 from boosterkit.formats import RECORDS, Formats
-from boosterkit.serialize import cell, table, to_json, write_csv
+from boosterkit.serialize import Escaped, cell, escaped, table, to_json, write_csv
 
 __all__ = [
     "cell",
@@ -72,7 +76,8 @@ def writing(name: str) -> Iterator[None]:
 
 
 def _name(out: TextIO) -> str:
-    return "standard output" if out is sys.stdout else f"-o {getattr(out, 'name', 'output')}"
+    stream = getattr(out, "stream", out) if isinstance(out, Escaped) else out
+    return "standard output" if stream is sys.stdout else f"-o {getattr(out, 'name', 'output')}"
 
 
 def emit(
@@ -90,7 +95,7 @@ def emit(
     ``rows`` flattens data to rows for ``csv``/``table`` (default: ``data`` itself);
     ``jsonl`` writes one element of ``data`` per line.
     """
-    out = out or sys.stdout
+    out = escaped(out or sys.stdout)
     render = RECORDS.get(fmt).renderer()
     with writing(_name(out)):
         render(data, out, text=text, rows=rows, columns=columns)
@@ -112,8 +117,9 @@ def summary(
 
 
 def echo_err(message: str) -> None:
-    """A line for humans on stderr (progress, summaries, chosen seeds)."""
-    typer.echo(message, err=True)
+    """A line for humans on stderr (progress, summaries, chosen seeds), control characters
+    written as escapes."""
+    typer.echo(escape_controls(message, one_line=False), err=True)
 
 
 @contextmanager
@@ -130,27 +136,43 @@ def output(path: str | None, binary: str | None = None) -> Iterator[Any]:
         return
     if not path or path == "-":
         with writing("standard output"):
-            yield sys.stdout
+            yield escaped(sys.stdout)
             sys.stdout.flush()
         return
     with _file(path, "w") as out:
-        yield out
+        yield escaped(out)
+
+
+#: Errors of the world when writing (exit 1); any other ``OSError`` of an output path is
+#: about the path the user gave (exit 2).
+WORLD_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def cannot_write(name: str, exc: OSError) -> BoosterkitError:
+    """``exc`` as the one line of an output that cannot be written: a failure of the world
+    (a full disk, a file-size limit) or an ``InputError`` (a missing folder, no permission)."""
+    kind = BoosterkitError if exc.errno in WORLD_ERRNOS else InputError
+    return kind(f"{name}: cannot write: {exc.strerror or exc}")
 
 
 @contextmanager
 def _file(path: str, mode: str) -> Iterator[Any]:
-    """``-o FILE`` opened with ``mode`` (text or binary): an unwritable path is an
-    ``InputError`` naming ``-o``, a failed write one line, a partly written file removed."""
+    """``-o FILE`` (text, or binary with ``"b"`` in ``mode``) written whole or not at all
+    (``safefiles.WholeFile``): the old file stays until the new one is whole; an unwritable
+    path is an ``InputError`` naming ``-o``, a failed write one line."""
+    from boosterkit.safefiles import WholeFile
+
+    whole = WholeFile(path)
     try:
-        out = open(path, mode) if "b" in mode else open(path, mode, encoding="utf-8", newline="")
+        out = whole.open(binary="b" in mode)
     except OSError as exc:
-        raise InputError(f"-o {path}: cannot write: {exc.strerror or exc}") from exc
+        raise cannot_write(f"-o {path}", exc) from exc
     try:
-        with writing(f"-o {path}"), out:
+        with writing(f"-o {path}"):
             yield out
+            whole.commit()
     except BaseException:
-        if Path(path).is_file():  # nothing half-written stays behind (never a device)
-            Path(path).unlink()
+        whole.discard()
         raise
     wrote(path)
 

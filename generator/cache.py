@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from boosterkit import __version__
 from boosterkit.data import DATA_DIR
+from boosterkit.errors import warn
 from boosterkit.generator import small
 from boosterkit.generator.model import ProductDef
 from boosterkit.generator.small import LiteProduct
@@ -216,16 +217,33 @@ def _kept_key(base: str, name: str, build: Callable[..., Any], scope: Scope) -> 
 
 
 def _read_pickle(path: Path, sealer: Sealer) -> Any:
-    """What a kept file holds, or None (missing, truncated, foreign or not sealed with this
-    cache's secret: only a miss; an unsealed file is never unpickled)."""
+    """What a kept file holds, or None: missing, or (with one line, ``errors.warn``)
+    truncated, foreign or not sealed with this cache's secret, which is only a miss (the
+    value is built again and kept over it); an unsealed file is never unpickled. Without a
+    secret (none yet, or a bad one just removed with what it sealed) nothing is read."""
+    if not sealer.ready():
+        return None
     try:
         with open(path, "rb") as f:
-            payload = sealer.open(f.read())
-        return None if payload is None else pickle.loads(payload)  # noqa: S301 (sealed)
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _ignored(path, exc.strerror or str(exc))
+    try:
+        payload = sealer.open(data)
+        if payload is None:
+            return _ignored(path, "damaged, or not sealed with this cache's secret")
+        return pickle.loads(payload)  # noqa: S301 (sealed)
     except UnsafeFolder:
         raise
-    except Exception:  # noqa: BLE001
-        return None
+    except Exception as exc:  # noqa: BLE001
+        return _ignored(path, f"unreadable ({type(exc).__name__})")
+
+
+def _ignored(path: Path, why: str) -> None:
+    warn(f"{path}: a kept file of the cache is {why}; ignored, and made again")
+    return None
 
 
 def _write_pickle(path: Path, value: Any, sealer: Sealer) -> None:

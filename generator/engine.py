@@ -26,7 +26,6 @@ uniform-weight case summed over colours). A colour too small for the correction
 from __future__ import annotations
 
 import gc
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from boosterkit.generator.model import (
     prototype,
 )
 from boosterkit.generator.rng import check_seed
+from boosterkit.serialize import to_json
 
 __all__ = [
     "PROTO_FIELDS",
@@ -325,7 +325,7 @@ def compile_product(product: ProductDef) -> CompiledProduct:
         d = Item.from_prototype("", (*p, False)).to_dict()
         del d["uid"]
         templates.append(d)
-    fragments = tuple(json.dumps(t, ensure_ascii=False)[1:] for t in templates)
+    fragments = tuple(to_json(t, indent=None)[1:] for t in templates)
     return CompiledProduct(
         product=product, variant_cum=_cumulative([v.weight for v in product.variants]),
         variants=tuple(variants), sheets=sheets, protos=protos,

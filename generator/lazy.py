@@ -8,11 +8,11 @@ Shared by the numpy engine (``generator.engine``) and the plain-Python one
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from boosterkit.generator.model import Item, Pack, ProductDef
+from boosterkit.serialize import to_json
 
 
 class Compiled(Protocol):
@@ -82,9 +82,9 @@ class LazyPack(Pack):
         }  # fmt: skip
 
     def to_json_line(self) -> str:
-        """``json.dumps(self.to_dict(), ensure_ascii=False)``, built from cached fragments."""
+        """``serialize.to_json(self.to_dict(), indent=None)``, built from cached fragments."""
         if not self._pristine():
-            return json.dumps(self.to_dict(), ensure_ascii=False)
+            return to_json(self.to_dict(), indent=None)
         f = self._compiled.fragments
         i = self.index
         uid = f'{{"uid": "p{i}-'
@@ -95,7 +95,7 @@ class LazyPack(Pack):
     def to_json_pretty(self) -> str:
         """``serialize.to_json(self.to_dict())`` (indented), built from cached fragments."""
         if not self._pristine():
-            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+            return to_json(self.to_dict())
         cp, i = self._compiled, self.index
         pretty = cp.pretty
         uid = f'{{\n      "uid": "p{i}-'
@@ -122,7 +122,7 @@ class JsonLines:
         """``pack`` as one JSON line, newline included."""
         if type(pack) is not LazyPack or not pack._pristine():
             fast = getattr(pack, "to_json_line", None)
-            text = fast() if fast else json.dumps(pack.to_dict(), ensure_ascii=False)
+            text = fast() if fast else to_json(pack.to_dict(), indent=None)
             return text.encode() + b"\n"
         cp, protos, i = pack._compiled, pack._protos, pack.index
         kept = self._fragments.get(id(cp))
@@ -148,7 +148,7 @@ class JsonLines:
 def pretty_fragment(cp: Compiled, proto: int) -> str:
     """Prototype ``proto``'s item indented as in a pack, from its first field (after the
     ``uid`` line) to its closing brace; kept in ``cp.pretty``."""
-    text = json.dumps(cp.templates[proto], indent=2, ensure_ascii=False)
+    text = to_json(cp.templates[proto])
     fragment = cp.pretty[proto] = text[1:].replace("\n", "\n    ")
     return fragment
 
@@ -157,14 +157,14 @@ def pretty_fragment(cp: Compiled, proto: int) -> str:
 def pretty_head(set_code: str, product: str, seed: int) -> str:
     """``json_head`` indented: a pack's JSON up to its index."""
     head = {"set": set_code, "product": product, "seed": seed}
-    return json.dumps(head, indent=2, ensure_ascii=False)[:-2] + ',\n  "index": '
+    return to_json(head)[:-2] + ',\n  "index": '
 
 
 @functools.lru_cache(maxsize=64)
 def json_head(set_code: str, product: str, seed: int) -> str:
     """The start of a pack's JSON line, up to its index (the same for every pack of a run)."""
     return (
-        json.dumps({"set": set_code, "product": product, "seed": seed}, ensure_ascii=False)[:-1]
+        to_json({"set": set_code, "product": product, "seed": seed}, indent=None)[:-1]
         + ', "index": '
     )
 

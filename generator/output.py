@@ -12,13 +12,15 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
+from boosterkit.errors import escape_controls
 from boosterkit.formats import FRAMES, PACKS
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.model import PROTO_FIELDS, Pack
-from boosterkit.serialize import CsvWriter, to_json
+from boosterkit.serialize import CsvWriter, to_json, unescaped
 
 if TYPE_CHECKING:
     import polars as pl
@@ -95,6 +97,7 @@ def pack_json(pack: Pack) -> str:
 def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
     """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check),
     written ``chunk`` packs at a time."""
+    out = unescaped(out)  # every piece is to_json's, terminal-safe (serialize.json_safe)
     n = 0
     parts: list[str] = []
     for n, pack in enumerate(packs, 1):
@@ -115,8 +118,10 @@ def packs_json(packs: Iterable[Pack]) -> str:
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
-    """One item a row; formula-like cells neutralised unless ``csv_raw``."""
-    w = CsvWriter(out, CSV_COLUMNS, raw=csv_raw)
+    """One item a row; formula-like cells neutralised unless ``csv_raw``; written to ``out``
+    32 packs at a time."""
+    buffer = io.StringIO()
+    w = CsvWriter(buffer, CSV_COLUMNS, raw=csv_raw)
     n = 0
     for pack in packs:
         n += 1
@@ -124,6 +129,11 @@ def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> i
         head = [d["index"], d["variant"], d["set"], d["product"], d["seed"]]
         for item in d["items"]:
             w.row(head + [item.get(c) for c in ITEM_COLUMNS])
+        if n % 32 == 0:
+            out.write(buffer.getvalue())
+            buffer.seek(0)
+            buffer.truncate()
+    out.write(buffer.getvalue())
     return n
 
 
@@ -184,8 +194,8 @@ def write_part(
     """The UTF-8 bytes ``packs`` take in a whole ``fmt`` output, in pieces of at most about
     64 KiB (one large buffer a part would be a fresh ``mmap`` and its page faults each time) (a ``formats.PACKS``
     format) when they are not its first packs (``first`` False) or not its last: the parts
-    of a run, written one after the other, are byte for byte ``write_packs`` of the run.
-    (JSON: its ``[`` and ``]`` belong to the first and last parts, a later part starts with
+    of a run, written one after the other, are byte for byte ``write_packs`` of the run
+    (control characters written as escapes, as the command's stream writes them). (JSON: its ``[`` and ``]`` belong to the first and last parts, a later part starts with
     the comma; text: a later part starts with the blank line between packs; CSV: only the
     first part has the header.) ``lines``: the ``JsonLines`` of the run (its encoded
     fragments are kept from one part to the next)."""
@@ -204,13 +214,28 @@ def write_part(
         text = text if first else "\n" + text
     elif fmt == "csv":
         text = text if first else text.split("\n", 1)[1]
+    # as the command's text stream (``cli.render.Escaped``) writes it: the workers write
+    # these bytes to its descriptor themselves
+    text = escape_controls(text, one_line=False)
     piece = 1 << 15  # characters: at most 128 KiB of UTF-8
     return [text[k : k + piece].encode() for k in range(0, len(text), piece)]
 
 
+#: How polars (Rust) words an operating-system error inside its own: ``(os error 28)``.
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
 def write_frame(frame: pl.DataFrame, fmt: str, out: str | IO[bytes]) -> None:
-    """Write a frame in ``fmt`` (a ``formats.FRAMES`` format) to a path or binary stream."""
-    FRAMES.get(fmt).renderer()(frame, out)
+    """Write a frame in ``fmt`` (a ``formats.FRAMES`` format) to a path or binary stream.
+    A write the system refused (a full disk) is an ``OSError``, as for the other formats."""
+    try:
+        FRAMES.get(fmt).renderer()(frame, out)
+    except Exception as exc:
+        found = _OS_ERROR.search(str(exc)) if type(exc).__module__.startswith("polars") else None
+        if found is None:
+            raise
+        code = int(found[1])
+        raise OSError(code, os.strerror(code)) from exc
 
 
 def write_parquet(frame: pl.DataFrame, out: str | IO[bytes]) -> None:

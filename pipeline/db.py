@@ -194,6 +194,42 @@ class DatabaseError(BoosterkitError):
     """The database cannot be opened, is damaged, cannot be written, or is newer than this boosterkit."""
 
 
+class NotADatabase(DatabaseError):
+    """``--db`` names a file that is plainly something else (a JSON setup, a Parquet file):
+    a usage error, refused before anything is read or written."""
+
+    exit_code = 2
+
+
+#: How other files start (a DuckDB file has ``DUCK`` at byte 8) → what the file is.
+_FOREIGN = {
+    b"SQLite format 3\0": "an SQLite database",
+    b"PAR1": "a Parquet file",
+    b"ARROW1": "an Arrow file",
+    b"\x1f\x8b": "a gzip file",
+    b"PK\x03\x04": "a zip file",
+    b"%PDF": "a PDF file",
+}
+
+
+def foreign_file(path: Path) -> str | None:
+    """What the file at ``path`` is when it is plainly not a DuckDB database (``a JSON
+    file``), else None (a database, a damaged one, or no file: DuckDB tells those apart)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    if not head or head[8:12] == b"DUCK":
+        return None
+    for magic, what in _FOREIGN.items():
+        if head.startswith(magic):
+            return what
+    if b"\0" in head:  # binary: a database whose header was overwritten is "damaged"
+        return None
+    return "a JSON file" if head.lstrip()[:1] in (b"{", b"[") else "a text file"
+
+
 #: DuckDB's words for a damaged file → what we tell the user it is.
 _DAMAGED = {
     "not a valid DuckDB database file": "not a DuckDB database file",
@@ -381,6 +417,12 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
         p = Path(path)
         if read_only and not p.exists():
             raise DatabaseError(no_database(p))
+        what = foreign_file(p) if p.is_file() else None
+        if what is not None:
+            raise NotADatabase(
+                f"{p}: not a boosterkit database ({what}); nothing was read or changed: give "
+                "--db a database file boosterkit made (or a new name, for a new database)"
+            )
         with guarded(p):
             p.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
+from boosterkit.errors import escape_controls
 from boosterkit.generator import open_packs
 from boosterkit.generator.output import packs_json
 from boosterkit.generator.products import set_products
@@ -167,7 +168,8 @@ def sheet(
         setup = _deal(req, request)
         art = sheet_images(request.app.state.database, setup) if images else None
         headers = {"Content-Security-Policy": SHEET_CSP, **NOSNIFF}
-        return HTMLResponse(render_sheet(setup, "html", art), headers=headers)
+        sheet = escape_controls(render_sheet(setup, "html", art), one_line=False)  # as the CLI
+        return HTMLResponse(sheet, headers=headers)
 
 
 @router.get("/", include_in_schema=False)

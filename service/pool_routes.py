@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from boosterkit.errors import escape_controls
 from boosterkit.formats import POOLS, literal
 from boosterkit.generator.pools import MAX_PACKS, open_pools, pool_images, render_pools
 from boosterkit.service.deps import json_response
@@ -55,7 +56,8 @@ def pool(req: PoolRequest, request: Request) -> Response:
         data = open_pools(req.set, req.players, req.packs, req.product, req.seed, db=database)
     if req.format == "json":
         return json_response(data)
-    body = render_pools(data, req.format, pool_images(database, data) if req.images else None)
+    art = pool_images(database, data) if req.images else None
+    body = escape_controls(render_pools(data, req.format, art), one_line=False)  # as the CLI
     if req.format == "html":
         return HTMLResponse(body)
     return PlainTextResponse(body)

@@ -13,7 +13,8 @@ the kernel spreads new connections over the workers. (One shared socket, as uvic
 ``--workers`` has, lets the first worker to wake accept a whole burst of connections: 8
 keep-alive clients then all land on one worker and the other idles.) The parent process only
 supervises: it starts the workers (``spawn``), starts again one that dies, and stops them all
-on Ctrl-C or SIGTERM.
+on Ctrl-C or SIGTERM. Every worker holds its connections to ``connections.ConnectionGuard``'s
+bounds (a deadline on request headers, connections per client).
 """
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ def _serve_one(settings: WorkerSettings, sock: socket.socket) -> None:  # pragma
     import uvicorn
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which stops us
-    config = uvicorn.Config(worker_app(settings), log_level="warning")
+    from boosterkit.service.connections import uvicorn_options
+
+    config = uvicorn.Config(worker_app(settings), log_level="warning", **uvicorn_options())
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -167,9 +170,11 @@ def run(
     if settings.workers == 1:
         import uvicorn
 
+        from boosterkit.service.connections import uvicorn_options
+
         app = worker_app(settings)
         listening()
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
         return
     sockets = listen(host, port, settings.workers)
     listening()

@@ -231,3 +231,30 @@ def test_every_page_starts_with_a_whole_sentence(name: str) -> None:
     cut = re.match(r"(?!boosterkit\b)[a-z(,;)]", first)
     assert not cut, f"docs/{name} starts mid-sentence: {first[:60]!r}"
     assert first.count("(") == first.count(")"), f"docs/{name}: unbalanced first paragraph"
+
+
+def test_limits_table_states_the_bounds_of_jobs() -> None:
+    """The ``--jobs`` cap (issue 33 §8) is worded in docs/limits.md as the code says it."""
+    from boosterkit import parts
+
+    assert parts.jobs_note(64, 2) in page("limits.md")
+
+
+def test_limits_table_states_the_bounds_of_connections() -> None:
+    """The header deadline and the connection caps of ``serve`` (issue 33 §4) are the
+    code's: docs/limits.md and docs/http-api.md state them."""
+    from boosterkit.service import connections as c
+
+    limits_md, http_md = page("limits.md"), page("http-api.md")
+    rows = [
+        f"request headers whole within {c.HEADER_DEADLINE:g} s of the connection",
+        f"at most {c.MAX_CONNECTIONS_PER_CLIENT} connections from one client address",
+        f"at most half the open-file limit less {c.RESERVED_FILES} over all clients "
+        f"({c.connection_capacity(1024)} under `ulimit -n 1024`)",
+        f"accepted {c.accept_backlog(1024)} at a time (at most {c.accept_backlog(10**6):,})",
+        f"408 and the connection closed for headers not in within {c.HEADER_DEADLINE:g} s",
+    ]
+    for row in rows:
+        assert row in limits_md, f"docs/limits.md: {row!r} not stated"
+    assert f"whole within {c.HEADER_DEADLINE:g} s of its connection" in http_md
+    assert f"at most {c.MAX_CONNECTIONS_PER_CLIENT} connections" in http_md

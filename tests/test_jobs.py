@@ -32,7 +32,8 @@ def test_split_covers_the_range_in_aligned_parts() -> None:
         parts.split(10, 2, align=3)
 
 
-def test_workers_for_a_run() -> None:
+def test_workers_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parts, "default_jobs", lambda: 8)
     assert parts.workers_for(2, 1000, 400) == 2
     assert parts.workers_for(2, 799, 400) == 1  # not two workers' worth: this process alone
     assert parts.workers_for(8, 1200, 400) == 3
@@ -286,3 +287,40 @@ def test_a_negative_jobs_is_one_usage_line(
         "boosterkit: error: Invalid value for '--jobs': Input should be greater than or equal "
         f"to 0 (`boosterkit {command[0]} --help` says more)\n"
     )
+
+
+# --- at most the cores (issue 33 §8) ---------------------------------------------------------
+
+
+def test_workers_are_capped_at_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``odds afr --simulate 10000000 --jobs 64`` on two cores started 64 processes."""
+    monkeypatch.setattr(parts, "default_jobs", lambda: 2)
+    assert parts.workers_for(64, 10**7, 1) == 2
+    assert parts.cap_jobs(64) == (2, parts.jobs_note(64, 2))
+    assert parts.cap_jobs(2) == (2, None) and parts.cap_jobs(0) == (0, None)
+
+
+def test_the_cores_are_those_this_process_may_run_on() -> None:
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this system")
+    assert parts.default_jobs() == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("command", [("odds", "afr", "--simulate", "900", "--seed", "4"),
+                                     ("simulate", "mimic-match", "-n", "2", "--set", "afr",
+                                      "-p", "draft", "--seed", "5", "--games", "24"),
+                                     ("open", "afr", "-n", "3", "--seed", "1")])  # fmt: skip
+def test_jobs_past_the_cores_are_capped_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    built_db: Path,
+    workers_seen: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    command: tuple,
+) -> None:
+    monkeypatch.setattr(parts, "default_jobs", lambda: 2)
+    code, out, err = run_cli(capsys, "--db", str(built_db), *command, "--jobs", "64")
+    assert code == 0, err
+    note = "--jobs 64: boosterkit may use 2 cores here; using 2"
+    assert err.splitlines()[0] == note and err.count(note) == 1
+    assert all(w <= 2 for w in workers_seen)
+    assert (code, out) == run_cli(capsys, "--db", str(built_db), *command, "--jobs", "1")[:2]

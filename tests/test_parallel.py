@@ -60,13 +60,17 @@ def test_an_in_memory_stream_is_written_by_this_process() -> None:
     assert out.getvalue().count("\n") == 30
 
 
-def test_jobs_for_a_run() -> None:
+def test_jobs_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from boosterkit import parts
+
+    monkeypatch.setattr(parts, "default_jobs", lambda: 8)
     block = parallel.BLOCK
     assert parallel.jobs_for(2, 10 * block, "jsonl") == 2
     assert parallel.jobs_for(8, 3 * block, "csv") == 3  # no more workers than blocks
     assert parallel.jobs_for(2, block, "json") == 1  # one block: no worker
     assert parallel.jobs_for(2, 10 * block, "parquet") == 1  # a frame is written whole
-    assert parallel.jobs_for(0, 10 * block, "text") == min(10, parallel.default_jobs())
+    assert parallel.jobs_for(0, 10 * block, "text") == 8
+    assert parallel.jobs_for(64, 100 * block, "jsonl") == 8  # no more than the cores
 
 
 def test_a_process_of_one_thread_forks_its_workers() -> None:
