@@ -154,6 +154,7 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Console entry point: typer handles usage errors; user errors become one line."""
+    _degrade_output()
     module = command_module(sys.argv[1:])
     command = make_app([module]) if module else full_app()
     try:
@@ -171,6 +172,15 @@ def main() -> None:
         if str(exc) != DUCKDB_INTERRUPTED:
             raise
         _interrupted()
+
+
+def _degrade_output() -> None:
+    """On a terminal or pipe whose encoding cannot hold every character (``LANG=C``,
+    ``PYTHONIOENCODING=ascii``), write those it cannot as escapes (``—`` as ``\\u2014``)
+    rather than fail; stderr does so already."""
+    stream = sys.stdout
+    if getattr(stream, "errors", "strict") == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="backslashreplace")
 
 
 #: What DuckDB raises (a ``RuntimeError``) when Ctrl-C comes during one of its statements.

@@ -29,7 +29,7 @@ from boosterkit.pipeline.collation import (
 )
 from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.files import open_input
-from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set_rows
+from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, check_set, set_rows
 from boosterkit.pipeline.runs import recorded
 
 _SET_COLUMNS = {
@@ -91,7 +91,7 @@ def read_sets(
         with open_input(path) as f:
             if kind in ("set", "bare"):
                 for data in ijson.items(f, "data" if kind == "set" else "", use_float=True):
-                    _check_set(data, path)
+                    check_set(data, str(path))
                     if codes is not None:
                         codes.add(str(data["code"]).upper())
                     if wanted is None or str(data["code"]).upper() in wanted:
@@ -102,26 +102,12 @@ def read_sets(
                         codes.add(code.upper())
                     if wanted is not None and code.upper() not in wanted:
                         continue
-                    _check_set(data, f"{path} [{code}]")
+                    check_set(data, f"{path} [{code}]")
                     yield data
     except ijson.JSONError as exc:
         raise InputError(f"{path}: not valid JSON ({one_line(exc)})") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{path}: not readable ({one_line(exc)})") from None
-
-
-def _check_set(data: Any, where: Any) -> None:
-    if not isinstance(data, dict) or "code" not in data:
-        raise InputError(f"{where}: not an MTGJSON set object (no 'code')")
-    for key in ("cards", "tokens"):
-        items = data.get(key) or []
-        if not isinstance(items, list):
-            raise InputError(f"{where}: '{key}' is not a list")
-        for i, e in enumerate(items):
-            if not isinstance(e, dict) or not {"uuid", "name", "number", "setCode"} <= e.keys():
-                raise InputError(
-                    f"{where}: {key}[{i}] lacks uuid/name/number/setCode (not an MTGJSON card)"
-                )
 
 
 def _known_set_types(con: Connection) -> dict[str, str]:
@@ -161,8 +147,8 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     for path in paths:
         for data in read_sets(path, only, codes=in_files):
             rows = set_rows(data, known)
+            products += booster_products(data, rows.numbers, f"{path} ({data['code']})")
             _load_set(con, rows)
-            products += booster_products(data, rows.numbers)
             sets += [s["code"] for s in rows.sets]
             skipped += rows.skipped
     _check_only(paths, only, in_files)

@@ -109,12 +109,16 @@ def _columns(columns: Any, known: tuple[str, ...]) -> list[str]:
     return wanted
 
 
+#: The largest ``LIMIT`` DuckDB takes (a BIGINT); a larger ``--limit`` means the same: all rows.
+MAX_LIMIT = 2**63 - 1
+
+
 def _limit(limit: int | None) -> str:
     if limit is None:
         return ""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise InputError(f"limit: need a number of rows (0 or more), got {limit!r}", field="limit")
-    return f" LIMIT {int(limit)}"
+    return f" LIMIT {min(int(limit), MAX_LIMIT)}"  # more rows than any table has: all of them
 
 
 def _unknown_type(set_type: str, present: list[str]) -> str:

@@ -173,7 +173,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
     from boosterkit.minigames.referee import play
-    from boosterkit.pipeline import halves, http, search, sync
+    from boosterkit.pipeline import halves, http, search, shapes, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -204,6 +204,10 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"the write waits for it to let go: {config.DEFAULT_LOCK_WAIT:g} s, "
             "`BOOSTERKIT_LOCK_WAIT`",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
+            # issue 33: the shapes of import files, the database path
+            f"whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} ({shapes.MAX_WEIGHT:,}:",
+            f"a name at most {config.NAME_MAX} bytes (the database's "
+            f"{config.NAME_MAX - len(config.WAL_SUFFIX)}: DuckDB adds `{config.WAL_SUFFIX}`)",
         ],
         fetch_md: [
             f"| {config.DEFAULT_FETCH_DEADLINE:g} s, `BOOSTERKIT_FETCH_DEADLINE`",

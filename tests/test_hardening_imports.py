@@ -1,0 +1,259 @@
+"""Hostile import files and environments (issue 33): every wrong shape is one line and exit 2
+(1 for a failure of the world), never a traceback, and changes nothing.
+
+The files are the built world's (``built_world``) with one value replaced; the shapes are
+the ones an adversarial audit found giving tracebacks.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_cli
+
+from boosterkit.pipeline import db as pdb
+
+CLI = [sys.executable, "-m", "boosterkit.cli"]
+
+
+def one_line(code: int, err: str, exit_code: int = 2) -> str:
+    """The error line of a run that failed as it should: one line, no traceback."""
+    assert code == exit_code, err
+    assert "Traceback" not in err and "Usage:" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("boosterkit: error: "), err
+    return lines[0]
+
+
+def raw_json(data: Any, replace: dict[str, str]) -> str:
+    """``data`` as JSON text with the quoted placeholders replaced by raw JSON text
+    (``NaN``, ``1e400``): what ``json.dumps`` cannot write itself."""
+    out = json.dumps(data)
+    for placeholder, raw in replace.items():
+        out = out.replace(json.dumps(placeholder), raw)
+    return out
+
+
+@pytest.fixture(scope="module")
+def afr_product(built_world) -> dict[str, Any]:
+    """The built world's AFR Set Booster, as the magic-sealed-data export has it."""
+    products = json.loads(built_world.sealed.read_text())
+    return next(p for p in products if p["code"] == "afr-set")
+
+
+@pytest.fixture(scope="module")
+def afr_mtgjson(built_world) -> dict[str, Any]:
+    return json.loads((built_world.folder / "AFR.json").read_text())
+
+
+def _first_card(p: dict[str, Any]) -> dict[str, Any]:
+    return next(iter(p["sheets"].values()))["cards"]
+
+
+def _set_first_weight(p: dict[str, Any], value: Any) -> None:
+    cards = _first_card(p)
+    cards[next(iter(cards))] = value
+
+
+def _set_total(value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda p: next(iter(p["sheets"].values())).__setitem__("total_weight", value)
+
+
+#: (what, how the product is changed, raw JSON replacements, words of the line)
+COLLATION_SHAPES = [
+    ("card weight 2^63", lambda p: _set_first_weight(p, 2**63), {}, "not from 1 to"),
+    ("total_weight 'abc'", _set_total("abc"), {}, "'total_weight' is 'abc', not a whole number"),
+    ("total_weight NaN", _set_total("@nan"), {"@nan": "NaN"}, "is nan, not a whole number"),
+    ("total_weight 1e400", _set_total("@inf"), {"@inf": "1e400"}, "is inf, not a whole number"),
+    ("total_weight {}", _set_total({}), {}, "is an object, not a whole number"),
+    (
+        "variant weight 'x'",
+        lambda p: p["boosters"][0].__setitem__("weight", "x"),
+        {},
+        "booster variant 1: its weight is 'x'",
+    ),  # fmt: skip
+    (
+        "slot count 'ten'",
+        lambda p: p["boosters"][0]["sheets"].__setitem__("common", "ten"),
+        {},
+        "the count of sheet 'common' is 'ten'",
+    ),  # fmt: skip
+    (
+        "sheet flag 'no'",
+        lambda p: next(iter(p["sheets"].values())).__setitem__("fixed", "no"),
+        {},
+        "'fixed' is 'no', not true or false",
+    ),  # fmt: skip
+    ("code a list", lambda p: p.__setitem__("code", ["afr"]), {}, "'code' is a list"),
+    ("name a number", lambda p: p.__setitem__("name", 7), {}, "'name' is 7, not a string"),
+    (
+        "sheet_order of numbers",
+        lambda p: p["boosters"][0].__setitem__("sheet_order", [1]),
+        {},
+        "'sheet_order'[0] is 1, not a string",
+    ),  # fmt: skip
+    (
+        "deep nesting",
+        lambda p: p.__setitem__("name", "@deep"),
+        {"@deep": "[" * 100_000},
+        "not readable JSON",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(
+    "change, raw, words", [c[1:] for c in COLLATION_SHAPES], ids=[c[0] for c in COLLATION_SHAPES]
+)
+def test_a_collation_file_of_a_wrong_shape_is_one_line(
+    afr_product, tmp_path: Path, capsys, change, raw, words
+) -> None:
+    product = copy.deepcopy(afr_product)
+    change(product)
+    path = tmp_path / "evil.json"
+    path.write_text(raw_json([product], raw))
+    db = tmp_path / "x.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(db), "import", "collation", str(path))
+    line = one_line(code, err)
+    assert str(path) in line and words in line, line
+    con = pdb.connect(db, read_only=True)
+    try:
+        assert pdb.scalar(con, "SELECT count(*) FROM products") == 0
+    finally:
+        con.close()
+
+
+def _booster(d: dict[str, Any]) -> dict[str, Any]:
+    return d["data"]["booster"]["default"]
+
+
+MTGJSON_SHAPES = [
+    ("booster a list", lambda d: d["data"].__setitem__("booster", [1]), "'booster' is a list"),
+    ("booster a string", lambda d: d["data"].__setitem__("booster", "x"), "'booster' is 'x'"),
+    (
+        "contents a list",
+        lambda d: _booster(d)["boosters"][0].__setitem__("contents", []),
+        "variant 1: 'contents' is a list, not an object",
+    ),  # fmt: skip
+    (
+        "weight missing",
+        lambda d: _booster(d)["boosters"][0].pop("weight"),
+        "variant 1: 'weight' is missing",
+    ),  # fmt: skip
+    (
+        "weight 'heavy'",
+        lambda d: _booster(d)["boosters"][0].__setitem__("weight", "heavy"),
+        "'weight' is 'heavy', not a whole number",
+    ),  # fmt: skip
+    (
+        "sheet card weight 2^60",
+        lambda d: _booster(d)["sheets"]["common"]["cards"].update(
+            {next(iter(_booster(d)["sheets"]["common"]["cards"])): 2**60}
+        ),
+        "not from 0 to",
+    ),  # fmt: skip
+    (
+        "a card's colors a number",
+        lambda d: d["data"]["cards"][0].__setitem__("colors", 5),
+        "cards[0]: 'colors' is 5, not a list",
+    ),  # fmt: skip
+    (
+        "a card's identifiers a string",
+        lambda d: d["data"]["cards"][0].__setitem__("identifiers", "x"),
+        "'identifiers' is 'x'",
+    ),
+    (
+        "a card's manaValue text",
+        lambda d: d["data"]["cards"][0].__setitem__("manaValue", "2"),
+        "'manaValue' is '2', not a number",
+    ),  # fmt: skip
+    (
+        "baseSetSize text",
+        lambda d: d["data"].__setitem__("baseSetSize", "281"),
+        "'baseSetSize' is '281', not a whole number",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(
+    "change, words", [c[1:] for c in MTGJSON_SHAPES], ids=[c[0] for c in MTGJSON_SHAPES]
+)
+def test_an_mtgjson_file_of_a_wrong_shape_is_one_line(
+    afr_mtgjson, tmp_path: Path, capsys, change, words
+) -> None:
+    data = copy.deepcopy(afr_mtgjson)
+    change(data)
+    path = tmp_path / "AFR.json"
+    path.write_text(json.dumps(data))
+    db = tmp_path / "x.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(db), "import", "mtgjson", str(path))
+    line = one_line(code, err)
+    assert str(path) in line and words in line, line
+    con = pdb.connect(db, read_only=True)
+    try:
+        assert pdb.scalar(con, "SELECT count(*) FROM cards") == 0  # nothing of it was kept
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("value", ["abc", "", "-1", "1.5"])
+def test_a_schema_version_that_is_no_number_is_one_line_and_runs_no_migration(
+    built_db: Path, tmp_path: Path, capsys, value: str
+) -> None:
+    import duckdb
+
+    db = tmp_path / "x.duckdb"
+    db.write_bytes(built_db.read_bytes())
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [value])
+    con.close()
+    for args in (["cards", "afr"], ["import", "collation", str(tmp_path / "none.json")]):
+        code, _, err = run_cli(capsys, "--db", str(db), *args)
+        line = one_line(code, err, exit_code=1)
+        assert f"the schema version is {value!r}, not a number of migrations" in line
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # -1 would re-run the last migration: nothing was run, the value is as it was
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+            value,
+        )
+    finally:
+        con.close()
+
+
+def test_a_limit_past_any_integer_the_database_takes_means_all_rows(built_db, capsys) -> None:
+    code, out, err = run_cli(capsys, "--db", str(built_db), "cards", "afr", "-n", str(2**63))
+    assert code == 0, err
+    _, everything, _ = run_cli(capsys, "--db", str(built_db), "cards", "afr")
+    assert out == everything
+
+
+@pytest.mark.parametrize(
+    "env, words",
+    [
+        ({"BOOSTERKIT_DB": "~nosuchuser/x.duckdb"}, "'~nosuchuser' is no user's home folder"),
+        ({"BOOSTERKIT_DB": "/tmp/" + "a" * 300 + ".duckdb"}, "bytes long, more than the 251"),
+        ({"SCRYFALL_API_URL": "http://[::1"}, "SCRYFALL_API_URL='http://[::1': not a URL"),
+    ],
+    ids=["unknown user", "300-character name", "unparsable URL"],
+)
+def test_a_wrong_environment_is_one_line(capsys, monkeypatch, env, words) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    args = ["sync", "afr"] if "SCRYFALL_API_URL" in env else ["cards", "afr"]
+    code, _, err = run_cli(capsys, *args)
+    assert words in one_line(code, err)
+
+
+def test_a_terminal_that_cannot_encode_a_dash_gets_an_escape(built_db: Path) -> None:
+    """``PYTHONIOENCODING=ascii``: the "—" of a type line cannot be written; it is escaped."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "BOOSTERKIT_DB": str(built_db)}
+    done = subprocess.run([*CLI, "cards", "afr"], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Creature \\u2014 " in done.stdout and "Traceback" not in done.stderr
