@@ -26,7 +26,7 @@ from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
 from boosterkit.pipeline.files import open_input
 from boosterkit.pipeline.runs import recorded
-from boosterkit.pipeline.shapes import flag, listing, mapping, text, texts, whole
+from boosterkit.pipeline.shapes import check_product, flag, listing, mapping, text, texts, whole
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
@@ -368,6 +368,7 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
         "sheets": sheets,
         "source_sets": _source_sets(obj, where),
     }
+    check_product(product, where)
     return product
 
 

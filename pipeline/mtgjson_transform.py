@@ -15,6 +15,7 @@ from typing import Any
 from boosterkit.errors import InputError
 from boosterkit.pipeline.load import DOUBLE_FACED_LAYOUTS
 from boosterkit.pipeline.shapes import (
+    check_product,
     flag,
     listing,
     mapping,
@@ -413,6 +414,7 @@ def _booster_product(
         "sheets": sheets,
         "source_sets": sources or [set_code],
     }
+    check_product(product, where)
     return product
 
 

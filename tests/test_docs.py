@@ -172,6 +172,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
+    from boosterkit.generator import packs
     from boosterkit.minigames.referee import play
     from boosterkit.pipeline import halves, http, search, shapes, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
@@ -206,6 +207,16 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
             # issue 33: the shapes of import files, the database path
             f"whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} ({shapes.MAX_WEIGHT:,}:",
+            # issue 33: what an imported product may ask for, what a request may cost
+            f"at most {shapes.MAX_PACK_CARDS:,} cards a pack",
+            f"{shapes.MAX_SHEET_CARDS:,} cards a sheet",
+            f"weights whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} "
+            f"({shapes.MAX_WEIGHT:,};",
+            f"more than the {shapes.MAX_PACK_CARDS:,} a pack may hold",
+            f"| {packs.BATCH:,} packs, fewer when a pack holds more than "
+            f"{packs.BATCH_CARDS // packs.BATCH} cards: at most {packs.BATCH_CARDS:,} cards a batch",
+            f"`/packs` at most {models.MAX_PACKS * limits.CARDS_PER_PACK_UNIT:,} cards",
+            f"a pack counts once per {limits.CARDS_PER_PACK_UNIT} cards it may hold",
             f"a name at most {config.NAME_MAX} bytes (the database's "
             f"{config.NAME_MAX - len(config.WAL_SUFFIX)}: DuckDB adds `{config.WAL_SUFFIX}`)",
         ],

@@ -257,3 +257,157 @@ def test_a_terminal_that_cannot_encode_a_dash_gets_an_escape(built_db: Path) -> 
     done = subprocess.run([*CLI, "cards", "afr"], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert "Creature \\u2014 " in done.stdout and "Traceback" not in done.stderr
+
+
+# --- family 1: what a product may ask for, what a request may cost -----------------------
+
+
+def _draws(sheet: str, count: int, **flags: Any) -> Callable[[dict[str, Any]], None]:
+    def change(p: dict[str, Any]) -> None:
+        for b in p["boosters"]:
+            b["sheets"][sheet] = count
+        p["sheets"][sheet].update(flags)
+
+    return change
+
+
+def _fixed_weight(p: dict[str, Any]) -> None:
+    sheet = p["sheets"]["basic"]
+    sheet["fixed"] = True
+    sheet["cards"][next(iter(sheet["cards"]))] = 10**12
+
+
+BIG_PRODUCTS = [
+    (
+        "a common slot of 10^6 cards",
+        _draws("common", 10**6),
+        "booster variant 1 puts 1,000,00",
+    ),  # fmt: skip
+    (
+        "10^6 cards, duplicates allowed",
+        _draws("common", 10**6, allow_duplicates=True),
+        "booster variant 1 puts 1,000,00",
+    ),  # fmt: skip
+    (
+        "a fixed sheet of weight 10^12",
+        _fixed_weight,
+        "sheet 'basic' (a fixed sheet: every card, once per weight) puts 1,000,000,000,0",
+    ),  # fmt: skip
+    (
+        "a sheet of 20,001 cards",
+        lambda p: p["sheets"]["common"]["cards"].update({f"afr:{n}": 1 for n in range(20_001)}),
+        "lists 20,0",
+    ),  # fmt: skip
+    (
+        "weights past 2^53",
+        lambda p: p["sheets"]["common"]["cards"].update({"afr:9001": 2**52, "afr:9002": 2**52}),
+        "its weights add up to",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(
+    "change, words", [c[1:] for c in BIG_PRODUCTS], ids=[c[0] for c in BIG_PRODUCTS]
+)
+def test_a_product_past_the_bounds_is_refused_at_import(
+    afr_product, tmp_path: Path, capsys, change, words
+) -> None:
+    product = copy.deepcopy(afr_product)
+    change(product)
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps([product]))
+    code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "import", "collation",
+                           str(path))  # fmt: skip
+    assert words in one_line(code, err)
+
+
+def test_an_mtgjson_product_past_the_bounds_is_refused_at_import(
+    afr_mtgjson, tmp_path: Path, capsys
+) -> None:
+    data = copy.deepcopy(afr_mtgjson)
+    for b in _booster(data)["boosters"]:
+        b["contents"]["common"] = 10**6
+    path = tmp_path / "AFR.json"
+    path.write_text(json.dumps(data))
+    code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "import", "mtgjson",
+                           str(path))  # fmt: skip
+    line = one_line(code, err)
+    assert "booster 'default': booster variant 1 puts 1,000,00" in line, line
+
+
+@pytest.fixture(scope="module")
+def big_packs_db(built_db: Path, afr_product, tmp_path_factory) -> Path:
+    """The built world with ``afr-big`` (1,000-card packs: the most a pack may hold) and
+    ``afr-evil`` (10^6 cards a pack, stored as a release before the bounds stored it)."""
+    from boosterkit.pipeline import collation
+
+    db = tmp_path_factory.mktemp("big") / "big.duckdb"
+    db.write_bytes(built_db.read_bytes())
+    big = copy.deepcopy(afr_product) | {"code": "afr-big"}
+    _draws("common", 1_000 - sum(v for k, v in big["boosters"][0]["sheets"].items()
+                                 if k != "common"), allow_duplicates=True)(big)  # fmt: skip
+    big["boosters"] = big["boosters"][:1]
+    evil = copy.deepcopy(afr_product) | {"code": "afr-evil"}
+    _draws("common", 10**6, allow_duplicates=True)(evil)
+    con = pdb.connect(db)
+    try:
+        collation.write_products(con, [collation.sealed_product(big, "big")])
+        unchecked = collation.sealed_product(copy.deepcopy(afr_product), "evil")
+        unchecked["code"] = "afr-evil"
+        unchecked["variants"] = [{"weight": 1, "slots": [("common", 10**6)]}]
+        collation.write_products(con, [unchecked])
+    finally:
+        con.close()
+    return db
+
+
+def test_a_product_stored_past_the_bounds_opens_nothing_in_one_line(
+    big_packs_db: Path, capsys
+) -> None:
+    code, _, err = run_cli(capsys, "--db", str(big_packs_db), "open", "afr", "-p", "afr-evil")
+    line = one_line(code, err)
+    assert "product afr-evil: a pack of 1,000,000 cards, more than the 1,000" in line
+
+
+def test_post_packs_costs_cards_and_answers_within_the_budget(big_packs_db: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+    from boosterkit.service.limits import CARDS_PER_PACK_UNIT
+    from boosterkit.service.models import MAX_PACKS
+
+    most = MAX_PACKS * CARDS_PER_PACK_UNIT
+    with TestClient(create_app(big_packs_db), base_url="http://127.0.0.1") as client:
+        evil = client.post("/packs", json={"set": "afr", "product": "afr-evil", "count": 1})
+        refused = client.post("/packs", json={"set": "afr", "product": "afr-big", "count": 28})
+        fits = client.post("/packs", json={"set": "afr", "product": "afr-big", "count": 27})
+        plain = client.post("/packs", json={"set": "afr", "product": "set", "count": MAX_PACKS})
+    assert evil.status_code == 422 and "a pack of 1,000,000 cards" in evil.json()["error"]
+    assert refused.status_code == 422, refused.text
+    error = refused.json()["error"]
+    assert f"more than the {most:,} cards a request may cost: ask for at most 27" in error
+    assert fits.status_code == 200 and sum(len(p["items"]) for p in fits.json()) <= most
+    assert plain.status_code == 200 and len(plain.json()) == MAX_PACKS  # real packs: as before
+
+
+def test_a_pack_counts_in_the_work_budget_by_its_cards() -> None:
+    from boosterkit.errors import InputError
+    from boosterkit.service.limits import packs_cost
+
+    assert packs_cost("afr-set", 16, 360, 360) == 360  # every real pack counts once
+    assert packs_cost("x-tournament", 75, 360, 360) == 360
+    assert packs_cost("afr-big", 1_000, 27, 360) == 360  # 14 units a pack
+    with pytest.raises(InputError, match="ask for at most 27$"):
+        packs_cost("afr-big", 1_000, 28, 360)
+
+
+def test_big_packs_are_drawn_in_batches_of_bounded_cards(big_packs_db: Path) -> None:
+    from boosterkit.generator.packs import BATCH, BATCH_CARDS, batch_size, iter_packs, prepare
+
+    compiled, _ = prepare("afr", "afr-big", 1000, 1, db=big_packs_db)
+    assert compiled.product.pack_cards() >= 1_000
+    assert batch_size(compiled) * compiled.product.pack_cards() <= BATCH_CARDS
+    plain, _ = prepare("afr", "set", 1000, 1, db=big_packs_db)
+    assert batch_size(plain) == BATCH
+    sizes = [len(p.items) for p in iter_packs("afr", "afr-big", 300, 5, db=big_packs_db)]
+    assert len(sizes) == 300 and max(sizes) == compiled.product.pack_cards()
