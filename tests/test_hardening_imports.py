@@ -411,3 +411,62 @@ def test_big_packs_are_drawn_in_batches_of_bounded_cards(big_packs_db: Path) -> 
     assert batch_size(plain) == BATCH
     sizes = [len(p.items) for p in iter_packs("afr", "afr-big", 300, 5, db=big_packs_db)]
     assert len(sizes) == 300 and max(sizes) == compiled.product.pack_cards()
+
+
+# --- family 6: no NaN in any JSON we write ------------------------------------------------
+
+
+def strict_json(text: str) -> Any:
+    """``json.loads`` that refuses ``NaN``, ``Infinity`` and ``-Infinity`` as JSON does."""
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} in JSON output")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_non_finite_numbers_in_a_synced_file_are_written_as_null(
+    built_scryfall: Path, tmp_path: Path, capsys
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    cards = json.loads((built_scryfall / "cards" / "one.unique-cards.json").read_text())
+    for i, card in enumerate(cards):
+        card["cmc"] = ("@nan", "@inf", "@-inf")[i % 3]
+        card["power"] = "NaN"
+    path = tmp_path / "nan.json"
+    path.write_text(raw_json(cards, {"@nan": "NaN", "@inf": "1e400", "@-inf": "-Infinity"}))
+    db = tmp_path / "x.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(db), "sync", "--file", str(path))
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "--db", str(db), "open", "one", "-n", "6", "--seed", "1",
+                             "-f", "json")  # fmt: skip
+    assert code == 0, err
+    values = {i["mana_value"] for p in strict_json(out) for i in p["items"] if i["card_id"]}
+    assert values == {None}
+    code, out, err = run_cli(
+        capsys, "--db", str(db), "cards", "one", "--json", "--columns", "name,mana_value"
+    )
+    assert code == 0 and {c["mana_value"] for c in strict_json(out)} == {None}
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
+        answer = client.post("/packs", json={"set": "one", "count": 6, "seed": 1})
+    assert answer.status_code == 200 and strict_json(answer.text)
+    con = pdb.connect(db, read_only=True)
+    try:
+        assert pdb.scalar(con, "SELECT count(*) FROM cards WHERE power_num IS NOT NULL") == 0
+    finally:
+        con.close()
+
+
+def test_a_non_finite_mana_value_in_an_mtgjson_file_is_refused(
+    afr_mtgjson, tmp_path: Path, capsys
+) -> None:
+    data = copy.deepcopy(afr_mtgjson)
+    data["data"]["cards"][0]["manaValue"] = "@nan"
+    path = tmp_path / "AFR.json"
+    path.write_text(raw_json(data, {"@nan": "NaN"}))
+    code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "import", "mtgjson",
+                           str(path))  # fmt: skip
+    assert str(path) in one_line(code, err)
