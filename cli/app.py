@@ -75,7 +75,7 @@ class Guarded(HelpGroup):
         except UsageError as exc:
             raise usage_line(exc) from None
         except Exception as exc:
-            if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
+            if not isinstance(exc, (OSError, MemoryError)) and "duckdb" not in sys.modules:
                 raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)
             from boosterkit import config
             from boosterkit.pipeline.db import guarded

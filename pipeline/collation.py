@@ -24,7 +24,7 @@ from typing import Any
 from boosterkit.errors import InputError, json_reason, one_line
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
-from boosterkit.pipeline.files import open_input
+from boosterkit.pipeline.files import check_expansion, open_input
 from boosterkit.pipeline.runs import recorded
 from boosterkit.pipeline.shapes import check_product, flag, listing, mapping, text, texts, whole
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
@@ -379,6 +379,7 @@ EXPORT_SUFFIXES = (".json", ".json.gz")
 def _read_file(path: Path) -> list[dict[str, Any]]:
     """One export file: a list of products (``sealed_basic_data.json``) or one product
     object (a file of the split 2025 export, ``mkm-play.json``)."""
+    check_expansion(path)
     with open_input(path) as f:
         try:
             data = json.loads(f.read().decode("utf-8"))

@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from boosterkit.errors import BoosterkitError, escape_controls
+from boosterkit.errors import BoosterkitError, OutOfMemory, escape_controls, one_line
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -263,9 +263,16 @@ def _cannot_write(where: str | Path, reason: str, advice: str) -> DatabaseError:
 
 @contextmanager
 def guarded(path: str | Path) -> Iterator[None]:
-    """Turn storage failures of the database at ``path`` into one-line ``DatabaseError``s."""
+    """Turn storage failures of the database at ``path`` into one-line ``DatabaseError``s,
+    and running out of memory (Python's or DuckDB's) into ``OutOfMemory`` (exit 1)."""
     try:
         yield
+    except (MemoryError, duckdb.OutOfMemoryException) as exc:
+        raise OutOfMemory(
+            "ran out of memory; nothing was changed: free some memory (or give the work in "
+            "smaller parts) and run the command again",
+            detail=one_line(exc),
+        ) from None
     except (duckdb.Error, OSError) as exc:
         error = storage_error(path, exc)
         if error is None:

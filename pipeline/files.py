@@ -10,6 +10,7 @@ import gzip
 import io
 import os
 import stat
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,3 +40,51 @@ def open_input(path: Path) -> Iterator[io.BufferedIOBase]:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     with f:
         yield f
+
+
+#: A gzip file expands to at most this many times its size (real card data: about 10).
+MAX_GZIP_RATIO = 100
+#: Past its first ``DENSE_AFTER`` bytes a file holds at most one JSON object (``{``) per this
+#: many bytes (real Scryfall, MTGJSON and sealed data: one per 165 bytes or more): a file of
+#: ``[{},{},…]`` would cost a row of every column per 3 bytes (64 MB: 3.9 GB of memory).
+MIN_OBJECT_BYTES = 32
+DENSE_AFTER = 1 << 20
+
+
+def check_expansion(path: Path) -> None:
+    """Refuse, in one line, a file that would cost far more memory than its size: a gzip
+    stream past ``MAX_GZIP_RATIO`` times the file, or more than one object per
+    ``MIN_OBJECT_BYTES`` bytes. One streaming pass, stopped at the first excess (ISA-L
+    decompresses about 2 GB/s); nothing is kept in memory."""
+    fastgzip: types.ModuleType
+    try:  # ISA-L's gzip: about 2 GB/s, five times zlib
+        from isal import igzip as fastgzip
+    except ImportError:  # pragma: no cover - isal is a dependency
+        fastgzip = gzip
+    with open_input(path) as f:
+        gz = isinstance(f, gzip.GzipFile)
+    limit = max(DENSE_AFTER, MAX_GZIP_RATIO * path.stat().st_size) if gz else None
+    seen = objects = 0
+    opener = fastgzip.open if gz else open
+    try:
+        with opener(path, "rb") as stream:
+            while chunk := stream.read(1 << 20):
+                seen += len(chunk)
+                objects += chunk.count(b"{")
+                _check_sizes(path, seen, objects, limit)
+    except (OSError, EOFError, ValueError):
+        return  # a damaged stream: the reader that follows says what is wrong with it
+
+
+def _check_sizes(path: Path, seen: int, objects: int, limit: int | None) -> None:
+    if limit is not None and seen > limit:
+        raise InputError(
+            f"{path}: a gzip file that expands past {MAX_GZIP_RATIO} times its size "
+            f"({limit:,} bytes; card data expands about 10 times): not read"
+        )
+    if seen > DENSE_AFTER and objects * MIN_OBJECT_BYTES > seen:
+        raise InputError(
+            f"{path}: {objects:,} JSON objects in its first {seen:,} bytes, more than one per "
+            f"{MIN_OBJECT_BYTES} bytes (card data has one per 165 or more): not read, as it "
+            "would take far more memory than its size"
+        )

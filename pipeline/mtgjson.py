@@ -28,7 +28,7 @@ from boosterkit.pipeline.collation import (
     write_products,
 )
 from boosterkit.pipeline.db import Connection, scalar
-from boosterkit.pipeline.files import open_input
+from boosterkit.pipeline.files import check_expansion, open_input
 from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, check_set, set_rows
 from boosterkit.pipeline.runs import recorded
 
@@ -260,6 +260,7 @@ def import_mtgjson(
     if not files:
         raise InputError("import mtgjson: no files given")
     for p in files:
+        check_expansion(p)
         _layout(p)  # fail on a bad file before anything is written
     only = list(sets) if sets else None
     target = " ".join(str(p) for p in files) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
-from boosterkit.pipeline import halves, ingest
+from boosterkit.pipeline import files, halves, ingest
 from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import Run, recorded
 
@@ -462,6 +462,7 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     src = Path(path)
     if not src.is_file():
         raise InputError(f"{src}: {'a directory, not a file' if src.is_dir() else 'no such file'}")
+    files.check_expansion(src)
     shape = ingest.detect(con, src)
     forms = _file_copies(src)
     kept = next((f for f in forms if all((cache / r).exists() for r in f)), None)

@@ -174,7 +174,7 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
     from boosterkit.generator import packs
     from boosterkit.minigames.referee import play
-    from boosterkit.pipeline import halves, http, search, shapes, sync
+    from boosterkit.pipeline import files, halves, http, search, shapes, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -207,6 +207,9 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
             # issue 33: the shapes of import files, the database path
             f"whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} ({shapes.MAX_WEIGHT:,}:",
+            f"a gzip file expands to at most {files.MAX_GZIP_RATIO} times its size",
+            f"past its first {files.DENSE_AFTER >> 20} MiB, at most one JSON object (`{{`) per "
+            f"{files.MIN_OBJECT_BYTES} bytes",
             # issue 33: what an imported product may ask for, what a request may cost
             f"at most {shapes.MAX_PACK_CARDS:,} cards a pack",
             f"{shapes.MAX_SHEET_CARDS:,} cards a sheet",

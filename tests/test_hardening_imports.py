@@ -470,3 +470,66 @@ def test_a_non_finite_mana_value_in_an_mtgjson_file_is_refused(
     code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "import", "mtgjson",
                            str(path))  # fmt: skip
     assert str(path) in one_line(code, err)
+
+
+# --- family 7: memory amplification ----------------------------------------------------------
+
+
+def _gzip(path: Path, data: bytes) -> Path:
+    import gzip
+
+    path.write_bytes(gzip.compress(data, 9))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    """300 KB of gzip, 300 MB of ``[{},{},…]``."""
+    folder = tmp_path_factory.mktemp("bomb")
+    return _gzip(folder / "cards.json.gz", b"[" + b"{}," * 100_000_000 + b"{}]")
+
+
+@pytest.mark.parametrize("command", [["sync", "--file"], ["import", "collation"],
+                                     ["import", "mtgjson"]])  # fmt: skip
+def test_a_small_gzip_of_empty_objects_is_refused_before_it_is_read(
+    bomb: Path, tmp_path: Path, capsys, command
+) -> None:
+    """1.18 GB and exit 2 "Out of Memory Error" before; now one line after its first 2 MB."""
+    assert bomb.stat().st_size < 400_000
+    db = tmp_path / "x.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(db), *command, str(bomb))
+    line = one_line(code, err)
+    assert "JSON objects in its first 2,097,152 bytes, more than one per 32 bytes" in line
+
+
+def test_a_gzip_that_expands_past_100_times_its_size_is_refused(tmp_path: Path, capsys) -> None:
+    name = b"a" * 60_000_000  # one long name: few objects, but 60 MB from ~60 KB
+    bomb = _gzip(tmp_path / "cards.json.gz", b'[{"object": "card", "name": "' + name + b'"}]')
+    code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "sync", "--file",
+                           str(bomb))  # fmt: skip
+    line = one_line(code, err)
+    assert "a gzip file that expands past 100 times its size" in line
+
+
+def test_real_files_pass_the_expansion_check(scryfall_dir: Path, tmp_path: Path) -> None:
+    from boosterkit.pipeline.files import check_expansion
+
+    for path in [*scryfall_dir.glob("cards/*.json"), *scryfall_dir.glob("mtgjson/*.json"),
+                 scryfall_dir / "boosters" / "sealed_basic_data.json"]:  # fmt: skip
+        check_expansion(path)
+        check_expansion(_gzip(tmp_path / (path.name + ".gz"), path.read_bytes()))
+
+
+def test_out_of_memory_is_a_failure_of_the_world(tmp_path: Path) -> None:
+    import duckdb
+
+    from boosterkit.errors import OutOfMemory
+    from boosterkit.pipeline import ingest
+
+    error = ingest._duck_error(tmp_path / "x.json", duckdb.OutOfMemoryException("Out of Memory"))
+    assert isinstance(error, OutOfMemory) and error.exit_code == 1
+    assert "ran out of memory reading it; nothing was changed" in str(error)
+    for exc in (MemoryError(), duckdb.OutOfMemoryException("Out of Memory Error: …")):
+        with pytest.raises(OutOfMemory) as caught, pdb.guarded(tmp_path / "x.duckdb"):
+            raise exc
+        assert caught.value.exit_code == 1 and "ran out of memory" in str(caught.value)
