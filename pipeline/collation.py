@@ -24,7 +24,7 @@ from typing import Any
 from boosterkit.errors import InputError, json_reason, one_line
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
-from boosterkit.pipeline.files import check_expansion, open_input
+from boosterkit.pipeline.files import check_expansion, open_input, readable
 from boosterkit.pipeline.runs import recorded
 from boosterkit.pipeline.shapes import check_product, flag, listing, mapping, text, texts, whole
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
@@ -384,7 +384,7 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
         try:
             data = json.loads(f.read().decode("utf-8"))
         except (OSError, EOFError) as exc:
-            raise InputError(f"{path}: not readable ({one_line(exc)})") from None
+            raise InputError(f"{path}: not readable JSON ({one_line(exc)})") from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError too
             raise InputError(f"{path}: not readable JSON ({json_reason(exc)})") from None
     first = data[0] if isinstance(data, list) and data else data
@@ -492,11 +492,17 @@ def import_collation(
     sets ``source_set_codes`` names that have no cards. Atomic and idempotent; recorded
     in ``sync_runs``.
     """
-    path = Path(path)
+    given = Path(path)
+    with readable(given) as path:
+        return _import(con, path, given, cache)
+
+
+def _import(con: Connection, path: Path, given: Path, cache: Path | None) -> dict[str, Any]:
+    """``import_collation`` of ``path`` (``given``: the path as the user gave it)."""
     files = export_files(path)
     products = read_sealed(path)
-    with recorded(con, "collation", str(path)) as run:
-        summary = {"file": str(path), "files": len(files), **_load(con, products)}
+    with recorded(con, "collation", str(given)) as run:
+        summary = {"file": str(given), "files": len(files), **_load(con, products)}
         if cache is not None:
             run.cache_files += [store_imported(cache, f, "collation") for f in files]
         run.message = f"{summary['products']} products, {summary['unresolved']} unresolved cards"

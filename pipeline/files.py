@@ -9,13 +9,15 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import select
 import stat
+import tempfile
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from boosterkit.errors import InputError
+from boosterkit.errors import BoosterkitError, InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -88,3 +90,56 @@ def _check_sizes(path: Path, seen: int, objects: int, limit: int | None) -> None
             f"{MIN_OBJECT_BYTES} bytes (card data has one per 165 or more): not read, as it "
             "would take far more memory than its size"
         )
+
+
+#: Seconds a pipe (a FIFO, ``/dev/stdin`` fed by ``cat``) may stay without a writer.
+PIPE_WAIT = 10.0
+#: The most a pipe is read into its temporary copy.
+MAX_PIPE_BYTES = 4 << 30
+
+
+@contextmanager
+def readable(path: Path) -> Iterator[Path]:
+    """``path``, or for a pipe (a FIFO, ``/dev/stdin`` fed by another command) a temporary
+    copy of what it carries, read once: the readers open a file several times. A pipe whose
+    writer does not come within ``PIPE_WAIT`` seconds is an ``InputError`` rather than a wait
+    for ever; errors about the copy name ``path``. The copy is removed afterwards."""
+    try:
+        fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        fifo = False  # the reader says what is wrong with it
+    if not fifo:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="boosterkit-pipe-") as folder:
+        copy = Path(folder) / (path.name or "stdin")
+        _spool(path, copy)
+        try:
+            yield copy
+        except BoosterkitError as exc:
+            exc.args = tuple(str(a).replace(str(copy), str(path)) for a in exc.args)
+            raise
+
+
+def _spool(path: Path, copy: Path) -> None:
+    """Copy what the pipe ``path`` carries into ``copy``, waiting ``PIPE_WAIT`` s for it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO without a writer: no wait here
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN | select.POLLHUP)
+        if not poll.poll(int(PIPE_WAIT * 1000)):
+            raise InputError(
+                f"{path}: a pipe that nothing wrote to in {PIPE_WAIT:g} s: start the command "
+                f"that writes it first (`cat cards.json > {path}`), or give a file"
+            )
+        os.set_blocking(fd, True)
+        with open(copy, "wb") as out:
+            while chunk := os.read(fd, 1 << 20):
+                out.write(chunk)
+                if out.tell() > MAX_PIPE_BYTES:
+                    raise InputError(
+                        f"{path}: a pipe that carries more than {MAX_PIPE_BYTES >> 30} GiB: "
+                        "write it to a file and give the file"
+                    )
+    finally:
+        os.close(fd)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from boosterkit.pipeline.collation import (
     write_products,
 )
 from boosterkit.pipeline.db import Connection, scalar
-from boosterkit.pipeline.files import check_expansion, open_input
+from boosterkit.pipeline.files import check_expansion, open_input, readable
 from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, check_set, set_rows
 from boosterkit.pipeline.runs import recorded
 
@@ -256,14 +257,23 @@ def import_mtgjson(
     resolved/unresolved sheet-card counts. ``sets`` limits AllPrintings to those set codes.
     Re-importing the same files changes nothing but adds a ``sync_runs`` row.
     """
-    files = [Path(p) for p in paths]
-    if not files:
+    given = [Path(p) for p in paths]
+    if not given:
         raise InputError("import mtgjson: no files given")
+    only = list(sets) if sets else None
+    target = " ".join(str(p) for p in given) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")
+    with ExitStack() as stack:  # a pipe is read into a temporary file first
+        files = [stack.enter_context(readable(p)) for p in given]
+        return _import(con, files, target, only, cache)
+
+
+def _import(
+    con: Connection, files: list[Path], target: str, only: list[str] | None, cache: Path | None
+) -> dict[str, Any]:
+    """``import_mtgjson`` of regular files, recorded as ``target``."""
     for p in files:
         check_expansion(p)
         _layout(p)  # fail on a bad file before anything is written
-    only = list(sets) if sets else None
-    target = " ".join(str(p) for p in files) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")
     with recorded(con, "mtgjson", target) as run:
         summary = _load(con, files, only)
         if not summary["sets"]:

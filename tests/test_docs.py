@@ -210,6 +210,9 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"a gzip file expands to at most {files.MAX_GZIP_RATIO} times its size",
             f"past its first {files.DENSE_AFTER >> 20} MiB, at most one JSON object (`{{`) per "
             f"{files.MIN_OBJECT_BYTES} bytes",
+            f"read once into a temporary file (removed afterwards), at most "
+            f"{files.MAX_PIPE_BYTES >> 30} GiB; its writer must come within {files.PIPE_WAIT:g} s",
+            f"a pipe that nothing wrote to in {files.PIPE_WAIT:g} s",
             # issue 33: what an imported product may ask for, what a request may cost
             f"at most {shapes.MAX_PACK_CARDS:,} cards a pack",
             f"{shapes.MAX_SHEET_CARDS:,} cards a sheet",

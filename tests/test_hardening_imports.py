@@ -533,3 +533,57 @@ def test_out_of_memory_is_a_failure_of_the_world(tmp_path: Path) -> None:
         with pytest.raises(OutOfMemory) as caught, pdb.guarded(tmp_path / "x.duckdb"):
             raise exc
         assert caught.value.exit_code == 1 and "ran out of memory" in str(caught.value)
+
+
+# --- family 9: pipes ---------------------------------------------------------------------------
+
+
+def test_import_mtgjson_reads_a_pipe_on_stdin(built_world, tmp_path: Path) -> None:
+    """``cat AFR.json | boosterkit import mtgjson /dev/stdin``: "not an MTGJSON v5 file" before
+    (the file was opened three times; a pipe carries its bytes once)."""
+    db = tmp_path / "x.duckdb"
+    data = (built_world.folder / "AFR.json").read_bytes()
+    done = subprocess.run([*CLI, "--db", str(db), "import", "mtgjson", "/dev/stdin"],
+                          input=data, capture_output=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert b"imported 2 sets (afr, tafr)" in done.stdout + done.stderr
+    done = subprocess.run([*CLI, "--db", str(db), "import", "collation", "/dev/stdin"],
+                          input=built_world.sealed.read_bytes(), capture_output=True)  # fmt: skip
+    assert done.returncode == 0 and b"products you can open now: afr-arena" in done.stderr
+    con = pdb.connect(db, read_only=True)
+    try:
+        targets = {r[0] for r in con.execute("SELECT target FROM sync_runs").fetchall()}
+    finally:
+        con.close()
+    assert targets == {"/dev/stdin"}
+
+
+def test_a_fifo_without_a_writer_is_one_line_not_a_wait(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from boosterkit.pipeline import files
+
+    monkeypatch.setattr(files, "PIPE_WAIT", 0.3)
+    fifo = tmp_path / "cards.fifo"
+    os.mkfifo(fifo)
+    for command in (["import", "mtgjson"], ["import", "collation"], ["sync", "--file"]):
+        code, _, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), *command, str(fifo))
+        assert f"{fifo}: a pipe that nothing wrote to in 0.3 s" in one_line(code, err)
+
+
+def test_sync_file_reads_a_fifo(built_scryfall: Path, tmp_path: Path, capsys) -> None:
+    """``sync --file FIFO`` said "no such file"."""
+    import threading
+
+    fifo = tmp_path / "cards.fifo"
+    os.mkfifo(fifo)
+    data = (built_scryfall / "cards" / "one.unique-cards.json").read_bytes()
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data), daemon=True)
+    writer.start()
+    try:
+        code, out, err = run_cli(capsys, "--db", str(tmp_path / "x.duckdb"), "sync", "--file",
+                                 str(fifo))  # fmt: skip
+    finally:
+        writer.join(10)
+    assert code == 0, err
+    assert "synced 1 set" in out + err
