@@ -587,3 +587,73 @@ def test_sync_file_reads_a_fifo(built_scryfall: Path, tmp_path: Path, capsys) ->
         writer.join(10)
     assert code == 0, err
     assert "synced 1 set" in out + err
+
+
+# --- family 11: messages -----------------------------------------------------------------------
+
+
+def test_a_boolean_in_the_environment_that_is_none_is_one_line(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("BOOSTERKIT_VERBOSE", "maybe")
+    code, _, err = run_cli(capsys, "cards", "afr")
+    assert "BOOSTERKIT_VERBOSE='maybe': expected 1 or 0" in one_line(code, err)
+
+
+def test_a_set_with_products_but_no_cards_is_not_suggested_as_itself(
+    built_db: Path, tmp_path: Path, capsys
+) -> None:
+    import duckdb
+
+    db = tmp_path / "x.duckdb"
+    db.write_bytes(built_db.read_bytes())
+    con = duckdb.connect(str(db))
+    con.execute(
+        "DELETE FROM card_faces WHERE card_id IN (SELECT id FROM cards WHERE set_code = 'mh2')"
+    )
+    con.execute("DELETE FROM cards WHERE set_code = 'mh2'")
+    con.execute("DELETE FROM sets WHERE code = 'mh2'")
+    con.close()
+    code, _, err = run_cli(capsys, "--db", str(db), "cards", "mh2")
+    line = one_line(code, err)
+    assert "did you mean mh2" not in line
+    assert "set 'mh2' has no cards in the database (only its booster products)" in line
+
+
+def test_db_info_on_a_damaged_database_says_so_as_reading_it_does(
+    built_scryfall: Path, tmp_path: Path, capsys
+) -> None:
+    from test_hardening_storage import BLOCK, HEADERS, damaged
+
+    good = tmp_path / "good.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(good), "sync", "--file",
+                           str(built_scryfall / "cards" / "one.unique-cards.json"))  # fmt: skip
+    assert code == 0, err
+    con = pdb.connect(good)
+    con.execute("CHECKPOINT")
+    con.close()
+    compared = 0
+    blocks = range((good.stat().st_size - HEADERS) // BLOCK)
+    for block, offset in ((b, o) for b in blocks for o in (16, 4096, 32768)):
+        path = damaged(good, tmp_path / f"block{block}-{offset}.duckdb", "block", block, offset)
+        try:  # a block some command reading the database would find damaged
+            con = pdb.connect(path, read_only=True)
+            try:
+                pdb.verify(con, path)
+                continue
+            finally:
+                con.close()
+        except pdb.DatabaseError:
+            compared += 1
+        code, out, err = run_cli(capsys, "--db", str(path), "db", "info")
+        assert "damaged" in one_line(code, err, exit_code=1), out[:200]
+    assert compared, "no block of the test database is found damaged"
+
+
+def test_a_failed_first_sync_leaves_no_database(built_world, tmp_path: Path, capsys) -> None:
+    db = tmp_path / "new.duckdb"
+    code, _, err = run_cli(capsys, "--db", str(db), "sync", "--file", str(built_world.sealed))
+    one_line(code, err)
+    assert not db.exists() and not Path(f"{db}.wal").exists()
+    assert not (tmp_path / "new.cache").exists()
+    code, _, err = run_cli(capsys, "--db", str(db), "deal", "roll-for-initiative",
+                           "--players", "2", "--set", "afr")  # fmt: skip
+    assert "no database here yet" in one_line(code, err, exit_code=1)
