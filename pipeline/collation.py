@@ -447,12 +447,58 @@ def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[st
     return [s for s in wanted if s not in have]
 
 
+_UNRESOLVED_SQL = f"""
+    SELECT sc.product_code, count(*) FILTER ({RESOLVED_ID_SQL} IS NULL)
+    FROM {{table}} sc {RESOLVE_JOINS_SQL} {{where}} GROUP BY 1"""
+_REF_COLUMNS = {"product_code": "VARCHAR", "ref": "VARCHAR", "set_code": "VARCHAR",
+                "collector_number": "VARCHAR"}  # fmt: skip
+
+
+def _kept_products(con: Connection, products: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stored products an import does not replace: those whose sheets resolve more of
+    their cards here than the import's product of the same code would (the 2025 export names
+    The List ``plst:AFR-123``, which PLIST.json does not resolve, where the 2023 one's
+    ``plist:N`` did): more data never deals less. Each: code, unresolved kept and new."""
+    codes = [p["code"] for p in products]
+    where = "WHERE sc.product_code IN (SELECT unnest($codes::VARCHAR[]))"
+    stored = dict(
+        con.execute(
+            _UNRESOLVED_SQL.format(table="sheet_cards", where=where),
+            {**list_params(), "codes": codes},
+        ).fetchall()
+    )
+    if not stored:
+        return []
+    con.execute("CREATE OR REPLACE TEMP TABLE _incoming (product_code VARCHAR, ref VARCHAR, "
+                "set_code VARCHAR, collector_number VARCHAR)")  # fmt: skip
+    rows = (
+        {"product_code": p["code"], **c}
+        for p in products
+        if p["code"] in stored
+        for s in p["sheets"]
+        for c in s["cards"]
+    )
+    insert_rows(con, "_incoming", _REF_COLUMNS, rows)
+    incoming = dict(
+        con.execute(_UNRESOLVED_SQL.format(table="_incoming", where=""), list_params()).fetchall()
+    )
+    con.execute("DROP TABLE _incoming")
+    return [
+        {"code": c, "unresolved_kept": int(n), "unresolved_new": int(incoming.get(c, 0))}
+        for c, n in sorted(stored.items())
+        if incoming.get(c, 0) > n
+    ]
+
+
 def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
+    kept = _kept_products(con, products)
+    products = [p for p in products if p["code"] not in {k["code"] for k in kept}]
     write_products(con, products)
     codes = [p["code"] for p in products]
     summary: dict[str, Any] = {
         "products": len(products),
         "sheets": sum(len(p["sheets"]) for p in products),
+        "kept": kept,
     }
     summary.update(unresolved_summary(con, codes))
     summary["source_sets_missing"] = _missing_sources(con, products)
@@ -486,7 +532,8 @@ def import_collation(
 
     ``path``: a file of products, a file of one product, or a folder of such files, all
     read and checked before anything is written, then loaded in one transaction. A product
-    replaces the stored one of the same code (the later import wins). The summary counts
+    replaces the stored one of the same code (the later import wins), unless the stored
+    one's sheets resolve more cards here (``kept`` in the summary). The summary counts
     files, products, sheets and sheet cards, how many references resolved to local
     printings, and for the unresolved ones the sets they are in, a few examples, and the
     sets ``source_set_codes`` names that have no cards. Atomic and idempotent; recorded

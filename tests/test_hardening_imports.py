@@ -657,3 +657,34 @@ def test_a_failed_first_sync_leaves_no_database(built_world, tmp_path: Path, cap
     code, _, err = run_cli(capsys, "--db", str(db), "deal", "roll-for-initiative",
                            "--players", "2", "--set", "afr")  # fmt: skip
     assert "no database here yet" in one_line(code, err, exit_code=1)
+
+
+# --- family 12: more data never deals less ---------------------------------------------------
+
+
+def test_the_2025_export_does_not_replace_a_product_whose_list_resolves(
+    scryfall_dir: Path, tmp_path: Path, capsys
+) -> None:
+    """With PLIST.json loaded, the 2023 afr-set's ``plist:N`` List cards resolve and the 2025
+    export's ``plst:AFR-123`` do not: the import keeps afr-set and says so (before: 300 of
+    1,297 sheet cards unresolved, 3 of 8 mimic-match deals failed)."""
+    db = tmp_path / "x.duckdb"
+    mtgjson = [str(scryfall_dir / "mtgjson" / f"{c}.json") for c in ("AFR", "MAFR", "PLIST")]
+    for args in (["import", "mtgjson", *mtgjson],
+                 ["import", "collation", str(scryfall_dir / "boosters" / "sealed_basic_data.json")]):  # fmt: skip
+        code, _, err = run_cli(capsys, "--db", str(db), *args)
+        assert code == 0, err
+    _, before, _ = run_cli(capsys, "--db", str(db), "products", "afr")
+    deals = [run_cli(capsys, "--db", str(db), "deal", "mimic-match", "--players", "3", "--set",
+                     "afr", "--seed", str(s), "--format", "json")[1] for s in range(1, 9)]  # fmt: skip
+    code, _, err = run_cli(capsys, "--db", str(db), "import", "collation",
+                           str(scryfall_dir / "boosters" / "sealed-2025-07" / "afr-set.json"))  # fmt: skip
+    assert code == 0, err
+    assert "kept 1 stored product whose sheets resolve more cards here than this file's: " \
+        "afr-set (0 unresolved, this file's 300)" in err  # fmt: skip
+    _, after, _ = run_cli(capsys, "--db", str(db), "products", "afr")
+    assert after == before and "plst" not in after
+    for seed, setup in enumerate(deals, start=1):
+        code, out, err = run_cli(capsys, "--db", str(db), "deal", "mimic-match", "--players", "3",
+                                 "--set", "afr", "--seed", str(seed), "--format", "json")  # fmt: skip
+        assert code == 0 and out == setup, err
