@@ -84,7 +84,7 @@ CARD_KEYS = {
     "power": "str", "toughness": "str", "loyalty": "str", "text": "str", "rarity": "str",
     "language": "str", "finishes": "strs", "promoTypes": "strs", "frameEffects": "strs",
     "isFullArt": "bool", "borderColor": "str", "originalReleaseDate": "str", "artist": "str",
-    "boosterTypes": "strs", "isPromo": "bool", "foreignData": "list",
+    "boosterTypes": "strs", "isPromo": "bool", "foreignData": "list", "watermark": "str",
 }  # fmt: skip
 _REQUIRED = ("uuid", "name", "number", "setCode")
 _CHECKS: dict[str, Callable[[Any, str], object]] = {
