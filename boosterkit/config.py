@@ -20,19 +20,33 @@ DEFAULT_LOCK_WAIT = 30.0
 USER_AGENT = f"boosterkit/{__version__} (+https://github.com/boosterkit/boosterkit)"
 
 
+def _url(name: str, default: str) -> str:
+    """The URL in the environment variable ``name`` (else ``default``), without trailing
+    slash; one that cannot be parsed (``http://[::1``) is an ``InputError`` (a URL without
+    a scheme fails at its first request, naming the variable)."""
+    from urllib.parse import urlsplit
+
+    raw = os.environ.get(name, default)
+    try:
+        urlsplit(raw).port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError as exc:
+        raise InputError(f"{name}={raw!r}: not a URL ({exc}), e.g. {default}") from None
+    return raw.rstrip("/")
+
+
 def api_url() -> str:
     """Scryfall base URL: ``SCRYFALL_API_URL`` or the public API, without trailing slash."""
-    return os.environ.get("SCRYFALL_API_URL", DEFAULT_API_URL).rstrip("/")
+    return _url("SCRYFALL_API_URL", DEFAULT_API_URL)
 
 
 def bulk_url() -> str:
     """Origin of Scryfall's bulk files: ``SCRYFALL_BULK_URL`` or ``https://data.scryfall.io``."""
-    return os.environ.get("SCRYFALL_BULK_URL", DEFAULT_BULK_URL).rstrip("/")
+    return _url("SCRYFALL_BULK_URL", DEFAULT_BULK_URL)
 
 
 def mtgjson_url() -> str:
     """MTGJSON's per-set files: ``MTGJSON_API_URL`` or ``https://mtgjson.com/api/v5``."""
-    return os.environ.get("MTGJSON_API_URL", DEFAULT_MTGJSON_URL).rstrip("/")
+    return _url("MTGJSON_API_URL", DEFAULT_MTGJSON_URL)
 
 
 def _seconds(name: str, default: float) -> float:
@@ -73,15 +87,41 @@ def download_deadline() -> float:
 #: ``BOOSTERKIT_DB=:sample:``, ``--boosterkit-db :sample:``): read-only, built on first use.
 SAMPLE = ":sample:"
 
+#: The longest name of one file or folder most file systems take (Linux ``NAME_MAX``).
+NAME_MAX = 255
+#: What DuckDB adds to a database's name for its write-ahead log.
+WAL_SUFFIX = ".wal"
+
+
+def user_path(raw: str | os.PathLike[str], given: str) -> Path:
+    """``raw`` (from ``given``: ``--db``, ``BOOSTERKIT_DB``) with ``~`` expanded; a ``~user``
+    that does not exist or a name longer than ``NAME_MAX`` bytes is an ``InputError``."""
+    try:
+        path = Path(raw).expanduser()
+    except RuntimeError:  # Path.expanduser: "Could not determine home directory."
+        raise InputError(
+            f"{given} {str(raw)!r}: {str(raw).split('/')[0]!r} is no user's home folder; "
+            "give the path in full"
+        ) from None
+    for i, part in enumerate(path.parts, start=1 - len(path.parts)):
+        room = NAME_MAX - (len(WAL_SUFFIX) if i == 0 else 0)
+        if len(os.fsencode(part)) > room:
+            raise InputError(
+                f"{given}: the name {part[:40]!r}… is {len(os.fsencode(part)):,} bytes long, "
+                f"more than the {room} a file system takes"
+                + (f" for a database (it adds {WAL_SUFFIX})" if i == 0 else "")
+            )
+    return path
+
 
 def db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The database file: the explicit path, else ``BOOSTERKIT_DB``, else the user data dir
     (``Path(SAMPLE)`` when either names the sample)."""
     if explicit:
-        return Path(explicit).expanduser()
+        return user_path(explicit, "--db")
     env = os.environ.get("BOOSTERKIT_DB")
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "BOOSTERKIT_DB")
     return default_db_path()
 
 

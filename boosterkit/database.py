@@ -15,6 +15,7 @@ Importing this module loads neither DuckDB nor numpy: a kept product is drawn wi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import weakref
@@ -35,6 +36,17 @@ DbLike = Union["Database", str, "os.PathLike[str]", "Connection", None]
 __all__ = ["Database", "DbLike"]
 
 MEMORY = ":memory:"
+
+
+def _remove_new(path: Path, cache: Path | None) -> None:
+    """Remove a database file (and its write-ahead log, and ``cache``) a failed write made."""
+    import shutil
+
+    for p in (path, Path(f"{path}.wal")):
+        with contextlib.suppress(OSError):
+            p.unlink()
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 class Database:
@@ -234,9 +246,23 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A read-write connection for the block (the file created and migrated if needed):
-        to the named or default file, never the sample, which is read no more after it."""
-        with self._connect(read_only=False, path=self._target()) as con:
-            yield con
+        to the named or default file, never the sample, which is read no more after it. A
+        file this block created is removed when the block fails (with its cache folder, if
+        it made that too): a failed first sync leaves no empty database behind."""
+        from boosterkit import config
+
+        target = self._target()
+        path = target if self._connection is None and not self._owned else None
+        made = path is not None and not path.exists()
+        cache = None if path is None else config.cache_dir(path)
+        made_cache = cache is not None and not cache.exists()
+        try:
+            with self._connect(read_only=False, path=target) as con:
+                yield con
+        except BaseException:
+            if made and path is not None and cache is not None:
+                _remove_new(path, cache if made_cache else None)
+            raise
         if self.__dict__.get("sample"):
             del self.__dict__["path"], self.__dict__["sample"]
 

@@ -43,6 +43,11 @@ class InputError(BoosterkitError):
     exit_code = 2
 
 
+class OutOfMemory(BoosterkitError):
+    """The machine ran out of memory for a piece of work: a failure of the world (exit 1),
+    not of the file or the request."""
+
+
 class NotFoundError(BoosterkitError):
     """An unknown set, product, minigame or card: an input error (exit 2), answered with the
     nearest names (``boosterkit.suggest``)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -75,7 +76,7 @@ class Guarded(HelpGroup):
         except UsageError as exc:
             raise usage_line(exc) from None
         except Exception as exc:
-            if not isinstance(exc, OSError) and "duckdb" not in sys.modules:
+            if not isinstance(exc, (OSError, MemoryError)) and "duckdb" not in sys.modules:
                 raise  # --help's exit, a usage error: not a storage failure (keep start-up lazy)
             from boosterkit import config
             from boosterkit.pipeline.db import guarded
@@ -154,6 +155,8 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Console entry point: typer handles usage errors; user errors become one line."""
+    _degrade_output()
+    _check_flags_in_environment()
     module = command_module(sys.argv[1:])
     command = make_app([module]) if module else full_app()
     try:
@@ -171,6 +174,32 @@ def main() -> None:
         if str(exc) != DUCKDB_INTERRUPTED:
             raise
         _interrupted()
+
+
+#: What a boolean environment variable may say (click's words, any case; empty: unset).
+BOOLEAN_WORDS = frozenset({"", "1", "0", "true", "false", "t", "f", "yes", "no", "y", "n",
+                           "on", "off"})  # fmt: skip
+
+
+def _check_flags_in_environment() -> None:
+    """``BOOSTERKIT_VERBOSE=maybe`` is one line and exit 2, not click's usage block."""
+    raw = os.environ.get("BOOSTERKIT_VERBOSE")
+    if raw is not None and raw.strip().lower() not in BOOLEAN_WORDS:
+        typer.echo(
+            f"boosterkit: error: BOOSTERKIT_VERBOSE={escape_controls(raw)[:40]!r}: expected "
+            "1 or 0 (or true/false, yes/no, on/off)",
+            err=True,
+        )
+        sys.exit(2)
+
+
+def _degrade_output() -> None:
+    """On a terminal or pipe whose encoding cannot hold every character (``LANG=C``,
+    ``PYTHONIOENCODING=ascii``), write those it cannot as escapes (``—`` as ``\\u2014``)
+    rather than fail; stderr does so already."""
+    stream = sys.stdout
+    if getattr(stream, "errors", "strict") == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="backslashreplace")
 
 
 #: What DuckDB raises (a ``RuntimeError``) when Ctrl-C comes during one of its statements.

@@ -53,13 +53,31 @@ def mtgjson_line(s: dict[str, Any]) -> str:
     return line + _unresolved(s)
 
 
+def _kept(s: dict[str, Any]) -> str:
+    """The stored products an import did not replace, and why."""
+    kept = s.get("kept") or []
+    if not kept:
+        return ""
+    shown = _shown(
+        [f"{k['code']} ({k['unresolved_kept']:,} unresolved, this file's {k['unresolved_new']:,})"
+         for k in kept], 4)  # fmt: skip
+    return (
+        f"; kept {plural(len(kept), 'stored product')} whose sheets resolve more cards here "
+        f"than this file's: {shown}; import it again once their cards are loaded"
+    )
+
+
 def collation_line(s: dict[str, Any]) -> str:
     """The one-line human summary of ``import_collation``."""
     files = f" from {s['files']:,} files" if s.get("files", 1) > 1 else ""
     return (
-        f"imported {plural(s['products'], 'product')}{files}, {plural(s['sheets'], 'sheet')}, "
-        f"{plural(s['sheet_cards'], 'sheet card')} ({s['resolved']:,} resolved)"
-    ) + _unresolved(s)
+        (
+            f"imported {plural(s['products'], 'product')}{files}, {plural(s['sheets'], 'sheet')}, "
+            f"{plural(s['sheet_cards'], 'sheet card')} ({s['resolved']:,} resolved)"
+        )
+        + _kept(s)
+        + _unresolved(s)
+    )
 
 
 def register(app: typer.Typer) -> None:

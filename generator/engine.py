@@ -46,6 +46,7 @@ from boosterkit.generator.model import (
     prototype,
 )
 from boosterkit.generator.rng import check_seed
+from boosterkit.pipeline.shapes import MAX_PACK_CARDS
 from boosterkit.serialize import to_json
 
 __all__ = [
@@ -290,6 +291,11 @@ def compile_product(product: ProductDef) -> CompiledProduct:
     code = product.code
     if not product.variants or sum(v.weight for v in product.variants) <= 0:
         raise InputError(f"product {code}: no pack variant with a positive weight")
+    if product.drawn_cards() > MAX_PACK_CARDS:  # stored before imports were bounded
+        raise InputError(
+            f"product {code}: a pack of {product.drawn_cards():,} cards, more than the "
+            f"{MAX_PACK_CARDS:,} a pack may hold: import it again from a file within the limits"
+        )
     names = list(product.sheets)
     number = {n: i for i, n in enumerate(names)}
     counts: dict[str, set[int]] = {n: set() for n in names}

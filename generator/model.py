@@ -105,6 +105,24 @@ class ProductDef:
     #: choice whose sheet selects no card, a set without booster flags), one line each.
     notes: tuple[str, ...] = ()
 
+    def drawn_cards(self) -> int:
+        """The most cards a pack draws from the sheets: a variant's counts, a fixed sheet
+        counted by its weights (every card, once per weight unit)."""
+        return max(
+            (
+                sum(
+                    s.total_weight if (s := self.sheets.get(name)) and s.fixed else count
+                    for name, count in v.slots
+                )
+                for v in self.variants
+            ),
+            default=0,
+        )
+
+    def pack_cards(self) -> int:
+        """The most objects one pack holds: ``drawn_cards`` and one per extra slot."""
+        return self.drawn_cards() + len(self.extras)
+
 
 class Item(NamedTuple):
     """One object in an opened pack (immutable; serialise it with ``to_dict``).

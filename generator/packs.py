@@ -25,8 +25,20 @@ if TYPE_CHECKING:
     from boosterkit.generator.cache import Compiled, ProductCache
 
 BATCH = 8192  # packs drawn per numpy batch when streaming
+#: Cards drawn per batch at most: a product of bigger packs is drawn in fewer packs a batch
+#: (8,192 packs of 16 cards; a pack of 1,000 cards: 131 a batch), so memory stays bounded.
+BATCH_CARDS = BATCH * 16
 
-__all__ = ["BATCH", "drawn", "iter_packs", "load_product", "new_seed", "open_packs", "prepare"]
+__all__ = [
+    "BATCH",
+    "batch_size",
+    "drawn",
+    "iter_packs",
+    "load_product",
+    "new_seed",
+    "open_packs",
+    "prepare",
+]
 
 
 def new_seed() -> int:
@@ -48,8 +60,9 @@ def iter_packs(
     ``db`` and ``products`` as ``open_packs`` takes them.
     """
     compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
-    for start in range(1, count + 1, BATCH):
-        batch = drawn(compiled, seed, start, min(BATCH, count + 1 - start))
+    size = batch_size(compiled)
+    for start in range(1, count + 1, size):
+        batch = drawn(compiled, seed, start, min(size, count + 1 - start))
         batch.reverse()
         while batch:  # hand each pack over: a consumer that drops it frees its items now
             yield batch.pop()
@@ -75,10 +88,22 @@ def open_packs(
     path or a connection (default: the process's own; a ``Database`` holds its own).
     """
     compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
+    return draw_packs(compiled, seed, count)
+
+
+def draw_packs(compiled: Compiled, seed: int, count: int) -> list[Pack]:
+    """Packs 1..``count`` of a compiled product and a checked seed (as ``prepare`` gives
+    them), drawn in batches of ``batch_size``."""
     packs: list[Pack] = []
-    for start in range(1, count + 1, BATCH):
-        packs += drawn(compiled, seed, start, min(BATCH, count + 1 - start))
+    size = batch_size(compiled)
+    for start in range(1, count + 1, size):
+        packs += drawn(compiled, seed, start, min(size, count + 1 - start))
     return packs
+
+
+def batch_size(compiled: Compiled) -> int:
+    """Packs drawn at once: ``BATCH``, fewer for packs of more than 16 cards (``BATCH_CARDS``)."""
+    return max(1, min(BATCH, BATCH_CARDS // max(1, compiled.product.pack_cards())))
 
 
 def drawn(compiled: Compiled, seed: int, start: int, count: int) -> list[Pack]:

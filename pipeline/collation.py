@@ -21,11 +21,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from boosterkit.errors import InputError
+from boosterkit.errors import InputError, json_reason, one_line
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
-from boosterkit.pipeline.files import open_input
+from boosterkit.pipeline.files import check_expansion, open_input, readable
 from boosterkit.pipeline.runs import recorded
+from boosterkit.pipeline.shapes import check_product, flag, listing, mapping, text, texts, whole
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 #: Suffix of a sealed-data product code (after ``<set>-``) → product kind.
@@ -276,28 +277,28 @@ def parse_ref(ref: str, where: str) -> tuple[str, str, bool]:
     return m.group(1), m.group(2), m.group(3) is not None
 
 
-def _sealed_sheet(name: str, sheet: Mapping[str, Any], where: str) -> dict[str, Any]:
-    if not isinstance(sheet, Mapping) or not isinstance(sheet.get("cards"), Mapping):
-        raise InputError(f"{where}: sheet {name!r} has no 'cards' object")
+def _sealed_sheet(name: str, sheet: Any, where: str) -> dict[str, Any]:
+    where = f"{where} sheet {name!r}"
+    sheet = mapping(sheet, where)
     cards = []
-    for ref, weight in sheet["cards"].items():
-        s, num, foil = parse_ref(ref, f"{where} sheet {name!r}")
-        if not isinstance(weight, int) or weight <= 0:
-            raise InputError(
-                f"{where} sheet {name!r}: weight of {ref} is {weight!r}, not a positive integer"
-            )
+    for ref, weight in mapping(sheet.get("cards"), f"{where}: 'cards'").items():
+        s, num, foil = parse_ref(ref, where)
+        weight = whole(weight, f"{where}: the weight of {ref}")
         cards.append(
             {"ref": ref, "set_code": s, "collector_number": num, "foil": foil, "weight": weight}
         )
     if not cards:
-        raise InputError(f"{where}: sheet {name!r} is empty")
+        raise InputError(f"{where} is empty")
+    total = sheet.get("total_weight")
     return {
         "name": name,
         "foil": all(c["foil"] for c in cards),
-        "balance_colors": bool(sheet.get("balance_colors", False)),
-        "allow_duplicates": bool(sheet.get("allow_duplicates", False)),
-        "fixed": bool(sheet.get("fixed", False)),
-        "total_weight": int(sheet.get("total_weight") or sum(c["weight"] for c in cards)),
+        "balance_colors": flag(sheet.get("balance_colors"), f"{where}: 'balance_colors'"),
+        "allow_duplicates": flag(sheet.get("allow_duplicates"), f"{where}: 'allow_duplicates'"),
+        "fixed": flag(sheet.get("fixed"), f"{where}: 'fixed'"),
+        "total_weight": sum(c["weight"] for c in cards)
+        if total is None
+        else whole(total, f"{where}: 'total_weight'"),
         "cards": cards,
     }
 
@@ -308,52 +309,56 @@ def _slots(b: Mapping[str, Any], where: str) -> list[tuple[str, int]]:
     order = b.get("sheet_order")
     if order is None:
         order = list(b["sheets"])
-    elif not isinstance(order, list) or sorted(map(str, order)) != sorted(b["sheets"]):
+    elif sorted(texts(order, f"{where}: 'sheet_order'")) != sorted(b["sheets"]):
         raise InputError(f"{where}: 'sheet_order' is not a list of exactly the variant's sheets")
-    return [(str(k), int(b["sheets"][k])) for k in order]
+    return [(k, whole(b["sheets"][k], f"{where}: the count of sheet {k!r}", low=0)) for k in order]
 
 
 def _source_sets(obj: Mapping[str, Any], where: str) -> list[str] | None:
     codes = obj.get("source_set_codes")
     if codes is None:
         return None
-    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-        raise InputError(f"{where}: 'source_set_codes' is not a list of set codes")
-    return [c.lower() for c in codes]
+    return [c.lower() for c in texts(codes, f"{where}: 'source_set_codes'")]
+
+
+def _variants(obj: Mapping[str, Any], names: set[str], where: str) -> list[dict[str, Any]]:
+    """The product's booster variants: weighted (sheet, count) lists of its own sheets."""
+    variants = []
+    for i, b in enumerate(listing(obj["boosters"], f"{where}: 'boosters'", optional=True), 1):
+        at = f"{where}: booster variant {i}"
+        b = mapping(b, at)
+        unknown = sorted(set(mapping(b.get("sheets"), f"{at}: 'sheets'")) - names)
+        if unknown:
+            raise InputError(f"{at} draws undefined sheet(s) {', '.join(unknown)}")
+        weight = whole(b.get("weight", 1), f"{at}: its weight", low=0)
+        variants.append({"weight": weight, "slots": _slots(b, at)})
+    if not variants:
+        raise InputError(f"{where}: no booster variants")
+    return variants
 
 
 def sealed_product(obj: Any, where: str) -> dict[str, Any]:
     """One product of the export → a product dict for ``write_products`` (validated)."""
-    if not isinstance(obj, Mapping):
-        raise InputError(f"{where}: not an object")
+    obj = mapping(obj, where)
     for key in ("code", "set_code", "boosters", "sheets"):
         if key not in obj:
             raise InputError(f"{where}: no {key!r} key (not a magic-sealed-data export?)")
-    code, set_code = str(obj["code"]).lower(), str(obj["set_code"]).lower()
+    code = str(text(obj["code"], f"{where}: 'code'")).lower()
+    set_code = str(text(obj["set_code"], f"{where}: 'set_code'")).lower()
     where = f"{where} ({code})"
-    if not isinstance(obj["sheets"], Mapping):
-        raise InputError(f"{where}: 'sheets' is not an object")
-    sheets = [_sealed_sheet(n, s, where) for n, s in obj["sheets"].items()]
-    names = {s["name"] for s in sheets}
-    variants = []
-    for i, b in enumerate(obj["boosters"] or [], start=1):
-        if not isinstance(b, Mapping) or not isinstance(b.get("sheets"), Mapping):
-            raise InputError(f"{where}: booster variant {i} has no 'sheets' object")
-        unknown = sorted(set(b["sheets"]) - names)
-        if unknown:
-            raise InputError(
-                f"{where}: booster variant {i} draws undefined sheet(s) {', '.join(unknown)}"
-            )
-        variants.append(
-            {"weight": int(b.get("weight", 1)), "slots": _slots(b, f"{where} variant {i}")}
-        )
-    if not variants:
-        raise InputError(f"{where}: no booster variants")
+    sheets = [
+        _sealed_sheet(n, s, where) for n, s in mapping(obj["sheets"], f"{where}: 'sheets'").items()
+    ]
+    variants = _variants(obj, {s["name"] for s in sheets}, where)
     kind = product_kind(code, set_code)
-    name = obj.get("name") or obj.get("set_name") or code
+    name = (
+        text(obj.get("name"), f"{where}: 'name'", optional=True)
+        or text(obj.get("set_name"), f"{where}: 'set_name'", optional=True)
+        or code
+    )
     if kind == "draft" and code == set_code and "booster" not in name.lower():
         name = f"{name} Draft Booster"  # the export names a set's draft booster by the set
-    return {
+    product = {
         "code": sealed_product_code(code, set_code),
         "set_code": set_code,
         "name": name,
@@ -363,6 +368,8 @@ def sealed_product(obj: Any, where: str) -> dict[str, Any]:
         "sheets": sheets,
         "source_sets": _source_sets(obj, where),
     }
+    check_product(product, where)
+    return product
 
 
 #: What ``import collation`` reads in a folder.
@@ -372,11 +379,14 @@ EXPORT_SUFFIXES = (".json", ".json.gz")
 def _read_file(path: Path) -> list[dict[str, Any]]:
     """One export file: a list of products (``sealed_basic_data.json``) or one product
     object (a file of the split 2025 export, ``mkm-play.json``)."""
+    check_expansion(path)
     with open_input(path) as f:
         try:
             data = json.loads(f.read().decode("utf-8"))
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not readable JSON ({exc})") from None
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{path}: not readable JSON ({one_line(exc)})") from None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+            raise InputError(f"{path}: not readable JSON ({json_reason(exc)})") from None
     first = data[0] if isinstance(data, list) and data else data
     if isinstance(first, Mapping) and "object" in first:
         raise InputError(
@@ -437,12 +447,58 @@ def _missing_sources(con: Connection, products: list[dict[str, Any]]) -> list[st
     return [s for s in wanted if s not in have]
 
 
+_UNRESOLVED_SQL = f"""
+    SELECT sc.product_code, count(*) FILTER ({RESOLVED_ID_SQL} IS NULL)
+    FROM {{table}} sc {RESOLVE_JOINS_SQL} {{where}} GROUP BY 1"""
+_REF_COLUMNS = {"product_code": "VARCHAR", "ref": "VARCHAR", "set_code": "VARCHAR",
+                "collector_number": "VARCHAR"}  # fmt: skip
+
+
+def _kept_products(con: Connection, products: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stored products an import does not replace: those whose sheets resolve more of
+    their cards here than the import's product of the same code would (the 2025 export names
+    The List ``plst:AFR-123``, which PLIST.json does not resolve, where the 2023 one's
+    ``plist:N`` did): more data never deals less. Each: code, unresolved kept and new."""
+    codes = [p["code"] for p in products]
+    where = "WHERE sc.product_code IN (SELECT unnest($codes::VARCHAR[]))"
+    stored = dict(
+        con.execute(
+            _UNRESOLVED_SQL.format(table="sheet_cards", where=where),
+            {**list_params(), "codes": codes},
+        ).fetchall()
+    )
+    if not stored:
+        return []
+    con.execute("CREATE OR REPLACE TEMP TABLE _incoming (product_code VARCHAR, ref VARCHAR, "
+                "set_code VARCHAR, collector_number VARCHAR)")  # fmt: skip
+    rows = (
+        {"product_code": p["code"], **c}
+        for p in products
+        if p["code"] in stored
+        for s in p["sheets"]
+        for c in s["cards"]
+    )
+    insert_rows(con, "_incoming", _REF_COLUMNS, rows)
+    incoming = dict(
+        con.execute(_UNRESOLVED_SQL.format(table="_incoming", where=""), list_params()).fetchall()
+    )
+    con.execute("DROP TABLE _incoming")
+    return [
+        {"code": c, "unresolved_kept": int(n), "unresolved_new": int(incoming.get(c, 0))}
+        for c, n in sorted(stored.items())
+        if incoming.get(c, 0) > n
+    ]
+
+
 def _load(con: Connection, products: list[dict[str, Any]]) -> dict[str, Any]:
+    kept = _kept_products(con, products)
+    products = [p for p in products if p["code"] not in {k["code"] for k in kept}]
     write_products(con, products)
     codes = [p["code"] for p in products]
     summary: dict[str, Any] = {
         "products": len(products),
         "sheets": sum(len(p["sheets"]) for p in products),
+        "kept": kept,
     }
     summary.update(unresolved_summary(con, codes))
     summary["source_sets_missing"] = _missing_sources(con, products)
@@ -476,17 +532,24 @@ def import_collation(
 
     ``path``: a file of products, a file of one product, or a folder of such files, all
     read and checked before anything is written, then loaded in one transaction. A product
-    replaces the stored one of the same code (the later import wins). The summary counts
+    replaces the stored one of the same code (the later import wins), unless the stored
+    one's sheets resolve more cards here (``kept`` in the summary). The summary counts
     files, products, sheets and sheet cards, how many references resolved to local
     printings, and for the unresolved ones the sets they are in, a few examples, and the
     sets ``source_set_codes`` names that have no cards. Atomic and idempotent; recorded
     in ``sync_runs``.
     """
-    path = Path(path)
+    given = Path(path)
+    with readable(given) as path:
+        return _import(con, path, given, cache)
+
+
+def _import(con: Connection, path: Path, given: Path, cache: Path | None) -> dict[str, Any]:
+    """``import_collation`` of ``path`` (``given``: the path as the user gave it)."""
     files = export_files(path)
     products = read_sealed(path)
-    with recorded(con, "collation", str(path)) as run:
-        summary = {"file": str(path), "files": len(files), **_load(con, products)}
+    with recorded(con, "collation", str(given)) as run:
+        summary = {"file": str(given), "files": len(files), **_load(con, products)}
         if cache is not None:
             run.cache_files += [store_imported(cache, f, "collation") for f in files]
         run.message = f"{summary['products']} products, {summary['unresolved']} unresolved cards"

@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from boosterkit.errors import BoosterkitError, escape_controls
+from boosterkit.errors import BoosterkitError, OutOfMemory, escape_controls, one_line
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -299,9 +299,16 @@ def _cannot_write(where: str | Path, reason: str, advice: str) -> DatabaseError:
 
 @contextmanager
 def guarded(path: str | Path) -> Iterator[None]:
-    """Turn storage failures of the database at ``path`` into one-line ``DatabaseError``s."""
+    """Turn storage failures of the database at ``path`` into one-line ``DatabaseError``s,
+    and running out of memory (Python's or DuckDB's) into ``OutOfMemory`` (exit 1)."""
     try:
         yield
+    except (MemoryError, duckdb.OutOfMemoryException) as exc:
+        raise OutOfMemory(
+            "ran out of memory; nothing was changed: free some memory (or give the work in "
+            "smaller parts) and run the command again",
+            detail=one_line(exc),
+        ) from None
     except (duckdb.Error, OSError) as exc:
         error = storage_error(path, exc)
         if error is None:
@@ -439,7 +446,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> Connection:
                 # A bulk commit is written once, by a checkpoint, instead of to the WAL and
                 # then again by the checkpoint on close (25,000 cards: 0.14 → 0.11 s).
                 con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
-            version = schema_version(con)
+            version = schema_version(con, path)
             if version < SCHEMA_VERSION and not read_only:
                 migrate(con, version)
     except BaseException:
@@ -496,13 +503,23 @@ def verify(con: Connection, path: str | Path) -> None:
         fingerprint(con)
 
 
-def schema_version(con: Connection) -> int:
-    """The number of migrations applied (0 for an empty database)."""
+def schema_version(con: Connection, path: str | Path = "the database") -> int:
+    """The number of migrations applied (0 for an empty database); anything but a number
+    in ``meta`` is a ``DatabaseError`` naming ``path`` (no migration is run over it)."""
     exists = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
     if not exists:
         return 0
     row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    if row is None:
+        return 0
+    value = row[0]
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 6):
+        raise DatabaseError(
+            f"{path}: the schema version is {value!r}, not a number of migrations: the file "
+            "is damaged or not boosterkit's; restore it from a backup, or move it aside and "
+            "run your syncs and imports again"
+        )
+    return int(value)
 
 
 def migrate(con: Connection, from_version: int) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from boosterkit.errors import InputError
+from boosterkit.errors import BoosterkitError, InputError, OutOfMemory, one_line
 from boosterkit.pipeline import files, load
 from boosterkit.pipeline.db import Connection, one_row, scalar
 from boosterkit.pipeline.scryfall import transform
@@ -57,7 +57,15 @@ def _first_char(path: Path) -> tuple[str, str]:
     return ("gzip" if gz else "none"), head[:1].decode("latin-1")
 
 
-def _duck_error(path: Path, exc: duckdb.Error) -> InputError:
+def _duck_error(path: Path, exc: duckdb.Error) -> BoosterkitError:
+    """What DuckDB said of reading ``path``, as one line: the file's fault (exit 2), but for
+    running out of memory, which is the machine's (exit 1)."""
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return OutOfMemory(
+            f"{path}: ran out of memory reading it; nothing was changed: free some memory, "
+            "or load the file in parts",
+            detail=one_line(exc),
+        )
     msg = str(exc).split("\n", 1)[0].replace(str(path), "").replace(' in file ""', "")
     msg = msg.removeprefix("Invalid Input Error: ").removeprefix("Conversion Error: ").strip()
     return InputError(f"{path}: not a valid Scryfall JSON file: {msg}")

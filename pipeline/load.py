@@ -180,6 +180,12 @@ _FRONT = "split_part(coalesce(s.type_line, ''), ' // ', 1)"
 _DF = ", ".join(f"'{x}'" for x in DOUBLE_FACED_LAYOUTS)
 
 
+def _finite(expr: str) -> str:
+    """SQL: the number ``expr``, or NULL for NaN and the infinities (``"NaN"`` casts to one),
+    so no JSON written from the database holds a ``NaN`` token."""
+    return f"CASE WHEN isfinite({expr}) THEN {expr} END"
+
+
 def _derived(front: str) -> dict[str, str]:
     """SQL expressions (over ``stage_cards s`` joined to ``sets st``) for the derived columns;
     ``front`` is the front face's type line (``_FRONT``, or a column holding it)."""
@@ -198,9 +204,10 @@ def _derived(front: str) -> dict[str, str]:
         "is_basic_land": f"regexp_matches({front}, '\\bBasic\\b.*\\bLand\\b')",
         "is_creature": f"regexp_matches({front}, '\\bCreature\\b')",
         "is_legendary": f"regexp_matches({front}, '\\bLegendary\\b')",
-        "power_num": "TRY_CAST(s.power AS DOUBLE)",
-        "toughness_num": "TRY_CAST(s.toughness AS DOUBLE)",
-        "loyalty_num": "TRY_CAST(s.loyalty AS DOUBLE)",
+        **{
+            f"{c}_num": _finite(f"TRY_CAST(s.{c} AS DOUBLE)")
+            for c in ("power", "toughness", "loyalty")
+        },
     }
 
 

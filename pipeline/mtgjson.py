@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,8 @@ from boosterkit.pipeline.collation import (
     write_products,
 )
 from boosterkit.pipeline.db import Connection, scalar
-from boosterkit.pipeline.files import open_input
-from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, set_rows
+from boosterkit.pipeline.files import check_expansion, open_input, readable
+from boosterkit.pipeline.mtgjson_transform import SetRows, booster_products, check_set, set_rows
 from boosterkit.pipeline.runs import recorded
 
 _SET_COLUMNS = {
@@ -91,7 +92,7 @@ def read_sets(
         with open_input(path) as f:
             if kind in ("set", "bare"):
                 for data in ijson.items(f, "data" if kind == "set" else "", use_float=True):
-                    _check_set(data, path)
+                    check_set(data, str(path))
                     if codes is not None:
                         codes.add(str(data["code"]).upper())
                     if wanted is None or str(data["code"]).upper() in wanted:
@@ -102,26 +103,12 @@ def read_sets(
                         codes.add(code.upper())
                     if wanted is not None and code.upper() not in wanted:
                         continue
-                    _check_set(data, f"{path} [{code}]")
+                    check_set(data, f"{path} [{code}]")
                     yield data
     except ijson.JSONError as exc:
         raise InputError(f"{path}: not valid JSON ({one_line(exc)})") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{path}: not readable ({one_line(exc)})") from None
-
-
-def _check_set(data: Any, where: Any) -> None:
-    if not isinstance(data, dict) or "code" not in data:
-        raise InputError(f"{where}: not an MTGJSON set object (no 'code')")
-    for key in ("cards", "tokens"):
-        items = data.get(key) or []
-        if not isinstance(items, list):
-            raise InputError(f"{where}: '{key}' is not a list")
-        for i, e in enumerate(items):
-            if not isinstance(e, dict) or not {"uuid", "name", "number", "setCode"} <= e.keys():
-                raise InputError(
-                    f"{where}: {key}[{i}] lacks uuid/name/number/setCode (not an MTGJSON card)"
-                )
 
 
 def _known_set_types(con: Connection) -> dict[str, str]:
@@ -161,8 +148,8 @@ def _load(con: Connection, paths: list[Path], only: Iterable[str] | None = None)
     for path in paths:
         for data in read_sets(path, only, codes=in_files):
             rows = set_rows(data, known)
+            products += booster_products(data, rows.numbers, f"{path} ({data['code']})")
             _load_set(con, rows)
-            products += booster_products(data, rows.numbers)
             sets += [s["code"] for s in rows.sets]
             skipped += rows.skipped
     _check_only(paths, only, in_files)
@@ -270,13 +257,23 @@ def import_mtgjson(
     resolved/unresolved sheet-card counts. ``sets`` limits AllPrintings to those set codes.
     Re-importing the same files changes nothing but adds a ``sync_runs`` row.
     """
-    files = [Path(p) for p in paths]
-    if not files:
+    given = [Path(p) for p in paths]
+    if not given:
         raise InputError("import mtgjson: no files given")
-    for p in files:
-        _layout(p)  # fail on a bad file before anything is written
     only = list(sets) if sets else None
-    target = " ".join(str(p) for p in files) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")
+    target = " ".join(str(p) for p in given) + (f" {_SETS_PREFIX}{','.join(only)}" if only else "")
+    with ExitStack() as stack:  # a pipe is read into a temporary file first
+        files = [stack.enter_context(readable(p)) for p in given]
+        return _import(con, files, target, only, cache)
+
+
+def _import(
+    con: Connection, files: list[Path], target: str, only: list[str] | None, cache: Path | None
+) -> dict[str, Any]:
+    """``import_mtgjson`` of regular files, recorded as ``target``."""
+    for p in files:
+        check_expansion(p)
+        _layout(p)  # fail on a bad file before anything is written
     with recorded(con, "mtgjson", target) as run:
         summary = _load(con, files, only)
         if not summary["sets"]:

@@ -8,11 +8,22 @@ Booster configs become product rows in the shape of ``pipeline.collation.Product
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from boosterkit.errors import InputError
 from boosterkit.pipeline.load import DOUBLE_FACED_LAYOUTS
+from boosterkit.pipeline.shapes import (
+    check_product,
+    flag,
+    listing,
+    mapping,
+    number,
+    text,
+    texts,
+    whole,
+)
 
 _COLOR_ORDER = "WUBRG"
 
@@ -59,6 +70,59 @@ def foreign_names(card_id: str, entries: list[Mapping[str, Any]]) -> list[dict[s
                 out[lang] = {"card_id": card_id, "lang": lang, "name": f["name"],
                              "type_line": f.get("type")}  # fmt: skip
     return list(out.values())
+
+
+#: The keys of a set object and of a card entry the import reads, by the JSON type each
+#: must have where present (``strs``: a list of strings); ``check_set`` holds a file to them.
+SET_KEYS = {"code": "str", "name": "str", "type": "str", "releaseDate": "str",
+            "baseSetSize": "int", "parentCode": "str", "isOnlineOnly": "bool",
+            "cards": "list", "tokens": "list", "booster": "map"}  # fmt: skip
+CARD_KEYS = {
+    "uuid": "str", "name": "str", "number": "str", "setCode": "str", "identifiers": "map",
+    "side": "str", "faceName": "str", "layout": "str", "type": "str", "manaCost": "str",
+    "manaValue": "num", "convertedManaCost": "num", "colors": "strs", "colorIdentity": "strs",
+    "power": "str", "toughness": "str", "loyalty": "str", "text": "str", "rarity": "str",
+    "language": "str", "finishes": "strs", "promoTypes": "strs", "frameEffects": "strs",
+    "isFullArt": "bool", "borderColor": "str", "originalReleaseDate": "str", "artist": "str",
+    "boosterTypes": "strs", "isPromo": "bool", "foreignData": "list", "watermark": "str",
+}  # fmt: skip
+_REQUIRED = ("uuid", "name", "number", "setCode")
+_CHECKS: dict[str, Callable[[Any, str], object]] = {
+    "str": lambda v, at: text(v, at),
+    "int": lambda v, at: whole(v, at, low=0),
+    "num": number,
+    "bool": flag,
+    "strs": texts,
+    "list": listing,
+    "map": mapping,
+}
+
+
+def _check_keys(obj: Mapping[str, Any], keys: Mapping[str, str], where: str) -> None:
+    for key, kind in keys.items():
+        value = obj.get(key)
+        if value is not None:
+            _CHECKS[kind](value, f"{where}: {key!r}")
+
+
+def check_set(data: Any, where: str) -> None:
+    """Hold a set object and its card entries to ``SET_KEYS`` and ``CARD_KEYS`` (and a
+    card's ``identifiers`` and ``foreignData`` to theirs): one ``InputError`` line naming the
+    entry and key of the first value of another type."""
+    if not isinstance(data, Mapping) or "code" not in data:
+        raise InputError(f"{where}: not an MTGJSON set object (no 'code')")
+    _check_keys(data, SET_KEYS, where)
+    for key in ("cards", "tokens"):
+        for i, e in enumerate(data.get(key) or []):
+            at = f"{where}: {key}[{i}]"
+            if not isinstance(e, Mapping) or not set(_REQUIRED) <= e.keys():
+                raise InputError(f"{at} lacks uuid/name/number/setCode (not an MTGJSON card)")
+            _check_keys(e, CARD_KEYS, at)
+            ids = e.get("identifiers") or {}
+            _check_keys(ids, {"scryfallId": "str", "scryfallOracleId": "str"}, at)
+            for j, f in enumerate(e.get("foreignData") or []):
+                _check_keys(mapping(f, f"{at}: foreignData[{j}]"),
+                            {"language": "str", "name": "str", "type": "str"}, at)  # fmt: skip
 
 
 @dataclass
@@ -270,7 +334,7 @@ def product_code(set_code: str, booster_name: str) -> str:
 
 
 def booster_products(
-    data: Mapping[str, Any], numbers: Mapping[str, tuple[str, str]]
+    data: Mapping[str, Any], numbers: Mapping[str, tuple[str, str]], where: str = "booster"
 ) -> list[dict[str, Any]]:
     """The ``booster`` key → product dicts (see ``pipeline.collation.write_products``).
 
@@ -278,13 +342,34 @@ def booster_products(
     uuid is a printing of this file, else stay unknown until ``mtgjson_uuids`` resolves them
     (the set is filled in when ``sourceSetCodes`` names exactly one other set). Each product
     lists its ``source_sets`` (lower-case ``sourceSetCodes``), kept in ``products.source_sets``.
+    A value of the wrong shape is an ``InputError`` naming ``where`` (the file) and the key.
     """
     set_code = str(data["code"]).lower()
     own = {set_code} | {sc for sc, _ in numbers.values()}
+    configs = mapping(data.get("booster"), f"{where}: 'booster'", optional=True)
     return [
-        _booster_product(data, bname, cfg, numbers, own)
-        for bname, cfg in sorted((data.get("booster") or {}).items())
+        _booster_product(
+            data,
+            bname,
+            mapping(cfg, f"{where}: booster {bname!r}"),
+            numbers,
+            own,
+            f"{where}: booster {bname!r}",
+        )  # fmt: skip
+        for bname, cfg in sorted(configs.items())
     ]
+
+
+def _variant(b: Any, where: str) -> dict[str, Any]:
+    """One weighted pack variant of a booster config: ``{"contents": {sheet: n}, "weight"}``."""
+    b = mapping(b, where)
+    contents = mapping(b.get("contents"), f"{where}: 'contents'")
+    return {
+        "weight": whole(b.get("weight"), f"{where}: 'weight'", low=0),
+        "slots": [
+            (k, whole(v, f"{where}: the count of sheet {k!r}", low=0)) for k, v in contents.items()
+        ],  # fmt: skip
+    }
 
 
 def _booster_product(
@@ -293,34 +378,44 @@ def _booster_product(
     cfg: Mapping[str, Any],
     numbers: Mapping[str, tuple[str, str]],
     own: set[str],
+    where: str,
 ) -> dict[str, Any]:
     """The product dict of the booster config ``bname`` of set file ``data``; ``own`` are
     the set codes of the file's printings."""
     set_code = str(data["code"]).lower()
     kind = BOOSTER_KINDS.get(bname, bname)
-    sources = [str(c).lower() for c in cfg.get("sourceSetCodes") or []]
+    sources = [c.lower() for c in texts(cfg.get("sourceSetCodes"), f"{where}: 'sourceSetCodes'")]
     foreign = [c for c in dict.fromkeys(sources) if c not in own]
     # a card printed in another set: its set is known when only one other set is a source
     elsewhere = (foreign[0] if len(foreign) == 1 else None, None)
     sheets = [
-        _sheet(sname, sheet, numbers, elsewhere)
-        for sname, sheet in (cfg.get("sheets") or {}).items()
+        _sheet(
+            sname,
+            mapping(sheet, f"{where}: sheet {sname!r}"),
+            numbers,
+            elsewhere,
+            f"{where}: sheet {sname!r}",
+        )  # fmt: skip
+        for sname, sheet in mapping(cfg.get("sheets"), f"{where}: 'sheets'", optional=True).items()
     ]
-    variants = [
-        {"weight": int(b["weight"]), "slots": [(k, int(v)) for k, v in b["contents"].items()]}
-        for b in cfg.get("boosters") or []
-    ]
-    name = cfg.get("name") or f"{data.get('name')} {kind.title()} Booster"
-    return {
+    boosters = listing(cfg.get("boosters"), f"{where}: 'boosters'", optional=True)
+    variants = [_variant(b, f"{where}: variant {i}") for i, b in enumerate(boosters, start=1)]
+    undefined = sorted({k for v in variants for k, _ in v["slots"]} - {s["name"] for s in sheets})
+    if undefined:
+        raise InputError(f"{where}: its variants draw undefined sheet(s) {', '.join(undefined)}")
+    name = text(cfg.get("name"), f"{where}: 'name'", optional=True)
+    product = {
         "code": product_code(set_code, bname),
         "set_code": set_code,
-        "name": name,
+        "name": name or f"{data.get('name')} {kind.title()} Booster",
         "kind": kind,
         "source": "mtgjson",
         "variants": variants,
         "sheets": sheets,
         "source_sets": sources or [set_code],
     }
+    check_product(product, where)
+    return product
 
 
 def _sheet(
@@ -328,12 +423,13 @@ def _sheet(
     sheet: Mapping[str, Any],
     numbers: Mapping[str, tuple[str, str]],
     elsewhere: tuple[str | None, None],
+    where: str,
 ) -> dict[str, Any]:
     """The sheet dict of one MTGJSON booster sheet; a card's set and number come from
     ``numbers``, else are ``elsewhere``."""
-    foil = bool(sheet.get("foil", False))
+    foil = flag(sheet.get("foil"), f"{where}: 'foil'")
     cards = []
-    for uuid, weight in (sheet.get("cards") or {}).items():
+    for uuid, weight in mapping(sheet.get("cards"), f"{where}: 'cards'", optional=True).items():
         sc, num = numbers.get(uuid, elsewhere)
         cards.append(
             {
@@ -341,15 +437,18 @@ def _sheet(
                 "set_code": sc,
                 "collector_number": num,
                 "foil": foil,
-                "weight": int(weight),
+                "weight": whole(weight, f"{where}: the weight of {uuid}", low=0),
             }
         )
+    total = sheet.get("totalWeight")
     return {
         "name": name,
         "foil": foil,
-        "balance_colors": bool(sheet.get("balanceColors", False)),
-        "allow_duplicates": bool(sheet.get("allowDuplicates", False)),
-        "fixed": bool(sheet.get("fixed", False)),
-        "total_weight": int(sheet.get("totalWeight") or sum(c["weight"] for c in cards)),
+        "balance_colors": flag(sheet.get("balanceColors"), f"{where}: 'balanceColors'"),
+        "allow_duplicates": flag(sheet.get("allowDuplicates"), f"{where}: 'allowDuplicates'"),
+        "fixed": flag(sheet.get("fixed"), f"{where}: 'fixed'"),
+        "total_weight": sum(c["weight"] for c in cards)
+        if total is None
+        else whole(total, f"{where}: 'totalWeight'", low=0),
         "cards": cards,
     }

@@ -78,6 +78,14 @@ def unknown_set(con: Connection, set_code: str) -> NotFoundError:
             f"unknown set {set_code!r}: the database holds no sets yet; load one with {load} "
             "or offline `boosterkit import mtgjson FILE…`"
         )
+    if code in {c for c, _ in rows} or scalar(
+        con, "SELECT count(*) FROM sets WHERE code = ?", [code]
+    ):
+        return NotFoundError(  # its booster data or its set row is here, but no card of it
+            f"set {code!r} has no cards in the database (only its "
+            f"{'booster products' if code in {c for c, _ in rows} else 'set entry'}): load them "
+            f"with {load} or offline `boosterkit import mtgjson FILE…`"
+        )
     names = [(c, c) for c, _ in rows] + [(n, c) for c, n in rows if n]
     return NotFoundError(
         unknown(
@@ -109,12 +117,16 @@ def _columns(columns: Any, known: tuple[str, ...]) -> list[str]:
     return wanted
 
 
+#: The largest ``LIMIT`` DuckDB takes (a BIGINT); a larger ``--limit`` means the same: all rows.
+MAX_LIMIT = 2**63 - 1
+
+
 def _limit(limit: int | None) -> str:
     if limit is None:
         return ""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise InputError(f"limit: need a number of rows (0 or more), got {limit!r}", field="limit")
-    return f" LIMIT {int(limit)}"
+    return f" LIMIT {min(int(limit), MAX_LIMIT)}"  # more rows than any table has: all of them
 
 
 def _unknown_type(set_type: str, present: list[str]) -> str:
@@ -223,7 +235,9 @@ def list_cards(
 
 def db_info(con: Connection, path: str | Path) -> dict[str, Any]:
     """Path, whether it is the bundled sample (its set code, else None), schema version, row
-    counts per table and the last sync runs."""
+    counts per table and the last sync runs. Every row is read first (``db.verify``): a
+    damaged file is a one-line ``DatabaseError``, as ``open`` says."""
+    db.verify(con, path)
     tables = ("sets", "cards", "card_faces", "products", "sheets", "sheet_cards", "sync_runs")
     counts = {t: scalar(con, f"SELECT count(*) FROM {t}") for t in tables}
     kinds = dict(

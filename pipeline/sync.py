@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from boosterkit import config
 from boosterkit.errors import InputError, NotFoundError, TransientError
 from boosterkit.pipeline import cache as cachemod
-from boosterkit.pipeline import halves, ingest
+from boosterkit.pipeline import files, halves, ingest
 from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import Run, recorded
 
@@ -456,12 +456,20 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
     The file is checked first, then copied as given into the cache while DuckDB reads it. A
     big plain array is copied to the cache in two halves first, which DuckDB parses on two
     threads (``ingest.load_halves``): they are the cache copy then. A failed load keeps no
-    copy; the same file synced again reuses the copy it has.
+    copy; the same file synced again reuses the copy it has. A pipe (a FIFO, ``/dev/stdin``
+    fed by another command) is read into a temporary file first (``files.readable``).
     """
     t0 = time.perf_counter()
-    src = Path(path)
+    given = Path(path)
+    with files.readable(given) as src:
+        return _sync_file(con, src, cache, t0, str(given))
+
+
+def _sync_file(con: Connection, src: Path, cache: Path, t0: float, given: str) -> dict[str, Any]:
+    """``sync_file`` of the regular file ``src`` (``given``: the path as the user gave it)."""
     if not src.is_file():
         raise InputError(f"{src}: {'a directory, not a file' if src.is_dir() else 'no such file'}")
+    files.check_expansion(src)
     shape = ingest.detect(con, src)
     forms = _file_copies(src)
     kept = next((f for f in forms if all((cache / r).exists() for r in f)), None)
@@ -471,7 +479,7 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
         for p in ours:  # one half a killed run moved
             p.unlink(missing_ok=True)
     try:
-        with recorded(con, "file", str(src)) as run:
+        with recorded(con, "file", given) as run:
             split = halves.halves(src, cache) if shape == ingest.SPLIT else nullcontext(None)
             with split as parts:
                 if parts is None:
@@ -484,7 +492,7 @@ def sync_file(con: Connection, path: str | os.PathLike[str], *, cache: Path) -> 
             for p in ours:
                 p.unlink(missing_ok=True)
         raise
-    return _summary("file", str(src), run, t0, shape=shape.holds)
+    return _summary("file", given, run, t0, shape=shape.holds)
 
 
 def _load_whole(

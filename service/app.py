@@ -23,8 +23,8 @@ from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.errors import escape_controls
-from boosterkit.generator import open_packs
 from boosterkit.generator.output import packs_json
+from boosterkit.generator.packs import draw_packs, prepare
 from boosterkit.generator.products import set_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.labels import Lang
@@ -40,9 +40,11 @@ from boosterkit.service.limits import (
     MAX_BODY_BYTES_IN_FLIGHT,
     HostAllowlist,
     WorkBudget,
+    packs_cost,
 )
 from boosterkit.service.models import (
     MAX_BODY_BYTES,
+    MAX_PACKS,
     MAX_REQUEST_PLAYERS,
     DealRequest,
     PacksRequest,
@@ -97,9 +99,13 @@ def products(code: str, request: Request) -> Response:
 def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
     database = request.app.state.database  # read (through its cursor) only for a new product
-    with request.app.state.budget.take(req.count):
-        opened = open_packs(req.set, req.product, req.count, req.seed, db=database)
-        return Response(packs_json(opened), media_type="application/json")
+    compiled, seed = prepare(req.set, req.product, req.count, req.seed, db=database)
+    product = compiled.product
+    cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
+    with request.app.state.budget.take(cost):
+        return Response(
+            packs_json(draw_packs(compiled, seed, req.count)), media_type="application/json"
+        )
 
 
 @router.get("/minigames", tags=["minigames"])

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from boosterkit.errors import BoosterkitError
+from boosterkit.errors import BoosterkitError, InputError
 
 #: Host names every service answers to (the loopback names), besides the bound address.
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -29,6 +29,9 @@ DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = ("0.0.0.0", "::", "")
 #: Packs opened, dealt or validated at once over all requests (two ``/packs`` of 360).
 MAX_PACKS_IN_FLIGHT = 720
+#: A pack counts in the work budget once per this many cards it may hold (or part): every
+#: real pack once (the biggest, a tournament pack, holds 75), a pack of 1,000 cards 14 times.
+CARDS_PER_PACK_UNIT = 75
 #: Request-body bytes held at once over all requests (eight bodies of 4 MiB).
 MAX_BODY_BYTES_IN_FLIGHT = 32 * 1024 * 1024
 #: One client address holds at most this share of a process's body allowance (8 of 32 MiB).
@@ -45,6 +48,22 @@ BODY_DEADLINE = 20.0
 BUDGET_WAIT = 1.0
 #: ``Retry-After`` (seconds) of a 503 because the service is busy with other requests.
 RETRY_AFTER_BUSY = 1
+
+
+def packs_cost(code: str, pack_cards: int, count: int, max_units: int) -> int:
+    """The work-budget units of ``count`` packs of ``code`` holding at most ``pack_cards``
+    cards each: one a pack, or one per ``CARDS_PER_PACK_UNIT`` cards when that is more. More
+    than ``max_units`` (``max_units × CARDS_PER_PACK_UNIT`` cards) is an ``InputError``."""
+    units = max(count, -(-count * pack_cards // CARDS_PER_PACK_UNIT))
+    if units > max_units:
+        most = max_units * CARDS_PER_PACK_UNIT
+        raise InputError(
+            f"count: {count:,} packs of {code} (up to {pack_cards:,} cards each) are more than "
+            f"the {most:,} cards a request may cost: ask for at most "
+            f"{max(1, most // max(1, pack_cards)):,}",
+            field="count",
+        )
+    return units
 
 
 class ServiceBusy(BoosterkitError):

@@ -187,11 +187,11 @@ def _one_product(**changes) -> list[dict]:
             _one_product(sheets={"common": {"total_weight": 1, "cards": {"tst-1": 1}}}),
             "'tst-1' is not 'set:number",
         ),
-        (_one_product(sheets={"common": {"total_weight": 1}}), "has no 'cards'"),
+        (_one_product(sheets={"common": {"total_weight": 1}}), "'cards' is missing"),
         (_one_product(boosters=[{"sheets": {"rare": 1}, "weight": 1}]), "undefined sheet"),
         (
             _one_product(sheets={"common": {"total_weight": 1, "cards": {"tst:1": -3}}}),
-            "not a positive integer",
+            "is -3, not from 1 to",
         ),
         ([{"code": "x"}], "no 'set_code' key"),
     ],

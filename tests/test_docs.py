@@ -172,8 +172,9 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
     the constant the code enforces: change one, and this test names the row."""
     from boosterkit import config, errors, safefiles
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
+    from boosterkit.generator import packs
     from boosterkit.minigames.referee import play
-    from boosterkit.pipeline import halves, http, search, sync
+    from boosterkit.pipeline import files, halves, http, search, shapes, sync
     from boosterkit.pipeline.scryfall.client import MAX_PAGES
     from boosterkit.service import limits, models, pool_routes, referee_routes
 
@@ -204,6 +205,26 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f"the write waits for it to let go: {config.DEFAULT_LOCK_WAIT:g} s, "
             "`BOOSTERKIT_LOCK_WAIT`",
             f"{halves.MIN_BYTES >> 20} MiB to {halves.MAX_BYTES >> 30} GiB: parsed in two halves",
+            # issue 33: the shapes of import files, the database path
+            f"whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} ({shapes.MAX_WEIGHT:,}:",
+            f"a gzip file expands to at most {files.MAX_GZIP_RATIO} times its size",
+            f"past its first {files.DENSE_AFTER >> 20} MiB, at most one JSON object (`{{`) per "
+            f"{files.MIN_OBJECT_BYTES} bytes",
+            f"read once into a temporary file (removed afterwards), at most "
+            f"{files.MAX_PIPE_BYTES >> 30} GiB; its writer must come within {files.PIPE_WAIT:g} s",
+            f"a pipe that nothing wrote to in {files.PIPE_WAIT:g} s",
+            # issue 33: what an imported product may ask for, what a request may cost
+            f"at most {shapes.MAX_PACK_CARDS:,} cards a pack",
+            f"{shapes.MAX_SHEET_CARDS:,} cards a sheet",
+            f"weights whole numbers up to 2^{shapes.MAX_WEIGHT.bit_length() - 1} "
+            f"({shapes.MAX_WEIGHT:,};",
+            f"more than the {shapes.MAX_PACK_CARDS:,} a pack may hold",
+            f"| {packs.BATCH:,} packs, fewer when a pack holds more than "
+            f"{packs.BATCH_CARDS // packs.BATCH} cards: at most {packs.BATCH_CARDS:,} cards a batch",
+            f"`/packs` at most {models.MAX_PACKS * limits.CARDS_PER_PACK_UNIT:,} cards",
+            f"a pack counts once per {limits.CARDS_PER_PACK_UNIT} cards it may hold",
+            f"a name at most {config.NAME_MAX} bytes (the database's "
+            f"{config.NAME_MAX - len(config.WAL_SUFFIX)}: DuckDB adds `{config.WAL_SUFFIX}`)",
         ],
         fetch_md: [
             f"| {config.DEFAULT_FETCH_DEADLINE:g} s, `BOOSTERKIT_FETCH_DEADLINE`",

@@ -173,7 +173,9 @@ def export_db(tmp_path_factory) -> Path:
         )
         import_collation(con, shared_path("boosters", "sealed_basic_data.json"))
         summary = import_collation(con, shared_path("boosters", "sealed-2025-07"))
-    assert (summary["files"], summary["products"]) == (532, 532)
+    kept = {k["code"] for k in summary["kept"]}  # their 2023 sheets resolve more here
+    assert summary["files"] == 532 and summary["products"] + len(kept) == 532
+    assert "afr-set" in kept and "mkm-play" not in kept
     return path
 
 
@@ -233,10 +235,13 @@ def test_the_2025_play_boosters_open_with_the_export_rates(export_db: Path) -> N
         assert not _with(rows, f, {"plst", "plist"})
 
 
-def test_the_newer_export_replaces_by_code_and_names_what_fills_it(export_db: Path, capsys) -> None:
-    """Imported after the 2023 export, the 2025 one replaces each product of the same code:
-    AFR's Set Booster now names The List in Scryfall's numbering (plst:AFR-…), which a
-    sync of plst brings (PLIST.json numbers the 2023 export's plist:N only)."""
+def test_the_newer_export_replaces_by_code_but_not_what_resolves_less(
+    export_db: Path, capsys
+) -> None:
+    """Imported after the 2023 export, the 2025 one replaces each product of the same code,
+    but for those whose stored sheets resolve more cards (issue 33): AFR's Set Booster would
+    name The List in Scryfall's numbering (plst:AFR-…), which PLIST.json does not resolve, so
+    the 2023 one, whose plist:N it resolves, is kept."""
     with db.connect(export_db, read_only=True) as con:
         sets = Counter(
             s
@@ -246,9 +251,8 @@ def test_the_newer_export_replaces_by_code_and_names_what_fills_it(export_db: Pa
             ).fetchall()
         )
         afr = {p["code"]: p for p in list_products(con, "afr")}
-    assert sets == {"plst": 300}
-    assert afr["afr-set"]["unresolved_sets"] == {"plst": 300}
-    assert "boosterkit sync plst" in afr["afr-set"]["fill"]
+    assert sets == {"plist": 300}
+    assert afr["afr-set"]["unresolved"] == 0
     code, out, _ = run_cli(capsys, "--db", str(export_db), "products", "mkm")
     assert code == 0 and out.startswith("mkm-play  [play, sealed-data, default, set default]")
 

@@ -65,7 +65,7 @@ CARD_SELECT: dict[str, str] = {
     "layout": "c.layout",
     "type_line": f"coalesce(c.type_line, {_F}.type_line)",
     "mana_cost": f"coalesce(c.mana_cost, {_F}.mana_cost)",
-    "mana_value": "c.cmc",
+    "mana_value": "CASE WHEN isfinite(c.cmc) THEN c.cmc END",  # NaN, inf: unknown (null)
     "colors": f"coalesce(c.colors, {_F}.colors)",
     "color_identity": "c.color_identity",
     "power": f"coalesce(c.power, {_F}.power)",
