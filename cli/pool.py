@@ -69,6 +69,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
         from boosterkit.generator import new_seed
+        from boosterkit.generator.decks import left_out
         from boosterkit.generator.pools import open_pools, pool_images, render_pool, render_pools
 
         fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
@@ -78,6 +79,8 @@ def register(app: typer.Typer) -> None:
         render.seed_note(seed, chosen)
         art = pool_images(ctx.obj, data) if images else None
         render.images_note(images, art)
+        if note := left_out(data, fmt):
+            render.echo_err(note)
         if output:
             name = f"pool-{{}}.{POOLS.get(fmt).extension}"
             _write_dir(
