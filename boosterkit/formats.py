@@ -159,7 +159,7 @@ _DECK = "boosterkit.generator.decks:"
 POOLS.register(OutputFormat("arena", _DECK + "arena_pools", "txt"))
 POOLS.register(OutputFormat("moxfield", _DECK + "moxfield_pools", "txt"))
 POOLS.register(OutputFormat("mtgo", _DECK + "mtgo_pools", "txt"))
-POOLS.register(OutputFormat("mtgo-dek", _DECK + "mtgo_dek_pools", "dek"))
+POOLS.register(OutputFormat("dek", _DECK + "mtgo_dek_pools", "dek"))
 POOLS.register(OutputFormat("cockatrice", _DECK + "cockatrice_pools", "cod"))
 POOLS.register(OutputFormat("xmage", _DECK + "xmage_pools", "dck"))
 POOLS.register(OutputFormat("forge", _DECK + "forge_pools", "dck"))

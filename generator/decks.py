@@ -9,7 +9,7 @@ out a sealed pool before deck building, and names every card the way its target 
 - ``moxfield``: the same lines with Scryfall's set codes, The List as ``PLST`` numbered like
   ``AFR-123``, foils marked ``*F*``.
 - ``mtgo``: MTGO's ``.txt``: ``N Name`` lines, a blank line, the sideboard; split cards ``A/B``.
-- ``mtgo-dek``: MTGO's ``.dek`` XML, each card by its catalogue id (``CatID``).
+- ``dek``: MTGO's ``.dek`` XML, each card by its catalogue id (``CatID``).
 - ``cockatrice``: Cockatrice's ``.cod`` XML (zone ``side``, set and collector number).
 - ``xmage``: XMage's ``.dck`` (``SB: 1 [STX:30] Name``).
 - ``forge``: Forge's ``.dck`` (``[metadata]``, ``[Main]``, ``[Sideboard]``, ``1 Name|SET|[CN]``,
@@ -17,7 +17,7 @@ out a sealed pool before deck building, and names every card the way its target 
 - ``mtgjson``: an MTGJSON deck (``{"data": {…, "sideBoard": [cards with count, isFoil]}}``).
 
 A card a format cannot express is left out: objects without a Magic back (tokens, art cards,
-ads, minigame cards), cards not in the database, in ``mtgo-dek`` a card with no MTGO id, in
+ads, minigame cards), cards not in the database, in ``dek`` a card with no MTGO id, in
 ``xmage`` a List card whose Scryfall number is not known (``data/boosters/plst_numbers.csv``).
 ``left_out`` says how many and why, in one line (the CLI prints it on stderr).
 """
@@ -174,7 +174,7 @@ TARGETS = {
     "arena": ARENA,
     "moxfield": SCRYFALL,
     "mtgo": MTGO,
-    "mtgo-dek": MTGO_DEK,
+    "dek": MTGO_DEK,
     "cockatrice": COCKATRICE,
     "xmage": XMAGE,
     "forge": SCRYFALL,
@@ -340,7 +340,7 @@ def mtgo_pools(data: Any, images: Mapping[str, CardArt] | None = None, pool: Any
 
 def mtgo_dek_pools(data: Any, images: Mapping[str, CardArt] | None = None, pool: Any = None) -> str:
     """MTGO's ``.dek`` of one pool."""
-    return mtgo_dek(_one_pool(data, pool, "mtgo-dek"))
+    return mtgo_dek(_one_pool(data, pool, "dek"))
 
 
 def cockatrice_pools(
