@@ -79,14 +79,14 @@ def register(app: typer.Typer) -> None:
         render.seed_note(seed, chosen)
         art = pool_images(ctx.obj, data) if images else None
         render.images_note(images, art)
-        if note := left_out(data, fmt):
-            render.echo_err(note)
         if output:
             name = f"pool-{{}}.{POOLS.get(fmt).extension}"
             _write_dir(
                 output,
                 {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
             )
-            return
-        with render.output(None) as out:
-            out.write(render_pools(data, fmt, art))
+        else:
+            with render.output(None) as out:
+                out.write(render_pools(data, fmt, art))
+        if note := left_out(data, fmt):  # after the output: a refused format says nothing else
+            render.echo_err(note)

@@ -14,7 +14,8 @@ out a sealed pool before deck building, and names every card the way its target 
 - ``xmage``: XMage's ``.dck`` (``SB: 1 [STX:30] Name``).
 - ``forge``: Forge's ``.dck`` (``[metadata]``, ``[Main]``, ``[Sideboard]``, ``1 Name|SET|[CN]``,
   a foil ``Name+``).
-- ``mtgjson``: an MTGJSON deck (``{"data": {…, "sideBoard": [cards with count, isFoil]}}``).
+- ``mtgjson``: an MTGJSON deck (``{"data": {…, "sideBoard": [cards with count, isFoil]}}``),
+  each card by MTGJSON's own set and number (The List of PLIST.json: ``PLIST`` 341).
 
 A card a format cannot express is left out: objects without a Magic back (tokens, art cards,
 ads, minigame cards), cards not in the database, in ``dek`` a card with no MTGO id, in
@@ -108,6 +109,7 @@ class Target:
     foils: bool = True
     sets: Callable[[str], str | None] = str
     needs: str = ""
+    printing: Callable[[Mapping[str, Any]], tuple[str, str | None]] = scryfall_printing
 
 
 def _arena_set(code: str) -> str | None:
@@ -120,6 +122,8 @@ MTGO = Target(split="/", foils=False, sets=lambda _: None)
 MTGO_DEK = Target(split="/", needs="catid")
 XMAGE = Target(foils=False, needs="number")
 COCKATRICE = Target(foils=False)
+#: MTGJSON names a card as its own files do: The List of PLIST.json is ``PLIST`` 341.
+MTGJSON = Target(printing=lambda c: (c["set"], c.get("collector_number")))
 
 
 def _catid(card: Mapping[str, Any]) -> int | None:
@@ -132,7 +136,7 @@ def _line(card: Mapping[str, Any], target: Target) -> DeckCard | str:
     """The deck line of one pool row, or why the target cannot hold it."""
     if not card.get("name"):
         return UNRESOLVED
-    code, number = scryfall_printing(card)
+    code, number = target.printing(card)
     named = target.sets(code)
     catid = _catid(card)
     if target.needs == "catid" and catid is None:
@@ -178,7 +182,7 @@ TARGETS = {
     "cockatrice": COCKATRICE,
     "xmage": XMAGE,
     "forge": SCRYFALL,
-    "mtgjson": SCRYFALL,
+    "mtgjson": MTGJSON,
 }
 
 
@@ -296,15 +300,24 @@ def mtgjson_deck(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
     """An MTGJSON deck: ``data`` with empty ``mainBoard`` and ``commander``, the pool as
     ``sideBoard`` cards (``count``, ``isFoil``, ``name``, ``setCode``, ``number``, Scryfall
     id)."""
-    cards, _ = deck_cards(pool, SCRYFALL)
+    cards, _ = deck_cards(pool, MTGJSON)
     side = []
     for c in cards:
-        ids = {"scryfallId": c.scryfall_id}
-        side.append({"count": c.count, "isFoil": c.foil, "name": c.name,
-                     "setCode": (c.set or "").upper(), "number": c.number, "identifiers": ids})  # fmt: skip
-    deck = {"name": _title(data, pool), "code": str(data["set"]).upper(), "type": "Sealed Pool",
-            "releaseDate": None, "commander": [], "mainBoard": [], "sideBoard": side}  # fmt: skip
-    return json.dumps({"data": deck}, indent=2, ensure_ascii=False) + "\n"
+        card = {"count": c.count, "isFoil": c.foil, "name": c.name,
+                "setCode": (c.set or "").upper(), "number": c.number or ""}  # fmt: skip
+        card["identifiers"] = {"scryfallId": c.scryfall_id} if c.scryfall_id else {}
+        side.append(json.dumps(card, ensure_ascii=False))
+    head = {"name": _title(data, pool), "code": str(data["set"]).upper(), "type": "Sealed Pool",
+            "releaseDate": None, "commander": [], "mainBoard": []}  # fmt: skip
+    fields = [
+        f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)},\n" for k, v in head.items()
+    ]
+    cards_text = ",\n".join(f"      {line}" for line in side)
+    return (
+        '{\n  "data": {\n'
+        + "".join(fields)
+        + f'    "sideBoard": [\n{cards_text}\n    ]\n  }}\n}}\n'
+    )
 
 
 # The functions of ``formats.POOLS``: (the event, images, one player's pool or None for all).

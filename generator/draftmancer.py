@@ -15,6 +15,7 @@ cards that are not in the database; a slot whose sheet is left empty goes with t
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -94,12 +95,24 @@ def card_list(product: ProductDef) -> tuple[str, str | None]:
         lines, n = sheet_lines(sheet)
         sheets[name], left = lines, left + n
     layouts, dropped = _layouts(product, sheets)
-    settings = {"name": f"{product.name} (boosterkit)", "layouts": layouts, "withReplacement": True}
     slots = {name for v in product.variants for name, _ in v.slots}
     used = [n for n in product.sheets if n in slots and sheets[n]]
-    body = [f"[Settings]\n{json.dumps(settings, indent=2, ensure_ascii=False)}\n"]
+    body = [f"[Settings]\n{_settings(product, layouts)}\n"]
     body += [f"[{_sheet_name(n)}]\n" + "".join(f"{line}\n" for line in sheets[n]) for n in used]
     return "\n".join(body), _note(product, left, dropped)
+
+
+def _settings(product: ProductDef, layouts: dict[str, Any]) -> str:
+    """The ``[Settings]`` JSON: a line a slot (Draftmancer reads it from ``{`` to its ``}``)."""
+    dump = functools.partial(json.dumps, ensure_ascii=False)
+    lines = ["{", f'  "name": {dump(product.name + " (boosterkit)")},', '  "withReplacement": true,',
+             '  "layouts": {']  # fmt: skip
+    for i, (name, layout) in enumerate(layouts.items()):
+        lines.append(f'    {dump(name)}: {{"weight": {layout["weight"]}, "slots": [')
+        lines += [f"      {dump(slot)}," for slot in layout["slots"]]
+        lines[-1] = lines[-1].rstrip(",")
+        lines.append("    ]}" + ("," if i < len(layouts) - 1 else ""))
+    return "\n".join([*lines, "  }", "}"])
 
 
 def _note(product: ProductDef, left: int, dropped: Counter[str]) -> str | None:
