@@ -307,7 +307,7 @@ def mtgjson_deck(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
                 "setCode": (c.set or "").upper(), "number": c.number or ""}  # fmt: skip
         card["identifiers"] = {"scryfallId": c.scryfall_id} if c.scryfall_id else {}
         side.append(json.dumps(card, ensure_ascii=False))
-    head = {"name": _title(data, pool), "code": str(data["set"]).upper(), "type": "Sealed Pool",
+    head: dict[str, Any] = {"name": _title(data, pool), "code": str(data["set"]).upper(), "type": "Sealed Pool",
             "releaseDate": None, "commander": [], "mainBoard": []}  # fmt: skip
     fields = [
         f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)},\n" for k, v in head.items()
