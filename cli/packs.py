@@ -55,6 +55,7 @@ def register(app: typer.Typer) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
         from boosterkit.generator.output import write_packs
+        from boosterkit.generator.packexports import tally
 
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
@@ -65,12 +66,16 @@ def register(app: typer.Typer) -> None:
         packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
         first = next(packs)  # resolve the product (and fail) before creating the output file
         binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
+        counted = tally(fmt)  # what a draft tool's format leaves out, said on stderr after
         with render.output(output, binary) as out:
             if not binary:
                 render.seed_note(seed, chosen)
-            write_packs(itertools.chain([first], packs), fmt, out, csv_raw=csv_raw)
+            stream = itertools.chain([first], packs)
+            write_packs(counted.watch(stream) if counted else stream, fmt, out, csv_raw=csv_raw)
         if binary:
             render.seed_note(seed, chosen)
+        if counted and (note := counted.note()):
+            render.echo_err(note)
 
 
 def _in_parallel(

@@ -69,6 +69,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
         from boosterkit.generator import new_seed
+        from boosterkit.generator.decks import left_out
         from boosterkit.generator.pools import open_pools, pool_images, render_pool, render_pools
 
         fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
@@ -84,6 +85,8 @@ def register(app: typer.Typer) -> None:
                 output,
                 {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
             )
-            return
-        with render.output(None) as out:
-            out.write(render_pools(data, fmt, art))
+        else:
+            with render.output(None) as out:
+                out.write(render_pools(data, fmt, art))
+        if note := left_out(data, fmt):  # after the output: a refused format says nothing else
+            render.echo_err(note)

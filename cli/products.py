@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from boosterkit.cli.options import JSON, OUTPUT, SET_ARG, RecordFormat, fmt_option, pick_format
-from boosterkit.cli.render import emit, output, unresolved_sets
+from boosterkit.cli.options import (
+    JSON,
+    OUTPUT,
+    SET_ARG,
+    RecordFormat,
+    fmt_option,
+    pick_format,
+    product_option,
+)
+from boosterkit.cli.render import echo_err, emit, output, unresolved_sets
+from boosterkit.formats import literal
+
+#: What ``--export`` writes a product as.
+EXPORTS = ("draftmancer",)
+if TYPE_CHECKING:
+    Export = str
+else:
+    Export = literal(EXPORTS)
 
 ROW_FIELDS = (
     "code",
@@ -66,6 +82,17 @@ def _rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**p, "variants": len(p["variants"]), "sheets": len(p["sheets"])} for p in data]
 
 
+def _export(ctx: typer.Context, set_code: str, product: str | None, out: str | None) -> None:
+    """``--export draftmancer``: the product as a Draftmancer custom card list."""
+    from boosterkit.generator.draftmancer import draftmancer_list
+
+    text, note = draftmancer_list(ctx.obj, set_code, product)
+    with output(out) as f:
+        f.write(text)
+    if note:
+        echo_err(note)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``products`` to ``app``."""
 
@@ -76,9 +103,21 @@ def register(app: typer.Typer) -> None:
         fmt: RecordFormat = fmt_option("text"),
         json_: bool = JSON,
         out: str | None = OUTPUT,
+        export: Export | None = typer.Option(
+            None,
+            "--export",
+            help="Write a product for another tool instead: draftmancer, a Draftmancer custom "
+            "card list (its variants as weighted layouts, its sheets) that drafts with "
+            "boosterkit's collation.",
+        ),
+        product: str | None = product_option("With --export. Default: as `open`."),
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
         from boosterkit.generator.products import set_products
+
+        if export is not None:
+            _export(ctx, set_code, product, out)
+            return
 
         data, reason = set_products(ctx.obj, set_code)
         none = f"{set_code.strip().lower()}: no products: {reason}"

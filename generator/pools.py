@@ -19,6 +19,9 @@ from boosterkit.database import Database
 from boosterkit.errors import InputError
 from boosterkit.formats import POOLS
 from boosterkit.generator import rng, small
+from boosterkit.generator.decks import BOTH_HALVES as BOTH_HALVES
+from boosterkit.generator.decks import arena_deck
+from boosterkit.generator.decks import deck_name as deck_name
 from boosterkit.generator.packs import drawn, new_seed
 from boosterkit.generator.rng import check_seed
 from boosterkit.serialize import md_inline, to_json
@@ -125,14 +128,17 @@ def pool_cards(packs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
 
 def _add_treatments(database: Database, pools: list[dict[str, Any]]) -> None:
     """Each card row's ``treatment``: showcase, borderless, extended art (``[]`` for none),
-    so the main and the showcase printing of a card are told apart on the sheet; and
-    ``numbered`` where two rows would still read alike (basic lands' arts): their numbers."""
-    from boosterkit.pipeline.queries import card_treatments
+    so the main and the showcase printing of a card are told apart on the sheet;
+    ``numbered`` where two rows would still read alike (basic lands' arts): their numbers;
+    ``mtgo_id`` and ``mtgo_foil_id``: its MTGO catalogue ids (None where unknown)."""
+    from boosterkit.pipeline.queries import card_mtgo_ids, card_treatments
 
     found = card_treatments(database, (c["card_id"] for p in pools for c in p["cards"]))
+    mtgo = card_mtgo_ids(database, (c["card_id"] for p in pools for c in p["cards"]))
     for pool in pools:
         for c in pool["cards"]:
             c["treatment"] = found.get(c["card_id"] or "", [])
+            c["mtgo_id"], c["mtgo_foil_id"] = mtgo.get(c["card_id"] or "", (None, None))
         seen = Counter(_label(c) for c in pool["cards"])
         for c in pool["cards"]:  # two printings alike but for their art: their numbers
             c["numbered"] = seen[_label(c)] > 1
@@ -302,30 +308,11 @@ def pool_images(db: DbLike, data: dict[str, Any]) -> dict[str, CardArt]:
     return card_art(db, (c["card_id"] for pool in data["pools"] for c in pool["cards"]))
 
 
-#: Layouts whose deck-list name is both halves (``Fire // Ice``); other two-part cards
-#: (double-faced, adventure, flip) are imported by their front name, as Arena exports them.
-BOTH_HALVES = ("split", "aftermath", "fuse")
-
-
-def deck_name(name: str, layout: str | None) -> str:
-    """The name deck-list importers expect for a printing."""
-    if " // " in name and layout not in BOTH_HALVES:
-        return name.split(" // ")[0]
-    return name
-
-
 def decklist(pool: dict[str, Any]) -> str:
-    """Arena/MTGO/Moxfield/Cockatrice import text: the pool as the sideboard of an empty deck
-    (as Arena and MTGO hand out a sealed pool before deck building). Foils merge with their
-    printing; cards not in the database are left out (they have no name to import);
-    double-faced and adventure cards go by their front name (``deck_name``)."""
-    counts: Counter[tuple[str, str, str]] = Counter()
-    for e in pool["cards"]:
-        if e["name"]:
-            name = deck_name(e["name"], e.get("layout"))
-            counts[(name, e["set"].upper(), e["collector_number"] or "")] += e["count"]
-    lines = [f"{n} {name} ({s}) {num}".rstrip() for (name, s, num), n in counts.items()]
-    return "Deck\n\nSideboard\n" + "\n".join(lines) + "\n"
+    """Arena's import text (``decks.arena_deck``): the pool as the sideboard of an empty deck
+    (as Arena hands out a sealed pool before deck building), foils merged with their
+    printing, cards not in the database left out, two-part cards by the name Arena imports."""
+    return arena_deck(pool)
 
 
 def render_pool(

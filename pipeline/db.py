@@ -186,7 +186,11 @@ CREATE TABLE card_names (
 #: "each card in their bank that has the watermark of their chosen crime family").
 _V5 = "ALTER TABLE cards ADD COLUMN watermark VARCHAR;"
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+#: A card's Magic Online catalogue ids (MTGJSON ``identifiers.mtgoId``/``mtgoFoilId``, Scryfall
+#: ``mtgo_id``/``mtgo_foil_id``): the ``CatID`` an MTGO ``.dek`` deck names each card by.
+_V6 = "ALTER TABLE cards ADD COLUMN mtgo_id INTEGER; ALTER TABLE cards ADD COLUMN mtgo_foil_id INTEGER;"
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

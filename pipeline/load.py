@@ -52,6 +52,8 @@ RAW_COLUMNS: dict[str, str] = {
     "image_uris": IMAGE_URIS,
     "artist": "VARCHAR",
     "watermark": "VARCHAR",
+    "mtgo_id": "INTEGER",
+    "mtgo_foil_id": "INTEGER",
 }
 
 #: name → DuckDB type of every column of ``sets`` (each source fills those it knows).

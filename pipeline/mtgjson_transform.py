@@ -242,8 +242,16 @@ def merge_printing(
         "source": "mtgjson",
         "artist": front.get("artist"),  # MTGJSON has no image URLs: no ``image_uris``
         "watermark": front.get("watermark"),
+        "mtgo_id": _int_id(front["identifiers"].get("mtgoId")),
+        "mtgo_foil_id": _int_id(front["identifiers"].get("mtgoFoilId")),
     }
     return card, _face_rows(card["id"], entries) if multi else []
+
+
+def _int_id(value: Any) -> int | None:
+    """A catalogue id MTGJSON writes as text (``"91353"``); None when absent or not a number."""
+    text = str(value) if value is not None else ""
+    return int(text) if text.isdigit() and len(text) < 10 else None
 
 
 def _printing_colors(entries: list[Mapping[str, Any]], layout: Any) -> list[str]:

@@ -328,6 +328,23 @@ def card_treatments(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, lis
     return {k: v for k, v in out.items() if v}
 
 
+def card_mtgo_ids(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, tuple[Any, Any]]:
+    """card id → (MTGO id, MTGO foil id) for the cards that have either; ``db`` as
+    ``card_art`` takes it."""
+    from boosterkit.database import Database
+
+    ids = sorted({i for i in card_ids if i})
+    if not ids:
+        return {}
+    with Database.of(db).read() as con:
+        rows = con.execute(
+            "SELECT id, mtgo_id, mtgo_foil_id FROM cards WHERE id IN (SELECT unnest(?)) "
+            "AND (mtgo_id IS NOT NULL OR mtgo_foil_id IS NOT NULL)",
+            [ids],
+        ).fetchall()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
 def card_art(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
     none: they are left out, and a sheet prints them without an image).

@@ -45,10 +45,11 @@ def test_the_cli_offers_the_formats_of_its_registries(
 
 def test_the_registries_hold_what_each_kind_writes() -> None:
     assert RECORDS.names == ("json", "jsonl", "csv", "table", "text")
-    assert PACKS.names == ("text", "json", "jsonl", "csv")
+    assert PACKS.names == ("text", "json", "jsonl", "csv", "draftmancer", "cubecobra")
     assert FRAMES.names == ("parquet", "arrow") and all(f.binary for f in FRAMES)
     assert SHEETS.names == ("text", "md", "html") and SHEETS.image_formats == ("html",)
-    assert POOLS.names == ("text", "md", "html", "json", "decklist")
+    assert POOLS.names == ("text", "md", "html", "json", "decklist", "arena", "moxfield",
+                           "mtgo", "dek", "cockatrice", "xmage", "forge", "mtgjson")  # fmt: skip
     for registry in (RECORDS, PACKS, FRAMES, SHEETS, POOLS):
         for fmt in registry:
             assert callable(fmt.renderer()), (registry.kind, fmt.name)
@@ -59,7 +60,7 @@ def test_the_service_types_are_the_registry() -> None:
 
     schema = PoolRequest.model_json_schema()["properties"]["format"]
     # JSON first, as the answers list them; every registered pool format
-    assert schema["enum"] == ["json", "html", "text", "md", "decklist"]
+    assert schema["enum"][:5] == ["json", "html", "text", "md", "decklist"]
     assert set(schema["enum"]) == set(POOLS.names)
     with pytest.raises(ValueError, match="only HTML pools carry card images"):
         PoolRequest(set="afr", players=1, format="md", images=True)
@@ -116,7 +117,7 @@ assert render_pool(data, data["pools"][0], "count") == "player 1: 5 cards\\n"
 assert extension("count") == "txt"
 assert PoolRequest(set="afr", players=1, format="count").format == "count"
 help_text = CliRunner().invoke(app, ["pool", "--help"], prog_name="boosterkit").output
-assert "<text|md|html|json|decklist|count>" in help_text, help_text
+assert "<" + "|".join(POOLS.names) + ">" in help_text and "|count>" in help_text, help_text
 wrong = CliRunner().invoke(app, ["pool", "afr", "-n", "1", "-f", "count", "--images"])
 assert "only HTML pools carry card images (--format html, not count)" in str(wrong.exception)
 print("ok")

@@ -70,7 +70,7 @@ def test_unknown_is_one_line_with_the_listing_command() -> None:
         (
             ["open", "afr", "-f", "jsn"],
             "unknown format 'jsn' — did you mean json? "
-            "(choices of --format: text, json, jsonl, csv, parquet, arrow)",
+            "(choices of --format: text, json, jsonl, csv, draftmancer, cubecobra, parquet, arrow)",
         ),
         (
             ["sets", "--type", "expanson"],
@@ -123,5 +123,6 @@ def test_service_choice_fields_suggest_the_nearest(built_db: Path) -> None:
     with TestClient(create_app(built_db), base_url="http://127.0.0.1") as client:
         body = client.post("/pool", json=pool).json()
     assert body["status"] == 422 and body["error"] == (
-        "unknown format 'htm' — did you mean html? (choices: json, html, text, md, decklist)"
+        "unknown format 'htm' — did you mean html? (choices: json, html, text, md, decklist, "
+        "arena, moxfield, mtgo, dek, cockatrice, xmage, forge, mtgjson)"
     )

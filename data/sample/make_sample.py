@@ -59,7 +59,7 @@ CARD_KEYS = (
     "originalReleaseDate", "power", "promoTypes", "rarity", "setCode", "side", "text",
     "toughness", "type", "uuid", "watermark",
 )  # fmt: skip
-IDENTIFIER_KEYS = ("scryfallId", "scryfallOracleId")
+IDENTIFIER_KEYS = ("scryfallId", "scryfallOracleId", "mtgoId", "mtgoFoilId")
 #: Foreign data kept: the names (and type lines) of the sheets' other languages.
 FOREIGN_LANGUAGES = ("French", "Spanish")
 FOREIGN_KEYS = ("language", "name", "type")

@@ -46,7 +46,7 @@ CARD_JSON_COLUMNS: dict[str, str] = {
     **_as_raw("finishes", "promo_types", "frame_effects", "full_art", "released_at"),
     **_as_raw("border_color"),
     "card_faces": f"{_FACE_STRUCT}[]",
-    **_as_raw("image_uris", "artist", "watermark"),
+    **_as_raw("image_uris", "artist", "watermark", "mtgo_id", "mtgo_foil_id"),
 }
 
 # Multi-faced cards (transform, modal_dfc…) keep mana cost, colours, power… on their faces;
@@ -86,6 +86,8 @@ CARD_SELECT: dict[str, str] = {
     "image_uris": f"coalesce(c.image_uris, {_F}.image_uris)",
     "artist": f"coalesce(c.artist, {_F}.artist)",
     "watermark": "c.watermark",
+    "mtgo_id": "c.mtgo_id",
+    "mtgo_foil_id": "c.mtgo_foil_id",
 }
 
 #: SELECT list over ``c`` (the card) and ``f`` (one face, ``i`` its 0-based index).
