@@ -160,6 +160,33 @@ def _per_pack(cp: Compiled, removed: list[Any], flt: Any, strict: bool) -> tuple
     return min(lows, default=0), max(highs, default=0)
 
 
+def ever_holds(cp: Compiled, flt: Any, removed: Sequence[Any], strict: bool) -> bool:
+    """Whether any pack of ``cp`` can hold a card of ``flt`` that survives ``removed`` (a
+    card the database lacks cannot serve: a game that reads it refuses it unknown)."""
+    return any(
+        matches(i, flt, strict) and not any(matches(i, r, strict) for r in removed)
+        for i in cp.items(0, range(len(cp.item_fields)))  # every card a pack can hold
+    )
+
+
+def always_unknown(cp: Compiled) -> list[str]:
+    """The sets of the cards the database lacks that every pack of ``cp`` holds (a slot
+    drawing only such cards in every variant), in order; [] when some pack holds none."""
+    found: list[str] | None = None
+    for vdef, v in zip(cp.product.variants, cp.variants):
+        if vdef.weight <= 0:
+            continue
+        sets: list[str] = []
+        for number, count in v.slots:
+            items = cp.items(0, [int(p) for p in cp.sheets[number].protos]) if count else []
+            if items and not any(i.resolved for i in items):
+                sets += [i.set for i in items if i.set not in sets]
+        if not sets:
+            return []
+        found = sets if found is None else [s for s in found if s in sets] or found
+    return found or []
+
+
 def _extra_reach(reach: Any, options: Sequence[Any]) -> tuple[bool, bool]:
     """Whether an extra slot can give (any option) and always gives (every option) a card."""
     found = [reach([*o.protos, *(o.gold if o.gold is not None else ())]) for o in options]

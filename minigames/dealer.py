@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
-from boosterkit.errors import BoosterkitError, NotFoundError
+from boosterkit.errors import BoosterkitError, InputError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import (
@@ -201,14 +201,13 @@ def _deal(
         )
     except SetupError as exc:
         exc.set_code, exc.product = set_code, used
+        attempt = _Attempt(kept, con, spec, players, seed, strict_backs)
         if exc.op == "deal":
-            _shortfall(_Attempt(kept, con, spec, players, seed, strict_backs), set_code, cp, exc)
+            _shortfall(attempt, set_code, cp, exc)
+        else:
+            _never(attempt, set_code, cp, exc)
         if isinstance(exc, UnknownCardsError):
-            kind = _Attempt(kept, con, spec, players, seed, strict_backs).alternative(
-                set_code, cp.product.code, basics
-            )
-            if kind:
-                exc.offer(kind)
+            _unknown(attempt, set_code, cp, basics, exc)
         raise
     setup.lang = lang
     setup.rules_text = rules_text(minigames, spec, lang, set_code)
@@ -300,6 +299,67 @@ def _shortfall(attempt: _Attempt, set_code: str, cp: Compiled, exc: SetupError) 
         raise too_many from exc
     if cap.span(players)[0] < cap.need(players):
         exc.args = (cap.by_chance(exc.reason, players, attempt.seed, others),)
+
+
+def _never(attempt: _Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
+    """A step that needs a kind of card no pack of ``cp`` can hold: an input error naming the
+    sets whose packs hold one (or the game's own sets), not "try another seed"."""
+    err = never_served(attempt.spec, exc, cp, attempt.strict_backs, attempt.con, set_code)
+    if err is not None:
+        raise err from exc
+
+
+def never_served(
+    spec: Minigame, exc: SetupError, cp: Compiled, strict: bool, con: Connection, set_code: str
+) -> InputError | None:
+    """The input error of a refusal no seed of ``cp`` can avoid (its step needs a kind of
+    card no pack of the product holds), else None. ``deal`` and ``validate`` both say it."""
+    from boosterkit.minigames.capacity import ever_holds
+    from boosterkit.minigames.filters import describe
+    from boosterkit.minigames.lookup import sets_holding
+    from boosterkit.minigames.spec import Remove
+
+    step, steps = exc.step, spec.steps or []
+    flt = getattr(step, "filter", None)
+    if step is None or flt is None or step not in steps or exc.op == "deal":
+        return None
+    removed = [s.filter for s in steps[: steps.index(step)] if isinstance(s, Remove)]
+    if ever_holds(cp, flt, removed, strict):
+        return None
+    others = sets_holding(con, flt, strict, set_code)
+    parents = ", ".join(dict.fromkeys(p.parent for p in spec.printings))
+    where = (
+        f"deal it with `--set {others[0]}`"
+        + (f" (or {', '.join(others[1:4])})" if others[1:] else "")
+        if others
+        else f"no loaded set has one; `boosterkit sync {spec.printings[0].parent}` loads the set "
+        f"it was printed for ({parents})"
+    )
+    what = describe(flt, 1)
+    a = "an" if what[:1] in "aeiou" else "a"
+    return InputError(
+        f"{spec.name}: no {cp.product.code} pack can hold {a} {what}, which the "
+        f"{getattr(step, 'zone', step.op)} needs, so no seed deals it: {where}",
+        field="set",
+    )
+
+
+def _unknown(
+    attempt: _Attempt,
+    set_code: str,
+    cp: Compiled,
+    basics: dict[str, CardInfo] | None,
+    exc: UnknownCardsError,
+) -> None:
+    """Name a product of the set that deals this seed, or say that every pack holds such
+    cards (Strixhaven's Mystical Archive slot: no seed deals without `sync sta`)."""
+    from boosterkit.minigames.capacity import always_unknown
+
+    kind = attempt.alternative(set_code, cp.product.code, basics)
+    if kind:
+        exc.offer(kind)
+    elif not exc.own and always_unknown(cp):
+        exc.every_pack(f"{set_code} {exc.product or cp.product.code}")
 
 
 def summary(setup: Setup) -> dict[str, Any]:

@@ -14,11 +14,13 @@ A Magic card the database does not hold is refused where the game reads it (``re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.minigames.filters import is_nmb
 from boosterkit.minigames.initiative import initiative_order
 from boosterkit.minigames.ops import (
     BASIC_NAMES,
@@ -64,6 +66,8 @@ class UnknownCardsError(SetupError):
         #: the set's own cards are missing: no seed deals
         self.own = any(s == set_code for s, _ in cards)
         self.alternative: str | None = None
+        #: the product every pack of which holds such cards: another seed cannot help
+        self.always: str | None = None
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -79,7 +83,14 @@ class UnknownCardsError(SetupError):
             head = f"{self.game}: {what} {where} in no file boosterkit can load"
         if self.alternative:
             return f"{head}, or deal `--product {self.alternative}`."
+        if self.always:
+            return f"{head}: every {self.always} pack holds such cards, whatever the seed."
         return f"{head}." if self.own else f"{head}, or try another seed."
+
+    def every_pack(self, product: str) -> None:
+        """Say that every pack of ``product`` holds such cards (no seed deals)."""
+        self.always = product
+        self.args = (self._message(),)
 
     def offer(self, kind: str) -> None:
         """Name ``kind`` as the product that deals this seed."""
@@ -113,6 +124,10 @@ class Setup:
     tiebreaks: dict[str, list[int]] = field(default_factory=dict)
     #: A team game's teams and their players (``team-1``: [``player-1``, …]).
     teams: dict[str, list[str]] = field(default_factory=dict)
+    #: Each player's role, in seat order (games with a ``roles`` step).
+    roles: dict[str, str] = field(default_factory=dict)
+    #: Who a step chose, by the zone it made (``discard``: the player who began the pile).
+    chosen: dict[str, str] = field(default_factory=dict)
     #: What sheets print beside the setup (``minigames.lookup``): the game's rules text and
     #: where it came from, per-card facts the packs do not carry, the sheet's language.
     rules_text: dict[str, str] | None = field(default=None, compare=False)
@@ -139,6 +154,10 @@ class Setup:
         }
         if self.teams:
             d["teams"] = {t: list(m) for t, m in self.teams.items()}
+        if self.roles:
+            d["roles"] = dict(self.roles)
+        if self.chosen:
+            d["chosen"] = dict(self.chosen)
         d["first_player"] = self.first_player
         d["notes"] = list(self.notes)
         if self.rules_text:
@@ -234,12 +253,15 @@ def run_steps(
     basics: dict[str, CardInfo] | None = None,
     first: str | None = None,
     refuse_unknown: bool = True,
+    chosen: Mapping[str, str] | None = None,
 ) -> Setup:
     """``build_setup`` for a caller that has checked the game, the players and the number
     of packs already (``deal``, ``validate_setup``). ``refuse_unknown`` False: a card the
     database lacks where the game reads it gets a note, not ``UnknownCardsError`` (a
-    replay: the file's own zones are what validate judges)."""
+    replay: the file's own zones are what validate judges). ``chosen``: who the file says a
+    step chose (a replay takes the same players)."""
     s = State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
+    s.given = dict(chosen or {})
     if spec.steps is None:  # callers check spec.dealable first
         raise BoosterkitError(f"{spec.name}: the setup is unknown (status U)")
     for step in spec.steps:
@@ -263,6 +285,8 @@ def run_steps(
         expect=s.expect,
         tiebreaks=s.tiebreaks,
         teams=s.teams,
+        roles=s.roles,
+        chosen=s.chosen,
     )
 
 
@@ -290,6 +314,7 @@ def _finish(s: State, refuse_unknown: bool) -> str | None:
         if pool:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
     _check_unknown(s, refuse_unknown)
+    _check_face_down(s)
     for zone in s.zones.values():
         zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
@@ -301,6 +326,19 @@ def _finish(s: State, refuse_unknown: bool) -> str | None:
 
 #: Zones whose cards no game reads at setup (out of play).
 OUT_OF_PLAY = ("removed", "set_aside")
+
+
+def _check_face_down(s: State) -> None:
+    """No card without a Magic back lies face down, in any game (its back would show what
+    it is): the catalogue's steps keep them out, so one here is a catalogue error."""
+    for zone in (z for z in s.zones.values() if z.face_down):
+        bad = [c for c in zone.cards if is_nmb(c, s.strict)]
+        if bad:
+            raise BoosterkitError(
+                f"{s.spec.name}: the catalogue puts {bad[0].uid} ({bad[0].name or bad[0].kind}), "
+                f"a card without a Magic back, face down in the {zone.name}; its file must "
+                "remove such cards before that step"
+            )
 
 
 def _step_words(step: BaseStep) -> str:

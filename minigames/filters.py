@@ -49,6 +49,7 @@ ATOMS: dict[str, Callable[[Item], bool]] = {
     "noncreature": lambda i: _is_magic(i) and "Creature" not in _words(i),
     "planeswalker": lambda i: _is_magic(i) and "Planeswalker" in _words(i),
     "double_faced": lambda i: _is_magic(i) and (i.layout or "") in DOUBLE_FACED_LAYOUTS,
+    "transform": lambda i: _is_magic(i) and i.layout == "transform",
     "single_faced": lambda i: _is_magic(i) and (i.layout or "") not in DOUBLE_FACED_LAYOUTS,
     "colorless": lambda i: _is_magic(i) and not i.colors,
     "colored": lambda i: _is_magic(i) and bool(i.colors),
@@ -59,9 +60,19 @@ ATOMS: dict[str, Callable[[Item], bool]] = {
     "foil": lambda i: i.foil,
     "external": lambda i: i.external,
 }
+#: Atoms that match only cards without a Magic back: a filter of these alone may take such
+#: cards back after a removal (``nonmagic_filter``).
+NONMAGIC_ATOMS = ("token", "art_card", "ad", "minigame", "nmb")
 #: Atoms that depend on the strict-backs option.
 STRICT_ATOMS = ("nmb", "magic")
 TERMS = tuple(ATOMS) + STRICT_ATOMS
+
+
+def nonmagic_filter(flt: str | list[str]) -> bool:
+    """Whether every term of ``flt`` asks for cards without a Magic back (an art card, a
+    token…): only such a filter may put back a card removed for having none."""
+    terms = flt if isinstance(flt, list) else [flt]
+    return all(any(a in NONMAGIC_ATOMS for a in t.split("+")) for t in terms)
 
 
 def filter_problem(flt: Any) -> str | None:
@@ -105,6 +116,7 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
         "nonland": "nonland cards",
         "colored": "coloured",
         "double_faced": "double-faced cards",
+        "transform": "transforming double-faced",
         "art_card": "art cards",
         "token": "tokens",
         "ad": "ad cards",
@@ -120,11 +132,15 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
     if flt is None:
         return "any card"
     terms = flt if isinstance(flt, list) else [flt]
-    adjectives = ("colored", "colorless", "single_faced", "foil")
+    adjectives = ("colored", "colorless", "single_faced", "foil", "transform")
 
     def term(t: str) -> str:  # adjectives first: "coloured nonland cards"
-        atoms = sorted(t.split("+"), key=lambda a: a not in adjectives)
-        return " ".join(words.get(a, a) for a in atoms)
+        atoms = t.split("+")
+        backed = "magic" in atoms and len(atoms) > 1  # "land+magic": lands with a Magic back
+        atoms = sorted(
+            (a for a in atoms if not backed or a != "magic"), key=lambda a: a not in adjectives
+        )
+        return " ".join(words.get(a, a) for a in atoms) + (" with a Magic back" if backed else "")
 
     text = " or ".join(term(t) for t in terms)
     return _SINGULAR.sub(r"\1", text) if count == 1 else text

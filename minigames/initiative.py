@@ -1,11 +1,21 @@
 """Starting initiative from dice (Roll for Initiative, MAFR #5): "Each player then rolls a d20
-to determine their initiative. In case of a tie, the tied players roll again." Pure.
+to determine their initiative. In case of a tie, the tied players roll again. The player with
+the lowest starting initiative goes first." Pure.
 
 The ruling (issue 19, the card's natural reading): the new roll *is* the player's initiative.
-Rounds: every player whose initiative equals another's rolls again (only they), and again
-while any two are tied, at most ``TIE_ROUNDS`` rounds (a d20 cannot tell apart more than 20
-players, and 12 need 8 rounds on average); ties left after that are ordered by player
-number. A setup keeps each player's first roll (``rolls``) and their re-rolls in order
+Issue 30 settles what the card leaves open:
+
+- **Up to as many players as the die has faces (20), no tie remains.** Round by round, the
+  players whose roll ties another's roll again (only they); a player whose roll tied nobody
+  keeps it (their initiative is determined), so a re-roll that lands on a kept initiative
+  ties again and only the re-roller rolls again. Every round settles someone with a free
+  value, so this ends (20 players: about 70 rolls in all at worst, on average).
+- **Past 20 players** a d20 cannot give everyone a different initiative: the players tied at
+  the *lowest* roll roll again, round by round, until one player holds it (the dice, not the
+  seats, pick who goes first); other ties stand, and tied players share their initiative
+  (the order lists them by seat).
+
+A setup keeps each player's first roll (``rolls``) and their re-rolls in order
 (``tiebreaks``): the last is their starting initiative, and the rounds follow from the values.
 """
 
@@ -14,25 +24,42 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-#: Rounds of re-rolls at most (6 players are untied after 6 rounds 99 times in 100).
-TIE_ROUNDS = 10
+#: Rounds of re-rolls at most: a bound that real dice never meet (20 players need one free
+#: value hit at 1 in 20 a roll; missing it 1,000 times running has odds below 1e-22).
+MAX_ROUNDS = 1000
 
 
-def _tied(current: Mapping[str, int]) -> list[str]:
-    seen = Counter(current.values())
-    return [p for p, v in current.items() if seen[v] > 1]
+class TieRounds:
+    """Which players roll again in each round, given the values so far (one rule for the
+    deal and for the check of a setup's re-rolls)."""
+
+    def __init__(self, rolls: Mapping[str, int], faces: int) -> None:
+        self.current = dict(rolls)
+        self.all_differ = len(rolls) <= faces  # else only the lowest roll is rolled off
+        self.unsettled = set(rolls)
+
+    def tied(self) -> list[str]:
+        """The players who roll again now, in seat order (none: done)."""
+        seen = Counter(self.current.values())
+        if self.all_differ:
+            self.unsettled = {p for p in self.unsettled if seen[self.current[p]] > 1}
+            return [p for p in self.current if p in self.unsettled]
+        low = min(self.current.values(), default=0)
+        return [p for p, v in self.current.items() if v == low] if seen[low] > 1 else []
 
 
-def roll_ties(rolls: Mapping[str, int], roll: Callable[[], int]) -> dict[str, list[int]]:
-    """The re-rolls of the tied players, round by round (``roll``: one die)."""
-    current, again = dict(rolls), dict[str, list[int]]()
-    for _ in range(TIE_ROUNDS):
-        tied = _tied(current)
+def roll_ties(
+    rolls: Mapping[str, int], roll: Callable[[], int], faces: int = 20
+) -> dict[str, list[int]]:
+    """The re-rolls of the tied players, round by round (``roll``: one die of ``faces``)."""
+    rounds, again = TieRounds(rolls, faces), dict[str, list[int]]()
+    for _ in range(MAX_ROUNDS):
+        tied = rounds.tied()
         if not tied:
             break
         for p in tied:
-            current[p] = roll()
-            again.setdefault(p, []).append(current[p])
+            rounds.current[p] = roll()
+            again.setdefault(p, []).append(rounds.current[p])
     return again
 
 
@@ -45,7 +72,7 @@ def initiative_order(
     rolls: Mapping[str, int], tiebreaks: Mapping[str, Sequence[int]], highest_first: bool = False
 ) -> list[str]:
     """Players in turn order: by starting initiative (lowest first, or highest with
-    ``highest_first``), ties left after ``TIE_ROUNDS`` rounds by player number."""
+    ``highest_first``); players sharing one (past 20 players) by seat."""
     start, sign = starting(rolls, tiebreaks), -1 if highest_first else 1
     return sorted(start, key=lambda p: (sign * start[p], _player_no(p)))
 
@@ -55,30 +82,32 @@ def _player_no(p: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def tie_problems(rolls: Mapping[str, int], tiebreaks: Mapping[str, Sequence[int]]) -> list[str]:
+def tie_problems(
+    rolls: Mapping[str, int], tiebreaks: Mapping[str, Sequence[int]], faces: int = 20
+) -> list[str]:
     """What a setup's re-rolls break of the rule, one line each (none: they follow it):
     replays the rounds from the first rolls."""
-    history = {p: [v] for p, v in rolls.items()}
-    out: list[str] = []
-    for _ in range(TIE_ROUNDS):
-        current = {p: h[-1] for p, h in history.items()}
-        tied = _tied(current)
+    rounds = TieRounds(rolls, faces)
+    used = dict.fromkeys(rolls, 0)
+    for _ in range(MAX_ROUNDS):
+        tied = rounds.tied()
         if not tied:
             break
-        short = [p for p in tied if len(history[p]) > len(tiebreaks.get(p) or ())]
+        short = [p for p in tied if used[p] >= len(tiebreaks.get(p) or ())]
         if short:
-            group = [p for p in tied if current[p] == current[short[0]]]
-            path = "/".join(map(str, history[short[0]]))
-            out.append(
+            v = rounds.current[short[0]]
+            group = [p for p in rolls if rounds.current[p] == v]
+            path = "/".join(map(str, [rolls[short[0]], *list(tiebreaks.get(short[0]) or ())]))
+            return [
                 f"rolls: {' and '.join(group)} tied at {path}; the card has tied players roll again"
-            )
-            return out
+            ]
         for p in tied:
-            history[p].append(list(tiebreaks[p])[len(history[p]) - 1])
-    for p, again in tiebreaks.items():
-        if p in history and len(history[p]) - 1 < len(again):
-            out.append(
-                f"tiebreaks: {p} rolled again after {'/'.join(map(str, history[p]))} without "
-                "a tie; only tied players roll again"
-            )
-    return out
+            rounds.current[p] = list(tiebreaks[p])[used[p]]
+            used[p] += 1
+    return [
+        f"tiebreaks: {p} rolled again after "
+        f"{'/'.join(map(str, [rolls[p], *list(again)[: used[p]]]))} without a tie; only "
+        "tied players roll again"
+        for p, again in tiebreaks.items()
+        if p in used and used[p] < len(again)
+    ]

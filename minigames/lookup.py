@@ -193,3 +193,26 @@ def card_facts(
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
     rows = known_rows(known, ids, con)
     return {i: {k: rows[i][k] for k in FACTS} for i in sorted(rows)}
+
+
+def sets_holding(con: Connection, flt: Any, strict: bool, exclude: str) -> list[str]:
+    """The sets (but ``exclude``) with booster data whose cards include one of ``flt``: where
+    a game whose step needs such a card can be dealt."""
+    from boosterkit.generator.model import Item
+    from boosterkit.minigames.filters import matches
+
+    rows = con.execute(
+        """SELECT DISTINCT set_code, type_line, layout, colors, kind, magic_back FROM cards
+           WHERE kind = 'card' AND set_code <> ? AND set_code IN (SELECT set_code FROM products)
+           ORDER BY set_code""",
+        [exclude],
+    ).fetchall()
+    found: list[str] = []
+    for set_code, type_line, layout, colors, kind, back in rows:
+        if set_code in found:
+            continue
+        item = Item("x", None, None, set_code, None, None, False, "", kind, bool(back), True,
+                    type_line, tuple(colors or ()), None, layout)  # fmt: skip
+        if matches(item, flt, strict):
+            found.append(set_code)
+    return found

@@ -14,16 +14,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.generator.model import CardInfo, Item, Pack
-from boosterkit.minigames.filters import describe, matches
-from boosterkit.minigames.initiative import TIE_ROUNDS, roll_ties, starting
+from boosterkit.minigames.filters import describe, is_nmb, matches, nonmagic_filter
+from boosterkit.minigames.initiative import roll_ties, starting
 from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.spec import (
     ZONE_STEPS,
     AddBack,
     AddExternal,
+    AssignRoles,
     BaseStep,
     Combine,
     Deal,
+    Discard,
     Ensure,
     Flip,
     Layout,
@@ -56,13 +58,14 @@ class SetupError(BoosterkitError):
     product: str | None = None
     op: str | None = None
     reason: str = ""
+    step: BaseStep | None = None
 
 
 @dataclass(frozen=True)
 class Rule:
     """What a zone filled by one step may hold (checked by validation)."""
 
-    pack: int | None = None  # cards must come from this pack (own-pack games)
+    packs: tuple[int, ...] = ()  # cards must come from these packs (own-pack games)
     removed: tuple[Any, ...] = ()  # filters taken out of the pool before the zone was filled
     readmit: tuple[Any, ...] = ()  # filters added back afterwards
     need: Any = None  # the step's own filter
@@ -74,13 +77,13 @@ class Rule:
         if item.external:
             if not self.external:
                 return "is an outside addition, which this zone does not take"
-        elif self.pack is not None and pack_of.get(item.uid) != self.pack:
-            return (
-                f"comes from pack {pack_of.get(item.uid)}, not this player's own pack {self.pack}"
-            )
+        elif self.packs and pack_of.get(item.uid) not in self.packs:
+            own = " or ".join(map(str, self.packs))
+            s = "s" if len(self.packs) > 1 else ""
+            return f"comes from pack {pack_of.get(item.uid)}, not this player's own pack{s} {own}"
         for flt in self.removed:
             if matches(item, flt, strict) and not any(
-                matches(item, g, strict) for g in self.readmit
+                readmits(g, item, strict) for g in self.readmit
             ):
                 return f"is one of the {describe(flt)} the rules remove"
         if self.need is not None and not matches(item, self.need, strict):
@@ -88,6 +91,22 @@ class Rule:
         if any(matches(item, u, strict) for u in self.unless):
             return "belongs in an earlier pile of the split"
         return None
+
+
+def readmits(flt: Any, item: Item, strict: bool) -> bool:
+    """Whether an ``add_back`` of ``flt`` may put ``item`` back: it matches, and has a Magic
+    back unless the filter asks for cards without one (Foraging Squirrels' art card; Mimic
+    Match's mimics are lands, never a double-faced land whose back shows it)."""
+    return matches(item, flt, strict) and (nonmagic_filter(flt) or not is_nmb(item, strict))
+
+
+def backed(flt: Any) -> Any:
+    """``flt`` limited to cards with a Magic back, unless it asks for cards without one."""
+    if nonmagic_filter(flt):
+        return flt
+    terms = flt if isinstance(flt, list) else [flt]
+    out = [f"{t}+magic" for t in terms]
+    return out if isinstance(flt, list) else out[0]
 
 
 @dataclass
@@ -209,6 +228,10 @@ class State:
         self.rolls: dict[str, int] = {}
         self.tiebreaks: dict[str, list[int]] = {}
         self.tags: dict[str, str] = {}
+        self.roles: dict[str, str] = {}
+        #: who a step chose, by the zone it made (a replay passes the file's: ``given``)
+        self.chosen: dict[str, str] = {}
+        self.given: dict[str, str] = {}
         self.step: BaseStep | None = None
         self.notes: list[str] = []
         self.teams = team_members(spec.players.teams, len(self.players))
@@ -257,6 +280,7 @@ class State:
                 f"{reason}; try another seed (this was {self.rng.seed}) or another set"
             )
             err.op, err.reason = (self.step.op if self.step else None), reason
+            err.step = self.step
             return err
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
         from boosterkit.generator.products import fill_hints  # reads no database
@@ -291,9 +315,13 @@ class State:
             after = ""
         else:
             held = (
-                f"{pool_key}'s own pack holds"
+                (
+                    f"{pool_key}'s own packs hold"
+                    if len(self.pool_rules.get(pool_key, Rule()).packs) > 1
+                    else f"{pool_key}'s own pack holds"
+                )
                 if pool_key
-                else f"the {packs} pack{'s' if packs != 1 else ''} opened hold"
+                else f"the {packs} pack{'s' if packs != 1 else ''} opened hold{'s' if packs == 1 else ''}"
             )
         back = [i for i in pool or () if i.uid in self.tags] if after and flt is None else []
         if back:  # an add_back step's cards are not among what the packs held after removals
@@ -301,7 +329,8 @@ class State:
             after += f" ({len(back)} {describe(self._readmitted(back), len(back))} put back makes "
             after += f"{have + len(back)})"
         noun = describe(flt or "any", have).replace("any card", "card" if have == 1 else "cards")
-        return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} are needed", pool)
+        are = "is" if need == 1 else "are"
+        return self.fail(f"{what}: {held} {have} {noun}{after}, and {need} {are} needed", pool)
 
     def _readmitted(self, cards: list[Item]) -> Any:
         return next(
@@ -347,10 +376,12 @@ class State:
 
 def _op_open(s: State, step: Open) -> None:
     which = step.which
-    if which == "own":
-        for i, p in enumerate(s.players, 1):
-            s.pools[p] = list(s.packs[i - 1].items)
-            s.pool_rules[p] = Rule(pack=i)
+    if which == "own":  # k packs each: player i opens packs (i-1)k+1 … ik
+        k = max(1, len(s.packs) // len(s.players))
+        for i, p in enumerate(s.players):
+            own = range(i * k + 1, (i + 1) * k + 1)
+            s.pools[p] = [item for n in own for item in s.packs[n - 1].items]
+            s.pool_rules[p] = Rule(packs=tuple(own))
         return
     chosen = s.packs if which == "all" else [s.packs[(step.pack or 1) - 1]]  # (checked)
     s.pools.setdefault(None, [])
@@ -407,7 +438,7 @@ def _op_add_back(s: State, step: AddBack) -> None:
         raise s.fail("add_back needs removed cards")
     cards = s.pick(
         source.cards,
-        step.filter,
+        backed(step.filter),
         step.count,
         f"putting back {step.count} as {step.tag}s",
         held=f"the {source.name} cards hold",
@@ -477,7 +508,7 @@ def _op_combine(s: State, step: Combine) -> None:
     for p in s.players[1:]:
         s.pool_rules.pop(p, None)
     s.pools[None] = s.pools.get(None, []) + merged
-    s.pool_rules[None] = replace(rule, pack=None)
+    s.pool_rules[None] = replace(rule, packs=())
 
 
 def _op_deal(s: State, step: Deal) -> None:
@@ -638,6 +669,65 @@ def _op_flip(s: State, step: Flip) -> None:
     del pool[: step.count]
 
 
+def _op_discard(s: State, step: Discard) -> None:
+    """One player (at random among those who can; a replay: the file's) discards cards of
+    the filter from their ``source`` zone to begin the shared ``zone``."""
+    hands = {p: z for p in s.players if (z := s.zones.get(f"{p} {step.source}")) is not None}
+    able = [
+        p
+        for p, z in hands.items()
+        if sum(matches(c, step.filter, s.strict) for c in z.cards) >= step.count
+    ]
+    given = s.given.get(step.zone)
+    if given in hands:
+        who = given
+    elif able:
+        who = s.rng.choose(able)
+    else:
+        held = sum(matches(c, step.filter, s.strict) for z in hands.values() for c in z.cards)
+        raise s.lacking(
+            f"discarding {step.count} to begin the {step.zone}",
+            step.count,
+            held,
+            step.filter,
+            held=f"the {len(hands)} {step.source}s hold",
+        )
+    hand = hands[who]
+    cands = [c for c in hand.cards if matches(c, step.filter, s.strict)] or list(hand.cards)
+    taken = [cands.pop(s.rng.below(len(cands))) for _ in range(min(step.count, len(cands)))]
+    hand.cards[:] = [c for c in hand.cards if all(c is not t for t in taken)]
+    rule = replace(s.rules[hand.name][0], need=step.filter)
+    what = f"{step.count} {describe(step.filter, step.count)} from a player's {step.source}"
+    s.zone(step.zone, None, "discard", rule, what).cards.extend(taken)
+    s.chosen[step.zone] = who
+    s.notes.append(
+        f"{who} discarded {step.count} {describe(step.filter, step.count)} to begin the "
+        f"{step.zone}."
+    )
+
+
+def _op_roles(s: State, step: AssignRoles) -> None:
+    """Every player gets a role: each role its ``count`` players, the role without a count
+    everyone left (``spec._roles_problem`` checked that this fits every allowed count)."""
+    order = s.rng.shuffled(s.players)
+    given: dict[str, str] = {}
+    for role in (r for r in s.spec.roles if r.count is not None):
+        for p in order[len(given) : len(given) + (role.count or 0)]:
+            given[p] = role.name
+    rest = next((r.name for r in s.spec.roles if r.count is None), None)
+    for p in order[len(given) :]:
+        if rest is None:
+            raise s.fail(f"{len(s.players)} players, and the roles are for {len(given)}")
+        given[p] = rest
+    s.roles = {p: given[p] for p in s.players}
+    how = (
+        "at random"
+        if step.method == "random"
+        else "at random here (the card lets the table choose)"
+    )
+    s.notes.append(f"Roles, {how}: " + ", ".join(f"{p} {r}" for p, r in s.roles.items()) + ".")
+
+
 def _op_place(s: State, step: Place) -> None:
     per = step.per
     if per == "shared":
@@ -665,7 +755,7 @@ def _op_roll(s: State, step: Roll) -> None:
     s.notes.append(f"d{faces} rolls: " + ", ".join(f"{p} {v}" for p, v in s.rolls.items()) + ".")
     if step.ties != "reroll":
         return
-    s.tiebreaks = roll_ties(s.rolls, lambda: s.rng.roll(faces))
+    s.tiebreaks = roll_ties(s.rolls, lambda: s.rng.roll(faces), faces)
     if not s.tiebreaks:
         return
     shown = [
@@ -679,12 +769,13 @@ def _op_roll(s: State, step: Roll) -> None:
         + (f"; and {more} more players" if more > 0 else "")
         + "."
     )
-    start = starting(s.rolls, s.tiebreaks)
-    left = sorted({v for v in start.values() if list(start.values()).count(v) > 1})
+    start = list(starting(s.rolls, s.tiebreaks).values())
+    left = sorted({v for v in start if start.count(v) > 1})
     if left:
         s.notes.append(
-            f"Still tied after {TIE_ROUNDS} rounds at {', '.join(map(str, left))}: "
-            "ordered by player number."
+            f"More players than a d{faces} has faces: only the lowest roll was rolled off; "
+            f"the ties at {', '.join(map(str, left))} stand (those players share that "
+            "initiative)."
         )
 
 
@@ -709,6 +800,8 @@ OPS: dict[type[BaseStep], Callable[[State, Any], None]] = {
     Piles: _op_piles,
     Split: _op_split,
     Flip: _op_flip,
+    Discard: _op_discard,
     Place: _op_place,
     Roll: _op_roll,
+    AssignRoles: _op_roles,
 }

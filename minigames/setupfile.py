@@ -179,6 +179,21 @@ class SetupFile(TypedDict, total=False):
                                        "items": {"pattern": "^player-[0-9]+$"}}),
         ]
     ]  # fmt: skip
+    roles: Sometimes[
+        Annotated[
+            dict[str, str],
+            _doc("each player's role, for games that give roles at setup (Day Vs. Night: Day "
+                 "and Night)", propertyNames={"pattern": "^player-[0-9]+$"}),
+        ]
+    ]  # fmt: skip
+    chosen: Sometimes[
+        Annotated[
+            dict[str, str],
+            _doc("who a setup step chose, by the zone it made (Telepathic Transmission: the "
+                 "player who discarded a land to begin the discard pile)",
+                 additionalProperties={"pattern": "^player-[0-9]+$"}),
+        ]
+    ]  # fmt: skip
     first_player: Annotated[
         Any, _doc("a player, a team (team games), or null", type=["string", "null"])
     ]

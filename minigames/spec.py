@@ -110,7 +110,7 @@ VISIBILITIES: tuple[str, ...] = get_args(_Visibility)
 Visibility = Annotated[_Visibility, _one_of(_Visibility)]
 _Fact = Literal[
     "colors", "mana_value", "card_type", "toughness", "loyalty", "legendary", "name", "text",
-    "rarity", "foil",
+    "rarity", "foil", "watermark",
 ]  # fmt: skip
 #: Facts a game is played by (``reads``: printed on the player's own cards); a card the
 #: database lacks may not be dealt into play where any but rarity and foil is read.
@@ -388,6 +388,35 @@ class Flip(BaseStep):
     face_down: Flag | None = _down()
 
 
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class Discard(BaseStep):
+    """One player discards ``count`` cards of ``filter`` from their own ``source`` zone to
+    begin the shared ``zone`` (Telepathic Transmission: "One player then discards a land to
+    begin a central discard pile"): the player is drawn at random among those who hold
+    enough of them, the cards at random among theirs."""
+
+    op: Literal["discard"]
+    filter: Filter
+    count: PosInt = 1
+    source: str = _field(default=dataclasses.MISSING, alias="from")
+    zone: str
+    visibility: Visibility | None = _see()
+    face_down: Flag | None = _down()
+
+
+_RoleMethod = Literal["random", "choice"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class AssignRoles(BaseStep):
+    """Give every player one of the game's ``roles`` (each role its ``count`` players, the
+    role without a count everyone left), at random; ``method: choice``: the card lets the
+    table choose (dealt at random here, and a note says so)."""
+
+    op: Literal["roles"]
+    method: Annotated[_RoleMethod, _one_of(_RoleMethod)] = "random"
+
+
 _PlacePer = Literal["player", "shared", "others", "first"]
 
 
@@ -430,14 +459,14 @@ def _op(step: type[BaseStep]) -> Any:
 #: A setup step: the closed vocabulary of ops, in the order the schema lists them.
 Step = Annotated[
     Open | Remove | Reserve | AddBack | AddExternal | Ensure | Shuffle | Combine | Deal | Select
-    | Layout | Piles | Split | Flip | Place | Roll,
+    | Layout | Piles | Split | Flip | Discard | Place | Roll | AssignRoles,
     ByOp(),
 ]  # fmt: skip
 STEPS: tuple[type[BaseStep], ...] = get_args(get_args(Step)[0])
 #: The op names, in ``Step``'s order.
 OPS: tuple[str, ...] = tuple(get_args(_op(s))[0] for s in STEPS)
 #: Steps that make zones: each may say who sees them and whether they lie face down.
-ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Place)
+ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Discard, Place)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -533,7 +562,37 @@ class Win(Part):
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class Role(Part):
+    """A role a ``roles`` step gives: ``count`` players take it (none: every player given no
+    other role)."""
+
     name: str
+    text: str
+    count: PosInt | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class Declare(Part):
+    """What each player declares before play, among ``options`` (Demon's Due: a crime family):
+    printed on each player's page; ``text``: the card's words about it."""
+
+    what: Annotated[str, AtLeast(1)]
+    options: Annotated[
+        list[Annotated[str, AtLeast(1)]], AtLeast(2), _says("expected a list of 2 or more names")
+    ]
+    text: str
+
+
+_Header = Literal["players", "packs", "minutes"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class Unprinted(Part):
+    """The header facts the card does not print (``players``, ``packs``, ``minutes``): the
+    catalogue takes them from its text, and the sheet says so with ``text``."""
+
+    facts: Annotated[
+        list[_Header], AtLeast(1), _says("expected a list of players, packs, minutes", deep=True)
+    ]
     text: str
 
 
@@ -605,6 +664,20 @@ class Minigame(Part):
         description="rules each player's zone must keep, checked by validate: '<player> "
         "<zone>' holds exactly count cards of filter",
     )
+    declare: Declare | None = _field(
+        description="what each player declares before play, among options: printed on each "
+        "player's page"
+    )
+    unprinted: Unprinted | None = _field(
+        description="the header facts (players, packs, minutes) the card does not print: "
+        "taken from its text, and the sheet says so"
+    )
+
+    def __post_init__(self) -> None:
+        if any(isinstance(s, AssignRoles) for s in self.steps or []):
+            problem = _roles_problem(self.roles, self.players)
+            if problem:
+                raise _spec_error(problem)
 
     @property
     def steps(self) -> list[Step] | None:
@@ -665,6 +738,22 @@ class Minigame(Part):
             "players_limit": self.players.limit.max if self.players.limit else None,
             "face_down": self.face_down,
         }
+
+
+def _roles_problem(roles: list[Role], players: Players) -> str | None:
+    """What makes ``roles`` unusable by a ``roles`` step (None: nothing): every player gets
+    exactly one role at every player count the game allows."""
+    if not roles:
+        return "a roles step needs the game's roles"
+    rest = sum(r.count is None for r in roles)
+    if rest > 1:
+        return "at most one role has no count (it takes every player left)"
+    fixed = sum(r.count or 0 for r in roles)
+    if players.min is None or players.min < fixed + rest:
+        return f"the roles need {fixed + rest} players or more; players.min must allow them"
+    if not rest and players.max != fixed:
+        return f"the roles give {fixed} players a role; players.max must be {fixed}"
+    return None
 
 
 def _packs_text(packs: Packs) -> str | None:

@@ -272,15 +272,99 @@ def _validate(database: Database, con: Connection, given: Any, exact: bool) -> V
             strict_backs=c.strict,
             first=first if isinstance(first, str) else None,
             refuse_unknown=False,
+            chosen=data.get("chosen"),
         )
     except BoosterkitError as exc:
+        _never_served(c, exc)
         c.add("setup", f"setup: the listed packs cannot make this game's setup: {exc}")
         return Validation(c.out)
     _compare_zones(c, expected, by_uid, pack_of)
+    _check_face_down(c, expected, by_uid)
+    _check_roles(c)
+    _check_chosen(c, expected)
     _check_owner_rules(c, by_uid)
     _check_tags(c, by_uid)
     _check_rolls(c, expected)
     return Validation(c.out)
+
+
+def _never_served(c: _Check, exc: BoosterkitError) -> None:
+    """A replay refused because no pack of the file's product can hold what a step needs:
+    the same input error ``deal`` gives for it (no seed, no hand deal can make it)."""
+    from boosterkit.minigames.dealer import never_served
+    from boosterkit.minigames.ops import SetupError
+
+    set_code, product = c.data.get("set"), c.data.get("product")
+    if not isinstance(exc, SetupError) or not set_code or not product:
+        return
+    try:
+        cp = c.kept.product(set_code, product, lite=True)
+    except BoosterkitError:
+        return
+    err = never_served(c.spec, exc, cp, c.strict, c.con, set_code)
+    if err is not None:
+        raise err from exc
+
+
+def _check_face_down(c: _Check, exp: Setup, by_uid: dict[str, Item]) -> None:
+    """No card without a Magic back lies face down, in any game: its back would show what it
+    is (with strict backs, a double-faced card's back is another face)."""
+    from boosterkit.minigames.filters import is_nmb
+
+    down = {z.name for z in exp.zones if z.face_down}
+    for z in c.data["zones"]:
+        for d in z["cards"] if z["name"] in down else []:
+            item = by_uid.get(d["uid"])
+            if item is not None and is_nmb(item, c.strict):
+                c.add(
+                    "face-down",
+                    f"zone {z['name']!r}: card {_label(item)} lies face down but has no Magic "
+                    "back (its back shows what it is)",
+                    zone=z["name"],
+                    card=d["uid"],
+                )
+
+
+def _check_roles(c: _Check) -> None:
+    """Every player holds exactly one of the game's roles, each role as many players as the
+    game gives it (games with a ``roles`` step); no other game names roles."""
+    from boosterkit.minigames.spec import AssignRoles
+
+    given = c.data.get("roles") or {}
+    if not any(isinstance(s, AssignRoles) for s in c.spec.steps or []):
+        if given:
+            c.add("roles", f"roles: {c.spec.name} gives no roles at setup")
+        return
+    players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
+    names = [r.name for r in c.spec.roles]
+    for p in players:
+        if p not in given:
+            c.add(
+                "role-missing",
+                f"roles: {p} has no role; every player takes one of {', '.join(names)}",
+            )
+        elif given[p] not in names:
+            c.add("roles", f"roles: {p} is {given[p]!r}, not one of {', '.join(names)}")
+    for p in sorted(set(given) - set(players)):
+        c.add("roles", f"roles: {p} is not a player of this setup")
+    held = Counter(given[p] for p in players if p in given)
+    for role in c.spec.roles:
+        if role.count is not None and held[role.name] != role.count:
+            c.add(
+                "role-count",
+                f"roles: {held[role.name]} players are {role.name}; the card gives it to {role.count}",
+            )
+
+
+def _check_chosen(c: _Check, exp: Setup) -> None:
+    """``chosen`` names a player for each zone a step chose one for, and nothing else."""
+    given = c.data.get("chosen") or {}
+    players = [f"player-{i}" for i in range(1, c.data["players"] + 1)]
+    for zone, who in given.items():
+        if zone not in exp.chosen:
+            c.add("chosen", f"chosen: no step of {c.spec.name} chooses a player for {zone!r}")
+        elif who not in players:
+            c.add("chosen", f"chosen: {zone!r} names {who!r}, not one of {', '.join(players)}")
 
 
 def _zone_items(c: _Check, name: str, by_uid: dict[str, Item]) -> list[Item]:
@@ -676,7 +760,7 @@ def _check_ties(
         bad = [v for v in rolled if not 1 <= v <= faces]
         if bad:
             c.add("roll-range", f"tiebreaks: {p} rolled {bad[0]}, outside 1–{faces}")
-    for problem in tie_problems(keyed, {p: v for p, v in tiebreaks.items() if p in keyed}):
+    for problem in tie_problems(keyed, {p: v for p, v in tiebreaks.items() if p in keyed}, faces):
         c.add("roll-tie", problem)
 
 

@@ -45,3 +45,37 @@ def schema_checked_deal(*args, **kwargs):
     jsonschema.validate(data, setup_schema())
     assert to_json(read_setup_file(data)) == to_json(data)
     return setup
+
+
+#: The shared MTGJSON minigame files: the five 2021 sets, then the nine bare set objects of
+#: ``minigames-2025/`` (every other game's printed text).
+MINIGAME_FILES = [f"{c}.json" for c in ("MAFR", "MKHM", "MZNR", "MSTX", "MMH2")] + [
+    f"minigames-2025/{c}.json"
+    for c in ("MMID", "MNEO", "MSNC", "MCLB", "MDMU", "MBRO", "MONE", "MLTR", "MACR")
+]
+
+
+def minigame_sets() -> dict[str, dict]:
+    """The shared minigame set objects by lower-case code (skips without ../shared)."""
+    import json
+
+    from conftest import shared_path
+
+    out = {}
+    for name in MINIGAME_FILES:
+        raw = json.loads(shared_path("mtgjson", *name.split("/")).read_text("utf-8"))
+        data = raw.get("data", raw)  # minigames-2025/ holds bare set objects
+        out[data["code"].lower()] = data
+    return out
+
+
+def printed_text(spec) -> str | None:
+    """The printed rules text (both faces, markup ``_`` dropped) of the game's first printing
+    in the shared MTGJSON minigame files; None when none of its sets is there (MVOW)."""
+    sets = minigame_sets()
+    for printing in spec.printings:
+        data = sets.get(printing.set)
+        sides = [c for c in (data or {}).get("tokens", []) if c.get("number") == printing.number]
+        if sides:
+            return "\n".join(c.get("text") or "" for c in sides).replace("_", "").replace("*", "")
+    return None

@@ -34,7 +34,7 @@ def test_minigames_json_equals_the_library(capsys) -> None:
         and out == to_json(list_minigames()) + "\n"
     )
     code, out, _ = run(capsys, "minigames")
-    assert code == 0 and len(out.splitlines()) == 2 + len(list_minigames()) + 2
+    assert code == 0 and len(out.splitlines()) == 2 + 28 + 2  # and the status legend
     assert re.search(
         r"roll-for-initiative\s+Roll for Initiative\s+2\+\s+1, \+1 at 5\+ players", out
     )
@@ -155,8 +155,8 @@ def test_validate_exit_codes_and_json(capsys, tmp_path: Path, con, built_db: Pat
             "setup.players: expected at least 1, got 0",
         ),
         (
-            b'{"minigame": "cyber-simulacrum", "players": 2, "packs": [], "zones": []}',
-            "the setup of Cyber Simulacrum is unknown (status U), so boosterkit cannot check it",
+            b'{"minigame": "cyber-simulation", "players": 2, "packs": [], "zones": []}',
+            "setup.minigame: unknown minigame 'cyber-simulation' — did you mean cyber-simulacrum?",
         ),
     ],
 )
@@ -174,7 +174,12 @@ def test_garbage_files_exit_2_with_one_line(
 def test_deal_errors_are_one_line(capsys, built_db: Path) -> None:
     base = ["--db", str(built_db), "deal"]
     cases = [
-        (["demons-due", "--players", "3"], 1, "Demon's Due: the setup is unknown"),
+        # no AFR pack holds the transforming creature the monster must be: no seed deals it
+        (
+            ["monster-of-the-week", "--players", "1", "--set", "afr"],
+            2,
+            "so no seed deals it: deal it with `--set mh2` (--set)",
+        ),
         # the library says "players: 1 …"; the CLI names its own flag
         (
             ["roil-royale", "--players", "1", "--set", "znr"],

@@ -65,14 +65,13 @@ def test_roll_for_initiative_serves_as_many_players_as_the_packs_deal(con) -> No
     setup = deal(con, "roll-for-initiative", 24, "afr", seed=0)
     hands = [z for z in setup.zones if z.kind == "hand"]
     assert len(hands) == 24 and {len(z.cards) for z in hands} == {1}
-    # 24 players on a d20 cannot all differ: the tied roll again for 10 rounds, the new roll
-    # their initiative; the lowest starts, a tie left by player number
+    # 24 players on a d20 cannot all differ: only the lowest roll is rolled off, so the dice
+    # (not the seats) pick who starts; the other ties stand, and the sheet says so
     start = {p: (setup.tiebreaks.get(p) or [v])[-1] for p, v in setup.rolls.items()}
-    assert (
-        1 <= max(len(v) for v in setup.tiebreaks.values()) <= 10 and len(set(start.values())) < 24
-    )
-    assert any(n.startswith("Still tied after 10 rounds at ") for n in setup.notes)
-    assert setup.first_player == min(start, key=lambda p: (start[p], int(p[7:])))
+    lowest = min(start.values())
+    assert list(start.values()).count(lowest) == 1 and len(set(start.values())) < 24
+    assert any(n.startswith("More players than a d20 has faces: ") for n in setup.notes)
+    assert setup.first_player == min(start, key=start.get)
     assert sum(len(n) for n in setup.notes) < 3000  # bounded notes
     with pytest.raises(SetupError) as refused:  # this seed's packs: other seeds' deal 25
         deal(con, "roll-for-initiative", 25, "afr", seed=0)

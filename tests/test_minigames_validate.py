@@ -271,7 +271,7 @@ def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
     [
         ({"players": 0}, "setup.players: expected at least 1, got 0"),
         ({"seed": -1}, "setup.seed: expected an integer from 0 to 18446744073709551615"),
-        ({"minigame": "demons-due"}, "the setup of Demon's Due is unknown"),
+        ({"minigame": "demon-due"}, "unknown minigame 'demon-due' — did you mean demons-due?"),
     ],
 )
 def test_impossible_values_are_input_errors(con, rfi: dict, edit: dict, message: str) -> None:

@@ -39,10 +39,10 @@ def test_write_reports_only_what_changed(tmp_path) -> None:
 
 
 def test_every_step_model_has_one_engine_op_and_the_ops_are_the_steps() -> None:
-    assert set(engine.OPS) == set(spec.STEPS) and len(spec.STEPS) == 16
+    assert set(engine.OPS) == set(spec.STEPS) and len(spec.STEPS) == 18
     ops = [next(f.type for f in dataclasses.fields(s) if f.name == "op") for s in spec.STEPS]
     assert spec.OPS == tuple(op.__args__[0] for op in ops)
-    assert len(set(spec.OPS)) == 16 and spec.OPS[0] == "open" and spec.OPS[-1] == "roll"
+    assert len(set(spec.OPS)) == 18 and spec.OPS[0] == "open" and spec.OPS[-1] == "roles"
 
 
 def _game(**changes: Any) -> dict[str, Any]:

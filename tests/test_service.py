@@ -131,7 +131,7 @@ def test_minigames_equal_the_cli(client: TestClient, built_db: Path) -> None:
     response = client.get("/minigames")
     assert response.text == cli(built_db, "minigames", "--format", "json")
     games = response.json()
-    assert len(games) == 27
+    assert len(games) == 28
     assert {"base-race", "roll-for-initiative"} <= {g["id"] for g in games}
 
 

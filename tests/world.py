@@ -14,7 +14,8 @@ of every colour instead of a hundred. As in the real data, The List (``plist:N``
 Mystical Archive (``sta:N``) are referenced but not in the database, and the art cards
 (``a<set>``) are not either. KHM has snow dual lands and modal double-faced gods, ZNR modal
 double-faced lands, STX Lessons and a modal double-faced legend (its MTGJSON Draft Booster
-draws an Archive card of STA, not in the files), MH2 a split card and a reprint sheet;
+draws an Archive card of STA, not in the files), MH2 a split card, a transforming werewolf
+and a reprint sheet;
 ``SKHM.json`` (substitute cards, tokens only) lies beside the files and is not imported.
 
 Card names are made up (``AFR Dawn Knight``), except the minigame cards (the games' names)
@@ -168,11 +169,15 @@ def _own_cards(plan: SetPlan, start: int) -> list[Card]:
                                    None, "3", "2"),
                   Face(f"{up} Kor Trail", "Land"), 3, rarity="rare", released=r),
         ]  # fmt: skip
-    if s == "mh2":  # a split card: two halves, one Magic back
+    if s == "mh2":  # a split card (two halves, one Magic back) and a transforming creature
         return [
             modal(s, next(n), Face(f"{up} Fire Half", "Instant", ("R",), "{1}{R}", DRAW),
                   Face(f"{up} Ice Half", "Instant", ("U",), "{1}{U}", DRAW), 4,
                   layout="split", colors=("R", "U"), rarity="uncommon", released=r),
+            modal(s, next(n), Face(f"{up} Moonlit Shepherd", "Creature — Human Werewolf",
+                                   ("G",), "{1}{G}", None, "2", "2"),
+                  Face(f"{up} Moonrage Beast", "Creature — Werewolf", ("G",), None, None,
+                       "4", "4"), 2, layout="transform", rarity="uncommon", released=r),
         ]  # fmt: skip
     if s == "stx":
         return [
