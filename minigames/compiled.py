@@ -38,7 +38,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = '042d620e6dce447345a4ede95d420122ebc9272b1bdacadbf457f5ac1f01c4c1'
+SPEC = '8a7b430399f6bc461e8bc60ac3d0ec935fd6e68463cb8309107ac8b5f013bc05'
 
 
 def _base_race() -> Minigame:

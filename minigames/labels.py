@@ -16,6 +16,12 @@ Lang = Literal["en", "fr", "es"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
 _EN = {
+    "Roles": "Roles",
+    "Role": "Your role",
+    "Declare": "Declare",
+    "watermark": "watermark",
+    "not printed": "not printed on the card",
+    "Printed": "Not printed",
     "minigame-title": "Magic Minigame",  # the subtitle printed after the game's name
     "player": "player",
     "team": "team",
@@ -82,6 +88,12 @@ _EN = {
 }
 
 _FR = {
+    "Roles": "Rôles",
+    "Role": "Votre rôle",
+    "Declare": "À déclarer",
+    "watermark": "filigrane",
+    "not printed": "non imprimé sur la carte",
+    "Printed": "Non imprimé",
     "minigame-title": "Mini-jeu magique",  # the subtitle printed after the game's name
     "player": "joueur",
     "team": "équipe",
@@ -149,6 +161,12 @@ _FR = {
 }
 
 _ES = {
+    "Roles": "Roles",
+    "Role": "Tu rol",
+    "Declare": "Declara",
+    "watermark": "marca de agua",
+    "not printed": "no impreso en la carta",
+    "Printed": "No impreso",
     "minigame-title": "minijuego de Magic",  # the subtitle printed after the game's name
     "player": "jugador",
     "team": "equipo",

@@ -20,19 +20,22 @@ from typing import TYPE_CHECKING, Any
 from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo
 from boosterkit.minigames.engine import Setup
 from boosterkit.minigames.spec import Minigame, Remove
+from boosterkit.minigames.translate import printed
 
 if TYPE_CHECKING:
     from boosterkit.generator.cache import Kept
     from boosterkit.pipeline.db import Connection
 
 #: The facts of a card a sheet prints and a referee reads, which the packs do not carry.
-FACTS = ("power", "toughness", "loyalty", "text", "legendary")
+FACTS = ("power", "toughness", "loyalty", "text", "legendary", "watermark")
 #: A card row, name → ``cards`` column: the ``CardInfo`` fields (what validate compares with a
 #: dealt item, by the item's names), whether it is a basic land, and the ``FACTS``.
 COLUMNS: dict[str, str] = {
     **CARD_COLUMNS,
     "is_basic_land": "is_basic_land",
-    **dict(zip(FACTS, ("power", "toughness", "loyalty", "oracle_text", "is_legendary"))),
+    **dict(
+        zip(FACTS, ("power", "toughness", "loyalty", "oracle_text", "is_legendary", "watermark"))
+    ),
 }
 
 
@@ -122,7 +125,8 @@ def rules_text(
     minigames: KeptMinigames, spec: Minigame, lang: str = "en", set_code: str | None = None
 ) -> dict[str, str]:
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
-    one of its printings (in ``lang`` if there is one, else English; the printing for
+    one of its printings (in ``lang`` if there is one; else the card as printed in ``lang``
+    that boosterkit ships, ``translate.printed``; else English; the printing for
     ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
     printings = sorted(spec.printings, key=lambda p: p.parent != set_code)
     sets = [p.set for p in printings]
@@ -141,6 +145,9 @@ def rules_text(
             c[2] or "",
         ),
     )
+    card = printed(lang, spec.id)
+    if card is not None and (not rows or rows[0][4] != lang):  # the database has no such text
+        return {"source": f"the card {card['card']}", "text": str(card["text"]).strip()}
     if rows:
         _, set_code, number, text, card_lang, _, face_texts = rows[0]
         faces = [t for t in face_texts if t]

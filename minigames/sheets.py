@@ -76,9 +76,11 @@ def html_escape(text: Any) -> str:
     return html.escape(clean(text))
 
 
-#: The card text's emphasis markup (MTGJSON's): ``*words*`` strong, ``_words_`` emphasis
-#: (``_Magic_``); an underscore inside a word is not a marker.
-_EMPHASIS = re.compile(r"\*(?P<strong>[^*\n]+?)\*|(?<!\w)_(?P<em>[^_\n]+?)_(?!\w)")
+#: The card text's emphasis markup (MTGJSON's): ``*words*`` and ``**words**`` (MMID, MDMU)
+#: strong, ``_words_`` emphasis (``_Magic_``); an underscore inside a word is not a marker.
+_EMPHASIS = re.compile(
+    r"\*\*(?P<bold>[^*\n]+?)\*\*|\*(?P<strong>[^*\n]+?)\*|(?<!\w)_(?P<em>[^_\n]+?)_(?!\w)"
+)
 
 
 def emphasis(line: str) -> list[tuple[str, str]]:
@@ -89,8 +91,8 @@ def emphasis(line: str) -> list[tuple[str, str]]:
     for m in _EMPHASIS.finditer(line):
         if m.start() > at:
             out.append((line[at : m.start()], ""))
-        style = "strong" if m.group("strong") is not None else "em"
-        out.append((m.group(style), style))
+        group = next(g for g in ("bold", "strong", "em") if m.group(g) is not None)
+        out.append((m.group(group), "em" if group == "em" else "strong"))
         at = m.end()
     if at < len(line):
         out.append((line[at:], ""))
@@ -200,6 +202,8 @@ def _facts(setup: Setup, item: Item) -> list[str]:
         out.append(f"{label(lang, 'loyalty')} {extra['loyalty']}")
     if "legendary" in reads and "Legendary" in front.split():
         out.append(label(lang, "legendary"))
+    if "watermark" in reads and extra.get("watermark"):
+        out.append(f"{label(lang, 'watermark')} {extra['watermark']}")
     said = cast("Mapping[str, str]", setup.spec.reminders)  # keys checked on load
     said = {**said, **reminders(lang, setup.spec.id)}  # as printed on the card in ``lang``
     if "colors" in reads and said:
@@ -337,9 +341,15 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
             for t, members in setup.teams.items()
         ))
     ] if setup.teams else []  # fmt: skip
+    roles = [
+        (label(lang, "Roles"), "; ".join(
+            f"{who(lang, p)}: {word(lang, r)}" for p, r in setup.roles.items()
+        ))
+    ] if setup.roles else []  # fmt: skip
     return [
         (label(lang, "Players"), str(setup.players)),
         *teams,
+        *roles,
         (label(lang, "Set"), f"{setup.set.upper()} ({_product(setup.product, lang)})"),
         (label(lang, "Seed"), str(setup.seed)),
         (label(lang, "Packs"), f"{len(setup.packs)} {opened}"),
@@ -347,12 +357,42 @@ def _head(setup: Setup) -> list[tuple[str, str]]:
             label(lang, "Time"),
             f"{spec.minutes} {label(lang, 'minutes')}" if spec.minutes else "?",
         ),
+        *_unprinted(setup),
+        *_declare(setup),
         (label(lang, "To win"), phrase(lang, spec.win.text)),
         (
             label(lang, "First player"),
             f"{who(lang, setup.first_player)} — {first}" if setup.first_player else first,
         ),
     ]
+
+
+def _unprinted(setup: Setup) -> list[tuple[str, str]]:
+    """What the card does not print (players, packs, minutes) and where boosterkit took it."""
+    gap, lang = setup.spec.unprinted, setup.lang
+    return [(label(lang, "Printed"), phrase(lang, gap.text))] if gap else []
+
+
+def _declare(setup: Setup) -> list[tuple[str, str]]:
+    """What each player declares before play (Demon's Due: a crime family), and the choices."""
+    d, lang = setup.spec.declare, setup.lang
+    if d is None:
+        return []
+    return [(label(lang, "Declare"), f"{phrase(lang, d.text)} ({' · '.join(d.options)})")]
+
+
+def _player_head(setup: Setup, p: str) -> list[Section]:
+    """A player's role (its card line) and what they declare, above their cards."""
+    lang, out = setup.lang, []
+    role = setup.roles.get(p)
+    if role:
+        text = next((r.text for r in setup.spec.roles if r.name == role), "")
+        out.append((label(lang, "Role"), f"{word(lang, role)} — {phrase(lang, text)}"))
+    d = setup.spec.declare
+    if d is not None:
+        out.append((f"{label(lang, 'Declare')}: {word(lang, d.what)}",
+                    "  ".join(f"[ ] {o}" for o in d.options)))  # fmt: skip
+    return [Section("", "kv", out)] if out else []
 
 
 def _product(product: str | None, lang: str) -> str:
@@ -399,13 +439,14 @@ def build_pages(setup: Setup) -> list[Page]:
     pages = [table]
     for p in (f"player-{i}" for i in range(1, setup.players + 1)):
         own = [z for z in setup.zones if p in _members(setup, z.owner) and z.visibility != "hidden"]
-        if own:
+        head = _player_head(setup, p)
+        if own or head:
             pages.append(
                 Page(
                     p,
                     f"{name} — {who(lang, p)}",
                     label(lang, "banner-player").format(p=who(lang, p)),
-                    [_zone_section(setup, z, reveal=True, facts=True) for z in own],
+                    head + [_zone_section(setup, z, reveal=True, facts=True) for z in own],
                 )
             )
     organizer = Page(

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.minigames.labels import label
@@ -125,9 +125,27 @@ def phrases(lang: str) -> dict[str, str]:
 
 
 def reminders(lang: str, game: str) -> dict[str, str]:
-    """The printed effect of each colour of ``game``'s cards in ``lang`` ({} when none)."""
+    """The printed effect of each colour of ``game``'s cards in ``lang`` ({} when none): as
+    the card printed in ``lang`` says it, else as the language file words it."""
+    card = printed(lang, game)
+    if card is not None:
+        return dict(card["reminders"])
     t = tongue(lang)
     return t.file.reminders.get(game, {}) if t else {}
+
+
+@lru_cache(maxsize=1)
+def _printed() -> dict[str, dict[str, dict[str, Any]]]:
+    import yaml
+
+    return yaml.safe_load((LANG_DIR / "printed.yaml").read_text(encoding="utf-8")) or {}
+
+
+def printed(lang: str, game: str) -> dict[str, Any] | None:
+    """``game``'s card as printed in ``lang`` (``printed.yaml``, written by
+    ``make_printed.py`` from the printed cards): its ``card`` (``MCLB #1``), ``text`` and
+    ``reminders``; None when boosterkit has no such printing."""
+    return _printed().get(game, {}).get(lang) if lang != "en" else None
 
 
 def _slot(lang: str, kind: str, value: str) -> str | None:

@@ -81,6 +81,8 @@ def db_file(tmp_path: Path) -> Path:
 
 #: The MTGJSON files ``real_db`` imports: five 2020–2021 sets and their minigame sets.
 REAL_MTGJSON = ("AFR", "KHM", "ZNR", "STX", "MH2", "MAFR", "MKHM", "MZNR", "MSTX", "MMH2")
+#: The nine minigame sets of ``minigames-2025/`` (bare set objects): every other game's card.
+MINIGAMES_2025 = ("MMID", "MNEO", "MSNC", "MCLB", "MDMU", "MBRO", "MONE", "MLTR", "MACR")
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +90,8 @@ def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path of a DuckDB file built once per session from the shared real data.
 
     It holds the MTGJSON files ``REAL_MTGJSON`` (cards, tokens, minigame cards, MTGJSON
-    booster products) and the magic-sealed-data export (329 ``sealed-data`` products).
+    booster products), the minigame sets ``MINIGAMES_2025`` (all 28 games' cards) and the
+    magic-sealed-data export (329 ``sealed-data`` products).
     Treat it as read-only: open it with ``db.connect(path, read_only=True)`` or copy it.
     """
     from boosterkit.pipeline import db
@@ -96,6 +99,7 @@ def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from boosterkit.pipeline.mtgjson import import_mtgjson
 
     files = [shared_path("mtgjson", f"{code}.json") for code in REAL_MTGJSON]
+    files += [shared_path("mtgjson", "minigames-2025", f"{c}.json") for c in MINIGAMES_2025]
     sealed = shared_path("boosters", "sealed_basic_data.json")
     path = tmp_path_factory.mktemp("real_db") / "real.duckdb"
     con = db.connect(path)

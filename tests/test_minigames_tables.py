@@ -154,7 +154,7 @@ def test_rules_text_comes_from_the_card_else_the_catalogue(con) -> None:
     assert "*Red Card*" in rfi.rules_text["text"]  # the back of the card too
     mini = deal(con, "mini-master", 2, "afr", seed=2)  # MCLB / MDMU are not in the database
     assert mini.rules_text["source"].startswith("the boosterkit catalogue")
-    assert "To win: Win a game of Magic" in mini.rules_text["text"]
+    assert "To win: Best of three games of Magic" in mini.rules_text["text"]
     assert mini.to_dict()["rules"] == mini.rules_text
 
 

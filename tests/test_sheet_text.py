@@ -58,7 +58,7 @@ def test_roll_for_initiative_prints_the_cards_emphasis_in_each_format(con) -> No
 
 
 def test_no_game_prints_raw_markers(real_db: Path) -> None:
-    """All 27 games: the rules text the sheets print (the card's, from the real minigame
+    """All 28 games: the rules text the sheets print (the card's, from the real minigame
     files, else the catalogue's) holds emphasis in HTML and Markdown and no marker in any
     format."""
     con = db.connect(real_db, read_only=True)
@@ -67,7 +67,7 @@ def test_no_game_prints_raw_markers(real_db: Path) -> None:
     finally:
         con.close()
     games = load_catalogue()
-    assert len(games) == 27
+    assert len(games) == 28
     emphasised = 0
     for spec in games.values():
         lines = rules_text(kept, spec)["text"].splitlines()
@@ -83,7 +83,9 @@ def test_no_game_prints_raw_markers(real_db: Path) -> None:
             "<em>"
         ), spec.id
         emphasised += "<em>" in html or "<strong>" in html
-    assert emphasised == 10  # the ten cards whose text marks words (MAFR #5, MKHM #4, MSTX #4…)
+    # the 15 cards whose text marks words (MAFR #5, MKHM #4, MSTX #4…; MMID #2 and MDMU #3
+    # with **double** asterisks)
+    assert emphasised == 15
 
 
 # --- the table's language (§4) ------------------------------------------------------------

@@ -403,6 +403,13 @@ def simulate(
     for part_tally, part_results in map_parts(_play_part, run, parts, workers, _opened):
         tally.merge(part_tally)
         results += part_results
+    if games and len(tally.failures) == games:  # nothing to play, nothing to replay
+        from boosterkit.minigames.engine import SetupError
+
+        raise SetupError(
+            f"simulate: none of the {games} setups could be dealt, so no game was played: "
+            f"{tally.failures[0]}"
+        )
     out_dir = None
     if run.log_dir is not None:
         out_dir = _log_dir(run.log_dir)
