@@ -347,6 +347,15 @@ class _Tally:
         }
 
 
+def _check_log_dir(log_dir: Path) -> None:
+    """``_log_dir``'s refusal of a folder that cannot be made, without making it."""
+    at = log_dir
+    while not at.exists() and at != at.parent:
+        at = at.parent
+    if at.exists() and not at.is_dir():
+        raise InputError(f"log: {log_dir}: cannot create: Not a directory", field="log")
+
+
 def _log_dir(log_dir: str | Path) -> Path:
     out = Path(log_dir)
     try:
@@ -406,6 +415,8 @@ def simulate(
     if games and len(tally.failures) == games:  # nothing to play, nothing to replay
         from boosterkit.minigames.engine import SetupError
 
+        if run.log_dir is not None:
+            _check_log_dir(run.log_dir)  # a bad --log is still the first thing said
         raise SetupError(
             f"simulate: none of the {games} setups could be dealt, so no game was played: "
             f"{tally.failures[0]}"
