@@ -169,15 +169,22 @@ def test_plurals_and_colour_names() -> None:
 
 def test_roll_for_initiative_in_french_and_spanish_uses_the_cards_wording(con) -> None:
     """MAFR #5: "*Blue Card*: Reroll another player's die, but use the new result only if it's
-    lower." — the French card "Relancez le dé d'un autre joueur…", the Spanish "vuelve a tirar
-    el dado de otro jugador…"."""
+    lower." — as the French card (MCLB #1) prints it, "Carte bleue : Relancez le dé d'un autre
+    joueur, mais n'utilisez le nouveau résultat que s'il est inférieur.", and the Spanish
+    (MAFR #5), "Carta azul: vuelve a tirar el dado de otro jugador, pero usa el nuevo resultado
+    solo si es menor." (issue 30 §4: the printed wording, ../shared/seeds)."""
     from boosterkit.minigames.translate import reminders
 
     fr = reminders("fr", "roll-for-initiative")
     es = reminders("es", "roll-for-initiative")
-    assert fr["U"].startswith("Relancez le dé d'un autre joueur")
-    assert fr["R"].startswith("Relancez le dé d'un autre joueur")
-    assert es["U"].lower().startswith("vuelve a tirar el dado de otro jugador")
+    assert fr["U"] == (
+        "Relancez le dé d'un autre joueur, mais n'utilisez le nouveau résultat que s'il est "
+        "inférieur."
+    )
+    assert fr["R"] == "Relancez le dé d’un autre joueur. Il doit utiliser le nouveau résultat."
+    assert es["U"] == (
+        "Vuelve a tirar el dado de otro jugador, pero usa el nuevo resultado solo si es menor."
+    )
     assert set(fr) == set(es) == set(get_minigame("roll-for-initiative").reminders)
     for lang, said in (("fr", fr), ("es", es)):
         setup = deal(con, "roll-for-initiative", 4, "afr", seed=3, lang=lang)
