@@ -173,7 +173,8 @@ def always_unknown(cp: Compiled) -> list[str]:
     """The sets of the cards the database lacks that every pack of ``cp`` holds (a slot
     drawing only such cards in every variant), in order; [] when some pack holds none."""
     found: list[str] | None = None
-    for vdef, v in zip(cp.product.variants, cp.variants):
+    variants: Sequence[Any] = cp.variants  # the compiled or the lite form's
+    for vdef, v in zip(cp.product.variants, variants):
         if vdef.weight <= 0:
             continue
         sets: list[str] = []

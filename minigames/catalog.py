@@ -8,10 +8,13 @@ unknown filter terms fail with the file and the key.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Union, cast, get_args, get_origin
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import CONTROL_CHARS, InputError, NotFoundError
@@ -27,10 +30,12 @@ from boosterkit.minigames.spec import (
     STATUSES,
     VISIBILITIES,
     ZONE_KINDS,
+    BaseStep,
     Minigame,
+    Part,
+    Says,
     keys,
-    part_at,
-    says_at,
+    op_of,
 )
 
 if TYPE_CHECKING:
@@ -231,3 +236,67 @@ def _fold(name: str) -> str:
 def list_minigames() -> list[dict[str, Any]]:
     """The catalogue: id, name, players, packs, product, minutes, printings and setup status."""
     return [g.summary() for g in load_catalogue().values()]
+
+
+# --- where pydantic found a problem, in the model ------------------------------------------
+
+
+def part_at(loc: Sequence[int | str]) -> type[Part] | None:
+    """The model of the mapping at pydantic's ``loc`` in a ``Minigame`` (None: not one)."""
+    node: Any = Minigame
+    for part in loc:
+        node, _ = _child(_peel(node)[0], part)
+    node = _peel(node)[0]
+    return node if isinstance(node, type) and issubclass(node, Part) else None
+
+
+def says_at(loc: Sequence[int | str]) -> tuple[Says, int] | None:
+    """The message for an error at pydantic's ``loc`` in a ``Minigame``, and how much of
+    ``loc`` it names: the outermost ``deep`` one on the way, else the one at ``loc``."""
+    node: Any = Minigame
+    marks: list[Says] = []
+    for depth in range(len(loc) + 1):
+        node, more = _peel(node)
+        for mark in marks + more:
+            if mark.deep or depth == len(loc):
+                return mark, depth
+        if depth == len(loc) or node is None:
+            return None
+        node, marks = _child(node, loc[depth])
+    return None
+
+
+def _peel(node: Any) -> tuple[Any, list[Says]]:
+    """``node`` without ``Annotated`` and ``| None``, and the messages they carried."""
+    marks: list[Says] = []
+    while True:
+        if get_origin(node) is Annotated:
+            node, *meta = get_args(node)
+            marks += [m for m in meta if isinstance(m, Says)]
+        elif get_origin(node) in (Union, UnionType) and type(None) in get_args(node):
+            rest = [a for a in get_args(node) if a is not type(None)]
+            if len(rest) != 1:
+                return node, marks
+            node = rest[0]
+        else:
+            return node, marks
+
+
+def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
+    """The type at ``part`` of ``node`` (a field, a list item, a dict value, or the step a
+    tagged union read: pydantic names the op) and the messages of the field."""
+    if isinstance(node, type) and dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            if f.metadata.get("alias", f.name) == part:
+                return f.type, []  # its messages: in its Annotated (``_peel``)
+        return None, []
+    origin, args = get_origin(node), get_args(node)
+    if origin is list and isinstance(part, int):
+        return args[0], []
+    if origin is dict and isinstance(part, str):
+        return args[1], []
+    if origin in (Union, UnionType):
+        steps = [a for a in args if isinstance(a, type) and issubclass(a, BaseStep)]
+        op = (a for a in steps if get_args(op_of(a)) == (part,))
+        return next(op, None), []
+    return None, []

@@ -38,7 +38,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = '8a7b430399f6bc461e8bc60ac3d0ec935fd6e68463cb8309107ac8b5f013bc05'
+SPEC = '7f2dab07d9af0f8b3bb75a90a10317579d791e1d45d7bb8a46d172e2b8783a61'
 
 
 def _base_race() -> Minigame:

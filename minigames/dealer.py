@@ -321,9 +321,10 @@ def never_served(
 
     step, steps = exc.step, spec.steps or []
     flt = getattr(step, "filter", None)
-    if step is None or flt is None or step not in steps or exc.op == "deal":
+    at = next((k for k, s in enumerate(steps) if s is step), None)
+    if step is None or flt is None or at is None or exc.op == "deal":
         return None
-    removed = [s.filter for s in steps[: steps.index(step)] if isinstance(s, Remove)]
+    removed = [s.filter for s in steps[:at] if isinstance(s, Remove)]
     if ever_holds(cp, flt, removed, strict):
         return None
     others = sets_holding(con, flt, strict, set_code)

@@ -14,10 +14,8 @@ A setup step is one dataclass per op (``Open``, ``Remove``…, the union ``Step`
 """
 
 import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, cast, get_args
 
 from boosterkit.minigames.filters import TERMS, filter_problem
 from boosterkit.minigames.labels import LANGS, Lang
@@ -451,7 +449,7 @@ class ByOp:
         return Discriminator("op").__get_pydantic_core_schema__(source, handler)
 
 
-def _op(step: type[BaseStep]) -> Any:
+def op_of(step: type[BaseStep]) -> Any:
     """The ``Literal`` of a step class's ``op``."""
     return next(f.type for f in dataclasses.fields(step) if f.name == "op")
 
@@ -464,7 +462,7 @@ Step = Annotated[
 ]  # fmt: skip
 STEPS: tuple[type[BaseStep], ...] = get_args(get_args(Step)[0])
 #: The op names, in ``Step``'s order.
-OPS: tuple[str, ...] = tuple(get_args(_op(s))[0] for s in STEPS)
+OPS: tuple[str, ...] = tuple(get_args(op_of(s))[0] for s in STEPS)
 #: Steps that make zones: each may say who sees them and whether they lie face down.
 ZONE_STEPS = (Reserve, Deal, Select, Layout, Piles, Split, Flip, Discard, Place)
 
@@ -766,64 +764,3 @@ def _packs_text(packs: Packs) -> str | None:
     for extra in packs.extra:
         text += f", +{extra.packs} at {extra.at_players}+ players"
     return text
-
-
-def part_at(loc: Sequence[int | str]) -> type[Part] | None:
-    """The model of the mapping at pydantic's ``loc`` in a ``Minigame`` (None: not one)."""
-    node: Any = Minigame
-    for part in loc:
-        node, _ = _child(_peel(node)[0], part)
-    node = _peel(node)[0]
-    return node if isinstance(node, type) and issubclass(node, Part) else None
-
-
-def says_at(loc: Sequence[int | str]) -> tuple[Says, int] | None:
-    """The message for an error at pydantic's ``loc`` in a ``Minigame``, and how much of
-    ``loc`` it names: the outermost ``deep`` one on the way, else the one at ``loc``."""
-    node: Any = Minigame
-    marks: list[Says] = []
-    for depth in range(len(loc) + 1):
-        node, more = _peel(node)
-        for mark in marks + more:
-            if mark.deep or depth == len(loc):
-                return mark, depth
-        if depth == len(loc) or node is None:
-            return None
-        node, marks = _child(node, loc[depth])
-    return None
-
-
-def _peel(node: Any) -> tuple[Any, list[Says]]:
-    """``node`` without ``Annotated`` and ``| None``, and the messages they carried."""
-    marks: list[Says] = []
-    while True:
-        if get_origin(node) is Annotated:
-            node, *meta = get_args(node)
-            marks += [m for m in meta if isinstance(m, Says)]
-        elif get_origin(node) in (Union, UnionType) and type(None) in get_args(node):
-            rest = [a for a in get_args(node) if a is not type(None)]
-            if len(rest) != 1:
-                return node, marks
-            node = rest[0]
-        else:
-            return node, marks
-
-
-def _child(node: Any, part: int | str) -> tuple[Any, list[Says]]:
-    """The type at ``part`` of ``node`` (a field, a list item, a dict value, or the step a
-    tagged union read: pydantic names the op) and the messages of the field."""
-    if isinstance(node, type) and dataclasses.is_dataclass(node):
-        for f in dataclasses.fields(node):
-            if f.metadata.get("alias", f.name) == part:
-                return f.type, []  # its messages: in its Annotated (``_peel``)
-        return None, []
-    origin, args = get_origin(node), get_args(node)
-    if origin is list and isinstance(part, int):
-        return args[0], []
-    if origin is dict and isinstance(part, str):
-        return args[1], []
-    if origin in (Union, UnionType):
-        steps = [a for a in args if isinstance(a, type) and issubclass(a, BaseStep)]
-        op = (a for a in steps if get_args(_op(a)) == (part,))
-        return next(op, None), []
-    return None, []

@@ -347,6 +347,19 @@ class _Tally:
         }
 
 
+def _none_dealt(run: _Run, tally: _Tally) -> None:
+    """A run that could deal no setup: nothing to play or replay, so it fails, saying why
+    (a bad ``--log`` is still the first thing said)."""
+    from boosterkit.minigames.engine import SetupError
+
+    if run.log_dir is not None:
+        _check_log_dir(run.log_dir)
+    raise SetupError(
+        f"simulate: none of the {len(tally.failures)} setups could be dealt, so no game was "
+        f"played: {tally.failures[0]}"
+    )
+
+
 def _check_log_dir(log_dir: Path) -> None:
     """``_log_dir``'s refusal of a folder that cannot be made, without making it."""
     at = log_dir
@@ -412,15 +425,8 @@ def simulate(
     for part_tally, part_results in map_parts(_play_part, run, parts, workers, _opened):
         tally.merge(part_tally)
         results += part_results
-    if games and len(tally.failures) == games:  # nothing to play, nothing to replay
-        from boosterkit.minigames.engine import SetupError
-
-        if run.log_dir is not None:
-            _check_log_dir(run.log_dir)  # a bad --log is still the first thing said
-        raise SetupError(
-            f"simulate: none of the {games} setups could be dealt, so no game was played: "
-            f"{tally.failures[0]}"
-        )
+    if games and len(tally.failures) == games:
+        _none_dealt(run, tally)
     out_dir = None
     if run.log_dir is not None:
         out_dir = _log_dir(run.log_dir)
