@@ -247,3 +247,23 @@ def images_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         con.close()
     return path
+
+
+@pytest.fixture(scope="session")
+def built_con(built_db: Path):
+    """A read-only connection to ``built_db`` for the session."""
+    from boosterkit.pipeline import db
+
+    con = db.connect(built_db, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="session")
+def real_con(real_db: Path):
+    """A read-only connection to ``real_db`` for the session."""
+    from boosterkit.pipeline import db
+
+    con = db.connect(real_db, read_only=True)
+    yield con
+    con.close()
