@@ -91,8 +91,8 @@ def minigames_cmd(
     as_json: bool = JSON,
     output: str | None = OUTPUT,
 ) -> None:
-    """The 27 minigames: id, name, players, packs and how sure the setup is (status C:
-    confirmed by the printed rules; I: partly inferred; U: unknown, not dealt)."""
+    """The 28 minigames: id, name, players, packs and how sure the setup is (status C:
+    confirmed by the printed rules; I: partly inferred)."""
     from boosterkit.minigames import list_minigames
 
     games = list_minigames()
@@ -106,7 +106,7 @@ def minigames_cmd(
 #: What the ``status`` column means, under the human forms of ``minigames``.
 STATUS_LEGEND = (
     "status: C = the setup is confirmed by the rules printed on the card; I = partly "
-    "inferred (the sheet says which part); U = unknown (no rules text found): listed, not dealt"
+    "inferred (the sheet says which part)"
 )
 
 

@@ -238,6 +238,29 @@ def list_minigames() -> list[dict[str, Any]]:
     return [g.summary() for g in load_catalogue().values()]
 
 
+def markdown_table() -> str:
+    """The catalogue as the Markdown table of ``docs/minigames.md`` (cog writes it there)."""
+    rows = [
+        "| Game | id | Printed as | Players | Packs | Minutes | Product | Setup |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for game in list_minigames():
+        spec = get_minigame(game["id"])
+        lo, hi = spec.players.min, spec.players.max
+        players = f"{lo}+" if hi is None else (f"{lo}" if lo == hi else f"{lo}–{hi}")
+        gap = set(spec.unprinted.facts) if spec.unprinted else set()
+        mark = {k: " (not printed)" if k in gap else "" for k in ("players", "packs", "minutes")}
+        printed = ", ".join(
+            f"{p.set.upper()} #{p.number}" if p.number else p.set.upper() for p in spec.printings
+        )
+        rows.append(
+            f"| {spec.name} | `{spec.id}` | {printed} | {players}{mark['players']} | "
+            f"{game['packs']}{mark['packs']} | {spec.minutes or '—'}{mark['minutes']} | "
+            f"{spec.packs.product} | {spec.status.setup} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 # --- where pydantic found a problem, in the model ------------------------------------------
 
 

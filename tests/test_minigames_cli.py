@@ -46,11 +46,12 @@ def test_the_status_column_is_explained_where_it_is_read(capsys) -> None:
         code, out, _ = run(capsys, *args)
         legend = out.splitlines()[-1]
         assert code == 0 and legend.startswith("status: C = the setup is confirmed by the rules")
-        assert "I = partly inferred" in legend and "U = unknown" in legend
+        # every game is dealt by its card (issue 30): no game is listed as unknown any more
+        assert "I = partly inferred" in legend and "U = unknown" not in legend
     code, out, _ = run(capsys, "minigames", "-f", "csv")
     assert "status: C" not in out  # data formats stay data
     code, out, _ = run(capsys, "minigames", "--help")
-    assert "status C:" in " ".join(out.split()) and "U: unknown, not dealt" in " ".join(out.split())
+    assert "status C:" in " ".join(out.split()) and "The 28 minigames" in " ".join(out.split())
 
 
 def test_deal_json_equals_the_library_and_open(capsys, con, built_db: Path) -> None:
