@@ -45,10 +45,17 @@ def _rows(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "players": players(g),
             "packs": g["packs"] or "?",
             "minutes": g["minutes"],
+            "needs": "; ".join(_need(c) for c in g["components"]) or "-",
             "status": g["status"],
         }
         for g in games
     ]
+
+
+def _need(c: dict[str, Any]) -> str:
+    """A component in a few words: "d20 each", "basic lands from outside the packs ×15 each"."""
+    many = f" ×{c['qty']}" if c["qty"] and c["qty"] > 1 else ""
+    return f"{c['item']}{many}" + (" each" if c["per"] == "player" else "")
 
 
 #: Largest setup file ``validate`` reads: a 100-player deal is about 1.5 MB of JSON.

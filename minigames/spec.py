@@ -735,6 +735,8 @@ class Minigame(Part):
             "printed_names": {"en": self.name, **self.printed_names},
             "players_limit": self.players.limit.max if self.players.limit else None,
             "face_down": self.face_down,
+            # what the table needs besides the packs (a d20 each, pen and paper…)
+            "components": [{"item": c.item, "per": c.per, "qty": c.qty} for c in self.components],
         }
 
 
