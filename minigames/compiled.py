@@ -38,7 +38,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = 'd8e0a960c787493eab21a51f9c3f87cab404500ddaa7f374426d9a87b019a6df'
+SPEC = 'eb77a240972eef23692a534116b9d041361b719af4239ebf3e12423b6b1067e5'
 
 
 def _base_race() -> Minigame:

@@ -16,6 +16,7 @@ Lang = Literal["en", "fr", "es"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
 _EN = {
+    "english title": "English title",
     "Roles": "Roles",
     "Role": "Your role",
     "Declare": "Declare",
@@ -88,6 +89,7 @@ _EN = {
 }
 
 _FR = {
+    "english title": "titre anglais",
     "Roles": "Rôles",
     "Role": "Votre rôle",
     "Declare": "À déclarer",
@@ -161,6 +163,7 @@ _FR = {
 }
 
 _ES = {
+    "english title": "título en inglés",
     "Roles": "Roles",
     "Role": "Tu rol",
     "Declare": "Declara",

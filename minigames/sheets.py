@@ -416,9 +416,18 @@ def _source(setup: Setup) -> str:
     return words
 
 
+def sheet_title(setup: Setup) -> str:
+    """The game's name as printed in the sheet's language; a game printed in no such
+    language keeps its English name, marked so ("Demon's Due (titre anglais)")."""
+    lang, spec = setup.lang, setup.spec
+    if lang == "en" or lang in spec.printed_names:
+        return spec.printed_name(lang)
+    return f"{spec.name} ({label(lang, 'english title')})"
+
+
 def build_pages(setup: Setup) -> list[Page]:
     """The table's page, one page per player who owns cards, and the organizer's page."""
-    lang, name = setup.lang, setup.spec.printed_name(setup.lang)
+    lang, name = setup.lang, sheet_title(setup)
     table = Page("table", name, label(lang, "banner-table"), [Section("", "kv", _head(setup))])
     if setup.rules_text:
         table.sections.append(
@@ -720,7 +729,7 @@ def render_html(setup: Setup, images: Images | None = None) -> str:
     e = html_escape
     pages = "".join(_html_page(p, images, setup.lang) for p in build_pages(setup))
     css = _CSS + (_IMAGES_CSS if "<img " in pages else "")
-    title = f"{setup.spec.printed_name(setup.lang)} — seed {setup.seed}"
+    title = f"{sheet_title(setup)} — seed {setup.seed}"
     return (
         f'<!DOCTYPE html>\n<html lang="{e(setup.lang)}"><head><meta charset="utf-8">'
         f"<title>{e(title)}</title><style>{css}</style></head><body>{pages}</body></html>\n"

@@ -403,3 +403,14 @@ def test_roll_ties_replay_random_tables() -> None:
         rolls = {f"player-{k}": rng.randint(1, 20) for k in range(1, players + 1)}
         again = roll_ties(rolls, lambda: rng.randint(1, 20))
         assert tie_problems(rolls, again) == []
+
+
+def test_a_title_printed_in_no_such_language_is_marked_english(built_con) -> None:
+    # Issue 30: "sheets in --lang fr|es with the English title marked where no translation
+    # exists": Roll for Initiative was printed in French and Spanish, Sharkey's Tithe was not.
+    for lang, mark in (("fr", "(titre anglais)"), ("es", "(título en inglés)")):
+        tithe = deal(built_con, "sharkeys-tithe", 2, "afr", product="draft", seed=1, lang=lang)
+        assert render_sheet(tithe, "text").startswith(f"SHARKEY'S TITHE {mark.upper()} [table]")
+        rfi = deal(built_con, "roll-for-initiative", 2, "afr", product="draft", seed=1, lang=lang)
+        first = render_sheet(rfi, "text").splitlines()[0]
+        assert mark.upper() not in first and first.startswith(rfi.spec.printed_name(lang).upper())
