@@ -227,7 +227,14 @@ def test_roll_for_initiative_sheet_stays_small_at_24_players(con) -> None:
 def test_sheet_labels_follow_the_language(con) -> None:
     es = render_sheet(deal(con, "roll-for-initiative", 2, "afr", seed=2, lang="es"), "text")
     assert es.startswith("TIRADA DE INICIATIVA [table]\nMESA: todos pueden ver esta página.")
-    assert "Reglas (la carta MAFR #5 — texto en inglés" in es and "SOLO ORGANIZADOR" in es
+    # issue 30 §4: the Spanish MAFR #5 as printed, "PREPARARSE: Abre un sobre y retira todas
+    # las cartas que no tengan el reverso de Magic.", not the English text marked
+    assert "Reglas (la carta MAFR #5)\n" in es and "SOLO ORGANIZADOR" in es
+    assert (
+        "  PREPARARSE:\n  Abre un sobre y retira todas las cartas que no tengan el reverso de Magic."
+        in es
+    )
+    assert "texto en inglés" not in es and "GET READY" not in es
     fr = render_sheet(deal(con, "mini-master", 2, "afr", seed=2, lang="fr"), "html")
     assert '<html lang="fr">' in fr and "Règles (le catalogue de boosterkit" in fr
     with pytest.raises(InputError, match="lang: 'de' is not one of en, fr, es"):
