@@ -16,12 +16,13 @@ Lang = Literal["en", "fr", "es"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
 _EN = {
+    "role-pair": "{who} {role}",
+    "pair-sep": ", ",
     "english title": "English title",
     "Roles": "Roles",
     "Role": "Your role",
     "Declare": "Declare",
     "watermark": "watermark",
-    "not printed": "not printed on the card",
     "Printed": "Not printed",
     "minigame-title": "Magic Minigame",  # the subtitle printed after the game's name
     "player": "player",
@@ -89,12 +90,13 @@ _EN = {
 }
 
 _FR = {
+    "role-pair": "{who} : {role}",
+    "pair-sep": " ; ",
     "english title": "titre anglais",
     "Roles": "Rôles",
     "Role": "Votre rôle",
     "Declare": "À déclarer",
     "watermark": "filigrane",
-    "not printed": "non imprimé sur la carte",
     "Printed": "Non imprimé",
     "minigame-title": "Mini-jeu magique",  # the subtitle printed after the game's name
     "player": "joueur",
@@ -163,12 +165,13 @@ _FR = {
 }
 
 _ES = {
+    "role-pair": "{who}: {role}",
+    "pair-sep": "; ",
     "english title": "título en inglés",
     "Roles": "Roles",
     "Role": "Tu rol",
     "Declare": "Declara",
     "watermark": "marca de agua",
-    "not printed": "no impreso en la carta",
     "Printed": "No impreso",
     "minigame-title": "minijuego de Magic",  # the subtitle printed after the game's name
     "player": "jugador",

@@ -6,7 +6,7 @@ English); a French or Spanish sheet says it in its language here. A note is matc
 the file's templates (``{n}`` a number, ``{who}`` a player or team, ``{zone}`` a zone name,
 ``{text}`` a catalogue sentence, ``{cards}`` a card description, ``{word}`` a tag or role,
 ``{game}`` a game's name, ``{ids}`` / ``{ties}`` text whose player and team ids are
-translated, ``{any}`` kept as is; a trailing digit tells two apart); one that no template
+translated, ``{roles}`` players each with a role, ``{any}`` kept as is; a trailing digit tells two apart); one that no template
 matches stays English (``note`` says None: a test lists them).
 """
 
@@ -30,7 +30,7 @@ _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 
 
 #: The kinds of a template's slots (see the module's docstring).
-SLOTS = ("n", "any", "who", "ids", "ties", "word", "game", "zone", "cards", "text")
+SLOTS = ("n", "any", "who", "ids", "ties", "word", "game", "zone", "cards", "text", "roles")
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,8 @@ def _slot(lang: str, kind: str, value: str) -> str | None:
         return who(lang, value).replace(" at ", f" {label(lang, 'at')} ")
     if kind == "word":
         return _words(lang).get(value)
+    if kind == "roles":  # "player-1 Day, player-2 Night": each player and their role
+        return _roles(lang, value)
     if kind == "game":
         from boosterkit.errors import NotFoundError
         from boosterkit.minigames.catalog import get_minigame
@@ -175,6 +177,18 @@ def _slot(lang: str, kind: str, value: str) -> str | None:
         return table[value]
     low = value[:1].lower() + value[1:]  # a sentence the note capitalised
     return table[low][:1].upper() + table[low][1:] if low in table else None
+
+
+def _roles(lang: str, value: str) -> str | None:
+    """``player-1 Day, player-2 Night`` in ``lang`` (None: a role without a translation)."""
+    pairs = []
+    for part in value.split(", "):
+        ident, _, role = part.partition(" ")
+        said = _words(lang).get(role)
+        if not _ID.fullmatch(ident) or said is None:
+            return None
+        pairs.append(label(lang, "role-pair").format(who=who(lang, ident), role=said))
+    return label(lang, "pair-sep").join(pairs)
 
 
 def note(lang: str, text: str) -> str | None:
