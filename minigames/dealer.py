@@ -7,18 +7,15 @@ the pure ``minigames.engine``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
-from boosterkit.errors import BoosterkitError, InputError, NotFoundError
+from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.model import CardInfo, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import (
-    MAX_TABLE_PLAYERS,
     Setup,
     SetupError,
-    UnknownCardsError,
     check_players,
     run_steps,
 )
@@ -29,12 +26,12 @@ from boosterkit.minigames.lookup import (
     printed_names,
     rules_text,
 )
+from boosterkit.minigames.refusals import Attempt, explain
 from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
     from boosterkit.generator.cache import Compiled, Kept, ProductCache
-    from boosterkit.minigames.capacity import Capacity
     from boosterkit.pipeline.db import Connection
 
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
@@ -57,7 +54,8 @@ def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | N
                 return code
     raise NotFoundError(
         f"{spec.name} was printed for {', '.join(parents)}; none of these sets is in the "
-        "database: choose a set (any set with booster data) or import one",
+        f"database: `boosterkit sync {parents[0]}` loads it, or choose a loaded set with "
+        "booster data",
         field="set",
     )
 
@@ -201,13 +199,7 @@ def _deal(
         )
     except SetupError as exc:
         exc.set_code, exc.product = set_code, used
-        attempt = _Attempt(kept, con, spec, players, seed, strict_backs)
-        if exc.op == "deal":
-            _shortfall(attempt, set_code, cp, exc)
-        else:
-            _never(attempt, set_code, cp, exc)
-        if isinstance(exc, UnknownCardsError):
-            _unknown(attempt, set_code, cp, basics, exc)
+        explain(Attempt(kept, con, spec, players, seed, strict_backs, basics), set_code, cp, exc)
         raise
     setup.lang = lang
     setup.rules_text = rules_text(minigames, spec, lang, set_code)
@@ -216,151 +208,6 @@ def _deal(
     if note:
         setup.notes.insert(0, note)
     return setup
-
-
-#: The product kinds a refused deal may offer instead, in this order (those the organizer
-#: page's product choice lists).
-ALTERNATIVE_KINDS = ("draft", "play", "set")
-
-
-@dataclass
-class _Attempt:
-    """What a deal was asked for, to try it again with another product of the set."""
-
-    kept: Kept
-    con: Connection
-    spec: Minigame
-    players: int
-    seed: int
-    strict_backs: bool
-
-    def alternative(
-        self, set_code: str, used: str, basics: dict[str, CardInfo] | None
-    ) -> str | None:
-        """The first kind of ``ALTERNATIVE_KINDS`` whose default product is not ``used``,
-        holds no card the database lacks, and deals this seed."""
-        from boosterkit.generator import small
-        from boosterkit.generator.packs import drawn
-        from boosterkit.generator.products import default_products, holds_unresolved
-
-        count = self.spec.pack_count(self.players)
-        defaults = default_products(self.con, set_code)
-        for kind in ALTERNATIVE_KINDS:
-            if defaults.get(kind) in (None, used):
-                continue
-            cp = self.kept.product(set_code, defaults[kind], lite=count <= small.SMALL)
-            if holds_unresolved(cp.product):
-                continue
-            try:
-                run_steps(self.spec, drawn(cp, self.seed, 1, count), self.players, self.seed,
-                          set_code=set_code, product=kind, strict_backs=self.strict_backs,
-                          basics=basics)  # fmt: skip
-            except SetupError:
-                continue
-            return kind
-        return None
-
-    def capacities(self, set_code: str, used: str) -> dict[str, Capacity]:
-        """What the set's default product of each ``ALTERNATIVE_KINDS`` (but ``used``, and
-        those holding cards the database lacks) gives this game's deal step."""
-        from boosterkit.generator.products import default_products, holds_unresolved
-        from boosterkit.minigames.capacity import deal_capacity
-
-        out = {}
-        defaults = default_products(self.con, set_code)
-        for kind in ALTERNATIVE_KINDS:
-            if defaults.get(kind) in (None, used):
-                continue
-            cp = self.kept.product(set_code, defaults[kind], lite=True)
-            cap = (
-                None
-                if holds_unresolved(cp.product)
-                else deal_capacity(self.spec, cp, self.strict_backs)
-            )
-            if cap is not None:
-                out[kind] = cap
-        return out
-
-
-def _shortfall(attempt: _Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
-    """A deal step's refusal: an input error when no pack of ``cp``'s product could ever
-    serve the players (the bound is the product's structure), else ``exc`` says the range
-    its packs hold and names a product of the set that always deals."""
-    from boosterkit.minigames.capacity import deal_capacity
-
-    spec, players = attempt.spec, attempt.players
-    cap = deal_capacity(spec, cp, attempt.strict_backs)
-    if cap is None:
-        return
-    others = attempt.capacities(set_code, cp.product.code)
-    limit = min(spec.players_max or MAX_TABLE_PLAYERS, MAX_TABLE_PLAYERS)
-    too_many = cap.too_many(players, limit, others)
-    if too_many is not None:
-        raise too_many from exc
-    if cap.span(players)[0] < cap.need(players):
-        exc.args = (cap.by_chance(exc.reason, players, attempt.seed, others),)
-
-
-def _never(attempt: _Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
-    """A step that needs a kind of card no pack of ``cp`` can hold: an input error naming the
-    sets whose packs hold one (or the game's own sets), not "try another seed"."""
-    err = never_served(attempt.spec, exc, cp, attempt.strict_backs, attempt.con, set_code)
-    if err is not None:
-        raise err from exc
-
-
-def never_served(
-    spec: Minigame, exc: SetupError, cp: Compiled, strict: bool, con: Connection, set_code: str
-) -> InputError | None:
-    """The input error of a refusal no seed of ``cp`` can avoid (its step needs a kind of
-    card no pack of the product holds), else None. ``deal`` and ``validate`` both say it."""
-    from boosterkit.minigames.capacity import ever_holds
-    from boosterkit.minigames.filters import describe
-    from boosterkit.minigames.lookup import sets_holding
-    from boosterkit.minigames.spec import Remove
-
-    step, steps = exc.step, spec.steps or []
-    flt = getattr(step, "filter", None)
-    at = next((k for k, s in enumerate(steps) if s is step), None)
-    if step is None or flt is None or at is None or exc.op == "deal":
-        return None
-    removed = [s.filter for s in steps[:at] if isinstance(s, Remove)]
-    if ever_holds(cp, flt, removed, strict):
-        return None
-    others = sets_holding(con, flt, strict, set_code)
-    parents = ", ".join(dict.fromkeys(p.parent for p in spec.printings))
-    where = (
-        f"deal it with `--set {others[0]}`"
-        + (f" (or {', '.join(others[1:4])})" if others[1:] else "")
-        if others
-        else f"no loaded set has one; `boosterkit sync {spec.printings[0].parent}` loads the set "
-        f"it was printed for ({parents})"
-    )
-    what = describe(flt, 1)
-    a = "an" if what[:1] in "aeiou" else "a"
-    return InputError(
-        f"{spec.name}: no {cp.product.code} pack can hold {a} {what}, which the "
-        f"{getattr(step, 'zone', step.op)} needs, so no seed deals it: {where}",
-        field="set",
-    )
-
-
-def _unknown(
-    attempt: _Attempt,
-    set_code: str,
-    cp: Compiled,
-    basics: dict[str, CardInfo] | None,
-    exc: UnknownCardsError,
-) -> None:
-    """Name a product of the set that deals this seed, or say that every pack holds such
-    cards (Strixhaven's Mystical Archive slot: no seed deals without `sync sta`)."""
-    from boosterkit.minigames.capacity import always_unknown
-
-    kind = attempt.alternative(set_code, cp.product.code, basics)
-    if kind:
-        exc.offer(kind)
-    elif not exc.own and always_unknown(cp):
-        exc.every_pack(f"{set_code} {exc.product or cp.product.code}")
 
 
 def summary(setup: Setup) -> dict[str, Any]:

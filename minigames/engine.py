@@ -66,8 +66,9 @@ class UnknownCardsError(SetupError):
         #: the set's own cards are missing: no seed deals
         self.own = any(s == set_code for s, _ in cards)
         self.alternative: str | None = None
-        #: the product every pack of which holds such cards: another seed cannot help
-        self.always: str | None = None
+        #: a seed after this one that deals (else: none of ``tried`` seeds does)
+        self.seed: int | None = None
+        self.tried: tuple[int, int, str | None] | None = None  # (seeds, this seed, every pack's)
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -83,13 +84,23 @@ class UnknownCardsError(SetupError):
             head = f"{self.game}: {what} {where} in no file boosterkit can load"
         if self.alternative:
             return f"{head}, or deal `--product {self.alternative}`."
-        if self.always:
-            return f"{head}: every {self.always} pack holds such cards, whatever the seed."
+        if self.seed is not None:
+            return f"{head}, or deal `--seed {self.seed}`."
+        if self.tried is not None:
+            tries, seed, every = self.tried
+            held = f": every {every} pack holds such cards, and" if every else ";"
+            return f"{head}{held} none of the {tries} seeds after {seed} deals either."
         return f"{head}." if self.own else f"{head}, or try another seed."
 
-    def every_pack(self, product: str) -> None:
-        """Say that every pack of ``product`` holds such cards (no seed deals)."""
-        self.always = product
+    def offer_seed(self, seed: int) -> None:
+        """Name ``seed`` as one that deals."""
+        self.seed = seed
+        self.args = (self._message(),)
+
+    def none_of(self, tries: int, seed: int, every: str | None) -> None:
+        """Say that none of the ``tries`` seeds after ``seed`` deals (``every``: the product
+        every pack of which holds such cards)."""
+        self.tried = (tries, seed, every)
         self.args = (self._message(),)
 
     def offer(self, kind: str) -> None:

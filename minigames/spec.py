@@ -730,7 +730,10 @@ class Minigame(Part):
             "printings": [f"{p.set}#{p.number}" if p.number else p.set for p in self.printings],
             # the booster sets it was printed for: the sets a deal uses by default
             "sets": list(dict.fromkeys(p.parent for p in self.printings)),
-            "status": self.status.setup,
+            # how sure what is dealt is: the least sure of the setup, the packs and the players
+            "status": max(
+                (self.status.setup, self.status.packs, self.status.players), key=STATUSES.index
+            ),
             "dealable": self.dealable,
             "printed_names": {"en": self.name, **self.printed_names},
             "players_limit": self.players.limit.max if self.players.limit else None,

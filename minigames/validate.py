@@ -292,8 +292,8 @@ def _validate(database: Database, con: Connection, given: Any, exact: bool) -> V
 def _never_served(c: _Check, exc: BoosterkitError) -> None:
     """A replay refused because no pack of the file's product can hold what a step needs:
     the same input error ``deal`` gives for it (no seed, no hand deal can make it)."""
-    from boosterkit.minigames.dealer import never_served
     from boosterkit.minigames.ops import SetupError
+    from boosterkit.minigames.refusals import never_served
 
     set_code, product = c.data.get("set"), c.data.get("product")
     if not isinstance(exc, SetupError) or not set_code or not product:

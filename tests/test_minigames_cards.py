@@ -242,7 +242,7 @@ def test_every_strixhaven_pack_holds_an_archive_card_the_database_lacks(real_con
     with pytest.raises(SetupError) as err:
         deal(real_con, "mimic-match", 2, "stx", seed=1)
     assert "`boosterkit sync sta`" in str(err.value)
-    assert "every stx set pack holds such cards" in str(err.value)
+    assert "every stx-set pack holds such cards, and none of the 8 seeds after 1" in str(err.value)
     assert "another seed" not in str(err.value)
 
 
@@ -414,3 +414,50 @@ def test_a_title_printed_in_no_such_language_is_marked_english(built_con) -> Non
         rfi = deal(built_con, "roll-for-initiative", 2, "afr", product="draft", seed=1, lang=lang)
         first = render_sheet(rfi, "text").splitlines()[0]
         assert mark.upper() not in first and first.startswith(rfi.spec.printed_name(lang).upper())
+
+
+def test_an_unknown_card_in_play_names_a_seed_that_deals(built_con) -> None:
+    # Audit of issue 30: "every bro set pack holds such cards, whatever the seed" was said
+    # where 17 of 60 seeds deal. A refusal for a List card the database lacks now names a
+    # seed that deals, and that seed does.
+    from boosterkit.minigames.engine import UnknownCardsError
+
+    # Foraging Squirrels needs the Set Booster's art card: no other product offers itself
+    for seed in range(40):
+        try:
+            deal(built_con, "foraging-squirrels", 2, "afr", seed=seed)
+        except UnknownCardsError as exc:
+            said = str(exc)
+            assert "--product" not in said and "another seed" not in said, said
+            found = int(said.split("`--seed ")[1].split("`")[0])
+            assert seed < found <= seed + 8
+            assert deal(built_con, "foraging-squirrels", 2, "afr", seed=found).seed == found
+            return
+    pytest.fail("no AFR seed of 40 put an unknown List card in the grid")
+
+
+def test_a_product_without_the_card_a_step_needs_names_the_product_that_has_it(built_con):
+    # Foraging Squirrels: "Select one art card and shuffle it in with the rest": Draft
+    # Boosters hold no art card, the set's Set Boosters do (the audit: "no loaded set has
+    # one; boosterkit sync mh2" was said with MH2 loaded).
+    with pytest.raises(InputError) as err:
+        deal(built_con, "foraging-squirrels", 2, "khm", product="draft", seed=1)
+    assert str(err.value).endswith("so no seed deals it: deal it with `--product set`")
+
+
+def test_a_set_whose_own_cards_are_missing_names_the_sync(capsys, built_world, tmp_path):
+    # Mimic Match on a set whose cards are not loaded said "no pack can hold a land … deal it
+    # with --set afr": the lands are there, unknown to the database.
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.collation import import_collation
+    from boosterkit.pipeline.mtgjson import import_mtgjson
+
+    path = tmp_path / "afr-only.duckdb"
+    con = db.connect(path)
+    import_mtgjson(con, [built_world.folder / "AFR.json", built_world.folder / "MAFR.json"])
+    import_collation(con, built_world.sealed)
+    con.close()
+    code, _, err = run_cli(capsys, "--db", str(path), "deal", "mimic-match", "-n", "2",
+                           "--set", "znr", "--seed", "1")  # fmt: skip
+    assert code == 1 and "cards of its sheets are not in the database" in err
+    assert "`boosterkit sync znr`" in err and "--set" not in err

@@ -27,14 +27,20 @@ def test_all_28_games_are_catalogued_and_dealt_by_their_cards() -> None:
     assert len(FILES) == 28
     games = list_minigames()
     assert len(games) == 28 and len({g["id"] for g in games}) == 28
-    assert all(g["dealable"] and g["status"] == "C" for g in games)
+    assert all(g["dealable"] for g in games)
+    # the listing's status is the least sure of the setup, the packs and the players: Magic
+    # and Minions' Draft Boosters and Assassin Edition's player range are inferred, and their
+    # sheets say so
+    inferred = {g["id"] for g in games if g["status"] == "I"}
+    assert inferred == {"magic-and-minions", "into-the-story-assassin-edition"}
+    assert {g["status"] for g in games} == {"C", "I"}
     assert "sharkeys-tithe" in {g["id"] for g in games}
     for g in games:  # the printed players, packs and minutes line, or why there is none
         spec = get_minigame(g["id"])
         if spec.unprinted is None:
             assert g["players_min"] and g["packs"] and g["minutes"], g["id"]
         else:
-            assert set(spec.unprinted.facts) == {"players", "packs", "minutes"}
+            assert set(spec.unprinted.facts) == {"players", "minutes"}  # packs: GET READY
             assert g["id"] == "into-the-story-assassin-edition"
 
 

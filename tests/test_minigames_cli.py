@@ -188,7 +188,7 @@ def test_deal_errors_are_one_line(capsys, built_db: Path) -> None:
             "error: --players 1 is out of range for Roil Royale (2–6 players)",
         ),
         (["mimic-match", "--players", "2", "--set", "xyz"], 2, "unknown set 'xyz'"),
-        (["vampire-wedding-planner", "--players", "2"], 2, "or import one (--set)"),
+        (["vampire-wedding-planner", "--players", "2"], 2, "`boosterkit sync vow` loads it"),
         (
             [
                 "roll-for-initiative",

@@ -473,15 +473,34 @@ def test_base_race_artifact_owner_takes_an_extra_turn() -> None:
     # earned it, so the defender takes it after the attacker's turn and then their own.
     s = new_game(br_setup(two=[item("p2-12", "Artifact", mv=1)]))
     s = apply(s, {"player": "player-1", "card": "p1-9", "to": "a4"})  # attacks the artifact
-    assert s.board[br.index_of("a4")] == "p1-9" and s.to_move == 1 and s.extra == (0, 1)
+    assert s.board[br.index_of("a4")] == "p1-9" and s.to_move == 1 and s.on_extra
     s = apply(s, {"player": "player-2", "card": "p2-11", "to": "b3"})
-    assert s.to_move == 1 and s.extra == (0, 0)  # the extra turn
+    assert s.to_move == 1 and not s.on_extra and s.owed == ()  # the extra turn, then their own
     s = apply(s, {"player": "player-2", "card": "p2-10", "to": "c3"})
     assert s.to_move == 0
     # "You can use your turn to move a card safely onto an empty space."
     s = apply(s, {"player": "player-1", "card": "p1-5", "to": "a3"})
     assert s.board[br.index_of("a3")] == "p1-5" and s.board[br.index_of("a2")] is None
     assert s.event == "player-1 moves p1-5 a2 → a3" and s.to_move == 1
+
+
+def test_base_race_an_extra_turn_earned_in_an_extra_turn_comes_first() -> None:
+    # "the player who owns it discards it and takes an extra turn": the most recent extra
+    # turn first, right after the turn that earned it (Magic's rule, docs/minigames.md). The
+    # independent audit's game: player-2 attacks player-1's artifact (player-1 is owed an extra
+    # turn); in it player-1 attacks player-2's artifact: player-2's extra turn comes next,
+    # then player-1's own turn, then player-2's.
+    s = new_game(
+        br_setup(one=[item("p1-9", "Artifact", mv=1)], two=[item("p2-11", "Artifact", mv=1)])
+    )
+    s = apply(s, {"player": "player-2", "card": "p2-12", "to": "a3"})  # onto p1-9, an artifact
+    assert (s.to_move, s.on_extra) == (0, True)
+    s = apply(s, {"player": "player-1", "card": "p1-10", "to": "b4"})  # onto p2-11, an artifact
+    assert (s.to_move, s.on_extra) == (1, True)  # player-2's extra turn, earned just now
+    s = apply(s, {"player": "player-2", "card": "p2-10", "to": "c3"})
+    assert (s.to_move, s.on_extra) == (0, False)  # player-1's own turn: player-2's came first
+    s = apply(s, {"player": "player-1", "card": "p1-12", "to": "d4"})
+    assert (s.to_move, s.on_extra) == (1, False)
 
 
 def test_base_race_revealed_land_loses_and_game_ends() -> None:

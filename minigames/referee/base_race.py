@@ -149,7 +149,10 @@ class State:
     face_up: frozenset[str] = frozenset()
     discard: tuple[str, ...] = ()
     to_move: int | None = None  # None: either player may start
-    extra: tuple[int, int] = (0, 0)  # extra turns owed to each seat
+    #: seats owed an extra turn, the most recent last (taken first: Magic's rule)
+    owed: tuple[int, ...] = ()
+    on_extra: bool = False  # the turn being taken is an extra turn
+    regular: int | None = None  # whose regular turn comes once no extra turn is owed
     turns: int = 0
     passes: int = 0  # consecutive passes
     winner: int | None = None
@@ -216,17 +219,15 @@ def legal_moves(state: State) -> list[dict[str, Any]]:
     return out
 
 
-def _after(state: State, seat: int, gained: str | None) -> tuple[tuple[int, int], int]:
-    """Extra turns owed and whose turn is next after ``seat`` moved (and ``gained``, the
-    battle side owed an extra turn): an extra turn owed to the mover first, else the
-    opponent."""
-    extra = list(state.extra)
-    if gained:
-        extra[seat if gained == "attacker" else 1 - seat] += 1
-    if extra[seat]:
-        extra[seat] -= 1
-        return (extra[0], extra[1]), seat
-    return (extra[0], extra[1]), 1 - seat
+def _after(state: State, seat: int, gained: str | None) -> dict[str, Any]:
+    """Who moves after ``seat`` (and ``gained``, the battle side owed an extra turn): the
+    most recently owed extra turn first, right after the turn that earned it; then the
+    regular turns go on alternating (after an extra turn, the regular turn it interrupted)."""
+    owed = state.owed + ((seat if gained == "attacker" else 1 - seat,) if gained else ())
+    regular = state.regular if state.on_extra and state.regular is not None else 1 - seat
+    if owed:
+        return {"owed": owed[:-1], "to_move": owed[-1], "on_extra": True, "regular": regular}
+    return {"owed": (), "to_move": regular, "on_extra": False, "regular": regular}
 
 
 def apply(state: State, move: Mapping[str, Any]) -> State:
@@ -253,7 +254,7 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
         )
         if passes >= 2:
             return evolve(state, ended_by="no-moves")
-        return evolve(state, to_move=1 - seat)
+        return evolve(state, **_after(state, seat, None))
     uid = need(move, "card", str)
     to = index_of(move.get("to"))
     if uid not in state.board:
@@ -278,15 +279,13 @@ def apply(state: State, move: Mapping[str, Any]) -> State:
     if target is None:  # "move a card safely onto an empty space"
         board = list(state.board)
         board[at], board[to] = None, uid
-        extra, nxt = _after(state, seat, None)
         return evolve(
             state,
             board=tuple(board),
             turns=state.turns + 1,
             passes=0,
-            extra=extra,
-            to_move=nxt,
             event=f"{players[seat]} moves {uid} {SQUARES[at]} → {SQUARES[to]}",
+            **_after(state, seat, None),
         )
     return _battle(evolve(state, turns=state.turns + 1, passes=0), seat, uid, target, at, to)
 
@@ -320,8 +319,7 @@ def _battle(state: State, seat: int, uid: str, target: str, at: int, to: int) ->
     if out.extra_turn:
         who = seat if out.extra_turn == "attacker" else 1 - seat
         text += f"; {players[who]} takes an extra turn"
-    extra, nxt = _after(state, seat, out.extra_turn)
-    return evolve(state, extra=extra, to_move=nxt, event=text)
+    return evolve(state, event=text, **_after(state, seat, out.extra_turn))
 
 
 def _label(state: State, uid: str) -> str:
