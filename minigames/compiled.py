@@ -38,7 +38,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = '8c43a71109c1f3015e44b0817299c408af61b806116e065a99f7d39789f872c0'
+SPEC = '35abe175a6a987c0c73d2f8d9d22e632b8ec6a98a75a7146cb6b76779ba7811b'
 
 
 def _base_race() -> Minigame:

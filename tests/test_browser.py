@@ -224,7 +224,9 @@ def test_an_error_clears_the_sheet_and_offers_the_loaded_sets(server: str, brows
     page.fill("#seed", "6")
     page.click("#deal")
     page.wait_for_selector("#status.error")
-    assert "mid" in page.inner_text("#status") and "choose a set" in page.inner_text("#status")
+    assert "mid" in page.inner_text("#status") and "choose a loaded set" in page.inner_text(
+        "#status"
+    )
     # The previous game's sheet is gone: Print cannot print it under the red message.
     assert not _sheet_shown(page) and page.is_disabled("#print")
     assert page.is_visible("#set-offer")
@@ -613,13 +615,15 @@ def one_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_the_first_view_deals_a_game_the_database_can_deal(one_server: str, browser) -> None:
-    """A database holding ONE only (no set a minigame was printed for): the page opens on a
-    dealable game with a loaded set chosen, offers no missing set, says "2 players" rather
-    than "players 2–2", shows a 10-digit seed and the set's name whole, and deals."""
+    """A database holding ONE only: the page opens on a game printed for ONE (Booster Blitz,
+    MONE #5) dealt on its own set, offers no missing set, says "2 players" rather than
+    "players 2–2", shows a 10-digit seed and the set's name whole, and deals."""
     page = browser.new_page()
     page.goto(f"{one_server}/")
     page.wait_for_selector("body[data-ready=true]", timeout=15000)
-    assert page.input_value("#set") == "one" and page.is_hidden("#set-offer")
+    assert page.input_value("#minigame") == "booster-blitz"
+    assert page.input_value("#set") == "" and page.is_hidden("#set-offer")  # its own: ONE
+    page.select_option("#set", "one")
     page.fill("#seed", "4294967295")
     assert _fits(page, "#seed") and _fits(page, "#set")
     page.select_option("#minigame", "mimic-match")
@@ -630,6 +634,7 @@ def test_the_first_view_deals_a_game_the_database_can_deal(one_server: str, brow
     assert "Day Vs. Night: 2 players" in page.inner_text("#minigame-info")
     page.select_option("#minigame", "roll-for-initiative")
     assert "2+ players" in page.inner_text("#minigame-info")
+    page.select_option("#set", "one")  # printed for AFR and CLB: dealt on the loaded ONE
     page.fill("#seed", "7")
     page.click("#deal")
     page.wait_for_function(

@@ -82,5 +82,5 @@ def test_card_rows_read_each_column_under_the_items_name(mem_db) -> None:
     }
     assert {k: row[k] for k in lookup.FACTS} == {
         "power": "1", "toughness": "3", "loyalty": None,
-        "text": "Dwarfhold Champion gets +1/+0.", "legendary": False,
+        "text": "Dwarfhold Champion gets +1/+0.", "legendary": False, "watermark": None,
     }  # fmt: skip

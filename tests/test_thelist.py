@@ -203,17 +203,20 @@ def test_without_the_list_the_refusal_names_the_fix_and_a_product_that_deals(
             deal(con, "mimic-match", 3, "afr", seed=seed)  # every seed deals now
 
 
-def test_simulate_names_the_product_it_opened_when_nothing_deals(
+def test_simulate_that_deals_nothing_fails_naming_the_sync(
     real_db: Path, tmp_path: Path, capsys
 ) -> None:
     """ONE from Scryfall's one-printing-per-name dump: its Set Boosters' basics are not in
-    it, so Base Race deals no setup at all; simulate still says what it opened."""
-    from boosterkit.minigames.referee.runner import simulate, stats_text
+    it, so Base Race deals no setup at all: simulate fails (issue 30: a run that dealt
+    nothing exits 1), saying what it opened and what would bring the cards."""
+    from boosterkit.minigames.referee.runner import simulate
 
     path = tmp_path / "one.duckdb"
     shutil.copy(real_db, path)
     with db.connect(path) as con:
         sync_file(con, shared_path("cards", "one.unique-cards.json"), cache=tmp_path / "cache")
-        stats = simulate(con, "base-race", 2, "one", seed=1, games=3)
-    assert (stats["dealt"], stats["set"], stats["product"]) == (0, "one", "set")
-    assert stats_text(stats).startswith("base-race: 2 players, ONE (set boosters), seed 1")
+        with pytest.raises(SetupError) as err:
+            simulate(con, "base-race", 2, "one", seed=1, games=3)
+    said = str(err.value)
+    assert said.startswith("simulate: none of the 3 setups could be dealt, so no game was played")
+    assert "`boosterkit sync one`" in said
