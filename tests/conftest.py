@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The package's own folders (``pipeline/``, ``data/``… at the root are links to them, which a
+#: checkout without symlinks lacks: tests read the package's).
+PKG = ROOT / "boosterkit"
 SHARED = Path(os.environ.get("BOOSTERKIT_TEST_SHARED") or ROOT.parent / "shared")
 SCRYFALL = SHARED / "scryfall"
 REAL_DATA_REASON = (

@@ -14,7 +14,7 @@ from typing import Any
 
 import exports_grammar as g
 import pytest
-from conftest import ROOT, SCRYFALL, shared_path
+from conftest import PKG, ROOT, SCRYFALL, shared_path
 from helpers import run_cli
 
 from boosterkit.formats import PACKS, POOLS
@@ -49,7 +49,7 @@ def list_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _plst() -> dict[str, str]:
     """The committed table, read here on its own (Scryfall id → ``plst`` number)."""
-    rows = (ROOT / "data" / "boosters" / "plst_numbers.csv").read_text("utf-8").splitlines()
+    rows = (PKG / "data" / "boosters" / "plst_numbers.csv").read_text("utf-8").splitlines()
     body = [r for r in rows if r and not r.startswith("#")]
     assert body[0] == "scryfall_id,plst_number"
     return dict(r.split(",") for r in body[1:])
@@ -150,11 +150,11 @@ def test_the_list_is_plst_with_scryfalls_number(list_db: Path) -> None:
 def test_the_plst_table_is_what_the_script_derives_and_agrees_with_mtgjson() -> None:
     """``plst_numbers.csv`` is ``make_plst_numbers.py``'s output; every number it gives of a
     set whose MTGJSON file is in ../shared names the same card there."""
-    spec = importlib.util.spec_from_file_location("mk", ROOT / "data/boosters/make_plst_numbers.py")
+    spec = importlib.util.spec_from_file_location("mk", PKG / "data/boosters/make_plst_numbers.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     root = shared_path()
-    committed = (ROOT / "data" / "boosters" / "plst_numbers.csv").read_text("utf-8")
+    committed = (PKG / "data" / "boosters" / "plst_numbers.csv").read_text("utf-8")
     assert committed == module.plst_csv(root)
     names = {c["identifiers"]["scryfallId"]: c["name"] for c in
              json.loads(shared_path("mtgjson", "PLIST.json").read_text("utf-8"))["data"]["cards"]}  # fmt: skip

@@ -4,12 +4,12 @@ card line it checks (MAFR #5 Roll for Initiative, MZNR/MKHM #1 Base Race, MAFR #
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
 from boosterkit.minigames.referee import RuleViolation, apply, legal_moves, new_game, result
 from boosterkit.minigames.referee import base_race as br
@@ -724,9 +724,7 @@ def test_a_move_of_another_games_log_is_bad_input_before_any_rule() -> None:
 
 # --- move logs and their schema agree (issue 19) -------------------------------------------
 
-MOVE_SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[1] / "data" / "moves.schema.json").read_text("utf-8")
-)
+MOVE_SCHEMA = json.loads((DATA_DIR / "moves.schema.json").read_text("utf-8"))
 
 
 def schema_accepts(game: str, move: dict) -> bool:

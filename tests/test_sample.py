@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import PKG, ROOT, shared_path
 from helpers import run_cli
 
 from boosterkit import config
@@ -18,7 +18,7 @@ from boosterkit.database import Database
 from boosterkit.pipeline import db as pdb
 from boosterkit.pipeline import sample
 
-SCRIPT = ROOT / "data" / "sample" / "make_sample.py"
+SCRIPT = PKG / "data" / "sample" / "make_sample.py"
 NOTICE = "boosterkit: using the bundled sample (AFR): `boosterkit sync SET` loads real data\n"
 
 
@@ -74,8 +74,8 @@ def test_the_script_keeps_every_key_the_importer_reads() -> None:
     import re
 
     maker = make_sample()
-    source = (ROOT / "pipeline" / "mtgjson_transform.py").read_text(encoding="utf-8")
-    source += (ROOT / "pipeline" / "mtgjson.py").read_text(encoding="utf-8")
+    source = (PKG / "pipeline" / "mtgjson_transform.py").read_text(encoding="utf-8")
+    source += (PKG / "pipeline" / "mtgjson.py").read_text(encoding="utf-8")
     read = set(re.findall(r"""(?:\.get\(|\[)"([a-zA-Z]+)"[\],)]""", source))
     booster = {"allowDuplicates", "balanceColors", "boosters", "contents", "fixed", "foil",
                "sheets", "sourceSetCodes", "totalWeight", "weight"}  # fmt: skip

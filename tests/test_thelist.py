@@ -11,7 +11,7 @@ from pathlib import Path
 
 import play_fixtures as pf
 import pytest
-from conftest import ROOT, shared_path
+from conftest import PKG, shared_path
 from helpers import run_cli
 
 from boosterkit.generator.products import fill_hints, list_products, resolve_product
@@ -21,7 +21,7 @@ from boosterkit.pipeline.collation import import_collation, write_products
 from boosterkit.pipeline.mtgjson import import_mtgjson
 from boosterkit.pipeline.sync import sync_file
 
-SCRIPT = ROOT / "data" / "boosters" / "make_plist.py"
+SCRIPT = PKG / "data" / "boosters" / "make_plist.py"
 
 
 def _script():

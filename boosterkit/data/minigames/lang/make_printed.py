@@ -18,7 +18,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "printed.yaml"
-SEEDS = HERE.parents[2].parent / "shared" / "seeds"
+SEEDS = HERE.parents[3].parent / "shared" / "seeds"
 
 #: Printed pages: (game, language, the first line's start, the printing named in its subtitle).
 PAGES = (

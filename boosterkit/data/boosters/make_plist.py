@@ -17,7 +17,7 @@ from pathlib import Path
 SOURCE = (
     "github.com/AUTRE04216/jsonSets PLIST.json at commit 3c2281531ccc0b25f11d36e40ed1831400e78108"
 )
-DEFAULT = Path(__file__).resolve().parents[2].parent / "shared/scryfall/mtgjson/PLIST.json"
+DEFAULT = Path(__file__).resolve().parents[3].parent / "shared/scryfall/mtgjson/PLIST.json"
 
 HEADER = f"""\
 # The List in its first numbering (MTGJSON set PLIST, 1-727), each number with the Scryfall id

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "scryfall"
+DEFAULT = Path(__file__).resolve().parents[3].parent / "shared" / "scryfall"
 HEADER = """\
 # Scryfall's number in set `plst` (The List, numbered after the original printing) of the
 # cards of MTGJSON's PLIST.json (AUTRE04216/jsonSets, commit 3c2281531ccc0b25f11d36e40ed1831400e78108),

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "scryfall"
+DEFAULT = Path(__file__).resolve().parents[3].parent / "shared" / "scryfall"
 MTGJSON_FILE, SEALED_FILE = "mtgjson.json.gz", "sealed.json.gz"
 
 #: The set with its cards, tokens and booster sheets; its sealed-data products come along.
