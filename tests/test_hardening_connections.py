@@ -125,9 +125,11 @@ def test_the_bounds_of_serve() -> None:
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     assert guard.total == connections.connection_capacity(soft)
     assert connections.connection_capacity(1024) == (1024 - connections.RESERVED_FILES) // 2
-    # what is held and what a burst brings in stay within the open files
-    assert 2 * connections.accept_backlog(1024) + connections.RESERVED_FILES <= 1024
-    assert connections.accept_backlog(10**6) == 2048
+    # what is held and the bursts in flight before they are counted stay within the open
+    # files (a loaded machine met "Too many open files" with two bursts of 448)
+    held = connections.connection_capacity(1024) + connections.RESERVED_FILES
+    assert held + connections.BURSTS_IN_FLIGHT * connections.accept_backlog(1024) <= 1024
+    assert connections.accept_backlog(10**6) == 512
 
 
 # --- a real serve under nofile=1024 -----------------------------------------------------------

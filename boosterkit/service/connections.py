@@ -12,8 +12,8 @@ protocol with two bounds (``serve`` runs every worker with it):
   closed;
 - **connections per client**: one client address holds at most ``MAX_CONNECTIONS_PER_CLIENT``
   connections, and all clients at most ``connection_capacity()`` (half the open-file limit
-  less ``RESERVED_FILES`` for the database and the rest; the other half takes a burst of
-  new connections, ``accept_backlog()``); past either, the oldest connection (of that
+  less ``RESERVED_FILES`` for the database and the rest; the other half takes the bursts of
+  new connections accepted before they are counted, ``accept_backlog()``); past either, the oldest connection (of that
   client, else of anyone) still waiting for its headers is closed to make room, and when
   every one is busy with a request the new connection is closed instead.
 
@@ -63,10 +63,18 @@ def connection_capacity(open_files: int | None = None) -> int:
     return max(16, min(MAX_CONNECTIONS, (files - RESERVED_FILES) // 2))
 
 
+#: Bursts of accepted connections that can be in flight before the first of them is counted:
+#: asyncio accepts a burst in one turn of its loop, makes their protocols in the next and
+#: calls ``connection_made`` (where they are counted, and the oldest closed) in the one
+#: after, and a closed connection's descriptor is released a turn later still.
+BURSTS_IN_FLIGHT = 4
+
+
 def accept_backlog(open_files: int | None = None) -> int:
     """Connections waiting to be accepted, and taken at once (uvicorn's ``backlog``, which
-    asyncio also uses as its burst): at most uvicorn's 2,048 and ``connection_capacity``."""
-    return min(2048, connection_capacity(open_files))
+    asyncio also uses as its burst): a quarter of ``connection_capacity`` (so that
+    ``BURSTS_IN_FLIGHT`` bursts fit in the other half of the open files), at most 512."""
+    return max(4, min(512, connection_capacity(open_files) // BURSTS_IN_FLIGHT))
 
 
 def uvicorn_options() -> dict[str, Any]:
