@@ -274,7 +274,19 @@ def test_db_after_the_command_wins_over_before(capsys, built_db: Path, tmp_path:
 
 def test_simulate_picks_and_prints_a_seed_as_open_and_deal_do(capsys, built_db: Path) -> None:
     """`simulate` required --seed where `open` and `deal` pick one (issue 34)."""
-    args = ["simulate", "mimic-match", "-n", "2", "--games", "3", "--db", str(built_db)]
+    # Draft Boosters: no List card the built data lacks, so any seed's games are dealt
+    args = [
+        "simulate",
+        "mimic-match",
+        "-n",
+        "2",
+        "-p",
+        "draft",
+        "--games",
+        "3",
+        "--db",
+        str(built_db),
+    ]
     code, out, err = run(capsys, *args, "--json")
     seed = re.fullmatch(r"seed: (\d+) \(repeat with --seed \1\)\n", err)
     assert code == 0 and seed, err
