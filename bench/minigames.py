@@ -8,7 +8,7 @@ a temporary folder, then for a few games, in the same run:
 - ``engine.build_setup`` alone over packs opened beforehand (the engine's own cost);
 - ``validate_setup(con, setup.to_dict())`` — re-opening the seeded packs, database look-ups
   and a replay of the steps; cold (as one CLI run: compiling the product is most of it) and
-  with a ``ProductCache`` (as a long-running caller such as the service would);
+  with a handle's cache (as a long-running caller such as the service would);
 - ``render_sheet(setup, "html")``;
 
 and a sweep of every dealable game at every player count it allows (up to its ``limit`` or
@@ -65,8 +65,9 @@ def timed(fn, seeds: list[int]) -> float:
 def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
     """Median ms of each stage for ``game`` at ``players`` on AFR, over the first ``rounds``
     seeds that deal (the bench database lacks The List: some seeds are refused)."""
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.generator import open_packs
-    from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import SetupError, deal, render_sheet, validate_setup
     from boosterkit.minigames.catalog import get_minigame
     from boosterkit.minigames.engine import build_setup
@@ -84,7 +85,7 @@ def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
     seeds = sorted(setups)
     opened = {s: open_packs("afr", product, n, s, db=con) for s in seeds}
     one = deal(con, game, players, "afr", seed=seeds[0])
-    cache = ProductCache()
+    cached = Database.of(con, cache=Cache())
     return {
         "packs": n,
         "open": timed(lambda s: open_packs("afr", product, n, s, db=con), seeds),
@@ -94,7 +95,7 @@ def measure(con, game: str, players: int, rounds: int) -> dict[str, float]:
             seeds,
         ),
         "validate": timed(lambda s: validate_setup(con, setups[s]), seeds),
-        "validate_cached": timed(lambda s: validate_setup(con, setups[s], products=cache), seeds),
+        "validate_cached": timed(lambda s: validate_setup(cached, setups[s]), seeds),
         "html": timed(lambda s: render_sheet(one, "html"), seeds),
     }
 

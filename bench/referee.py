@@ -3,8 +3,8 @@
 Builds a database from the shared MTGJSON AFR/MAFR files and the magic-sealed-data export in
 a temporary folder, then for each refereed game, in the same run:
 
-- baseline: ``deal(con, game, players, "afr", seed=s, products=cache)`` for K seeds — the
-  cost of dealing a setup, as ``simulate`` pays it (a shared ``ProductCache``);
+- baseline: ``deal(db, game, players, "afr", seed=s)`` for K seeds, ``db`` one handle — the
+  cost of dealing a setup, as ``simulate`` pays it (the handle's cache shared);
 - ``play_out(setup, policy)`` over those K setups — playing each to the end (the referee's
   own cost, including reading the setup);
 - ``simulate(...)`` end to end: games per second.
@@ -35,17 +35,18 @@ def measure(
     """Median over ``rounds`` batches of ms per game dealing and playing (and their ratio,
     batch by batch: dealing and playing are measured back to back, so a busy machine slows
     both), and simulated games per second."""
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.minigames import SetupError, deal
     from boosterkit.minigames.referee.common import CardStats
     from boosterkit.minigames.referee.runner import play_out, simulate
 
-    cache, stats = ProductCache(), CardStats(con)
+    cache, stats = Database.of(con, cache=Cache()), CardStats(con)
     size = max(1, games // rounds)
     seeds: list[int] = []  # seeds whose packs make a setup (not one with a List card in play)
     for s in range(1, 100 * size * rounds):
         try:
-            deal(con, game, players, "afr", seed=s, products=cache)
+            deal(cache, game, players, "afr", seed=s)
         except SetupError:
             continue
         seeds.append(s)
@@ -55,7 +56,7 @@ def measure(
     for r in range(rounds):
         t = time.perf_counter()
         setups = [
-            deal(con, game, players, "afr", seed=s, products=cache).to_dict()
+            deal(cache, game, players, "afr", seed=s).to_dict()
             for s in seeds[r * size : (r + 1) * size]
         ]
         deals.append((time.perf_counter() - t) * 1000 / size)
@@ -65,7 +66,7 @@ def measure(
         plays.append((time.perf_counter() - t) * 1000 / size)
         ratios.append(plays[-1] / deals[-1])
     t = time.perf_counter()
-    simulate(con, game, players, "afr", seed=1, games=size, policy=policy, products=cache)
+    simulate(cache, game, players, "afr", seed=1, games=size, policy=policy)
     per_second = size / (time.perf_counter() - t)
     median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
     return {

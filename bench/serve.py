@@ -210,26 +210,26 @@ def baseline(
 ) -> dict[str, float]:
     """The same library calls in-process, one at a time: ms per call (median).
 
-    Like the service, they keep compiled products in a ``ProductCache`` (the first call of
+    Like the service, they keep compiled products in a handle's cache (the first call of
     each kind fills it; the median is the steady state)."""
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.generator import open_packs
-    from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames import deal
     from boosterkit.pipeline import db as pdb
 
     con = pdb.connect(db, read_only=True)
-    cache = ProductCache()
+    cache = Database.of(con, cache=Cache())
     try:
         pack_ms, deal_ms = [], []
         for b in packs:
             t0 = time.perf_counter()
-            open_packs(b["set"], product=b.get("product"), count=b["count"], seed=b["seed"], db=con,
-                       products=cache)  # fmt: skip
+            open_packs(b["set"], product=b.get("product"), count=b["count"], seed=b["seed"],
+                       db=cache)  # fmt: skip
             pack_ms.append((time.perf_counter() - t0) * 1000)
         for b in deals:
             t0 = time.perf_counter()
-            deal(con, b["minigame"], b["players"], set_code=b["set"], seed=b["seed"],
-                 products=cache)  # fmt: skip
+            deal(cache, b["minigame"], b["players"], set_code=b["set"], seed=b["seed"])
             deal_ms.append((time.perf_counter() - t0) * 1000)
     finally:
         con.close()

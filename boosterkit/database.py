@@ -10,7 +10,9 @@ the edge; below them nothing asks "path or connection?" again. Functions that wo
 transaction (the pipeline's loads and queries) take the connection ``read()`` or ``write()``
 gives.
 
-Importing this module loads neither DuckDB nor numpy: a kept product is drawn without either.
+What is derived from the database (compiled products, card rows…) is kept in the handle's
+``cache`` (``boosterkit.cache``): ``cached()`` gives this content's. Importing this module
+loads neither DuckDB nor numpy: a cached product is drawn without either.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Union, cast
+
+from boosterkit import cache as cachemod
+from boosterkit.cache import Cache, ContentCache
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import Compiled, Kept, ProductCache
-    from boosterkit.generator.engine import CompiledProduct
     from boosterkit.pipeline.db import Connection
 
 #: What entry points take as ``db``: a handle, a database path (``None``: the configured
@@ -50,7 +53,7 @@ def _remove_new(path: Path, cache: Path | None) -> None:
 
 
 class Database:
-    """A boosterkit database: its file, its connection policy and its kept products.
+    """A boosterkit database: its file, its connection policy and its cache.
 
     - ``Database(path)``: a file (``None``: the configured one, resolved on first use).
       ``read()`` opens it read-only for the block, ``write()`` read-write (created and
@@ -61,24 +64,24 @@ class Database:
       closed; its file is asked once (for the products kept beside it).
     - ``Database.memory()`` (or the path ``":memory:"``): an in-memory database, one
       connection the handle owns, opened now and closed by ``close()``; ``memory()`` keeps
-      its products by (set, product) in a cache of its own.
+      what is derived from it by name in a cache of its own.
     - ``service.database.ReadOnlyDatabase``: the service's shared read-only cursor.
 
-    ``products``: the ``generator.cache.ProductCache`` that keeps compiled products and the
-    values read once per database content (default: the process's own, keyed by file and
-    content). Within ``session()``, a thread reads the file's content stamp once and opens at
-    most one connection, on first use.
+    ``cache``: the ``boosterkit.cache.Cache`` that keeps what is derived from the database
+    once per content (default: the process's own, keyed by file and content). Within
+    ``session()``, a thread reads the file's content stamp once and opens at most one
+    connection, on first use.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        products: ProductCache | None = None,
+        cache: Cache | None = None,
         notice: Callable[[str], object] | None = None,
     ) -> None:
         self._explicit = path
-        self._products = products
+        self._cache = cache
         self._notice = notice
         self._connection: Connection | None = None  # borrowed, or owned (in memory)
         self._owned = str(path) == MEMORY
@@ -89,19 +92,15 @@ class Database:
             self._connection = dbmod.connect(MEMORY)
 
     @classmethod
-    def of(cls, db: DbLike, products: ProductCache | None = None) -> Database:
-        """``db`` as a handle: itself if it is one, else a path or a connection made one.
-
-        ``products``: where a path's or a connection's products are kept (a handle keeps
-        its own: passing other products with one is an error)."""
+    def of(cls, db: DbLike, *, cache: Cache | None = None) -> Database:
+        """``db`` as a handle: itself if it is one, else a path or a connection made one (the
+        one place the values an entry point accepts become a handle), keeping what it
+        derives in ``cache`` (default: the process's; a handle keeps its own)."""
         if isinstance(db, Database):
-            if products is not None and products is not db.products:
-                raise TypeError("a Database keeps its own products: pass them when making it")
             return db
         if db is None or isinstance(db, (str, os.PathLike)):
-            return cls(db, products=products)
-        path = products.db_path if products is not None else None
-        return cls.borrowing(db, path=path, products=products)
+            return cls(db, cache=cache)
+        return cls.borrowing(db, cache=cache)
 
     @classmethod
     def borrowing(
@@ -109,23 +108,19 @@ class Database:
         connection: Connection,
         *,
         path: str | os.PathLike[str] | None = None,
-        products: ProductCache | None = None,
+        cache: Cache | None = None,
     ) -> Database:
         """A handle over an open ``connection`` (never closed here). ``path``: its file,
         when known (else asked of the connection once)."""
-        handle = cls(path, products=products)
+        handle = cls(path, cache=cache)
         handle._connection = connection
         return handle
 
     @classmethod
-    def memory(cls, products: ProductCache | None = None) -> Database:
-        """An in-memory database (migrated), kept open until ``close()``; its products are
-        kept by (set, product) in ``products`` (default: a cache of its own)."""
-        if products is None:
-            from boosterkit.generator.cache import ProductCache
-
-            products = ProductCache()
-        return cls(MEMORY, products=products)
+    def memory(cls, cache: Cache | None = None) -> Database:
+        """An in-memory database (migrated), kept open until ``close()``; what is derived
+        from it is kept by name in ``cache`` (default: a cache of its own)."""
+        return cls(MEMORY, cache=cache if cache is not None else Cache())
 
     # --- what it is --------------------------------------------------------------------------
 
@@ -217,13 +212,11 @@ class Database:
         return config.cache_dir(path)
 
     @property
-    def products(self) -> ProductCache:
-        """The compiled products (and values) kept from this database."""
-        if self._products is None:
-            from boosterkit.generator.cache import DEFAULT
-
-            self._products = DEFAULT
-        return self._products
+    def cache(self) -> Cache:
+        """What is kept of this database (default: the process's ``boosterkit.cache.DEFAULT``)."""
+        if self._cache is None:
+            self._cache = cachemod.DEFAULT
+        return self._cache
 
     def __repr__(self) -> str:
         where = "memory" if self._owned else (self._explicit or "the configured file")
@@ -300,7 +293,7 @@ class Database:
             self._connection.close()
             self._connection = None
 
-    # --- sessions and what is kept -------------------------------------------------------------
+    # --- sessions and the cache -------------------------------------------------------------
 
     @contextmanager
     def session(self) -> Iterator[Connection]:
@@ -327,25 +320,19 @@ class Database:
         return session.located if session is not None else self._locate()
 
     def _locate(self) -> tuple[Path | None, str | None]:
-        from boosterkit.generator.cache import content_key
-
         path = self.path
-        return path, content_key(path) if path is not None else None
+        return path, cachemod.content_key(path) if path is not None else None
 
-    def kept(self) -> Kept:
-        """What ``products`` keeps of this database's content: one look-up, whose
-        ``product()`` and ``value()`` give the compiled products and the values read from it."""
-        return self.products.entry(self)
-
-    @overload
-    def compiled(
-        self, set_code: str, product: str | None, *, lite: Literal[False] = False
-    ) -> CompiledProduct: ...
-    @overload
-    def compiled(self, set_code: str, product: str | None, *, lite: bool) -> Compiled: ...
-    def compiled(self, set_code: str, product: str | None, *, lite: bool = False) -> Compiled:
-        """The compiled product (``lite``: its ``LiteProduct``), kept or compiled now."""
-        return self.kept().product(set_code, product, lite=lite)
+    def cached(self) -> ContentCache:
+        """The cache of this database's content (within a session, the session's: one
+        look-up a session): ``value()`` gives what is derived from it
+        (``generator.cache.compiled``: the compiled products)."""
+        session: _Session | None = getattr(self._local, "session", None)
+        if session is None:
+            return self.cache.entry(self)
+        if session.content is None:
+            session.content = self.cache.entry(self)
+        return session.content
 
 
 class _Session:
@@ -355,6 +342,7 @@ class _Session:
         self, database: Database, stack: ExitStack, located: tuple[Path | None, str | None]
     ) -> None:
         self.database, self.stack, self.located = database, stack, located
+        self.content: ContentCache | None = None
         self._con: Connection | None = None
         self.lazy = cast("Connection", _Lazy(self))
 

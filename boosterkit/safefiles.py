@@ -5,9 +5,6 @@ can stand in for them.
   a leftover or planted name is removed first (a symlink itself, never what it points to).
 - ``private_folder``: a folder made ``0700``, refused (``UnsafeFolder``, one line) when it
   is owned by another user or writable by group or others, or is a symlink.
-- ``Sealer``: kept values are pickles sealed with HMAC-SHA256 under a per-database secret
-  (``<db>.cache/secret``, ``0600``): a file whose seal does not match is never unpickled; a
-  bad secret is replaced (a cache only saves time).
 
 And the files a user names (``-o FILE``, ``pool -o DIR``), written whole or not at all:
 
@@ -20,24 +17,17 @@ And the files a user names (``-o FILE``, ``pool -o DIR``), written whole or not 
 
 from __future__ import annotations
 
-import errno
-import hashlib
-import hmac
 import os
 import secrets
 import shutil
 import stat
 import tempfile
-import threading
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from boosterkit.errors import BoosterkitError, warn
+from boosterkit.errors import BoosterkitError
 
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
-#: What a sealed file starts with, then the 32-byte seal.
-MAGIC = b"BKS1"
-SECRET_BYTES = 32
 
 
 class UnsafeFolder(BoosterkitError):
@@ -102,111 +92,6 @@ def private_folder(path: Path, *checked: Path) -> Path:
     for folder in (*checked, path):
         check_folder(folder)
     return path
-
-
-class Sealer:
-    """Seals and opens the kept files of one cache folder with its secret.
-
-    A secret that is not one (damaged, truncated), is another user's, can be read by others
-    or is a symlink is no reason to stop: it is removed with the files it sealed, one line
-    says so (``errors.warn``), and a new one is made when a file is next kept."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._key: bytes | None = None
-
-    def _secret(self, create: bool) -> bytes | None:
-        if self._key is not None:
-            return self._key
-        path = self.root / "secret"
-        key = self._read_secret(path)
-        if key is None and create:
-            key = self._make_secret(path)
-        self._key = key
-        return key
-
-    def _read_secret(self, path: Path) -> bytes | None:
-        """The secret at ``path``; None when there is none (a bad one is discarded)."""
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno != errno.ELOOP:
-                raise
-            self._discard(path, None, "is a symlink")
-            return None
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            key = f.read(SECRET_BYTES + 1)
-        why = None
-        if st.st_uid != os.geteuid():
-            why = f"is another user's (uid {st.st_uid})"
-        elif st.st_mode & 0o077:
-            why = "can be read by others"
-        elif len(key) != SECRET_BYTES:
-            why = f"is damaged ({len(key)} bytes, not {SECRET_BYTES})"
-        if why is None:
-            return key
-        self._discard(path, st, why)
-        return None
-
-    def _discard(self, path: Path, st: os.stat_result | None, why: str) -> None:
-        """Remove the bad secret ``path`` (the entry read, not one made since) and the files
-        sealed with it, saying so in one line."""
-        warn(
-            f"{path}: the cache's secret {why}; ignored, and made again with the files it "
-            "sealed (a cache only saves time)"
-        )
-        try:
-            now = os.lstat(path)
-            if st is None or (now.st_ino, now.st_dev) == (st.st_ino, st.st_dev):
-                os.unlink(path)  # a symlink itself, never what it names
-        except OSError:
-            pass
-        for sealed in self.root.glob("*/*.pickle"):
-            try:
-                sealed.unlink()
-            except OSError:
-                pass
-
-    def _make_secret(self, path: Path) -> bytes:
-        """A new secret at ``path``, or the one another process made first."""
-        private_folder(self.root)
-        key = secrets.token_bytes(SECRET_BYTES)
-        tmp = self.root / f".secret.{os.getpid()}.{threading.get_ident()}"
-        try:
-            with create_exclusive(tmp) as f:
-                f.write(key)
-            os.link(tmp, path)  # whole or not at all, and never over another's
-        except FileExistsError:  # another process made it first: use theirs
-            theirs = self._read_secret(path)
-            if theirs is None:
-                raise OSError(
-                    errno.EEXIST, "cannot replace the cache's secret", str(path)
-                ) from None
-            return theirs
-        finally:
-            tmp.unlink(missing_ok=True)
-        return key
-
-    def ready(self) -> bool:
-        """Whether the folder has a (good) secret: without one no file can be opened."""
-        return self._secret(create=False) is not None
-
-    def seal(self, payload: bytes) -> bytes:
-        key = self._secret(create=True)
-        assert key is not None
-        return MAGIC + hmac.new(key, payload, hashlib.sha256).digest() + payload
-
-    def open(self, data: bytes) -> memoryview | None:
-        """The payload of a sealed file, or None when its seal is not this cache's."""
-        key = self._secret(create=False)
-        if key is None or not data.startswith(MAGIC):
-            return None
-        view = memoryview(data)
-        want = hmac.new(key, view[36:], hashlib.sha256).digest()
-        return view[36:] if hmac.compare_digest(view[4:36], want) else None
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -95,13 +95,13 @@ class _Products:
         self._lock = threading.Lock()
 
     def database(self) -> Any:
+        from boosterkit.cache import Cache
         from boosterkit.database import Database
-        from boosterkit.generator.cache import ProductCache
 
         path = required(self.db)
         with self._lock:
             if self._database is None:  # keyed by the file's stamp: a changed file is re-read
-                self._database = Database(path, products=ProductCache(db_path=path))
+                self._database = Database(path, cache=Cache())
         return self._database
 
 

@@ -55,7 +55,7 @@ def _products(path: Path) -> Any:
         return list_products(
             con,
             "afr",
-            product_of=lambda code: compiled_product("afr", code, path, lite=True).product,
+            product_of=lambda code: compiled_product("afr", code, path).product,
         )
 
 

@@ -1,5 +1,5 @@
 """The database handle (``boosterkit.database.Database``, issue 21 §3): one object owns the file,
-its connection policy and its kept products; ``Database.of`` is the one place a path or a
+its connection policy and its cache; ``Database.of`` is the one place a path or a
 connection becomes a handle; a session reads the content stamp once and opens at most one
 connection, on its first query; a deal makes one cache look-up."""
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
+from boosterkit import cache as cachemod
+from boosterkit.cache import DEFAULT, Cache
 from boosterkit.database import Database
-from boosterkit.generator import cache as gcache
-from boosterkit.generator.cache import DEFAULT, ProductCache
 from boosterkit.pipeline import db as pdb
 
 
@@ -40,12 +40,11 @@ def made(tmp_path: Path) -> Path:
 
 def test_of_makes_one_handle_from_a_path_a_connection_or_a_handle(made: Path) -> None:
     handle = Database.of(made)
-    assert handle.path == made and handle.products is DEFAULT
+    assert handle.path == made and handle.cache is DEFAULT
     assert Database.of(handle) is handle  # a handle is passed down as it is
-    own = ProductCache()
-    assert Database.of(str(made), own).products is own
-    with pytest.raises(TypeError, match="keeps its own products"):
-        Database.of(handle, own)
+    own = Cache()
+    assert Database.of(str(made), cache=own).cache is own
+    assert Database.of(handle, cache=own).cache is DEFAULT  # a handle keeps its own
     con = pdb.connect(made, read_only=True)
     try:
         borrowed = Database.of(con)
@@ -55,8 +54,8 @@ def test_of_makes_one_handle_from_a_path_a_connection_or_a_handle(made: Path) ->
         with borrowed.write() as got:
             assert got is con
         assert con.execute("SELECT name FROM sets").fetchone() == ("Test",)  # never closed
-        # a cache that names its file: the connection is not asked
-        named = Database.of(con, ProductCache(db_path="/elsewhere/x.duckdb"))
+        # a handle that names its file: the connection is not asked
+        named = Database.borrowing(con, path="/elsewhere/x.duckdb")
         assert named.path == Path("/elsewhere/x.duckdb")
     finally:
         con.close()
@@ -94,14 +93,14 @@ def test_a_missing_file_is_the_one_line_error_a_read_gives(tmp_path: Path) -> No
     Database.memory().require()  # nothing to require of a database without a file
 
 
-def test_memory_keeps_one_connection_and_its_products_by_set_and_product() -> None:
+def test_memory_keeps_one_connection_and_what_it_derives_by_name() -> None:
     handle = Database.memory()
-    assert handle.path is None and handle.products is not DEFAULT and handle.products.pathless
+    assert handle.path is None and handle.cache is not DEFAULT and handle.cache.pathless
     with handle.write() as con:
         con.execute("INSERT INTO sets (code, name) VALUES ('mem', 'Memory')")
     with handle.read() as con:
         assert con.execute("SELECT name FROM sets").fetchone() == ("Memory",)
-    kept = handle.kept()
+    kept = handle.cached()
     assert kept.keeps and kept.key is None
     calls: list[int] = []
 
@@ -109,10 +108,10 @@ def test_memory_keeps_one_connection_and_its_products_by_set_and_product() -> No
         calls.append(1)
         return int(con.execute("SELECT count(*) FROM sets").fetchone()[0])
 
-    assert kept.value("sets", count) == 1 and handle.kept().value("sets", count) == 1
+    assert kept.value("sets", int, count) == 1 and handle.cached().value("sets", int, count) == 1
     assert len(calls) == 1  # kept in memory until the owner clears it
-    handle.products.clear()
-    assert handle.kept().value("sets", count) == 1 and len(calls) == 2
+    handle.cache.clear()
+    assert handle.cached().value("sets", int, count) == 1 and len(calls) == 2
     handle.close()
     with pytest.raises(ValueError, match="closed"):
         with handle.read():
@@ -129,10 +128,10 @@ def test_a_value_that_reads_nothing_opens_no_connection(
     monkeypatch.setattr(pdb, "connect", lambda *a, **k: opened.append(a) or real(*a, **k))
     got = []
     build = lambda con: got.append(con) or 42  # noqa: E731
-    first = Database(made, products=ProductCache()).kept().value("answer", build, reads=False)
-    again = Database(made, products=ProductCache()).kept().value("answer", build, reads=False)
+    first = Database(made, cache=Cache()).cached().value("answer", int, build, reads=False)
+    again = Database(made, cache=Cache()).cached().value("answer", int, build, reads=False)
     assert (first, again, got, opened) == (42, 42, [None], [])  # built once, from the file then
-    assert Database(made, products=ProductCache()).kept().value("read", lambda con: 1) == 1
+    assert Database(made, cache=Cache()).cached().value("read", int, lambda con: 1) == 1
     assert opened  # a value that reads the database opens it, as before
 
 
@@ -140,8 +139,8 @@ def test_a_session_opens_one_connection_on_its_first_query_and_reads_the_stamp_o
     made: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stamps: list[object] = []
-    real = gcache.file_stamp
-    monkeypatch.setattr(gcache, "file_stamp", lambda p: stamps.append(p) or real(p))
+    real = cachemod.file_stamp
+    monkeypatch.setattr(cachemod, "file_stamp", lambda p: stamps.append(p) or real(p))
     _Counted.opened = 0
     handle = _Counted(made)
     with handle.session() as con:
@@ -204,11 +203,11 @@ def test_a_deal_makes_one_cache_look_up_and_computes_its_key_once(
 
     path = tmp_path / "own.duckdb"
     shutil.copy(any_db, path)
-    handle = Database(path, products=ProductCache())
+    handle = Database(path, cache=Cache())
     entries, keys = [], []
-    entry, content_key = ProductCache.entry, gcache.content_key
-    monkeypatch.setattr(ProductCache, "entry", lambda self, d: entries.append(1) or entry(self, d))
-    monkeypatch.setattr(gcache, "content_key", lambda *a: keys.append(1) or content_key(*a))
+    entry, content_key = Cache.entry, cachemod.content_key
+    monkeypatch.setattr(Cache, "entry", lambda self, d: entries.append(1) or entry(self, d))
+    monkeypatch.setattr(cachemod, "content_key", lambda *a: keys.append(1) or content_key(*a))
     dealt: list[int] = []
     for seed in range(1, 30):
         entries.clear()
@@ -223,9 +222,9 @@ def test_a_deal_makes_one_cache_look_up_and_computes_its_key_once(
         if len(dealt) == 3:
             break
     assert len(dealt) == 3
-    built = handle.products.misses + handle.products.loads
+    built = handle.cache.misses + handle.cache.loads
     for seed in dealt:  # dealt again: everything from the one look-up, nothing built
         entries.clear()
         deal(handle, "base-race", 2, "afr", seed=seed)
         assert len(entries) == 1
-    assert handle.products.misses + handle.products.loads == built
+    assert handle.cache.misses + handle.cache.loads == built

@@ -170,7 +170,7 @@ def test_docs_build_strictly(tmp_path) -> None:
 def test_limits_table_states_the_bounds_the_code_sets() -> None:
     """Every figure of the "Limits and failure behaviour" page (and of its fetch limits) is
     the constant the code enforces: change one, and this test names the row."""
-    from boosterkit import config, errors, safefiles
+    from boosterkit import cache, config, errors
     from boosterkit.cli.minigames import MAX_SETUP_BYTES
     from boosterkit.generator import packs
     from boosterkit.minigames.referee import play
@@ -197,7 +197,9 @@ def test_limits_table_states_the_bounds_the_code_sets() -> None:
             f'(`--states`, `"states": true`), for the first {play.MAX_STATES:,} moves',
             f"{limits.MAX_PACKS_IN_FLIGHT} packs in flight",
             f"`Retry-After: {limits.RETRY_AFTER_BUSY}` after waiting {limits.BUDGET_WAIT:g} s",
-            f"under the folder's {safefiles.SECRET_BYTES}-byte `secret`",
+            f"(`{cache.HEADER.decode().strip()} <sha256>` then the body), no pickle and no secret",
+            f"in memory at most {cache.Cache().maxsize} values a handle (the process's own: "
+            f"{cache.DEFAULT.maxsize})",
             f"| at most {errors.INT_DIGITS:,} digits (Python's conversion limit)",
             f"an integer of more than {errors.INT_DIGITS:,} digits",
             f"| `cards --q QUERY` | {search.MAX_QUERY_CHARS:,} characters, {search.MAX_TERMS} "

@@ -210,7 +210,7 @@ def test_draftmancer_reads_the_products_custom_card_list(list_db: Path, capsys) 
     """``products afr --export draftmancer`` (the default product, and the Set Booster with its
     List): Draftmancer's list grammar accepts every line; the layouts are the product's variants
     with their weights, each slot its sheet and count; sheet lines keep the sheet's weights."""
-    from boosterkit.database import Database
+    from boosterkit.generator.cache import compiled_product
 
     sets, names = _sets(), _names(list_db)
     for product in (None, "afr-set"):
@@ -218,7 +218,7 @@ def test_draftmancer_reads_the_products_custom_card_list(list_db: Path, capsys) 
         code, out, err = run_cli(capsys, "--db", str(list_db), *args)
         assert code == 0 and err.startswith("draftmancer: left out ")
         settings, sheets = g.draftmancer_list(out)
-        compiled = Database.of(list_db).compiled("afr", product, lite=True).product
+        compiled = compiled_product("afr", product, list_db).product
         assert [lay["weight"] for lay in settings["layouts"].values()] == [
             v.weight for v in compiled.variants
         ]

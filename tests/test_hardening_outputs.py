@@ -9,6 +9,7 @@ child process only, as in ``test_hardening_storage.py``.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -207,30 +208,24 @@ def own_db(built_db: Path, tmp_path: Path) -> Path:
 
 
 def _damage(cache: Path, how: str) -> None:
-    secret = cache / "secret"
-    if how == "secret overwritten":
-        secret.write_bytes(b"garbage\n")
-    elif how == "secret truncated":
-        secret.write_bytes(secret.read_bytes()[:5])
-    elif how == "secret readable by others":
-        secret.chmod(0o644)
-    elif how == "secret a symlink":
-        elsewhere = cache.parent / "elsewhere"
-        elsewhere.write_bytes(bytes(32))
-        secret.unlink()
-        secret.symlink_to(elsewhere)
-    else:  # a kept product cut short
-        for kept in (cache / "products").glob("*.pickle"):
-            kept.write_bytes(kept.read_bytes()[:100])
+    files = sorted((cache / "values").glob("*.json"))
+    assert files
+    for f in files:
+        body = f.read_bytes()
+        if how == "truncated":
+            f.write_bytes(body[: len(body) // 2])
+        elif how == "a byte changed":
+            at = len(body) - 10
+            f.write_bytes(body[:at] + bytes([body[at] ^ 1]) + body[at + 1 :])
+        elif how == "emptied":
+            f.write_bytes(b"")
+        elif how == "foreign JSON":
+            f.write_bytes(b'{"not": "a cache file"}')
+        else:  # "an old sealed pickle": what boosterkit kept before issue 35
+            f.write_bytes(b"BKS1" + bytes(32) + b"\x80\x05N.")
 
 
-DAMAGES = [
-    "secret overwritten",
-    "secret truncated",
-    "secret readable by others",
-    "secret a symlink",
-    "product truncated",
-]
+DAMAGES = ["truncated", "a byte changed", "emptied", "foreign JSON", "an old sealed pickle"]
 COMMANDS = [
     ("open", "afr", "-n", "2", "--seed", "1"),
     ("deal", "mimic-match", "--players", "3", "--set", "afr", "--seed", "2"),
@@ -240,7 +235,8 @@ COMMANDS = [
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
 @pytest.mark.parametrize("how", DAMAGES)
 def test_a_damaged_cache_is_rebuilt_with_one_line(own_db: Path, how: str, command) -> None:
-    """Overwriting ``<db>.cache/secret`` made every ``open`` and ``deal`` exit 1."""
+    """Overwriting ``<db>.cache/secret`` made every ``open`` and ``deal`` exit 1 (issue 33);
+    the cache now holds no secret and no pickle (issue 35): a damaged file is rebuilt."""
     first = run(own_db, *command)
     assert first.returncode == 0 and first.stderr == "", first.stderr
     cache = own_db.parent / "own.cache"
@@ -248,21 +244,34 @@ def test_a_damaged_cache_is_rebuilt_with_one_line(own_db: Path, how: str, comman
     done = run(own_db, *command)
     assert done.returncode == 0, done.stderr
     assert done.stdout == first.stdout
-    assert done.stderr.startswith("boosterkit: warning: ") and done.stderr.count("\n") == 1, (
-        done.stderr
-    )
-    assert "made again" in done.stderr and str(cache) in done.stderr
-    secret = cache / "secret"
-    assert not secret.is_symlink() and secret.stat().st_mode & 0o777 == 0o600
-    assert len(secret.read_bytes()) == 32
+    lines = done.stderr.splitlines()
+    assert lines and all(line.startswith("boosterkit: warning: ") for line in lines), lines
+    assert all("made again" in line and str(cache) in line for line in lines)
+    assert len(lines) == len({line.split(":")[2] for line in lines})  # one line a file
     again = run(own_db, *command)  # rebuilt: the next run loads it, in silence
     assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, "")
-    if how == "secret a symlink":
-        assert (own_db.parent / "elsewhere").read_bytes() == bytes(32)
+
+
+def test_no_pickle_and_no_secret_in_the_cache(own_db: Path) -> None:
+    """Every file of the cache is checksummed JSON; what an older boosterkit kept (a secret,
+    sealed pickles) is removed when the cache is next written."""
+    cache = own_db.parent / "own.cache"
+    (cache / "products").mkdir(parents=True)
+    (cache / "products" / "afr.draft.x.pickle").write_bytes(b"BKS1")
+    (cache / "secret").write_bytes(bytes(32))
+    for command in COMMANDS:
+        assert run(own_db, *command).returncode == 0
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    assert files and all(p.parent == cache / "values" and p.suffix == ".json" for p in files)
+    for p in files:
+        head, _, body = p.read_bytes().partition(b"\n")
+        assert head.startswith(b"BKC1 ") and json.loads(body) is not None
+        assert b"pickle" not in head
 
 
 def test_the_service_answers_through_a_damaged_cache(own_db: Path, caplog) -> None:
-    """The service answered 422 to every ``POST /packs`` after the secret was overwritten."""
+    """The service answered 422 to every ``POST /packs`` after the secret was overwritten
+    (issue 33); a damaged cache file is rebuilt, the request answered (issue 35)."""
     from fastapi.testclient import TestClient
 
     from boosterkit.service.app import create_app
@@ -271,7 +280,8 @@ def test_the_service_answers_through_a_damaged_cache(own_db: Path, caplog) -> No
     with TestClient(create_app(own_db), base_url="http://127.0.0.1") as client:
         want = client.post("/packs", json=body)
     assert want.status_code == 200
-    (own_db.parent / "own.cache" / "secret").write_bytes(b"garbage\n")
+    for f in (own_db.parent / "own.cache" / "values").glob("*.json"):
+        f.write_bytes(b"garbage\n")
     with TestClient(create_app(own_db), base_url="http://127.0.0.1") as client:
         got = client.post("/packs", json=body)
         assert got.status_code == 200, got.text

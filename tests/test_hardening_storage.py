@@ -260,28 +260,28 @@ def own_db(built_db: Path, tmp_path: Path) -> Path:
 def test_a_pickle_planted_in_the_cache_never_runs(own_db: Path, tmp_path: Path) -> None:
     import pickle
 
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.generator import open_packs
-    from boosterkit.generator.cache import ProductCache
 
-    want = [
-        p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
-    ]
-    cache = own_db.parent / "own.cache"
-    kept = sorted((cache / "products").glob("afr.draft.*.pickle")) + sorted(
-        (cache / "kept").glob("*.pickle")
-    )
-    assert kept and all(f.read_bytes().startswith(b"BKS1") for f in kept)  # sealed
+    def opened(cache: Cache) -> list[dict]:
+        return [
+            p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=Database(own_db, cache=cache))
+        ]
+
+    want = opened(Cache())
+    values = own_db.parent / "own.cache" / "values"
+    kept = sorted(values.glob("*.json"))
+    assert kept and all(f.read_bytes().startswith(b"BKC1 ") for f in kept)
     marker = tmp_path / "ran"
     for f in kept:
-        f.write_bytes(pickle.dumps(_Planted(marker)))  # a plain pickle, as the old cache kept
-    products = ProductCache()
-    got = [p.to_dict() for p in open_packs("afr", "draft", 2, 7, db=own_db, products=products)]
-    assert not marker.exists() and got == want and products.loads == 0  # a miss, rebuilt
-    sealed = next(f for f in sorted((cache / "products").glob("afr.draft.*.pickle")))
-    body = sealed.read_bytes()
-    sealed.write_bytes(body[:36] + pickle.dumps(_Planted(marker)))  # a seal copied over
-    open_packs("afr", "draft", 2, 7, db=own_db, products=ProductCache())
-    assert not marker.exists()
+        f.write_bytes(pickle.dumps(_Planted(marker)))  # a plain pickle, as an old cache kept
+    cache = Cache()
+    assert opened(cache) == want and not marker.exists() and cache.loads == 0  # a miss, rebuilt
+    for f in sorted(values.glob("*.json")):  # a valid header on a pickle body
+        body = pickle.dumps(_Planted(marker))
+        f.write_bytes(b"BKC1 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    assert opened(Cache()) == want and not marker.exists()
 
 
 @pytest.mark.parametrize("how", ["world-writable", "group-writable", "foreign", "symlink"])
@@ -292,7 +292,7 @@ def test_an_unsafe_cache_folder_is_refused_in_one_line(
 
     cache = own_db.parent / "own.cache"
     assert run(own_db, "open", "afr", "-n", "1", "--seed", "1").returncode == 0
-    folder = cache / "products"
+    folder = cache / "values"
     if how == "world-writable":
         folder.chmod(0o777)
     elif how == "group-writable":
@@ -318,7 +318,7 @@ def test_no_write_follows_a_symlink(tmp_path: Path) -> None:
     import os
     import threading
 
-    from boosterkit.generator.cache import KeptStore
+    from boosterkit.cache import CacheFiles
     from boosterkit.pipeline.cache import store_bytes
 
     target = tmp_path / "root-only"
@@ -328,16 +328,15 @@ def test_no_write_follows_a_symlink(tmp_path: Path) -> None:
     (cache / "scryfall" / "sets.json.gz.part").symlink_to(target)
     store_bytes(cache, b'{"data": []}', "scryfall/sets.json")
     assert gzip.decompress((cache / "scryfall" / "sets.json.gz").read_bytes()) == b'{"data": []}'
-    store = KeptStore(cache / "kept")
-    name = "n.k1.pickle"
-    store.folder.mkdir(mode=0o700)
-    (store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}").symlink_to(target)
-    planted = store.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
-    store.save("n", (), "k1", {"value": 1})
-    assert (store.folder / name).exists() and not planted.exists()
-    assert store.load("n", (), "k1") == {"value": 1}
-    assert target.read_text() == "precious" and not (cache / "secret").is_symlink()
-    assert (cache / "secret").stat().st_mode & 0o777 == 0o600
+    files = CacheFiles(cache / "values")
+    name = "n.k1.json"
+    files.folder.mkdir(mode=0o700)
+    (files.folder / f".{name}.{os.getpid()}.{threading.get_ident()}").symlink_to(target)
+    planted = files.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+    files.save("n", (), "k1", {"value": 1}, dict[str, int])
+    assert (files.folder / name).exists() and not planted.exists()
+    assert files.load("n", (), "k1", dict[str, int]) == {"value": 1}
+    assert target.read_text() == "precious"
 
 
 # --- sync while serve holds the database (issue 20 §1) ----------------------------------------

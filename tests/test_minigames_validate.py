@@ -251,19 +251,21 @@ def test_pack_contents_must_be_what_the_seed_opens(con, rfi: dict) -> None:
 
 
 def test_a_product_cache_gives_the_same_verdicts(con, rfi: dict) -> None:
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
 
-    cache = ProductCache()
+    cache = Cache()
     tampered = copy.deepcopy(rfi)
     tampered["packs"][1]["seed"] = 3
     for data in (rfi, tampered, rfi):
         assert (
-            validate_setup(con, data, products=cache).to_dict()
+            validate_setup(Database.of(con, cache=cache), data).to_dict()
             == validate_setup(con, data).to_dict()
         )
     # afr-set built once; 7 uses: 4 re-opens (the tampered setup's packs are two seeded runs)
     # and, per validation, one look-up of the card rows kept with the product
-    assert cache.misses + cache.loads == 1 and cache.hits == 6
+    built = cache.counts("product")
+    assert built.misses + built.loads == 1 and built.hits == 6
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from helpers import run_cli as run
 
 from boosterkit.errors import InputError, NotFoundError
-from boosterkit.generator.engine import compile_product
+from boosterkit.generator.engine import arrays, compile_product
 from boosterkit.generator.model import (
     CardInfo,
     ExtraOption,
@@ -153,7 +153,7 @@ def test_class_programme_equals_enumeration() -> None:
         (VariantDef(1, 1, (("s", 3),)),),
         {"s": SheetDef("s", cards, weights)},
     )
-    sheet = compile_product(product).sheets[0]
+    sheet = arrays(compile_product(product)).sheets[0]
     groups = [("rare" if w < 3 else "common", False) for w in weights]
     got = sheet_odds(sheet, 3, groups)
     assert got.exact
@@ -204,7 +204,7 @@ def test_balanced_sheet_equals_enumeration() -> None:
             (VariantDef(1, 1, (("s", n),)),),
             {"s": SheetDef("s", cards, weights, balance_colors=True)},
         )
-        sheet = compile_product(product).sheets[0]
+        sheet = arrays(compile_product(product)).sheets[0]
         got = sheet_odds(sheet, n, [("common", False)] * len(cards))
         cw = sheet.corrected[n][0].tolist()
         seed_p = {}
@@ -230,7 +230,7 @@ def test_race_integral_equals_the_exact_programme(built_db: Path) -> None:
     from boosterkit.generator import load_product
 
     cp = compile_product(load_product("afr", "draft", built_db))
-    sheet = next(s for s in cp.sheets if s.name == "common")
+    sheet = next(s for s in arrays(cp).sheets if s.name == "common")
     w, none = sheet.weights, [0.0] * len(sheet.weights)
     dp = _successive(w, 10, [("common", False)] * len(w)).present
     race = [race_inclusion(w, 10, [], np.array(none), i) for i in range(len(w))]
@@ -339,9 +339,9 @@ def test_the_exact_odds_are_kept_per_database_content(
 ) -> None:
     import shutil
 
+    from boosterkit.cache import Cache
     from boosterkit.database import Database
     from boosterkit.generator import odds as odds_mod
-    from boosterkit.generator.cache import ProductCache
 
     path = tmp_path / "kept.duckdb"
     shutil.copy(built_db, path)
@@ -349,7 +349,7 @@ def test_the_exact_odds_are_kept_per_database_content(
     monkeypatch.setattr(odds_mod, "product_odds", lambda cp: computed.append(1) or product_odds(cp))
 
     def fresh() -> Database:  # as a new process: nothing kept in memory, the file beside
-        return Database(path, products=ProductCache())
+        return Database(path, cache=Cache())
 
     first = odds("afr", "draft", db=fresh())
     boxed = odds("afr", "draft", "box", db=fresh())

@@ -18,12 +18,11 @@ from test_engine import extras_product
 from boosterkit import parts
 from boosterkit.generator import engine, parallel
 from boosterkit.generator.output import PARTED, write_packs
-from boosterkit.generator.packs import drawn
 
 
 def _serial(cp, seed: int, count: int, fmt: str, path: Path) -> bytes:
     with path.open("w", encoding="utf-8", newline="") as out:
-        write_packs(drawn(cp, seed, 1, count), fmt, out)
+        write_packs(engine.open_compiled(cp, seed, 1, count), fmt, out)
     return path.read_bytes()
 
 

@@ -538,29 +538,32 @@ class _Counting:
 
 
 def test_simulate_reads_the_rules_text_and_card_facts_once(con) -> None:
-    """``simulate`` deals every setup with one ``ProductCache``: the game's rules text and the
-    cards' facts are kept with the product, so after the first deal no card text is read."""
-    from boosterkit.generator.cache import ProductCache
+    """``simulate`` deals every setup with one cache: the game's rules text and the cards'
+    facts are kept with the product, so after the first deal no card text is read."""
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.minigames import deal
 
-    products, counting = ProductCache(), _Counting(con)
-    first = deal(counting, "base-race", 2, "znr", seed=2, products=products)
+    counting = _Counting(con)
+    kept_in = Database.borrowing(counting, cache=Cache())
+    first = deal(kept_in, "base-race", 2, "znr", seed=2)
     assert first.facts and first.rules_text["text"]
     before = counting.text_reads
     for seed in (3, 5, 6, 2):
-        kept = deal(counting, "base-race", 2, "znr", seed=seed, products=products)
-        alone = deal(con, "base-race", 2, "znr", seed=seed, products=ProductCache())
+        kept = deal(kept_in, "base-race", 2, "znr", seed=seed)
+        alone = deal(Database.of(con, cache=Cache()), "base-race", 2, "znr", seed=seed)
         assert to_json(kept.to_dict()) == to_json(alone.to_dict())
         assert kept.facts == alone.facts and kept.rules_text == alone.rules_text
     assert counting.text_reads == before
 
 
-def test_simulate_fills_the_callers_empty_product_cache(con) -> None:
-    """The service hands ``simulate`` its own ``ProductCache``, empty after start-up: the
-    product compiled for the games must land there, not in a private cache that is lost."""
-    from boosterkit.generator.cache import ProductCache
+def test_simulate_fills_the_callers_empty_cache(con) -> None:
+    """The service hands ``simulate`` its handle, its cache empty after start-up: the product
+    compiled for the games must land there, not in a private cache that is lost."""
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
 
-    products = ProductCache()
-    assert len(products) == 0
-    simulate(con, "mimic-match", 2, "afr", ALL_DEALT, seed=5, games=2, products=products)
-    assert len(products) >= 1
+    database = Database.of(con, cache=Cache())
+    assert len(database.cache) == 0
+    simulate(database, "mimic-match", 2, "afr", ALL_DEALT, seed=5, games=2)
+    assert database.cache.held("product") >= 1

@@ -86,7 +86,7 @@ def test_health_and_kept_products_answer_without_the_database(
         first = client.get("/health")
         packs = client.post("/packs", json={"set": "afr", "count": 2, "seed": 4}).text
         database = app.state.database
-        database.cursor = database.products.connect = unavailable
+        database.cursor = unavailable
         again = client.get("/health")
         assert again.status_code == 200 and again.text == first.text
         assert str(tmp_path) not in again.text
@@ -456,21 +456,26 @@ def test_products_are_cached_until_a_sync_changes_the_file(built_db: Path, tmp_p
     with TestClient(
         create_app(path, linger=0), base_url=LOCAL
     ) as client:  # the file is closed between requests
-        products = client.app.state.database.products
+        cache = client.app.state.database.cache
+
+        def products() -> tuple[int, int]:
+            counts = cache.counts("product")
+            return counts.hits, counts.misses
+
         first = client.post("/packs", json=body)
-        assert first.status_code == 200 and products.misses == 1
+        assert first.status_code == 200 and products()[1] == 1
         assert client.post("/packs", json={**body, "seed": 4}).status_code == 200
         assert client.post("/packs", json=body).text == first.text
         assert client.post("/deal", json=deal).status_code == 200
         assert client.post("/deal", json={**deal, "seed": 4}).status_code == 200
-        assert (products.hits, products.misses) == (3, 2)  # the draft and the set booster
+        assert products() == (3, 2)  # the draft and the set booster
         writer = pdb.connect(path)  # a sync: the service has released the file
         try:
             writer.execute("DELETE FROM products WHERE code = 'afr-draft'")
         finally:
             writer.close()
         after = client.post("/packs", json=body)
-        assert after.status_code == 200 and products.misses == 3
+        assert after.status_code == 200 and products()[1] == 3
         # "draft" now resolves to the next booster of that kind, not the cached afr-draft
         assert {p["product"] for p in json.loads(first.text)} == {"afr-draft"}
         assert {p["product"] for p in after.json()} == {"afr-draft-mtgjson"}
@@ -548,7 +553,7 @@ def test_deal_of_a_kept_product_compiles_nothing(built_db: Path, tmp_path: Path)
         body = {"minigame": "roll-for-initiative", "players": 3, "set": "afr", "seed": 2}
         dealt = client.post("/deal", json=body)
         assert dealt.status_code == 200
-        products = app.state.database.products
+        products = app.state.database.cache
         built = products.misses + products.loads  # compiled, or loaded from beside the file
         assert client.post("/deal", json=body).text == dealt.text
         assert products.misses + products.loads == built, "the product was compiled again"

@@ -1,4 +1,6 @@
-"""``generator.small``: the plain-Python draw gives exactly the engine's packs, draw for draw."""
+"""The engine's two ways of drawing (``generator.engine``): per pack in plain Python
+(``draw_pack``, a few packs) and per batch in numpy (``draw_arrays``) give the same packs,
+draw for draw. ``test_engine_paths.py`` draws every product of the test world both ways."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_engine import balance_product, card, extras_product, product, sheet
 
-from boosterkit.generator import engine, small
+from boosterkit.generator import engine
 from boosterkit.generator.cache import load_product
 from boosterkit.pipeline import db as pdb
 
@@ -15,21 +17,16 @@ SEEDS = (0, 1, 7, 2**64 - 1)
 
 
 def same_packs(cp: engine.CompiledProduct, count: int, seeds=SEEDS) -> None:
-    lp = small.lite(cp)
+    """Packs 1..count of each seed: per pack in plain Python, and in one numpy batch."""
+    assert count > engine.FEW_PACKS  # ``open_compiled`` draws them in numpy
     for seed in seeds:
         want = engine.open_compiled(cp, seed, 1, count)
-        got = small.open_lite(lp, seed, 1, count)
-        assert [p.to_json_line() for p in got] == [p.to_json_line() for p in want], seed
-        assert [p.variant for p in got] == [p.variant for p in want]
-        assert got[-1].items == want[-1].items
-
-
-def test_the_counter_layout_is_the_engines() -> None:
-    assert (small.REDRAWS, small.BLOCK, small.EXTRA_BASE) == (
-        engine.REDRAWS,
-        engine.BLOCK,
-        engine.EXTRA_BASE,
-    )
+        got = [engine.draw_pack(cp, seed, i) for i in range(1, count + 1)]
+        assert [v for v, _ in got] == [p.variant for p in want], seed
+        assert [protos for _, protos in got] == [p._protos for p in want], seed
+        few = engine.open_compiled(cp, seed, count - 2, 3)  # three packs: plain Python
+        assert [p.to_json_line() for p in few] == [p.to_json_line() for p in want[-3:]]
+        assert few[-1].items == want[-1].items
 
 
 def test_extras_gold_stamps_and_unless_sheets() -> None:

@@ -83,7 +83,7 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
         "--format",
         "json",
     ]
-    seed = _dealable(built_db, "base-race", 2, None)["seed"]
+    seed = _dealable(built_db, "base-race", 2)["seed"]
     sheet_args = [
         "--db",
         str(db),
@@ -100,7 +100,7 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
     ]
     first_heavy, first = imported(*open_args)
     assert "duckdb" in first_heavy  # compiled from the database, then kept beside it
-    assert list((tmp_path / "kept.cache" / "products").glob("afr.default.*.pickle"))
+    assert list((tmp_path / "kept.cache" / "values").glob("product.afr.default.*.json"))
     heavy, again = imported(*open_args, heavy=(*HEAVY, "pydantic"))
     assert heavy == [] and again == first  # not even pydantic: options by cli.coerce
     first_heavy, dealt = imported(*deal_args)
@@ -115,8 +115,8 @@ def test_a_kept_product_opens_and_deals_without_duckdb(built_db: Path, tmp_path:
     setup = json.loads(imported(*deal_args)[1])
     assert setup["packs"][0]["set"] == "afr"
     assert setup["rules"]["source"].startswith("the card MAFR")
-    assert len(list((tmp_path / "kept.cache" / "kept").glob("cards.afr.afr-set.*.pickle"))) == 1
-    assert len(list((tmp_path / "kept.cache" / "kept").glob("minigames.*.pickle"))) == 1
+    assert len(list((tmp_path / "kept.cache" / "values").glob("cards.afr.afr-set.*.json"))) == 1
+    assert len(list((tmp_path / "kept.cache" / "values").glob("minigames.*.json"))) == 1
 
 
 def test_the_sample_draws_a_kept_product_without_duckdb(sample_db: Path, monkeypatch) -> None:
@@ -139,14 +139,14 @@ class _Unreadable:
         raise AssertionError(f"read the database: {' '.join(sql.split())[:80]}")
 
 
-def _dealable(db: Path, game: str, players: int, products) -> dict:
+def _dealable(db, game: str, players: int) -> dict:
     """The setup of the first seed whose AFR packs make ``game``'s setup (a List card the
     shared data lacks is refused by design)."""
     from boosterkit.minigames import SetupError, deal
 
     for seed in range(1, 60):
         try:
-            return deal(db, game, players, "afr", seed=seed, products=products).to_dict()
+            return deal(db, game, players, "afr", seed=seed).to_dict()
         except SetupError:
             continue
     raise AssertionError(f"no dealable seed for {game}")
@@ -157,7 +157,8 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(
 ) -> None:
     import copy
 
-    from boosterkit.generator.cache import ProductCache
+    from boosterkit.cache import Cache
+    from boosterkit.database import Database
     from boosterkit.minigames import deal, validate_setup
     from boosterkit.minigames.lookup import FACTS, card_rows
     from boosterkit.pipeline import db as pdb
@@ -165,10 +166,11 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(
     db = tmp_path / "own.duckdb"
     shutil.copy(built_db, db)
     for game, players in (("roll-for-initiative", 4), ("mimic-match", 4), ("mini-master", 2)):
-        cache = ProductCache(db_path=db)  # as the service keeps products: by the file
-        setup = _dealable(db, game, players, cache)  # reads the database once: then kept
-        validate_setup(db, setup, products=cache)
-        again = deal(_Unreadable(), game, players, "afr", seed=setup["seed"], products=cache)
+        cache = Cache()  # as the service keeps products: by the file
+        setup = _dealable(Database(db, cache=cache), game, players)  # read once: then kept
+        validate_setup(Database(db, cache=cache), setup)
+        unreadable = Database.borrowing(_Unreadable(), path=db, cache=cache)  # type: ignore[arg-type]
+        again = deal(unreadable, game, players, "afr", seed=setup["seed"])
         assert again.to_dict() == setup
         assert again.facts and again.rules_text  # in the setup compared above
         with pdb.connect(db, read_only=True) as con:  # the kept facts are the database's
@@ -176,12 +178,12 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(
                 con, {c["card_id"] for z in setup["zones"] for c in z["cards"] if c.get("card_id")}
             )
         assert again.facts == {i: {k: r[k] for k in FACTS} for i, r in rows.items()}
-        assert validate_setup(_Unreadable(), setup, products=cache).valid, game
+        assert validate_setup(unreadable, setup).valid, game
         # every named violation still found from the kept rows, card-data included
         forged = copy.deepcopy(setup)
         next(i for i in forged["packs"][0]["items"] if i.get("card_id"))["name"] = "Black Lotus"
         next(c for z in forged["zones"] for c in z["cards"])["rarity"] = "mythic"
-        rules = {v.rule for v in validate_setup(_Unreadable(), forged, products=cache).violations}
+        rules = {v.rule for v in validate_setup(unreadable, forged).violations}
         assert {"card-data", "pack-contents", "card-mismatch"} <= rules, (game, rules)
 
 
@@ -252,7 +254,9 @@ def test_deal_checks_players_and_seed_once(built_db: Path, monkeypatch) -> None:
 
     monkeypatch.setattr(dealer, "check_players", counted("players", mengine.check_players))
     monkeypatch.setattr(mengine, "check_players", counted("players", mengine.check_players))
-    monkeypatch.setattr(rng, "check_seed", counted("seed", rng.check_seed))
+    check_seed = rng.check_seed
+    monkeypatch.setattr(rng, "check_seed", counted("seed", check_seed))
+    monkeypatch.setattr(dealer, "check_seed", counted("seed", check_seed))
     setup = dealer.deal(built_db, "roll-for-initiative", 4, "afr", seed=11)
     assert calls == {"players": 1, "seed": 1}
     assert len(setup.packs) == dealer.get_minigame("roll-for-initiative").pack_count(4)
@@ -271,7 +275,7 @@ def test_the_service_deals_and_validates_kept_products_without_the_database(
         "minigame": "mimic-match",
         "players": 4,
         "set": "afr",
-        "seed": _dealable(built_db, "mimic-match", 4, None)["seed"],
+        "seed": _dealable(built_db, "mimic-match", 4)["seed"],
     }
     with TestClient(create_app(db), base_url="http://127.0.0.1") as client:
         dealt = client.post("/deal", json=body)  # reads the database once: then kept
@@ -282,7 +286,7 @@ def test_the_service_deals_and_validates_kept_products_without_the_database(
         def unreadable():
             raise AssertionError("the request read the database")
 
-        database.cursor = database.products.connect = unreadable
+        database.cursor = unreadable
         again = client.post("/deal", json=body)
         assert again.status_code == 200 and again.json() == dealt.json()
         checked = client.post("/validate", json=dealt.json())
@@ -295,7 +299,7 @@ def test_the_service_deals_and_validates_kept_products_without_the_database(
 
 #: Imports the engine (numpy through ``generator._np``); prints the BLAS setting and threads.
 BLAS_PROBE = (
-    "import os, boosterkit.generator.engine\n"
+    "import os, boosterkit.generator._np\n"
     "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n"
 )
 

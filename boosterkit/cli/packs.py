@@ -96,7 +96,7 @@ def _in_parallel(
 
     if (workers := parallel.jobs_for(jobs, count, fmt)) == 1:
         return False
-    compiled, chosen = prepare(set_code, product, count, seeds[1], db=ctx.obj)
+    compiled, chosen = prepare(set_code, product, count, seeds[1], ctx.obj)
     with render.output(output) as out:
         render.seed_note(seeds[0], chosen)
         parallel.write_parallel(parallel.Run(compiled, chosen, count, fmt, csv_raw, workers), out)

@@ -22,11 +22,12 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.generator.cache import compiled
 from boosterkit.generator.decks import deck_name, scryfall_printing
 from boosterkit.generator.model import CardInfo, ProductDef, SheetDef
 
 if TYPE_CHECKING:
-    from boosterkit.database import DbLike
+    from boosterkit.database import Database
 
 #: Section names Draftmancer reads as its own, never as a sheet.
 _RESERVED = ("settings", "customcards", "layouts")
@@ -130,10 +131,7 @@ def _note(product: ProductDef, left: int, dropped: Counter[str]) -> str | None:
 
 
 def draftmancer_list(
-    db: DbLike, set_code: str, product: str | None = None
+    database: Database, set_code: str, product: str | None = None
 ) -> tuple[str, str | None]:
-    """``card_list`` of ``set_code``'s ``product`` (as ``open`` picks it) read through ``db``."""
-    from boosterkit.database import Database
-
-    compiled = Database.of(db).compiled(set_code, product, lite=True)
-    return card_list(compiled.product)
+    """``card_list`` of ``set_code``'s ``product`` (as ``open`` picks it), from ``database``."""
+    return card_list(compiled(database, set_code, product).product)

@@ -1,15 +1,21 @@
-"""The pack engine: pure functions from a ``ProductDef`` and a seed to ``Pack`` objects.
+"""The pack engine: a ``ProductDef`` compiled once into a ``CompiledProduct`` (plain immutable
+tables: tuples of weights and prototype ids, which the cache keeps as JSON), and packs drawn
+from it. How a pack is drawn is defined here and nowhere else.
 
-A product is compiled once (``compile_product``; cumulative weights as numpy arrays, one
-prototype per distinct item) and then whole batches of packs are drawn at once: the random
-numbers of every pack come from ``generator.rng`` keyed by (seed, pack index, counter), so
-pack *i* depends only on (seed, i) and never on the batch it was drawn in.
+Every random number comes from ``generator.rng`` keyed by (seed, pack index, counter), so
+pack *i* depends only on (seed, i) and never on the batch it was drawn in. Per pack: counter
+0 picks the variant by weight. Draw *d* of the pack (its sheets' draws in variant order)
+uses counters ``1 + 64*d + r``: round *r* < ``REDRAWS`` redraws a card already drawn from the
+same sheet in this pack (sequential rejection, i.e. weighted sampling without replacement);
+the last counter of the block draws exactly from the weights left. The extra slot *e* (no
+Magic back) uses the block of draw ``EXTRA_BASE + e``: option, card, stamp.
 
-Per pack: counter 0 picks the variant by weight. Draw *d* of the pack (its sheets' draws in
-variant order) uses counters ``1 + 64*d + r``: round *r* < ``REDRAWS`` redraws a card already
-drawn from the same sheet in this pack (sequential rejection, i.e. weighted sampling without
-replacement); the last counter of the block draws exactly from the weights left. The extra
-slot *e* (no Magic back) uses the block of draw ``EXTRA_BASE + e``: option, card, stamp.
+The draw runs two ways over the same tables: per pack in plain Python (``draw_pack``: up to
+``FEW_PACKS`` packs, without importing numpy, which costs more than the draw) and per batch
+in numpy (``draw_arrays``: many packs at once). Both pick with the same float arithmetic
+(``bisect_right`` is ``searchsorted(side="right")``, a running sum is ``cumsum``), so they give
+the same packs (``tests/test_engine_paths.py`` draws every product of the test world both
+ways): a change to the draw is made to both, side by side below.
 
 Colour balance (``SheetDef.balance_colors``, research §0 fact 4 and §2.3): of the ``n``
 draws, one goes to each of W, U, B, R, G (by weight within the colour), and the other
@@ -27,14 +33,14 @@ from __future__ import annotations
 
 import gc
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
-from boosterkit.generator._np import np
 from boosterkit.generator.lazy import LazyPack, build_items, new_pack
 from boosterkit.generator.model import (
     PROTO_FIELDS,
@@ -45,17 +51,23 @@ from boosterkit.generator.model import (
     SheetDef,
     prototype,
 )
-from boosterkit.generator.rng import check_seed
+from boosterkit.generator.rng import check_seed, pack_key, uniform
 from boosterkit.pipeline.shapes import MAX_PACK_CARDS
 from boosterkit.serialize import to_json
 
+if TYPE_CHECKING:
+    from boosterkit.generator._np import np
+
 __all__ = [
+    "FEW_PACKS",
     "PROTO_FIELDS",
     "CompiledProduct",
     "LazyPack",
     "check_seed",
     "compile_product",
+    "draw_arrays",
     "draw_batch",
+    "draw_pack",
     "open_batch",
     "open_compiled",
     "open_pack",
@@ -65,63 +77,126 @@ COLORS = ("W", "U", "B", "R", "G")
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
 BLOCK = 64  # counters reserved per draw position
 EXTRA_BASE = 1 << 20  # draw positions of the extra slots (independent of the variant)
+FEW_PACKS = 32  # packs per call up to which plain Python beats a numpy batch
+
+Floats = tuple[float, ...]
+Ints = tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class _Sheet:
+class SheetTable:
+    """A sheet ready to draw from: its cards with a positive weight, in order."""
+
     name: str
-    cum: np.ndarray  # cumulative weights (float64), zero-weight cards removed
-    weights: np.ndarray  # float64 weights, same order
-    protos: np.ndarray  # local card index -> prototype id
+    cum: Floats  # cumulative weights
+    weights: Floats
+    protos: Ints  # local card index -> prototype id
     allow_duplicates: bool
-    fixed_protos: tuple[int, ...] | None  # fixed sheets: every card, once per weight unit
-    balance: tuple[tuple[np.ndarray, np.ndarray], ...]  # per colour: (cum, local indices)
-    corrected: dict[int, tuple[np.ndarray, np.ndarray]]  # draws n -> (weights, cum) after seeds
+    fixed_protos: Ints | None  # fixed sheets: every card, once per weight unit
+    balance: tuple[tuple[Floats, Ints], ...]  # per colour: (cum, local indices)
+    corrected: tuple[tuple[int, Floats, Floats], ...]  # (draws n, weights, cum) after seeds
+
+    def after_seeds(self, n: int) -> tuple[Floats, Floats]:
+        """(weights, cum) of the draws after the colour seeds when ``n`` are drawn."""
+        return next((w, c) for count, w, c in self.corrected if count == n)
 
 
 @dataclass(frozen=True, slots=True)
-class _Option:
-    cum_share: float
-    protos: np.ndarray  # plain prototypes, one per candidate card (or the unresolved item)
-    gold: np.ndarray | None  # gold-stamped twins of ``protos`` (art cards)
+class OptionTable:
+    """One option of an extra slot: a card drawn uniformly (its gold-stamped twin with
+    chance ``gold_p``)."""
+
+    protos: Ints  # plain prototypes, one per candidate card (or the unresolved item)
+    gold: Ints | None  # gold-stamped twins of ``protos`` (art cards)
     gold_p: float
 
 
 @dataclass(frozen=True, slots=True)
-class _Extra:
+class ExtraTable:
+    """A slot without a Magic back: its options by weight."""
+
     number: int  # index in ProductDef.extras: fixes its counters
     first: bool
-    cum: np.ndarray
-    options: tuple[_Option, ...]
+    cum: Floats
+    options: tuple[OptionTable, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class _Variant:
+class VariantTable:
+    """A pack variant: (sheet number, count) in pack order, and its extras (by number)."""
+
     index: int
-    slots: tuple[tuple[int, int], ...]  # (sheet number, count)
-    first: tuple[_Extra, ...]
-    last: tuple[_Extra, ...]
+    slots: tuple[tuple[int, int], ...]
+    first: Ints
+    last: Ints
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledProduct:
-    """A product ready for fast batches: built once by ``compile_product``."""
+    """A product ready to draw from (``compile_product``): plain immutable tables, the one
+    form the draw, the odds and the cache read. ``items`` holds one prototype ``Item`` (uid
+    empty) per distinct card and slot; a pack is a list of their indices."""
 
     product: ProductDef
-    variant_cum: np.ndarray
-    variants: tuple[_Variant, ...]
-    sheets: tuple[_Sheet, ...]
-    protos: tuple[tuple[Any, ...], ...]  # Item fields after uid, per prototype id
-    item_fields: tuple[tuple[Any, ...], ...]  # the same and ``external`` (False), per Item
-    templates: tuple[dict[str, Any], ...]  # Item.to_dict() without uid, per prototype id
-    fragments: tuple[str, ...]  # JSON of the template without its opening brace
-    #: The same indented as ``serialize.to_json`` indents an item of a pack: built on first
-    #: use, per prototype id (``lazy.pretty_fragment``).
-    pretty: dict[int, str] = field(default_factory=dict, compare=False)
+    variant_cum: Floats
+    variants: tuple[VariantTable, ...]
+    sheets: tuple[SheetTable, ...]
+    extras: tuple[ExtraTable, ...]
+    items: tuple[Item, ...]
+    #: Derived on first use (not kept: cheap to derive, or costly to load): item fields,
+    #: JSON fragments, numpy arrays (``lazy.pretty_fragment`` fills ``pretty``).
+    pretty: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def items(self, index: int, protos: Sequence[int]) -> list[Item]:
+    @property
+    def item_fields(self) -> tuple[tuple[Any, ...], ...]:
+        """Each prototype's ``Item`` fields after ``uid``."""
+        found: tuple[tuple[Any, ...], ...] | None = self.memo.get("item_fields")
+        if found is None:
+            found = self.memo["item_fields"] = tuple(i[1:] for i in self.items)
+        return found
+
+    @property
+    def protos(self) -> tuple[tuple[Any, ...], ...]:
+        """Each prototype's ``PROTO_FIELDS`` (its fields but ``uid`` and ``external``)."""
+        found: tuple[tuple[Any, ...], ...] | None = self.memo.get("protos")
+        if found is None:
+            found = self.memo["protos"] = tuple(i[1:-1] for i in self.items)
+        return found
+
+    @property
+    def templates(self) -> tuple[dict[str, Any], ...]:
+        """Each prototype's ``Item.to_dict()`` without ``uid``."""
+        found: tuple[dict[str, Any], ...] | None = self.memo.get("templates")
+        if found is None:
+            found = self.memo["templates"] = tuple(_template(i) for i in self.items)
+        return found
+
+    def fragment(self, proto: int) -> str:
+        """Prototype ``proto``'s template as JSON without its opening brace."""
+        made: dict[int, str] = self.memo.setdefault("fragment", {})
+        found = made.get(proto)
+        if found is None:
+            found = made[proto] = to_json(self.templates[proto], indent=None)[1:]
+        return found
+
+    @property
+    def fragments(self) -> tuple[str, ...]:
+        """``fragment`` of every prototype."""
+        found: tuple[str, ...] | None = self.memo.get("fragments")
+        if found is None:
+            found = self.memo["fragments"] = tuple(map(self.fragment, range(len(self.items))))
+        return found
+
+    def build(self, index: int, protos: Sequence[int]) -> list[Item]:
         """The ``Item`` objects of pack ``index`` holding prototypes ``protos``."""
         return build_items(self.item_fields, index, protos)
+
+
+def _template(item: Item) -> dict[str, Any]:
+    d = item.to_dict()
+    del d["uid"]
+    return d
 
 
 class _ProtoTable:
@@ -155,9 +230,9 @@ class _ProtoTable:
 # --- compiling -------------------------------------------------------------------------------
 
 
-def _cumulative(weights: Sequence[float]) -> np.ndarray:
-    # Python-level accumulation: the same float sums on every platform and numpy version.
-    return np.array(list(accumulate(float(w) for w in weights)), dtype=np.float64)
+def _cumulative(weights: Sequence[float]) -> Floats:
+    # Python-level accumulation: the same float sums on every platform.
+    return tuple(accumulate(float(w) for w in weights))
 
 
 def _is_mono(card: CardInfo) -> str | None:
@@ -205,7 +280,7 @@ def _inclusion(w: Sequence[int], n: int) -> list[float]:
 
 def _balance(
     cards: Sequence[CardInfo], w: list[int], counts: set[int]
-) -> tuple[tuple[tuple[np.ndarray, np.ndarray], ...], dict[int, tuple[np.ndarray, np.ndarray]]]:
+) -> tuple[tuple[tuple[Floats, Ints], ...], tuple[tuple[int, Floats, Floats], ...]]:
     """Per-colour seed sheets, and per number of draws the weights for the draws after them."""
     colour_of = [_is_mono(c) for c in cards]
     groups = []
@@ -214,8 +289,8 @@ def _balance(
         local = [i for i, c in enumerate(colour_of) if c == colour]
         if local:
             colour_total[colour] = float(sum(w[i] for i in local))
-            groups.append((_cumulative([w[i] for i in local]), np.array(local, dtype=np.int64)))
-    corrected: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            groups.append((_cumulative([w[i] for i in local]), tuple(local)))
+    corrected = []
     for n in sorted(counts):
         target = _inclusion(w, n)
         cw = []
@@ -228,11 +303,11 @@ def _balance(
         if sum(cw) <= 0:  # nothing left to correct with: plain weights
             cw = [float(x) for x in w]
         cw = _quantise(cw)
-        corrected[n] = (np.array(cw, dtype=np.float64), _cumulative(cw))
-    return tuple(groups), corrected
+        corrected.append((n, tuple(cw), _cumulative(cw)))
+    return tuple(groups), tuple(corrected)
 
 
-def _compile_sheet(sd: SheetDef, table: _ProtoTable, counts: set[int], code: str) -> _Sheet:
+def _compile_sheet(sd: SheetDef, table: _ProtoTable, counts: set[int], code: str) -> SheetTable:
     if len(sd.cards) != len(sd.weights):
         raise InputError(
             f"product {code}: sheet {sd.name!r} has {len(sd.cards)} cards but {len(sd.weights)} weights"
@@ -242,20 +317,20 @@ def _compile_sheet(sd: SheetDef, table: _ProtoTable, counts: set[int], code: str
     keep = [i for i, w in enumerate(sd.weights) if w > 0]
     cards = [sd.cards[i] for i in keep]
     w = [int(sd.weights[i]) for i in keep]
-    protos = [table.card(c, slot=sd.name, foil=sd.foil) for c in cards]
+    protos = tuple(table.card(c, slot=sd.name, foil=sd.foil) for c in cards)
     fixed = tuple(p for p, wi in zip(protos, w) for _ in range(wi)) if sd.fixed else None
-    groups: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
-    corrected: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    balance: tuple[tuple[Floats, Ints], ...] = ()
+    corrected: tuple[tuple[int, Floats, Floats], ...] = ()
     if sd.balance_colors and not sd.fixed and cards:
-        groups, corrected = _balance(cards, w, counts)
-    return _Sheet(
-        name=sd.name, cum=_cumulative(w), weights=np.array(w, dtype=np.float64),
-        protos=np.array(protos, dtype=np.int64), allow_duplicates=sd.allow_duplicates,
-        fixed_protos=fixed, balance=groups, corrected=corrected,
+        balance, corrected = _balance(cards, w, counts)
+    return SheetTable(
+        name=sd.name, cum=_cumulative(w), weights=tuple(float(x) for x in w), protos=protos,
+        allow_duplicates=sd.allow_duplicates, fixed_protos=fixed, balance=balance,
+        corrected=corrected,
     )  # fmt: skip
 
 
-def _compile_extras(product: ProductDef, table: _ProtoTable) -> list[_Extra]:
+def _compile_extras(product: ProductDef, table: _ProtoTable) -> tuple[ExtraTable, ...]:
     out = []
     for number, slot in enumerate(product.extras):
         if slot.position not in ("first", "last"):
@@ -277,17 +352,17 @@ def _compile_extras(product: ProductDef, table: _ProtoTable) -> list[_Extra]:
                 plain = [table.unresolved(o.kind, set_code, slot.name, False)]
                 gold = [table.unresolved(o.kind, set_code, slot.name, True)]
             is_art = o.kind == "art_card" or any(c.kind == "art_card" for c in o.cards)
-            options.append(_Option(
-                cum_share=0.0, protos=np.array(plain, dtype=np.int64),
-                gold=np.array(gold, dtype=np.int64) if is_art else None,
-                gold_p=o.gold_stamped_per_mille / 1000.0,
+            options.append(OptionTable(
+                tuple(plain), tuple(gold) if is_art else None, o.gold_stamped_per_mille / 1000.0
             ))  # fmt: skip
-        out.append(_Extra(number, slot.position == "first", _cumulative(weights), tuple(options)))
-    return out
+        out.append(
+            ExtraTable(number, slot.position == "first", _cumulative(weights), tuple(options))
+        )
+    return tuple(out)
 
 
-def compile_product(product: ProductDef) -> CompiledProduct:
-    """Precompute everything the batch engine needs (cumulative weights, item prototypes)."""
+def _check_product(product: ProductDef) -> dict[str, set[int]]:
+    """The counts each sheet is drawn with, after checking the variants use known sheets."""
     code = product.code
     if not product.variants or sum(v.weight for v in product.variants) <= 0:
         raise InputError(f"product {code}: no pack variant with a positive weight")
@@ -296,18 +371,25 @@ def compile_product(product: ProductDef) -> CompiledProduct:
             f"product {code}: a pack of {product.drawn_cards():,} cards, more than the "
             f"{MAX_PACK_CARDS:,} a pack may hold: import it again from a file within the limits"
         )
-    names = list(product.sheets)
-    number = {n: i for i, n in enumerate(names)}
-    counts: dict[str, set[int]] = {n: set() for n in names}
+    counts: dict[str, set[int]] = {n: set() for n in product.sheets}
     for v in product.variants:
         for sheet, count in v.slots:
-            if sheet not in number:
+            if sheet not in counts:
                 raise InputError(
-                    f"product {code}: variant {v.index} uses unknown sheet {sheet!r} (sheets: {', '.join(names)})"
+                    f"product {code}: variant {v.index} uses unknown sheet {sheet!r} (sheets: {', '.join(product.sheets)})"
                 )
             if count < 0:
                 raise InputError(f"product {code}: variant {v.index} draws {count} from {sheet!r}")
             counts[sheet].add(count)
+    return counts
+
+
+def compile_product(product: ProductDef) -> CompiledProduct:
+    """Precompute everything the draw needs (cumulative weights, item prototypes)."""
+    code = product.code
+    counts = _check_product(product)
+    names = list(product.sheets)
+    number = {n: i for i, n in enumerate(names)}
     table = _ProtoTable()
     sheets = tuple(_compile_sheet(product.sheets[n], table, counts[n], code) for n in names)
     for v in product.variants:
@@ -321,36 +403,160 @@ def compile_product(product: ProductDef) -> CompiledProduct:
     for v in product.variants:
         drawn = {s for s, c in v.slots if c}
         kept = [e for e, slot in zip(extras, product.extras) if not drawn & set(slot.unless_sheets)]
-        variants.append(_Variant(
+        variants.append(VariantTable(
             v.index, tuple((number[s], c) for s, c in v.slots),
-            tuple(e for e in kept if e.first), tuple(e for e in kept if not e.first),
+            tuple(e.number for e in kept if e.first), tuple(e.number for e in kept if not e.first),
         ))  # fmt: skip
-    protos = tuple(table.ids)
-    templates = []
-    for p in protos:
-        d = Item.from_prototype("", (*p, False)).to_dict()
-        del d["uid"]
-        templates.append(d)
-    fragments = tuple(to_json(t, indent=None)[1:] for t in templates)
     return CompiledProduct(
         product=product, variant_cum=_cumulative([v.weight for v in product.variants]),
-        variants=tuple(variants), sheets=sheets, protos=protos,
-        item_fields=tuple((*p, False) for p in protos), templates=tuple(templates),
-        fragments=fragments,
+        variants=tuple(variants), sheets=sheets, extras=extras,
+        items=tuple(Item.from_prototype("", (*p, False)) for p in table.ids),
     )  # fmt: skip
 
 
-# --- drawing ---------------------------------------------------------------------------------
+# --- drawing, per pack (plain Python) --------------------------------------------------------
 
 
-def _pick(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _pick(cum: Floats, u: float) -> int:
+    return min(bisect_right(cum, u * cum[-1]), len(cum) - 1)
+
+
+def _exact(key: int, counter: int, weights: Floats, taken: list[int]) -> int:
+    """Draw by ``weights`` without the cards ``taken``; by all weights if none is left."""
+    w = list(weights)
+    for t in taken:
+        w[t] = 0.0
+    if not any(x > 0 for x in w):
+        w = list(weights)
+    cum = list(accumulate(w))
+    target = uniform(key, counter) * cum[-1]
+    return min(sum(1 for c in cum if c <= target), len(w) - 1)
+
+
+def _column(key: int, draw: int, cum: Floats, weights: Floats, earlier: list[int] | None) -> int:
+    """One draw, redrawn while it repeats a card in ``earlier``."""
+    base = 1 + BLOCK * draw
+    col = _pick(cum, uniform(key, base))
+    if not earlier:
+        return col
+    for r in range(1, REDRAWS):
+        if col not in earlier:
+            return col
+        col = _pick(cum, uniform(key, base + r))
+    if col in earlier:
+        col = _exact(key, base + BLOCK - 1, weights, earlier)
+    return col
+
+
+def _sheet(key: int, sheet: SheetTable, count: int, first_draw: int) -> list[int]:
+    """``count`` prototype ids drawn from ``sheet``."""
+    out: list[int] = []
+    if sheet.balance and count >= len(sheet.balance):
+        for j, (cum, local) in enumerate(sheet.balance):
+            out.append(local[_pick(cum, uniform(key, 1 + BLOCK * (first_draw + j)))])
+        weights, cum = sheet.after_seeds(count)
+    else:
+        weights, cum = sheet.weights, sheet.cum
+    for j in range(len(out), count):
+        earlier = None if sheet.allow_duplicates else out
+        out.append(_column(key, first_draw + j, cum, weights, earlier))
+    return [sheet.protos[i] for i in out]
+
+
+def _extra(key: int, extra: ExtraTable) -> int:
+    base = 1 + BLOCK * (EXTRA_BASE + extra.number)
+    opt = extra.options[_pick(extra.cum, uniform(key, base))]
+    card = min(int(uniform(key, base + 1) * len(opt.protos)), len(opt.protos) - 1)
+    if opt.gold is not None and uniform(key, base + 2) < opt.gold_p:
+        return opt.gold[card]
+    return opt.protos[card]
+
+
+def draw_pack(cp: CompiledProduct, seed: int, index: int) -> tuple[int, list[int]]:
+    """(variant index, prototype ids) of pack ``index`` of the run with ``seed`` (checked)."""
+    key = pack_key(seed, index)
+    v = cp.variants[_pick(cp.variant_cum, uniform(key, 0))]
+    out = [_extra(key, cp.extras[e]) for e in v.first]
+    draw = 0
+    for sheet_no, count in v.slots:
+        sheet = cp.sheets[sheet_no]
+        if sheet.fixed_protos is not None:
+            out += sheet.fixed_protos
+        elif count:
+            out += _sheet(key, sheet, count, draw)
+            draw += count
+    out += [_extra(key, cp.extras[e]) for e in v.last]
+    return v.index, out
+
+
+# --- drawing, per batch (numpy) --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SheetArrays:
+    """A ``SheetTable`` as numpy arrays (``corrected`` by number of draws)."""
+
+    name: str
+    cum: np.ndarray
+    weights: np.ndarray
+    protos: np.ndarray
+    allow_duplicates: bool
+    fixed_protos: Ints | None
+    balance: tuple[tuple[np.ndarray, np.ndarray], ...]
+    corrected: dict[int, tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrays:
+    """A ``CompiledProduct``'s tables as numpy arrays: built once per product (``arrays``)."""
+
+    variant_cum: np.ndarray
+    sheets: tuple[SheetArrays, ...]
+    extras: tuple[tuple[np.ndarray, tuple[tuple[np.ndarray, np.ndarray | None, float], ...]], ...]
+
+
+def arrays(cp: CompiledProduct) -> Arrays:
+    """``cp``'s tables as numpy arrays (made on first use, then held by ``cp``)."""
+    found: Arrays | None = cp.memo.get("arrays")
+    if found is None:
+        found = cp.memo["arrays"] = _arrays(cp)
+    return found
+
+
+def _arrays(cp: CompiledProduct) -> Arrays:
+    from boosterkit.generator._np import np  # numpy on the first batch: startup stays light
+
+    def f(values: Floats) -> np.ndarray:
+        return np.array(values, dtype=np.float64)
+
+    def i(values: Ints) -> np.ndarray:
+        return np.array(values, dtype=np.int64)
+
+    sheets = tuple(SheetArrays(
+        s.name, f(s.cum), f(s.weights), i(s.protos), s.allow_duplicates, s.fixed_protos,
+        tuple((f(c), i(local)) for c, local in s.balance),
+        {n: (f(w), f(c)) for n, w, c in s.corrected},
+    ) for s in cp.sheets)  # fmt: skip
+    extras = tuple(
+        (f(e.cum), tuple((i(o.protos), None if o.gold is None else i(o.gold), o.gold_p)
+                         for o in e.options))
+        for e in cp.extras
+    )  # fmt: skip
+    return Arrays(f(cp.variant_cum), sheets, extras)
+
+
+def _pick_np(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Indices drawn by weight: ``cum`` cumulative weights, ``u`` uniforms in [0, 1)."""
+    from boosterkit.generator._np import np
+
     idx = np.searchsorted(cum, u * cum[-1], side="right")
     return np.minimum(idx, len(cum) - 1)
 
 
-def _exact(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.ndarray) -> np.ndarray:
-    """Draw by ``weights`` without the cards in ``taken`` (rows); all weights if none is left."""
+def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """``_exact`` per row (``taken``: rows of cards drawn already)."""
+    from boosterkit.generator._np import np
+
     w = np.broadcast_to(weights, (len(keys), len(weights))).copy()
     np.put_along_axis(w, taken, 0.0, axis=1)
     empty = w.sum(axis=1) <= 0
@@ -361,93 +567,133 @@ def _exact(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.ndarra
     return np.minimum(idx, len(weights) - 1)
 
 
-def _draw_column(
+def _column_np(
     keys: np.ndarray, draw: int, cum: np.ndarray, weights: np.ndarray,
     earlier: np.ndarray | None,
 ) -> np.ndarray:  # fmt: skip
-    """One draw per row, redrawn while it repeats a card in ``earlier`` (rows × previous)."""
+    """``_column`` per row (``earlier``: rows × previous draws)."""
+    from boosterkit.generator._np import np
+
     base = 1 + BLOCK * draw
-    col = _pick(cum, rng.uniform_np(keys, base))
+    col = _pick_np(cum, rng.uniform_np(keys, base))
     if earlier is None or earlier.shape[1] == 0:
         return col
     bad = np.nonzero((earlier == col[:, None]).any(axis=1))[0]
     for r in range(1, REDRAWS):
         if not len(bad):
             return col
-        new = _pick(cum, rng.uniform_np(keys[bad], base + r))
+        new = _pick_np(cum, rng.uniform_np(keys[bad], base + r))
         col[bad] = new
         bad = bad[(earlier[bad] == new[:, None]).any(axis=1)]
     if len(bad):
-        col[bad] = _exact(keys[bad], base + BLOCK - 1, weights, earlier[bad])
+        col[bad] = _exact_np(keys[bad], base + BLOCK - 1, weights, earlier[bad])
     return col
 
 
-def _draw_sheet(keys: np.ndarray, sheet: _Sheet, count: int, first_draw: int) -> np.ndarray:
-    """``count`` local card indices per row (rows × count)."""
+def _sheet_np(keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int) -> np.ndarray:
+    """``_sheet`` per row: ``count`` prototype ids a row."""
+    from boosterkit.generator._np import np
+
     out = np.empty((len(keys), count), dtype=np.int64)
     start = 0
     if sheet.balance and count >= len(sheet.balance):
         for j, (cum, local) in enumerate(sheet.balance):
-            out[:, j] = local[_pick(cum, rng.uniform_np(keys, 1 + BLOCK * (first_draw + j)))]
+            out[:, j] = local[_pick_np(cum, rng.uniform_np(keys, 1 + BLOCK * (first_draw + j)))]
         start = len(sheet.balance)
         weights, cum = sheet.corrected[count]
     else:
         weights, cum = sheet.weights, sheet.cum
     for j in range(start, count):
         earlier = None if sheet.allow_duplicates else out[:, :j]
-        out[:, j] = _draw_column(keys, first_draw + j, cum, weights, earlier)
-    return sheet.protos[out]
+        out[:, j] = _column_np(keys, first_draw + j, cum, weights, earlier)
+    found: np.ndarray = sheet.protos[out]
+    return found
 
 
-def _draw_extra(keys: np.ndarray, extra: _Extra) -> np.ndarray:
-    base = 1 + BLOCK * (EXTRA_BASE + extra.number)
-    which = _pick(extra.cum, rng.uniform_np(keys, base))
+def _extra_np(keys: np.ndarray, number: int, arr: Arrays) -> np.ndarray:
+    """``_extra`` per row."""
+    from boosterkit.generator._np import np
+
+    cum, options = arr.extras[number]
+    base = 1 + BLOCK * (EXTRA_BASE + number)
+    which = _pick_np(cum, rng.uniform_np(keys, base))
     u_card = rng.uniform_np(keys, base + 1)
     u_gold = rng.uniform_np(keys, base + 2)
     out = np.empty(len(keys), dtype=np.int64)
-    for o, opt in enumerate(extra.options):
+    for o, (protos, gold, gold_p) in enumerate(options):
         rows = np.nonzero(which == o)[0]
         if not len(rows):
             continue
-        card = np.minimum((u_card[rows] * len(opt.protos)).astype(np.int64), len(opt.protos) - 1)
-        out[rows] = opt.protos[card]
-        if opt.gold is not None:
-            stamped = u_gold[rows] < opt.gold_p
-            out[rows[stamped]] = opt.gold[card[stamped]]
+        card = np.minimum((u_card[rows] * len(protos)).astype(np.int64), len(protos) - 1)
+        out[rows] = protos[card]
+        if gold is not None:
+            stamped = u_gold[rows] < gold_p
+            out[rows[stamped]] = gold[card[stamped]]
     return out
 
 
-def _draw_variant(keys: np.ndarray, cp: CompiledProduct, v: _Variant) -> np.ndarray:
-    """The prototype ids of packs (rows) of variant ``v``, in pack order."""
-    cols: list[np.ndarray] = [_draw_extra(keys, e)[:, None] for e in v.first]
+def _variant_np(keys: np.ndarray, arr: Arrays, v: VariantTable) -> np.ndarray:
+    """``draw_pack`` per row, for packs of variant ``v``: prototype ids in pack order."""
+    from boosterkit.generator._np import np
+
+    cols: list[np.ndarray] = [_extra_np(keys, e, arr)[:, None] for e in v.first]
     draw = 0
     for sheet_no, count in v.slots:
-        sheet = cp.sheets[sheet_no]
+        sheet = arr.sheets[sheet_no]
         if sheet.fixed_protos is not None:
-            cols.append(
-                np.broadcast_to(
-                    np.array(sheet.fixed_protos, dtype=np.int64),
-                    (len(keys), len(sheet.fixed_protos)),
-                )
-            )
+            fixed = np.array(sheet.fixed_protos, dtype=np.int64)
+            cols.append(np.broadcast_to(fixed, (len(keys), len(fixed))))
         elif count:
-            cols.append(_draw_sheet(keys, sheet, count, draw))
+            cols.append(_sheet_np(keys, sheet, count, draw))
             draw += count
-    cols += [_draw_extra(keys, e)[:, None] for e in v.last]
+    cols += [_extra_np(keys, e, arr)[:, None] for e in v.last]
     if not cols:
         return np.empty((len(keys), 0), dtype=np.int64)
     return np.concatenate(cols, axis=1)
 
 
+def draw_arrays(
+    cp: CompiledProduct, seed: int, start: int, count: int
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Packs ``start .. start+count-1`` (1-based, seed checked by the caller) as arrays, per
+    variant drawn: its index, where its packs are in the batch (0-based offsets, ascending)
+    and their prototype ids (a row a pack). ``draw_batch`` is these, as lists in pack order."""
+    from boosterkit.generator._np import np
+
+    if start < 1 or count < 0:
+        raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
+    arr = arrays(cp)
+    keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
+    if len(cp.variants) == 1:
+        v = cp.variants[0]
+        return [(v.index, np.arange(count), _variant_np(keys, arr, v))]
+    chosen = _pick_np(arr.variant_cum, rng.uniform_np(keys, 0))
+    drawn = []
+    for n, v in enumerate(cp.variants):
+        where = np.nonzero(chosen == n)[0]
+        if len(where):
+            drawn.append((v.index, where, _variant_np(keys[where], arr, v)))
+    return drawn
+
+
+# --- packs -----------------------------------------------------------------------------------
+
+
 def draw_batch(
     cp: CompiledProduct, seed: int, start: int, count: int
 ) -> tuple[list[int], list[list[int]]]:
-    """Variant indices and prototype ids of packs ``start .. start+count-1`` (1-based)."""
+    """Variant indices and prototype ids of packs ``start .. start+count-1`` (1-based): per
+    pack in plain Python up to ``FEW_PACKS`` packs, else in numpy batches (the same packs)."""
     check_seed(seed)
-    return _draw_batch(cp, seed, start, count)
+    if start < 1 or count < 0:
+        raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
+    if count <= FEW_PACKS:
+        drawn = [draw_pack(cp, seed, i) for i in range(start, start + count)]
+        return [v for v, _ in drawn], [protos for _, protos in drawn]
+    return _batch(cp, seed, start, count)
 
 
-def _draw_batch(
+def _batch(
     cp: CompiledProduct, seed: int, start: int, count: int
 ) -> tuple[list[int], list[list[int]]]:
     drawn = draw_arrays(cp, seed, start, count)
@@ -465,50 +711,33 @@ def _draw_batch(
     return variants, rows
 
 
-def draw_arrays(
-    cp: CompiledProduct, seed: int, start: int, count: int
-) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """Packs ``start .. start+count-1`` (1-based, seed checked by the caller) as arrays, per
-    variant drawn: its index, where its packs are in the batch (0-based offsets, ascending)
-    and their prototype ids (a row a pack). ``draw_batch`` is these, as lists in pack order."""
-    if start < 1 or count < 0:
-        raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
-    keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
-    if len(cp.variants) == 1:
-        v = cp.variants[0]
-        return [(v.index, np.arange(count), _draw_variant(keys, cp, v))]
-    chosen = _pick(cp.variant_cum, rng.uniform_np(keys, 0))
-    drawn = []
-    for n, v in enumerate(cp.variants):
-        where = np.nonzero(chosen == n)[0]
-        if len(where):
-            drawn.append((v.index, where, _draw_variant(keys[where], cp, v)))
-    return drawn
-
-
-# --- packs -----------------------------------------------------------------------------------
-
-
 def open_batch(
     product: ProductDef | CompiledProduct, seed: int, start: int = 1, count: int = 1
 ) -> list[Pack]:
     """Packs ``start .. start+count-1`` (1-based) of the run of ``product`` with ``seed``.
 
     A ``ProductDef`` is compiled on every call: callers opening the same product again and
-    again pass ``compile_product(product)`` (or use ``generator.cache.ProductCache``)."""
+    again pass ``compile_product(product)`` (or take it from the database's cache:
+    ``generator.cache.compiled``)."""
     cp = product if isinstance(product, CompiledProduct) else compile_product(product)
     return open_compiled(cp, check_seed(seed), start, count)
 
 
 def open_compiled(cp: CompiledProduct, seed: int, start: int, count: int) -> list[Pack]:
     """``open_batch`` for a caller that has checked ``seed`` already (``check_seed``)."""
+    if count <= FEW_PACKS:
+        packs: list[Pack] = []
+        for index in range(start, start + count):
+            variant, protos = draw_pack(cp, seed, index)
+            packs.append(new_pack(cp, seed, index, variant, protos))
+        return packs
     # A batch is tens of thousands of new containers and no reference cycle: the cyclic
     # collector would rescan the growing batch dozens of times (a third of the time), so it
     # waits until the batch is built.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        variants, rows = _draw_batch(cp, seed, start, count)
+        variants, rows = _batch(cp, seed, start, count)
         return [new_pack(cp, seed, start + n, variants[n], rows[n]) for n in range(count)]
     finally:
         if collecting:

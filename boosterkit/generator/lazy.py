@@ -1,33 +1,17 @@
-"""Packs whose items are built on first access, from a compiled product's prototypes.
-
-Shared by the numpy engine (``generator.engine``) and the plain-Python one
-(``generator.small``): ``cp`` is either's compiled product (``product``, ``templates``,
-``fragments`` and ``items(index, protos)``).
-"""
+"""Packs whose items are built on first access, from a compiled product's prototypes
+(``generator.engine.CompiledProduct``: its ``templates``, ``fragment(p)`` and ``build``)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from boosterkit.generator.model import Item, Pack, ProductDef
+from boosterkit.generator.model import Item, Pack
 from boosterkit.serialize import to_json
 
-
-class Compiled(Protocol):
-    """What a lazy pack reads of its compiled product (either engine's)."""
-
-    @property
-    def product(self) -> ProductDef: ...
-    @property
-    def templates(self) -> Sequence[dict[str, Any]]: ...
-    @property
-    def fragments(self) -> Sequence[str]: ...
-    @property
-    def pretty(self) -> dict[int, str]: ...
-    def items(self, index: int, protos: Sequence[int]) -> list[Item]: ...
-
+if TYPE_CHECKING:  # the engine imports this module
+    from boosterkit.generator.engine import CompiledProduct
 
 _new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
 _POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
@@ -52,7 +36,7 @@ class LazyPack(Pack):
     """
 
     __slots__ = ("_compiled", "_protos", "_built")
-    _compiled: Compiled
+    _compiled: CompiledProduct
     _protos: list[int]
     _built: list[Item] | None
 
@@ -60,7 +44,7 @@ class LazyPack(Pack):
     def items(self) -> list[Item]:
         built = self._built
         if built is None:
-            built = self._built = self._compiled.items(self.index, self._protos)
+            built = self._built = self._compiled.build(self.index, self._protos)
         return built
 
     @items.setter
@@ -85,10 +69,10 @@ class LazyPack(Pack):
         """``serialize.to_json(self.to_dict(), indent=None)``, built from cached fragments."""
         if not self._pristine():
             return to_json(self.to_dict(), indent=None)
-        f = self._compiled.fragments
+        f = self._compiled.fragment
         i = self.index
         uid = f'{{"uid": "p{i}-'
-        body = ", ".join([f'{uid}{k}", {f[p]}' for k, p in enumerate(self._protos, 1)])
+        body = ", ".join([f'{uid}{k}", {f(p)}' for k, p in enumerate(self._protos, 1)])
         head = json_head(self.set, self.product, self.seed)
         return f'{head}{i}, "variant": {self.variant}, "items": [{body}]}}'
 
@@ -115,7 +99,7 @@ class JsonLines:
     each (2.6 µs a 15-card pack, against 11 µs formatting one ``%`` template)."""
 
     def __init__(self) -> None:
-        self._fragments: dict[int, tuple[Compiled, list[bytes]]] = {}
+        self._fragments: dict[int, tuple[CompiledProduct, list[bytes]]] = {}
         self._positions = [b'%d", ' % k for k in range(64)]  # the end of a uid: 'K", '
 
     def line(self, pack: Pack) -> bytes:
@@ -145,7 +129,7 @@ class JsonLines:
         return b"".join(pieces)
 
 
-def pretty_fragment(cp: Compiled, proto: int) -> str:
+def pretty_fragment(cp: CompiledProduct, proto: int) -> str:
     """Prototype ``proto``'s item indented as in a pack, from its first field (after the
     ``uid`` line) to its closing brace; kept in ``cp.pretty``."""
     text = to_json(cp.templates[proto])
@@ -169,7 +153,9 @@ def json_head(set_code: str, product: str, seed: int) -> str:
     )
 
 
-def new_pack(cp: Compiled, seed: int, index: int, variant: int, protos: list[int]) -> LazyPack:
+def new_pack(
+    cp: CompiledProduct, seed: int, index: int, variant: int, protos: list[int]
+) -> LazyPack:
     p = LazyPack.__new__(LazyPack)
     p.set = cp.product.set_code
     p.product = cp.product.code

@@ -40,15 +40,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator._np import np
-from boosterkit.generator.engine import CompiledProduct, _Extra, _Sheet
+from boosterkit.generator.cache import compiled, generator_code
+from boosterkit.generator.engine import CompiledProduct, ExtraTable, SheetArrays, arrays, check_seed
 from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX, ProductDef
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import Kept
 
 DP_STATES_MAX = 200_000
 #: How a figure was computed, best first: a row takes the worst of what it is made of.
@@ -192,7 +193,7 @@ def _shares(p: np.ndarray, groups: list[Group]) -> dict[Group, float]:
     return dict(out)
 
 
-def sheet_odds(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
+def sheet_odds(sheet: SheetArrays, n: int, groups: list[Group]) -> _SheetOdds:
     """Figures of ``n`` draws from a compiled sheet (``groups``: per local card)."""
     w = sheet.weights
     size = len(w)
@@ -328,7 +329,7 @@ def race_inclusion(
     return float(min(1.0, np.sum(xw * density * fewer)))
 
 
-def _balanced(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
+def _balanced(sheet: SheetArrays, n: int, groups: list[Group]) -> _SheetOdds:
     """A colour-balanced sheet: one seed per colour, then ``n - s`` draws by the corrected
     weights from the cards left. Card chances by ``race_inclusion`` (one computation per
     class of interchangeable cards); a group's chance of none is exact when the group is
@@ -368,13 +369,13 @@ def _balanced(sheet: _Sheet, n: int, groups: list[Group]) -> _SheetOdds:
 # --- a product ------------------------------------------------------------------------------
 
 
-def _add_extra(acc: _Acc, cp: CompiledProduct, extra: _Extra) -> None:
+def _add_extra(acc: _Acc, cp: CompiledProduct, extra: ExtraTable) -> None:
     shares = np.diff(np.concatenate(([0.0], extra.cum))) / extra.cum[-1]
     probs: dict[int, float] = defaultdict(float)
     for share, opt in zip(shares.tolist(), extra.options):
         each = share / len(opt.protos)
         twins = opt.gold
-        for k, p in enumerate(opt.protos.tolist()):
+        for k, p in enumerate(opt.protos):
             gold = opt.gold_p if twins is not None else 0.0
             probs[p] += each * (1.0 - gold)
             if twins is not None and gold:
@@ -396,7 +397,11 @@ def _add_extra(acc: _Acc, cp: CompiledProduct, extra: _Extra) -> None:
 
 
 def _add_sheet(
-    acc: _Acc, cp: CompiledProduct, sheet: _Sheet, n: int, cache: dict[tuple[str, int], _SheetOdds]
+    acc: _Acc,
+    cp: CompiledProduct,
+    sheet: SheetArrays,
+    n: int,
+    cache: dict[tuple[str, int], _SheetOdds],
 ) -> None:
     protos = [cp.protos[p] for p in sheet.protos.tolist()]
     if sheet.fixed_protos is not None:
@@ -443,6 +448,7 @@ def _count(keys: Iterable[Key]) -> dict[Key, int]:
 
 
 def _variant_odds(cp: CompiledProduct) -> list[tuple[float, _Acc]]:
+    arr = arrays(cp)
     total = float(cp.variant_cum[-1])
     shares = np.diff(np.concatenate(([0.0], cp.variant_cum))) / total
     cache: dict[tuple[str, int], _SheetOdds] = {}
@@ -452,9 +458,9 @@ def _variant_odds(cp: CompiledProduct) -> list[tuple[float, _Acc]]:
             continue
         acc = _Acc()
         for e in v.first + v.last:
-            _add_extra(acc, cp, e)
+            _add_extra(acc, cp, cp.extras[e])
         for sheet_no, count in v.slots:
-            _add_sheet(acc, cp, cp.sheets[sheet_no], count, cache)
+            _add_sheet(acc, cp, arr.sheets[sheet_no], count, cache)
         out.append((share, acc))
     return out
 
@@ -638,12 +644,18 @@ def _simulated(
     return {"packs": sim.units * unit, "seed": seed, "units": sim.units}
 
 
-def kept_odds(kept: Kept, cp: CompiledProduct) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``product_odds(cp)``, kept with the product (``cp``, from the same ``kept``): the
-    next ``odds`` of it reads them in milliseconds. Copies of the rows: the caller's to
-    change."""
+Rows = list[dict[str, Any]]
+
+
+def cached_odds(database: Database, cp: CompiledProduct) -> tuple[Rows, Rows]:
+    """``product_odds(cp)``, cached with the product (``cp``, from the same session of
+    ``database``): the next ``odds`` of it reads them in milliseconds. Copies of the rows:
+    the caller's to change."""
     scope = (cp.product.set_code, cp.product.code)
-    cards, groups = kept.value("odds", lambda _: product_odds(cp), scope, reads=False)
+    cards, groups = database.cached().value(
+        "odds", tuple[Rows, Rows], lambda _: product_odds(cp), scope, reads=False,
+        code=generator_code(),
+    )  # fmt: skip
     return [dict(r) for r in cards], [dict(r) for r in groups]
 
 
@@ -668,8 +680,6 @@ def odds(
     for any, ``simulation.simulate``). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
     connection).
     """
-    from boosterkit.database import Database
-    from boosterkit.generator.engine import check_seed
     from boosterkit.parts import check_jobs
 
     per = check_per(per)
@@ -678,18 +688,19 @@ def odds(
             f"simulate: {simulate!r} is not a number of packs (0 or more)", field="simulate"
         )
     seed, jobs = check_seed(seed), check_jobs(jobs)
-    kept = Database.of(db).kept()  # one content key for the product and its odds
-    cp = kept.product(set_code, product)  # kept per database content, as `open`
-    pd = cp.product
-    size = _box_size(pd.kind, box_size)
-    if per == "box" and size is None:
-        raise InputError(
-            f"product {pd.code} ({pd.kind}): no box size in data/boosters/boxes.yaml; "
-            "give one with box_size (--box-size N)",
-            field="box_size",
-        )
+    database = Database.of(db)
+    with database.session():  # one content key for the product and its odds
+        cp = compiled(database, set_code, product)  # cached per database content, as `open`
+        size = _box_size(cp.product.kind, box_size)
+        if per == "box" and size is None:
+            raise InputError(
+                f"product {cp.product.code} ({cp.product.kind}): no box size in "
+                "data/boosters/boxes.yaml; give one with box_size (--box-size N)",
+                field="box_size",
+            )
+        cards, groups = cached_odds(database, cp)
     unit = size if per == "box" and size is not None else 1
-    cards, groups = kept_odds(kept, cp)
+    pd = cp.product
     if card is not None:
         cards = match_card(cards, card, pd)
     cards, groups = per_unit(cards, unit), per_unit(groups, unit)

@@ -1,10 +1,8 @@
 """Opening packs: ``open_packs`` (a list) and ``iter_packs`` (streamed in batches).
 
-The compiled product comes from ``generator.cache`` (kept in memory and beside the
-database, rebuilt only when the data changed); the packs are drawn by the pure engine
-(``generator.engine``, numpy batches) without touching the database again, or, up to
-``small.SMALL`` packs, by its plain-Python twin (``generator.small``: the same packs,
-without importing numpy).
+The compiled product comes from the database's cache (``generator.cache.compiled``: kept in
+memory and beside the database, rebuilt only when the data changed); the packs are drawn by
+the pure engine (``generator.engine``) without touching the database again.
 """
 
 from __future__ import annotations
@@ -15,14 +13,13 @@ from typing import TYPE_CHECKING
 
 from boosterkit.database import Database
 from boosterkit.errors import InputError
-from boosterkit.generator import small
-from boosterkit.generator.cache import load_product
+from boosterkit.generator.cache import compiled, load_product
+from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.model import Pack
 from boosterkit.generator.rng import check_seed
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import Compiled, ProductCache
 
 BATCH = 8192  # packs drawn per numpy batch when streaming
 #: Cards drawn per batch at most: a product of bigger packs is drawn in fewer packs a batch
@@ -32,7 +29,7 @@ BATCH_CARDS = BATCH * 16
 __all__ = [
     "BATCH",
     "batch_size",
-    "drawn",
+    "draw_packs",
     "iter_packs",
     "load_product",
     "new_seed",
@@ -52,17 +49,15 @@ def iter_packs(
     count: int = 1,
     seed: int | None = None,
     db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
 ) -> Iterator[Pack]:
     """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output).
 
-    ``db`` and ``products`` as ``open_packs`` takes them.
+    ``db`` as ``open_packs`` takes it.
     """
-    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
-    size = batch_size(compiled)
+    cp, seed = prepare(set_code, product, count, seed, Database.of(db))
+    size = batch_size(cp)
     for start in range(1, count + 1, size):
-        batch = drawn(compiled, seed, start, min(size, count + 1 - start))
+        batch = open_compiled(cp, seed, start, min(size, count + 1 - start))
         batch.reverse()
         while batch:  # hand each pack over: a consumer that drops it frees its items now
             yield batch.pop()
@@ -74,73 +69,46 @@ def open_packs(
     count: int = 1,
     seed: int | None = None,
     db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
 ) -> list[Pack]:
     """Open ``count`` packs of ``set_code``'s ``product`` (a kind like ``set`` or a code).
 
     ``product`` None means the set's draft booster (or its only product). Pack *i* (1-based)
     depends only on (``seed``, *i*); ``seed`` None picks a random one, kept in ``Pack.seed``.
-    ``db``: a ``boosterkit.database.Database``, or a database path (opened read-only only
-    when the product is not kept already), an open DuckDB connection, or None for the
-    configured database. Unknown set or product: ``NotFoundError`` listing what exists.
-    ``products``: a ``generator.cache.ProductCache`` to keep the compiled product in, for a
-    path or a connection (default: the process's own; a ``Database`` holds its own).
+    ``db``: a ``boosterkit.database.Database`` (its cache keeps the compiled product), or a
+    database path (opened read-only only when the product is not cached already), an open
+    DuckDB connection, or None for the configured database. Unknown set or product:
+    ``NotFoundError`` listing what exists.
     """
-    compiled, seed = _prepared(set_code, product, count, seed, Database.of(db, products))
-    return draw_packs(compiled, seed, count)
+    cp, seed = prepare(set_code, product, count, seed, Database.of(db))
+    return draw_packs(cp, seed, count)
 
 
-def draw_packs(compiled: Compiled, seed: int, count: int) -> list[Pack]:
+def draw_packs(cp: CompiledProduct, seed: int, count: int) -> list[Pack]:
     """Packs 1..``count`` of a compiled product and a checked seed (as ``prepare`` gives
     them), drawn in batches of ``batch_size``."""
     packs: list[Pack] = []
-    size = batch_size(compiled)
+    size = batch_size(cp)
     for start in range(1, count + 1, size):
-        packs += drawn(compiled, seed, start, min(size, count + 1 - start))
+        packs += open_compiled(cp, seed, start, min(size, count + 1 - start))
     return packs
 
 
-def batch_size(compiled: Compiled) -> int:
+def batch_size(cp: CompiledProduct) -> int:
     """Packs drawn at once: ``BATCH``, fewer for packs of more than 16 cards (``BATCH_CARDS``)."""
-    return max(1, min(BATCH, BATCH_CARDS // max(1, compiled.product.pack_cards())))
-
-
-def drawn(compiled: Compiled, seed: int, start: int, count: int) -> list[Pack]:
-    """Packs ``start .. start+count-1`` of a compiled product (full or lite), seed checked."""
-    if isinstance(compiled, small.LiteProduct):
-        return small.open_lite(compiled, seed, start, count)
-    from boosterkit.generator.engine import open_compiled
-
-    return open_compiled(compiled, seed, start, count)
+    return max(1, min(BATCH, BATCH_CARDS // max(1, cp.product.pack_cards())))
 
 
 def prepare(
-    set_code: str,
-    product: str | None = None,
-    count: int = 1,
-    seed: int | None = None,
-    db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
-) -> tuple[Compiled, int]:
-    """The compiled product ``open_packs`` would draw ``count`` packs from, and the checked
-    (or new) seed: what a caller drawing in other processes hands them
-    (``generator.parallel``). Errors as ``open_packs``."""
-    return _prepared(set_code, product, count, seed, Database.of(db, products))
-
-
-def _prepared(
     set_code: str,
     product: str | None,
     count: int,
     seed: int | None,
     database: Database,
-) -> tuple[Compiled, int]:
-    """The compiled product (lite for a few packs) and the checked (or new) seed, after
-    checking ``count``."""
+) -> tuple[CompiledProduct, int]:
+    """The compiled product ``open_packs`` would draw ``count`` packs from, and the checked
+    (or new) seed, after checking ``count``: what a caller drawing in other processes hands
+    them (``generator.parallel``). Errors as ``open_packs``."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise InputError(f"count must be a whole number of packs (0 or more), got {count!r}")
     seed = new_seed() if seed is None else check_seed(seed)
-    lite = count <= small.SMALL
-    return database.compiled(set_code, product, lite=lite), seed
+    return compiled(database, set_code, product), seed

@@ -31,17 +31,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing import reduction
 from multiprocessing.connection import Connection, wait
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
+from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
-from boosterkit.generator.packs import drawn
 from boosterkit.parts import default_jobs, start_context, workers_for
 
 __all__ = ["BLOCK", "Run", "default_jobs", "jobs_for", "write_parallel"]
-
-if TYPE_CHECKING:
-    from boosterkit.generator.cache import Compiled
 
 #: Packs a worker draws and writes at a time.
 BLOCK = 4096
@@ -57,7 +54,7 @@ def jobs_for(jobs: int, count: int, fmt: str) -> int:
 class Run:
     """What every worker knows of the run."""
 
-    compiled: Compiled
+    compiled: CompiledProduct
     seed: int
     count: int
     fmt: str
@@ -175,7 +172,7 @@ def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
     held = _Held(order, fd)
     while (b := _take(order, blocks, stop)) is not None:
         start = 1 + b * run.block
-        packs = drawn(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
+        packs = open_compiled(run.compiled, run.seed, start, min(run.block, run.count + 1 - start))
         data: list[bytes] = []
         for k in range(0, len(packs), SLICE):
             data += write_part(packs[k : k + SLICE], run.fmt, first=b == 0 and k == 0,
@@ -219,7 +216,7 @@ def write_parallel(run: Run, out: TextIO) -> int:
     fd = _fd(out) if run.jobs > 1 else None
     if fd is None:
         packs = (p for s in range(1, run.count + 1, run.block)
-                 for p in drawn(run.compiled, run.seed, s, min(run.block, run.count + 1 - s)))  # fmt: skip
+                 for p in open_compiled(run.compiled, run.seed, s, min(run.block, run.count + 1 - s)))  # fmt: skip
         return write_packs(packs, run.fmt, out, csv_raw=run.csv_raw)
     context = start_context()
     order = _order(context)

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 from boosterkit.database import Database
 from boosterkit.errors import InputError
 from boosterkit.formats import POOLS
-from boosterkit.generator import rng, small
+from boosterkit.generator import rng
+from boosterkit.generator.cache import compiled
 from boosterkit.generator.decks import BOTH_HALVES as BOTH_HALVES
 from boosterkit.generator.decks import arena_deck
 from boosterkit.generator.decks import deck_name as deck_name
-from boosterkit.generator.packs import drawn, new_seed
+from boosterkit.generator.engine import open_compiled
+from boosterkit.generator.packs import new_seed
 from boosterkit.generator.rng import check_seed
 from boosterkit.serialize import md_inline, to_json
 
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import ProductCache
     from boosterkit.pipeline.queries import CardArt
 
 #: Players of one pool event (a sealed flight, a draft pod).
@@ -157,11 +158,9 @@ def open_pools(
     product: str | None = None,
     seed: int | None = None,
     db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
 ) -> dict[str, Any]:
-    """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product`` (``db`` and
-    ``products`` as ``open_packs`` takes them).
+    """Each of ``players`` players' ``packs`` packs of ``set_code``'s ``product`` (``db`` as
+    ``open_packs`` takes it).
 
     Returns ``{"set", "product", "seed", "players", "packs_per_player", "pools": [{"player",
     "seed", "packs": [Pack.to_dict()…], "cards": [sorted, with counts], "others": […]}]}``.
@@ -169,13 +168,13 @@ def open_pools(
     _check(players, packs)
     seed = new_seed() if seed is None else check_seed(seed)
     # The product once for the table: pack i of a pool depends only on (pool seed, i).
-    database = Database.of(db, products)
-    compiled = database.compiled(set_code, product, lite=packs <= small.SMALL)
+    database = Database.of(db)
+    cp = compiled(database, set_code, product)
     pools: list[dict[str, Any]] = []
     product_code = None
     for i in range(1, players + 1):
         s = pool_seed(seed, i)
-        opened = [p.to_dict() for p in drawn(compiled, s, 1, packs)]
+        opened = [p.to_dict() for p in open_compiled(cp, s, 1, packs)]
         product_code = opened[0]["product"]
         cards, others = pool_cards(opened)
         pools.append({"player": i, "seed": s, "packs": opened, "cards": cards, "others": others})
@@ -305,7 +304,9 @@ def pool_images(db: DbLike, data: dict[str, Any]) -> dict[str, CardArt]:
     ``Database``, a connection, a database path or None for the configured one)."""
     from boosterkit.pipeline.queries import card_art
 
-    return card_art(db, (c["card_id"] for pool in data["pools"] for c in pool["cards"]))
+    return card_art(
+        Database.of(db), (c["card_id"] for pool in data["pools"] for c in pool["cards"])
+    )
 
 
 def decklist(pool: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
-import shlex
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -26,13 +25,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from boosterkit.errors import NotFoundError
 from boosterkit.generator import extras as ex
 from boosterkit.generator import generic as gen
+from boosterkit.generator.cache import compiled
 from boosterkit.generator.model import CARD_COLUMNS, CardInfo, ProductDef, SheetDef, VariantDef
 from boosterkit.pipeline import thelist
 from boosterkit.pipeline.db import Connection, one_row, scalar
+from boosterkit.pipeline.fills import fill_hints
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
 
 if TYPE_CHECKING:
-    from boosterkit.database import DbLike
+    from boosterkit.database import Database
 
 PRECEDENCE = {"sealed-data": 0, "mtgjson": 1, "generic": 2}
 #: Kinds ``resolve_product(…, None)`` falls back to, in order, before "the only product".
@@ -533,36 +534,6 @@ def resolve_product(con: Connection, set_code: str, product: str | None = None) 
 # --- the listing --------------------------------------------------------------------------
 
 
-def fill_hints(
-    set_code: str, missing_sets: list[str], list_numbers: list[str | None] | None = None
-) -> list[str]:
-    """One hint per command that would bring ``missing_sets`` (cards of ``set_code``'s
-    products not in the database): child sets (``a``/``t``/``m`` + set) come with the set's
-    sync; The List in magic-sealed-data's old numbering (``plist``) with MTGJSON's
-    PLIST.json or a sync of ``plst`` (``pipeline.thelist``). ``list_numbers``: the missing
-    ``plist`` numbers, when known; none of them in the table, no hint for them."""
-    children: list[str] = []
-    others: list[str] = []
-    lists: list[str] = []
-    for s in dict.fromkeys(missing_sets):
-        if s == thelist.OLD_LIST_SET:
-            lists += thelist.list_fill(list_numbers if list_numbers is not None else ["1"], False)
-        elif s != set_code and s[1:] == set_code and s[0] in "atm":
-            children.append(s)
-        elif s != "?":
-            others.append(s)
-    others.sort(key=lambda x: x != set_code)  # the set's own sync first
-    # set codes come from the data: quoted, so a hostile one cannot make a command of itself
-    hints = []
-    if children:  # one command brings the set's missing cards and its child sets
-        brought = [set_code] * (set_code in others) + children
-        others = [s for s in others if s != set_code]
-        hints = [f"boosterkit sync {shlex.quote(set_code)} (brings {', '.join(brought)})"]
-    return list(
-        dict.fromkeys(hints + [f"boosterkit sync {shlex.quote(s)}" for s in others] + lists)
-    )
-
-
 def describe(product: ProductDef) -> dict[str, Any]:
     """The short JSON form of a compiled product: variants, sheets, extras, unresolved counts."""
     total = sum(v.weight for v in product.variants) or 1
@@ -656,17 +627,13 @@ class Listing(NamedTuple):
     reason: str | None
 
 
-def set_products(db: DbLike, set_code: str) -> Listing:
-    """``list_products`` of ``set_code`` read through ``db`` (a ``Database``, a path or a
-    connection), each product's summary taken from the product kept compiled
-    (``generator.cache``, compiled now if it is not), and why there are none if so."""
-    from boosterkit.database import Database
-
-    database = Database.of(db)
+def set_products(database: Database, set_code: str) -> Listing:
+    """``list_products`` of ``set_code`` read from ``database``, each product's summary taken
+    from the compiled product in its cache (``generator.cache``, compiled now if it is not),
+    and why there are none if so."""
     with database.session() as con:
-        kept = database.kept()
         found = list_products(
-            con, set_code, product_of=lambda code: kept.product(set_code, code, lite=True).product
+            con, set_code, product_of=lambda code: compiled(database, set_code, code).product
         )
         return Listing(found, None if found else no_products_reason(con, set_code))
 

@@ -15,7 +15,7 @@ an explicit ``--boosterkit-db`` path that does not exist is a usage error (a typ
 turn the suite into skips). The Hypothesis strategies of ``boosterkit.testing`` read the
 same database. Products are compiled once per database content and kept beside the database
 (``generator.cache``), so a test session loads them in milliseconds;
-``boosterkit_products`` holds them for the session.
+``boosterkit_products``, the cache of ``boosterkit_database``, holds them for the session.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import pytest
 from boosterkit.generator.model import Pack
 
 if TYPE_CHECKING:
+    from boosterkit.cache import Cache
     from boosterkit.database import Database
-    from boosterkit.generator.cache import ProductCache
 
 PackFactory = Callable[..., Pack]
 PacksFactory = Callable[..., list[Pack]]
@@ -89,21 +89,21 @@ def boosterkit_db() -> Path:
 
 
 @pytest.fixture(scope="session")
-def boosterkit_products(boosterkit_db: Path) -> ProductCache:
-    """The compiled products every booster fixture call of the session shares (keyed by the
-    database file's content: a test that syncs or imports gets products of the new data)."""
-    from boosterkit.generator.cache import ProductCache
-
-    return ProductCache(db_path=boosterkit_db)
+def boosterkit_products(boosterkit_database: Database) -> Cache:
+    """The cache every booster fixture call of the session shares: ``boosterkit_database``'s
+    (its ``hits``, ``loads`` and ``misses`` say how products were found)."""
+    return boosterkit_database.cache
 
 
 @pytest.fixture(scope="session")
-def boosterkit_database(boosterkit_db: Path, boosterkit_products: ProductCache) -> Database:
-    """The ``Database`` handle the booster fixtures read: ``boosterkit_db``, its products
-    kept in ``boosterkit_products``."""
+def boosterkit_database(boosterkit_db: Path) -> Database:
+    """The ``Database`` handle the booster fixtures read: ``boosterkit_db``, with the cache
+    every booster fixture call of the session shares (keyed by the database file's content:
+    a test that syncs or imports gets products of the new data)."""
+    from boosterkit.cache import Cache
     from boosterkit.database import Database
 
-    return Database(boosterkit_db, products=boosterkit_products)
+    return Database(boosterkit_db, cache=Cache())
 
 
 @pytest.fixture

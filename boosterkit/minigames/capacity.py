@@ -18,7 +18,7 @@ from boosterkit.minigames.filters import describe, matches
 from boosterkit.minigames.spec import Combine, Deal, Minigame, Open, Remove, Shuffle
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import Compiled
+    from boosterkit.generator.engine import CompiledProduct
 
 __all__ = ["Capacity", "deal_capacity"]
 
@@ -112,7 +112,7 @@ class Capacity:
         )
 
 
-def deal_capacity(spec: Minigame, cp: Compiled, strict: bool) -> Capacity | None:
+def deal_capacity(spec: Minigame, cp: CompiledProduct, strict: bool) -> Capacity | None:
     """The capacity of ``cp``'s packs for ``spec``'s first deal step; None when the game has
     none, or when a step before it changes the pool in ways the structure cannot bound."""
     removed: list[Any] = []
@@ -127,20 +127,19 @@ def deal_capacity(spec: Minigame, cp: Compiled, strict: bool) -> Capacity | None
     return None
 
 
-def _per_pack(cp: Compiled, removed: list[Any], flt: Any, strict: bool) -> tuple[int, int]:
+def _per_pack(cp: CompiledProduct, removed: list[Any], flt: Any, strict: bool) -> tuple[int, int]:
     """(fewest, most) cards reaching the deal in one pack, over the variants that can occur."""
 
     def reach(protos: Iterable[int]) -> tuple[bool, bool]:  # (some do, all do)
         ok = [
             matches(i, flt, strict) and not any(matches(i, r, strict) for r in removed)
-            for i in cp.items(0, [int(p) for p in protos])
+            for i in cp.build(0, [int(p) for p in protos])
         ]
         return any(ok), bool(ok) and all(ok)
 
     sheets = [reach(s.protos) for s in cp.sheets]
     lows, highs = [], []
-    variants: Sequence[Any] = cp.variants  # the compiled or the lite form's
-    for vdef, v in zip(cp.product.variants, variants):
+    for vdef, v in zip(cp.product.variants, cp.variants):
         if vdef.weight <= 0:
             continue
         low = high = 0
@@ -153,33 +152,32 @@ def _per_pack(cp: Compiled, removed: list[Any], flt: Any, strict: bool) -> tuple
                 low += count * sheets[number][1]
                 high += count * sheets[number][0]
         for extra in (*v.first, *v.last):
-            some, every = _extra_reach(reach, extra.options)
+            some, every = _extra_reach(reach, cp.extras[extra].options)
             low, high = low + every, high + some
         lows.append(low)
         highs.append(high)
     return min(lows, default=0), max(highs, default=0)
 
 
-def ever_holds(cp: Compiled, flt: Any, removed: Sequence[Any], strict: bool) -> bool:
+def ever_holds(cp: CompiledProduct, flt: Any, removed: Sequence[Any], strict: bool) -> bool:
     """Whether any pack of ``cp`` can hold a card of ``flt`` that survives ``removed`` (a
     card the database lacks cannot serve: a game that reads it refuses it unknown)."""
     return any(
         matches(i, flt, strict) and not any(matches(i, r, strict) for r in removed)
-        for i in cp.items(0, range(len(cp.item_fields)))  # every card a pack can hold
+        for i in cp.items  # every card a pack can hold
     )
 
 
-def always_unknown(cp: Compiled) -> list[str]:
+def always_unknown(cp: CompiledProduct) -> list[str]:
     """The sets of the cards the database lacks that every pack of ``cp`` holds (a slot
     drawing only such cards in every variant), in order; [] when some pack holds none."""
     found: list[str] | None = None
-    variants: Sequence[Any] = cp.variants  # the compiled or the lite form's
-    for vdef, v in zip(cp.product.variants, variants):
+    for vdef, v in zip(cp.product.variants, cp.variants):
         if vdef.weight <= 0:
             continue
         sets: list[str] = []
         for number, count in v.slots:
-            items = cp.items(0, [int(p) for p in cp.sheets[number].protos]) if count else []
+            items = cp.build(0, cp.sheets[number].protos) if count else []
             if items and not any(i.resolved for i in items):
                 sets += [i.set for i in items if i.set not in sets]
         if not sets:

@@ -1,7 +1,7 @@
 """``deal`` (in ``minigames.dealer``): open a minigame's packs and deal them into its setup.
 
 Checks run once, up front (game, players, seed); the packs come from the compiled product
-kept by ``generator.cache`` and are drawn by the generator's engine; the setup is built by
+cached by ``generator.cache`` and are drawn by the generator's engine; the setup is built by
 the pure ``minigames.engine``.
 """
 
@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, NotFoundError
+from boosterkit.generator.cache import compiled
+from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.generator.packs import new_seed
+from boosterkit.generator.rng import check_seed
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import (
     Setup,
@@ -21,9 +25,9 @@ from boosterkit.minigames.engine import (
 )
 from boosterkit.minigames.lookup import (
     card_facts,
-    kept_cards,
-    kept_minigames,
+    minigame_cards,
     printed_names,
+    product_cards,
     rules_text,
 )
 from boosterkit.minigames.refusals import Attempt, explain
@@ -31,7 +35,6 @@ from boosterkit.minigames.sheets import check_lang
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import Compiled, Kept, ProductCache
     from boosterkit.pipeline.db import Connection
 
 __all__ = ["basic_lands", "deal", "default_set", "summary"]
@@ -86,23 +89,19 @@ def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
 
 
 def _open(
-    kept: Kept, spec: Minigame, set_code: str, product: str | None, count: int, seed: int
-) -> tuple[list[Pack], str | None, str | None, Compiled]:
+    database: Database, spec: Minigame, set_code: str, product: str | None, count: int, seed: int
+) -> tuple[list[Pack], str | None, str | None, CompiledProduct]:
     """The packs (seed checked), the product they were opened as, a note when the game's
     product is missing and the set's default product was used instead, and that product."""
-    from boosterkit.generator import small
-    from boosterkit.generator.packs import drawn
-
-    lite = count <= small.SMALL
     if product is not None:
-        cp = kept.product(set_code, product, lite=lite)
-        return drawn(cp, seed, 1, count), product, None, cp
+        cp = compiled(database, set_code, product)
+        return open_compiled(cp, seed, 1, count), product, None, cp
     try:
-        cp = kept.product(set_code, spec.product, lite=lite)
-        return drawn(cp, seed, 1, count), spec.product, None, cp
+        cp = compiled(database, set_code, spec.product)
+        return open_compiled(cp, seed, 1, count), spec.product, None, cp
     except NotFoundError:
-        cp = kept.product(set_code, None, lite=lite)
-        packs = drawn(cp, seed, 1, count)
+        cp = compiled(database, set_code, None)
+        packs = open_compiled(cp, seed, 1, count)
         code = packs[0].product if packs else None
         note = (
             f"{set_code} has no {spec.product} booster data in the database; "
@@ -119,7 +118,6 @@ def deal(
     product: str | None = None,
     seed: int | None = None,
     strict_backs: bool | None = None,
-    products: ProductCache | None = None,
     lang: str = "en",
 ) -> Setup:
     """Open the game's packs for ``players`` and deal them into its setup.
@@ -130,14 +128,9 @@ def deal(
     None: the game's product (Set Boosters), else the set's default product with a note.
     ``seed`` None: a random seed (kept in ``Setup.seed``). The packs equal
     ``open_packs(set, product, count, seed)``; the same arguments give the same setup.
-    ``products``: a ``generator.cache.ProductCache`` for a path or a connection (default:
-    the process's own; a ``Database`` holds its own).
     ``strict_backs`` None: true for games whose cards lie face down (catalogue ``face_down``).
     ``lang``: the sheet's language (``en``, ``fr``, ``es``).
     """
-    from boosterkit.generator.packs import new_seed
-    from boosterkit.generator.rng import check_seed
-
     spec = get_minigame(game)
     if not spec.dealable:
         raise BoosterkitError(
@@ -149,11 +142,9 @@ def deal(
     if strict_backs is None:
         strict_backs = spec.face_down
     seed = new_seed() if seed is None else check_seed(seed)
-    database = Database.of(db, products)
+    database = Database.of(db)
     with database.session() as con:  # one content key; a connection only if one is needed
-        setup = _deal(
-            database.kept(), con, spec, players, set_code, product, seed, strict_backs, lang
-        )
+        setup = _deal(database, con, spec, players, set_code, product, seed, strict_backs, lang)
     if spec.status.packs == "I" and spec.packs.note:
         setup.notes.insert(0, f"Inferred, not printed on the card: {spec.packs.note}.")
     if spec.setup_status != "C":
@@ -166,7 +157,7 @@ def deal(
 
 
 def _deal(
-    kept: Kept,
+    database: Database,
     con: Connection,
     spec: Minigame,
     players: int,
@@ -177,12 +168,12 @@ def _deal(
     lang: str,
 ) -> Setup:
     """``deal`` after its checks: the packs, the steps, and what the sheet reads, all from
-    ``kept`` (the one look-up of the database's content) or else ``con``."""
-    minigames = kept_minigames(kept)  # kept per database content, like the cards
+    ``database``'s cache (one look-up of its content, in the session) or else ``con``."""
+    minigames = minigame_cards(database)  # cached per database content, like the cards
     given = set_code.strip().lower() if set_code and set_code.strip() else None
     set_code = given or default_set(None, spec, minigames.sets)
-    packs, used, note, cp = _open(kept, spec, set_code, product, spec.pack_count(players), seed)
-    cards = kept_cards(kept, set_code, used, cp)  # None: nothing kept of this database
+    packs, used, note, cp = _open(database, spec, set_code, product, spec.pack_count(players), seed)
+    cards = product_cards(database, set_code, used, cp)  # None: the cache keeps nothing
     basics = None
     if spec.adds_external:
         basics = cards.basics if cards else basic_lands(con, set_code)
@@ -199,7 +190,9 @@ def _deal(
         )
     except SetupError as exc:
         exc.set_code, exc.product = set_code, used
-        explain(Attempt(kept, con, spec, players, seed, strict_backs, basics), set_code, cp, exc)
+        explain(
+            Attempt(database, con, spec, players, seed, strict_backs, basics), set_code, cp, exc
+        )
         raise
     setup.lang = lang
     setup.rules_text = rules_text(minigames, spec, lang, set_code)

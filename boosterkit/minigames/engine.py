@@ -33,6 +33,7 @@ from boosterkit.minigames.ops import (
     external_basics,
 )
 from boosterkit.minigames.spec import BaseStep, Layout, Minigame, Place, Remove
+from boosterkit.pipeline.fills import fill_hints
 
 if TYPE_CHECKING:  # reading a setup file is validate's and the referee's, not deal's
     from boosterkit.minigames.setupfile import SetupFile, SetupPack, SetupRules
@@ -397,7 +398,6 @@ def _check_unknown(s: State, refuse: bool = True) -> None:
 
 def _fill(set_code: str, cards: list[_Where]) -> list[str]:
     """The commands that would bring ``cards`` (none known: an empty list)."""
-    from boosterkit.generator.products import fill_hints  # reads no database
 
     numbers = [n for s, n in cards if s == "plist"]
     return fill_hints(set_code, sorted({s for s, _ in cards}), numbers)

@@ -12,15 +12,14 @@ from boosterkit.minigames.setupfile import SetupFile, SetupZone
 from boosterkit.minigames.validate import Violation
 
 if TYPE_CHECKING:
-    from boosterkit.database import DbLike
+    from boosterkit.database import Database
 
 #: Zone keys compared besides the cards.
 _ZONE_KEYS = ("owner", "kind", "visibility", "rows", "cols")
 
 
-def compare_exact(db: DbLike, data: SetupFile, spec: Minigame) -> list[Violation]:
-    """The differences between ``data`` and ``deal`` for its arguments, one violation each
-    (``db``: as ``deal`` takes it)."""
+def compare_exact(database: Database, data: SetupFile, spec: Minigame) -> list[Violation]:
+    """The differences between ``data`` and ``deal`` for its arguments, one violation each."""
     from boosterkit.minigames import deal
 
     if not isinstance(data.get("seed"), int) or not isinstance(data.get("set"), str):
@@ -37,7 +36,7 @@ def compare_exact(db: DbLike, data: SetupFile, spec: Minigame) -> list[Violation
     fell_back = any(" booster data in the database; dealt " in n for n in notes[:2])
     try:
         want = deal(
-            db,
+            database,
             spec.id,
             data["players"],
             data["set"],

@@ -3,27 +3,28 @@ database: the game's own rules text (from its minigame card when the database ho
 facts of each dealt card that the packs do not carry (toughness, loyalty, rules text), and the
 card rows ``validate`` checks a setup against.
 
-All of it is read once per database content and kept with the compiled products
-(``generator.cache.Kept.value``, of ``Database.kept()``): ``kept_cards`` holds the rows of
-every card a product can put in a pack and of its set's basic lands, ``kept_minigames`` the
-minigame cards' texts and the sets that hold cards. A deal or a validation of kept packs then
-reads no database; a card outside those (an id typed into a setup file) is read with one
-query.
+All of it is read once per database content and kept in its cache with the compiled
+products (``Database.cached()``): ``product_cards`` holds the rows of every card a product can
+put in a pack and of its set's basic lands, ``minigame_cards`` the minigame cards' texts and
+the sets that hold cards. A deal or a validation of cached packs then reads no database; a
+card outside those (an id typed into a setup file) is read with one query.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from boosterkit.generator.cache import compiled
+from boosterkit.generator.engine import CompiledProduct
 from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo
 from boosterkit.minigames.engine import Setup
 from boosterkit.minigames.spec import Minigame, Remove
 from boosterkit.minigames.translate import printed
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import Kept
+    from boosterkit.database import Database
     from boosterkit.pipeline.db import Connection
 
 #: The facts of a card a sheet prints and a referee reads, which the packs do not carry.
@@ -40,7 +41,7 @@ COLUMNS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class KeptCards:
+class ProductCards:
     """The database's rows of a product's cards and of its set's basic lands (by card id),
     and the basic lands ``deal`` adds from outside the packs (by name)."""
 
@@ -48,12 +49,23 @@ class KeptCards:
     basics: dict[str, CardInfo]
 
 
-@dataclass(frozen=True)
-class KeptMinigames:
-    """The minigame cards: (id, set, collector number, text, lang, name, face texts) each,
-    and the sets the database holds cards of (kind ``card``)."""
+class MinigameCard(NamedTuple):
+    """A minigame card as ``rules_text`` reads it."""
 
-    cards: tuple[tuple[Any, ...], ...]
+    id: str
+    set: str
+    number: str | None
+    text: str | None
+    lang: str | None
+    name: str | None
+    faces: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class MinigameCards:
+    """The minigame cards, and the sets the database holds cards of (kind ``card``)."""
+
+    cards: tuple[MinigameCard, ...]
     sets: frozenset[str]
 
 
@@ -69,32 +81,34 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     return {row["card_id"]: row for row in (dict(zip(COLUMNS, r)) for r in rows)}
 
 
-def kept_cards(
-    kept: Kept, set_code: str, product: str | None, compiled: Any = None
-) -> KeptCards | None:
-    """The ``KeptCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves it),
-    kept with the product; None when nothing is kept of the database (one without a file:
-    read only what is needed instead). ``compiled``: that product when the caller holds it.
-    Raises what resolving raises."""
-    if not kept.keeps:
+def product_cards(
+    database: Database, set_code: str, product: str | None, cp: CompiledProduct | None = None
+) -> ProductCards | None:
+    """The ``ProductCards`` of ``set_code``'s ``product`` (as ``generator.cache`` resolves
+    it), cached with the product; None when the database's cache keeps nothing (one without
+    a file: read only what is needed instead). ``cp``: that product when the caller holds
+    it. Raises what resolving raises."""
+    cache = database.cached()
+    if not cache.keeps:
         return None
+    if cp is None:
+        cp = compiled(database, set_code, product)
+    protos = cp.item_fields
 
-    cp = compiled if compiled is not None else kept.product(set_code, product, lite=True)
-
-    def build(con: Connection) -> KeptCards:
+    def build(con: Connection) -> ProductCards:
         from boosterkit.minigames.dealer import basic_lands
 
         basics = basic_lands(con, set_code.strip().lower())
         card_id, resolved = PROTO_INDEX["card_id"], PROTO_INDEX["resolved"]
-        ids = {f[card_id] for f in cp.item_fields if f[card_id] and f[resolved]}
+        ids = {f[card_id] for f in protos if f[card_id] and f[resolved]}
         ids |= {b.card_id for b in basics.values() if b.card_id}
-        return KeptCards(card_rows(con, ids), basics)
+        return ProductCards(card_rows(con, ids), basics)
 
     # keyed by the product's code, so a kind (``set``) and its code (``afr-set``) share it
-    return kept.value("cards", build, (set_code, cp.product.code))
+    return cache.value("cards", ProductCards, build, (set_code, cp.product.code))
 
 
-def _minigames(con: Connection) -> KeptMinigames:
+def _minigames(con: Connection) -> MinigameCards:
     cards = con.execute(
         """SELECT id, set_code, collector_number, oracle_text, lang, name FROM cards
            WHERE kind = 'minigame' ORDER BY id"""
@@ -106,14 +120,15 @@ def _minigames(con: Connection) -> KeptMinigames:
     ).fetchall():
         faces.setdefault(card_id, []).append(text)
     sets = con.execute("SELECT DISTINCT set_code FROM cards WHERE kind = 'card'").fetchall()
-    return KeptMinigames(
-        tuple((*c, tuple(faces.get(c[0], ()))) for c in cards), frozenset(s[0] for s in sets)
+    return MinigameCards(
+        tuple(MinigameCard._make((*c, tuple(faces.get(c[0], ())))) for c in cards),
+        frozenset(s[0] for s in sets),
     )
 
 
-def kept_minigames(kept: Kept) -> KeptMinigames:
-    """The database's ``KeptMinigames``, kept per database content."""
-    return kept.value("minigames", _minigames)
+def minigame_cards(database: Database) -> MinigameCards:
+    """The database's ``MinigameCards``, cached per database content."""
+    return database.cached().value("minigames", MinigameCards, _minigames)
 
 
 def _null_last(value: Any, wanted: Any) -> int:
@@ -122,7 +137,7 @@ def _null_last(value: Any, wanted: Any) -> int:
 
 
 def rules_text(
-    minigames: KeptMinigames, spec: Minigame, lang: str = "en", set_code: str | None = None
+    minigames: MinigameCards, spec: Minigame, lang: str = "en", set_code: str | None = None
 ) -> dict[str, str]:
     """``{"source", "text"}``: the minigame card's text (both faces) when the database holds
     one of its printings (in ``lang`` if there is one; else the card as printed in ``lang``

@@ -42,6 +42,7 @@ from boosterkit.minigames.spec import (
     Shuffle,
     Split,
 )
+from boosterkit.pipeline.fills import fill_hints
 
 if TYPE_CHECKING:  # reading a setup file is validate's and the referee's, not deal's
     from boosterkit.minigames.setupfile import SetupItem, SetupZone
@@ -285,7 +286,6 @@ class State:
             err.step = self.step
             return err
         examples = ", ".join(f"{i.set} {i.collector_number or '?'}" for i in own[:3])
-        from boosterkit.generator.products import fill_hints  # reads no database
 
         hint = fill_hints(self.set_code, [self.set_code])[0]
         return SetupError(

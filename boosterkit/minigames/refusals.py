@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import BoosterkitError, InputError
+from boosterkit.generator.cache import compiled
+from boosterkit.generator.engine import open_compiled
 from boosterkit.minigames.engine import (
     MAX_TABLE_PLAYERS,
     SetupError,
@@ -19,9 +21,11 @@ from boosterkit.minigames.engine import (
     run_steps,
 )
 from boosterkit.minigames.spec import AddBack, Minigame, Remove
+from boosterkit.pipeline.fills import fill_hints
 
 if TYPE_CHECKING:
-    from boosterkit.generator.cache import Compiled, Kept
+    from boosterkit.database import Database
+    from boosterkit.generator.engine import CompiledProduct
     from boosterkit.generator.model import CardInfo
     from boosterkit.minigames.capacity import Capacity
     from boosterkit.pipeline.db import Connection
@@ -37,7 +41,7 @@ NEXT_SEEDS = 8
 class Attempt:
     """What a deal was asked for, to try it again with another product or seed."""
 
-    kept: Kept
+    database: Database
     con: Connection
     spec: Minigame
     players: int
@@ -45,20 +49,18 @@ class Attempt:
     strict_backs: bool
     basics: dict[str, CardInfo] | None = None
 
-    def deals(self, cp: Compiled, seed: int, set_code: str, product: str) -> bool:
+    def deals(self, cp: CompiledProduct, seed: int, set_code: str, product: str) -> bool:
         """Whether ``cp``'s packs of ``seed`` make the setup."""
-        from boosterkit.generator.packs import drawn
-
         count = self.spec.pack_count(self.players)
         try:
-            run_steps(self.spec, drawn(cp, seed, 1, count), self.players, seed,
+            run_steps(self.spec, open_compiled(cp, seed, 1, count), self.players, seed,
                       set_code=set_code, product=product, strict_backs=self.strict_backs,
                       basics=self.basics)  # fmt: skip
         except SetupError:
             return False
         return True
 
-    def next_seed(self, set_code: str, cp: Compiled) -> int | None:
+    def next_seed(self, set_code: str, cp: CompiledProduct) -> int | None:
         """The first of the ``NEXT_SEEDS`` seeds after this one that deals from ``cp``."""
         from boosterkit.generator.rng import SEED_MAX
 
@@ -68,26 +70,24 @@ class Attempt:
     def alternative(self, set_code: str, used: str) -> str | None:
         """The first kind of ``ALTERNATIVE_KINDS`` whose default product is not ``used``,
         holds no card the database lacks, and deals this seed."""
-        from boosterkit.generator import small
         from boosterkit.generator.products import default_products, holds_unresolved
 
-        lite = self.spec.pack_count(self.players) <= small.SMALL
         defaults = default_products(self.con, set_code)
         for kind in ALTERNATIVE_KINDS:
             if defaults.get(kind) in (None, used):
                 continue
-            cp = self.kept.product(set_code, defaults[kind], lite=lite)
+            cp = compiled(self.database, set_code, defaults[kind])
             if not holds_unresolved(cp.product) and self.deals(cp, self.seed, set_code, kind):
                 return kind
         return None
 
-    def others(self, set_code: str, used: str) -> dict[str, Compiled]:
+    def others(self, set_code: str, used: str) -> dict[str, CompiledProduct]:
         """The set's default product of each ``ALTERNATIVE_KINDS`` but ``used``, by kind."""
         from boosterkit.generator.products import default_products
 
         defaults = default_products(self.con, set_code)
         return {
-            kind: self.kept.product(set_code, defaults[kind], lite=True)
+            kind: compiled(self.database, set_code, defaults[kind])
             for kind in ALTERNATIVE_KINDS
             if defaults.get(kind) not in (None, used)
         }
@@ -107,7 +107,7 @@ class Attempt:
         return out
 
 
-def explain(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
+def explain(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: SetupError) -> None:
     """Reword ``exc`` (or raise the input error it is) so it says what would work."""
     if exc.op == "deal":
         _shortfall(attempt, set_code, cp, exc)
@@ -122,7 +122,7 @@ def explain(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -> N
         _seed(attempt, set_code, cp, exc)
 
 
-def _shortfall(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
+def _shortfall(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: SetupError) -> None:
     """A deal step's refusal: an input error when no pack of ``cp``'s product could ever
     serve the players (the bound is the product's structure), else ``exc`` says the range
     its packs hold and names a product of the set that always deals."""
@@ -141,7 +141,7 @@ def _shortfall(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -
         exc.args = (cap.by_chance(exc.reason, players, attempt.seed, others),)
 
 
-def _seed(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -> None:
+def _seed(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: SetupError) -> None:
     """ "Try another seed": say which seed deals, or that none of the next ones does."""
     found = attempt.next_seed(set_code, cp)
     if found is not None:
@@ -153,7 +153,7 @@ def _seed(attempt: Attempt, set_code: str, cp: Compiled, exc: SetupError) -> Non
         )
 
 
-def _unknown(attempt: Attempt, set_code: str, cp: Compiled, exc: UnknownCardsError) -> None:
+def _unknown(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: UnknownCardsError) -> None:
     """Name a product of the set that deals this seed, else a seed that deals, else say
     that none of the next seeds does (Strixhaven's Mystical Archive slot: every pack)."""
     from boosterkit.minigames.capacity import always_unknown
@@ -172,11 +172,11 @@ def _unknown(attempt: Attempt, set_code: str, cp: Compiled, exc: UnknownCardsErr
 def never_served(
     spec: Minigame,
     exc: SetupError,
-    cp: Compiled,
+    cp: CompiledProduct,
     strict: bool,
     con: Connection,
     set_code: str,
-    others: dict[str, Compiled] | None = None,
+    others: dict[str, CompiledProduct] | None = None,
 ) -> BoosterkitError | None:
     """The error of a refusal no seed of ``cp`` can avoid: its step needs a kind of card no
     pack of the product holds (an input error naming a product or set whose packs do), or
@@ -204,16 +204,15 @@ def never_served(
     return _never_message(spec, step, cp, set_code, need, kinds, con, strict)
 
 
-def _own_unknown(cp: Compiled, set_code: str) -> int:
+def _own_unknown(cp: CompiledProduct, set_code: str) -> int:
     """How many cards of the set itself ``cp``'s sheets name that the database lacks."""
-    items = cp.items(0, range(len(cp.item_fields)))
+    items = cp.items
     return sum(1 for i in items if i.kind == "card" and not i.resolved and i.set == set_code)
 
 
 def _missing_data(
-    spec: Minigame, cp: Compiled, set_code: str, unknown: int, flt: Any
+    spec: Minigame, cp: CompiledProduct, set_code: str, unknown: int, flt: Any
 ) -> SetupError:
-    from boosterkit.generator.products import fill_hints
     from boosterkit.minigames.filters import describe
 
     hint = fill_hints(set_code, [set_code])[0]
@@ -227,7 +226,7 @@ def _missing_data(
 def _never_message(
     spec: Minigame,
     step: Any,
-    cp: Compiled,
+    cp: CompiledProduct,
     set_code: str,
     need: Any,
     kinds: list[str],

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError
 from boosterkit.formats import SHEETS
 from boosterkit.generator.model import Item
@@ -741,9 +742,9 @@ def sheet_images(db: DbLike, setup: Setup) -> dict[str, CardArt]:
     Race's basic lands included) that have a Scryfall image (``db``: a ``Database``, a
     connection, a database path or None for the configured one; read only if cards were
     dealt)."""
-    from boosterkit.pipeline.queries import card_art
+    from boosterkit.pipeline.queries import card_art  # startup: loads DuckDB's helpers
 
-    return card_art(db, (it.card_id for z in setup.zones for it in z.cards))
+    return card_art(Database.of(db), (it.card_id for z in setup.zones for it in z.cards))
 
 
 def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) -> str:

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError, escape_controls
+from boosterkit.generator.cache import compiled
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
+from boosterkit.minigames.lookup import known_rows, product_cards
 from boosterkit.minigames.setupfile import (
     SetupFile,
     SetupItem,
@@ -31,7 +33,6 @@ from boosterkit.pipeline.db import Connection
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import Kept, ProductCache
 
 
 @dataclass(frozen=True)
@@ -72,17 +73,15 @@ def _malformed(where: str, msg: str) -> InputError:
 
 
 def _lookup(
-    kept: Kept, con: Connection, ids: set[str], data: SetupFile
+    database: Database, con: Connection, ids: set[str], data: SetupFile
 ) -> dict[str, dict[str, Any]]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
-    kept with each product (read once per database content), the others in one query."""
-    from boosterkit.minigames.lookup import kept_cards, known_rows
-
+    cached with each product (read once per database content), the others in one query."""
     known: dict[str, dict[str, Any]] = {}
     named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
     for set_code, product in sorted((s, q) for s, q in named if s is not None and q is not None):
         try:
-            cards = kept_cards(kept, set_code, product)
+            cards = product_cards(database, set_code, product)
         except BoosterkitError:  # a product that cannot be opened is reported by the re-open
             continue
         known.update(cards.rows if cards is not None else {})
@@ -149,7 +148,6 @@ class _Check:
         self, database: Database, con: Connection, data: SetupFile, spec: Minigame
     ) -> None:
         self.database, self.con, self.data, self.spec = database, con, data, spec
-        self.kept = database.kept()  # the one look-up of the database's content
         self.out: list[Violation] = []
         strict = data.get("strict_backs")
         self.strict = spec.face_down if strict is None else bool(strict)
@@ -163,7 +161,7 @@ class _Check:
         raw = [it for p in self.data["packs"] for it in p["items"]]
         raw += [c for z in self.data["zones"] for c in z["cards"]]
         db = _lookup(
-            self.kept, self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data
+            self.database, self.con, {cid for it in raw if (cid := it.get("card_id"))}, self.data
         )
         for it in raw:
             if it.get("card_id") and it["card_id"] not in db:
@@ -211,20 +209,16 @@ class _Check:
         return packs, by_uid, pack_of
 
 
-def validate_setup(
-    db: DbLike, data: Any, products: ProductCache | None = None, exact: bool = False
-) -> Validation:
+def validate_setup(db: DbLike, data: Any, exact: bool = False) -> Validation:
     """Check a setup (the parsed JSON) against its game's rules and the database.
 
     ``db``: a ``boosterkit.database.Database``, or an open connection, a database path or
-    None for the configured database (read only for what is not kept). Malformed input
-    raises ``InputError``; rule violations are returned, one per problem. ``products``: a
-    ``generator.cache.ProductCache`` for callers that pass a path or a connection and
-    validate repeatedly (re-opening seeded packs then skips compiling the product).
+    None for the configured database (read only for what is not cached). Malformed input
+    raises ``InputError``; rule violations are returned, one per problem.
     ``exact``: a seeded setup must also equal what ``deal`` gives for its arguments, zone
     by zone.
     """
-    database = Database.of(db, products)
+    database = Database.of(db)
     database.require()  # a missing file is an error, whatever the setup needs
     with database.session() as con:  # one content key; a connection only if one is needed
         return _validate(database, con, data, exact)
@@ -299,7 +293,7 @@ def _never_served(c: _Check, exc: BoosterkitError) -> None:
     if not isinstance(exc, SetupError) or not set_code or not product:
         return
     try:
-        cp = c.kept.product(set_code, product, lite=True)
+        cp = compiled(c.database, set_code, product)
     except BoosterkitError:
         return
     err = never_served(c.spec, exc, cp, c.strict, c.con, set_code)

@@ -25,6 +25,7 @@ from boosterkit.errors import InputError, json_reason, one_line
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
 from boosterkit.pipeline.files import check_expansion, open_input, readable
+from boosterkit.pipeline.fills import fill_hints
 from boosterkit.pipeline.runs import recorded
 from boosterkit.pipeline.shapes import check_product, flag, listing, mapping, text, texts, whole
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
@@ -520,8 +521,6 @@ def openable_products(con: Connection) -> list[str]:
 def fill_for(summary: Mapping[str, Any]) -> list[str]:
     """The commands that bring an import's unresolved cards (its ``unresolved_sets`` and
     ``source_sets_missing``), as ``boosterkit products`` names them."""
-    from boosterkit.generator.products import fill_hints  # pure: reads no database
-
     return fill_hints("", [*summary.get("unresolved_sets", {}), *summary["source_sets_missing"]])
 
 

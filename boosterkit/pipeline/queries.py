@@ -15,7 +15,7 @@ from boosterkit.pipeline import db
 from boosterkit.pipeline.db import Connection, scalar
 
 if TYPE_CHECKING:
-    from boosterkit.database import DbLike
+    from boosterkit.database import Database
 from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, RARITIES, SET_FIELDS
 
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
@@ -311,16 +311,14 @@ TREATMENTS = (
 )
 
 
-def card_treatments(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, list[str]]:
+def card_treatments(database: Database, card_ids: Iterable[str | None]) -> dict[str, list[str]]:
     """card id → its treatments (``TREATMENTS``: showcase, borderless, extended art) for the
-    cards that have any; ``db`` as ``card_art`` takes it."""
-    from boosterkit.database import Database
-
+    cards that have any, read from ``database``."""
     ids = sorted({i for i in card_ids if i})
     if not ids:
         return {}
     flags = ", ".join(f"coalesce({sql}, false)" for _, sql in TREATMENTS)
-    with Database.of(db).read() as con:
+    with database.read() as con:
         rows = con.execute(
             f"SELECT id, {flags} FROM cards WHERE id IN (SELECT unnest(?))", [ids]
         ).fetchall()
@@ -328,15 +326,13 @@ def card_treatments(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, lis
     return {k: v for k, v in out.items() if v}
 
 
-def card_mtgo_ids(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, tuple[Any, Any]]:
-    """card id → (MTGO id, MTGO foil id) for the cards that have either; ``db`` as
-    ``card_art`` takes it."""
-    from boosterkit.database import Database
-
+def card_mtgo_ids(database: Database, card_ids: Iterable[str | None]) -> dict[str, tuple[Any, Any]]:
+    """card id → (MTGO id, MTGO foil id) for the cards that have either, read from
+    ``database``."""
     ids = sorted({i for i in card_ids if i})
     if not ids:
         return {}
-    with Database.of(db).read() as con:
+    with database.read() as con:
         rows = con.execute(
             "SELECT id, mtgo_id, mtgo_foil_id FROM cards WHERE id IN (SELECT unnest(?)) "
             "AND (mtgo_id IS NOT NULL OR mtgo_foil_id IS NOT NULL)",
@@ -345,19 +341,16 @@ def card_mtgo_ids(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, tuple
     return {r[0]: (r[1], r[2]) for r in rows}
 
 
-def card_art(db: DbLike, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
+def card_art(database: Database, card_ids: Iterable[str | None]) -> dict[str, CardArt]:
     """card id → ``CardArt`` for the cards with a Scryfall image (MTGJSON-only cards have
     none: they are left out, and a sheet prints them without an image).
 
-    ``db``: a ``Database``, an open connection, or a database path (opened read-only, only
-    when there are cards to look up) or None for the configured database.
+    ``database`` is read only when there are cards to look up.
     """
-    from boosterkit.database import Database
-
     ids = sorted({i for i in card_ids if i})
     if not ids:
         return {}
-    with Database.of(db).read() as con:
+    with database.read() as con:
         rows = con.execute(
             "SELECT id, image_uris.small, artist FROM cards WHERE id IN (SELECT unnest(?)) "
             "AND image_uris.small IS NOT NULL",

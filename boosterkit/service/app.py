@@ -99,7 +99,7 @@ def products(code: str, request: Request) -> Response:
 def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
     database = request.app.state.database  # read (through its cursor) only for a new product
-    compiled, seed = prepare(req.set, req.product, req.count, req.seed, db=database)
+    compiled, seed = prepare(req.set, req.product, req.count, req.seed, database)
     product = compiled.product
     cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
     with request.app.state.budget.take(cost):

@@ -12,9 +12,10 @@ shares one open.) A request that arrives while a sync holds the lock waits up to
 
 ``ReadOnlyDatabase`` is the service's ``boosterkit.database.Database`` handle: the library
 calls a route makes take it as their ``db`` and read through ``cursor()``, within a
-``session()`` taken on the first query only. Compiled products are kept in ``products`` (a
-``ProductCache`` keyed by the file's content stamp, backed by the files beside the
-database): a request whose product is kept draws its packs without touching the database.
+``session()`` taken on the first query only. Compiled products and what else is derived from
+the database are kept in its own ``cache`` (a ``boosterkit.cache.Cache`` keyed by the file's
+content, backed by the files beside the database): a request whose product is cached draws
+its packs without touching the database.
 ``health()`` is read once per file content and answered from memory after that.
 """
 
@@ -29,9 +30,9 @@ from typing import Any
 
 import duckdb
 
+from boosterkit.cache import Cache, file_stamp
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError
-from boosterkit.generator.cache import ProductCache, file_stamp
 from boosterkit.pipeline import db as pdb
 
 
@@ -60,7 +61,7 @@ class ReadOnlyDatabase(Database):
         linger: float = 1.0,
         poll: float = 0.05,
     ) -> None:
-        super().__init__(path, products=ProductCache(db_path=path))
+        super().__init__(path, cache=Cache())
         self._file = Path(path)
         self.busy_timeout = busy_timeout
         self.linger = linger

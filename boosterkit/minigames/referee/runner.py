@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from boosterkit.cache import Cache
 from boosterkit.database import Database
 from boosterkit.errors import InputError, json_reason
 from boosterkit.generator.rng import pack_key
@@ -28,7 +29,6 @@ from boosterkit.text import plural
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import ProductCache
     from boosterkit.minigames.engine import SetupError
 
 #: Moves after which ``simulate`` stops a game that has not ended (reported as unfinished).
@@ -195,16 +195,14 @@ def simulate_games(
     seed: int = 0,
     games: int = 100,
     policy: str = "random",
-    products: ProductCache | None = None,
     max_moves: int = MAX_MOVES,
 ) -> Iterator[Game | SetupError]:
     """Each simulated game in order, or the error of a setup that could not be dealt (with
-    the set and product its packs were opened as). ``db`` as ``deal`` takes it; a path's or
-    a connection's products are kept in ``products`` (default: a cache of the run's own)."""
+    the set and product its packs were opened as). ``db`` as ``deal`` takes it; a path or a
+    connection keeps what it derives in a cache of the run's own."""
     mod = _check_run(game, policy, games)
-    run = _Run(
-        _database(db, products), mod.GAME, players, set_code, product, seed, policy, max_moves
-    )
+    run = _Run(Database.of(db, cache=Cache()), mod.GAME, players, set_code, product, seed, policy,
+               max_moves)  # fmt: skip
     yield from _games(run, range(1, games + 1))
 
 
@@ -216,14 +214,6 @@ def _check_run(game: str, policy: str, games: int) -> Any:
     if games < 1:
         raise InputError(f"games: {games} is out of range (at least 1)", field="games")
     return mod
-
-
-def _database(db: DbLike, products: ProductCache | None) -> Database:
-    from boosterkit.generator.cache import ProductCache
-
-    if products is None and not isinstance(db, Database):  # (an empty cache is falsy)
-        products = ProductCache()
-    return Database.of(db, products)
 
 
 @dataclass(frozen=True)
@@ -243,7 +233,7 @@ class _Run:
 
 
 def _handle(db: Database | Path) -> Database:
-    return db if isinstance(db, Database) else _database(db, None)
+    return Database.of(db, cache=Cache())
 
 
 def _opened(run: _Run) -> _Run:
@@ -395,14 +385,13 @@ def simulate(
     games: int = 100,
     policy: str = "random",
     log_dir: str | Path | None = None,
-    products: ProductCache | None = None,
     max_moves: int = MAX_MOVES,
     *,
     jobs: int = 1,
     least: int | None = None,
 ) -> dict[str, Any]:
-    """Deal and play ``games`` games; statistics of how they went (``db`` and ``products``
-    as ``simulate_games`` takes them).
+    """Deal and play ``games`` games; statistics of how they went (``db`` as
+    ``simulate_games`` takes it).
 
     ``log_dir``: write each setup and move log there (``game-NNNN.setup.json``,
     ``game-NNNN.moves.jsonl``, and ``results.jsonl``), so ``boosterkit play`` replays them;
@@ -414,7 +403,7 @@ def simulate(
     from boosterkit.parts import PARTS_PER_WORKER, check_jobs, map_parts, split, workers_for
 
     mod, jobs = _check_run(game, policy, games), check_jobs(jobs)
-    database = _database(db, products)
+    database = Database.of(db, cache=Cache())
     shared = database.shared_file
     workers = 1 if shared is None else workers_for(jobs, games, least or SIMULATE_LEAST)
     where = database if shared is None or workers == 1 else shared  # a worker opens the file
