@@ -388,13 +388,15 @@ class ContentCache:
         held = (name, *_norm(scope))
         with self.cache._lock:
             if held in content.values:
-                return self._hit(held)
+                hit: T = self._hit(held)
+                return hit
             pending = self.cache._pending.setdefault((self.key, *held), threading.Lock())
         with pending:
             try:
                 with self.cache._lock:
                     if held in content.values:
-                        return self._hit(held)
+                        again: T = self._hit(held)
+                        return again
                 code = code or source_hash(build.__module__)
                 value, built = self._loaded_or_built(held, tp, build, reads, code)
                 self._hold(held, value)

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union, cast
 
 from boosterkit import cache as cachemod
+from boosterkit import config
 from boosterkit.cache import Cache, ContentCache
+from boosterkit.errors import InputError
 
 if TYPE_CHECKING:
     from boosterkit.pipeline.db import Connection
@@ -137,7 +139,6 @@ class Database:
             return None
         if self._connection is not None and not self._explicit:
             return _connection_path(self._connection)
-        from boosterkit import config
 
         path = config.db_path(self._explicit)
         if str(path) == MEMORY:
@@ -165,7 +166,6 @@ class Database:
             return self.path
         if self._owned or self._connection is not None:
             return None
-        from boosterkit import config
 
         return config.db_path(self._explicit)
 
@@ -180,14 +180,11 @@ class Database:
         write to it is an ``InputError``)."""
         if self._owned or self._connection is not None:
             return self.path
-        from boosterkit import config
 
         path = config.db_path(self._explicit)
         if str(path) == MEMORY:
             return None
         if str(path) == config.SAMPLE:
-            from boosterkit.errors import InputError
-
             raise InputError(
                 f"{config.SAMPLE} is the bundled sample, read-only: `sync` and `import` write "
                 "a database of your own (leave out --db and BOOSTERKIT_DB for the default one, "
@@ -204,7 +201,6 @@ class Database:
     @property
     def cache_dir(self) -> Path:
         """Where fetched and imported files are kept: the folder beside the file."""
-        from boosterkit import config
 
         path = self._target()
         if path is None:
@@ -242,7 +238,6 @@ class Database:
         to the named or default file, never the sample, which is read no more after it. A
         file this block created is removed when the block fails (with its cache folder, if
         it made that too): a failed first sync leaves no empty database behind."""
-        from boosterkit import config
 
         target = self._target()
         path = target if self._connection is None and not self._owned else None

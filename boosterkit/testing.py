@@ -109,7 +109,8 @@ def seeds() -> SearchStrategy[int]:
     """Seeds as the generator takes them (0 to 2^64-1), shrinking toward 0."""
     from boosterkit.generator.rng import SEED_MAX
 
-    return _hypothesis().integers(min_value=0, max_value=SEED_MAX)
+    found: SearchStrategy[int] = _hypothesis().integers(min_value=0, max_value=SEED_MAX)
+    return found
 
 
 def packs(
@@ -163,4 +164,7 @@ def setups(
         except SetupError:
             return None
 
-    return st.tuples(counts, seeds()).map(dealt).filter(lambda s: s is not None)
+    found: SearchStrategy[Setup] = (
+        st.tuples(counts, seeds()).map(dealt).filter(lambda s: s is not None)
+    )
+    return found

@@ -33,17 +33,17 @@ def setup_schema() -> dict:
 
 def schema_checked_deal(*args, **kwargs):
     """``minigames.deal``; every setup it deals must match ``data/setup.schema.json`` and
-    read back through the setup model (``setupfile.read_setup_file``) byte for byte."""
+    read back through the setup model (``setupfile.parse_setup``) byte for byte."""
     import jsonschema
 
     from boosterkit.minigames import deal
-    from boosterkit.minigames.setupfile import read_setup_file
+    from boosterkit.minigames.setupfile import parse_setup
     from boosterkit.serialize import to_json
 
     setup = deal(*args, **kwargs)
     data = setup.to_dict()
     jsonschema.validate(data, setup_schema())
-    assert to_json(read_setup_file(data)) == to_json(data)
+    assert to_json(parse_setup(data)) == to_json(data)
     return setup
 
 

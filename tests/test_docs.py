@@ -258,9 +258,9 @@ def test_every_page_starts_with_a_whole_sentence(name: str) -> None:
 
 def test_limits_table_states_the_bounds_of_jobs() -> None:
     """The ``--jobs`` cap (issue 33 §8) is worded in docs/limits.md as the code says it."""
-    from boosterkit import parts
+    from boosterkit import jobs
 
-    assert parts.jobs_note(64, 2) in page("limits.md")
+    assert jobs.jobs_note(64, 2) in page("limits.md")
 
 
 def test_limits_table_states_the_bounds_of_connections() -> None:

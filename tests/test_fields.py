@@ -74,13 +74,12 @@ def test_card_rows_read_each_column_under_the_items_name(mem_db) -> None:
     rows = lookup.card_rows(mem_db, ["id-1", "absent"])
     assert list(rows) == ["id-1"]
     row = rows["id-1"]
-    assert list(row) == list(lookup.COLUMNS)
-    assert {k: row[k] for k in CARD_COLUMNS} == {
-        k: list(v) if isinstance(v, tuple) else v
-        for k, v in dataclasses.asdict(CARD).items()
-        if k in CARD_COLUMNS
-    }
-    assert {k: row[k] for k in lookup.FACTS} == {
+    assert isinstance(row, lookup.CardRow) and row.card == CARD and row.is_basic_land is False
+    assert list(lookup.COLUMNS) == [
+        *CARD_COLUMNS,
+        *(f.name for f in dataclasses.fields(lookup.CardRow)[1:]),
+    ]
+    assert row.facts() == {
         "power": "1", "toughness": "3", "loyalty": None,
         "text": "Dwarfhold Champion gets +1/+0.", "legendary": False, "watermark": None,
     }  # fmt: skip

@@ -1,4 +1,4 @@
-"""``--jobs N`` of ``odds --simulate`` and ``simulate --games`` (``boosterkit/parts.py``):
+"""``--jobs N`` of ``odds --simulate`` and ``simulate --games`` (``boosterkit/jobs.py``):
 parts computed in worker processes and merged in order give byte for byte what one process
 gives; an error raised in a worker is the same one line and exit code."""
 
@@ -13,7 +13,7 @@ import pytest
 from helpers import run_cli
 from test_engine import extras_product
 
-from boosterkit import parts
+from boosterkit import jobs
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator import engine, simulation
 from boosterkit.minigames.referee import runner
@@ -22,25 +22,25 @@ from boosterkit.minigames.referee import runner
 
 
 def test_split_covers_the_range_in_aligned_parts() -> None:
-    got = parts.split(36 * 7, 3, align=36)
+    got = jobs.split(36 * 7, 3, align=36)
     assert [len(r) % 36 for r in got] == [0, 0, 0]
     assert [i for r in got for i in r] == list(range(1, 36 * 7 + 1))
     assert max(map(len, got)) - min(map(len, got)) <= 36
-    assert parts.split(5, 8) == [range(k, k + 1) for k in range(1, 6)]  # no empty part
-    assert parts.split(10, 1, first=3) == [range(3, 13)]
+    assert jobs.split(5, 8) == [range(k, k + 1) for k in range(1, 6)]  # no empty part
+    assert jobs.split(10, 1, first=3) == [range(3, 13)]
     with pytest.raises(ValueError):
-        parts.split(10, 2, align=3)
+        jobs.split(10, 2, align=3)
 
 
 def test_workers_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parts, "default_jobs", lambda: 8)
-    assert parts.workers_for(2, 1000, 400) == 2
-    assert parts.workers_for(2, 799, 400) == 1  # not two workers' worth: this process alone
-    assert parts.workers_for(8, 1200, 400) == 3
-    assert parts.workers_for(0, 10**6, 1) == parts.default_jobs()
+    monkeypatch.setattr(jobs, "default_jobs", lambda: 8)
+    assert jobs.workers_for(2, 1000, 400) == 2
+    assert jobs.workers_for(2, 799, 400) == 1  # not two workers' worth: this process alone
+    assert jobs.workers_for(8, 1200, 400) == 3
+    assert jobs.workers_for(0, 10**6, 1) == jobs.default_jobs()
     for bad in (-1, True, 1.5):
         with pytest.raises(InputError, match="jobs: .* is not a number of processes") as exc:
-            parts.workers_for(bad, 10, 1)  # type: ignore[arg-type]
+            jobs.workers_for(bad, 10, 1)  # type: ignore[arg-type]
         assert exc.value.field == "jobs"
 
 
@@ -74,14 +74,14 @@ def _die(context: int, part: int) -> int:
 
 
 def test_map_parts_gives_the_results_in_order(tmp_path: Path) -> None:
-    got = parts.map_parts(_square, (os.getpid(), tmp_path / "m", False), list(range(9)), 2)
+    got = jobs.map_parts(_square, (os.getpid(), tmp_path / "m", False), list(range(9)), 2)
     assert got == [k * k for k in range(9)]
     assert (tmp_path / "m").exists()  # a worker did at least one part
 
 
 def test_an_error_in_a_worker_is_raised_as_it_was(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"^part \d: refused in a worker$") as exc:
-        parts.map_parts(_square, (os.getpid(), tmp_path / "m", True), list(range(6)), 2)
+        jobs.map_parts(_square, (os.getpid(), tmp_path / "m", True), list(range(6)), 2)
     assert exc.value.field == "games" and exc.value.exit_code == 2
 
 
@@ -92,7 +92,7 @@ def test_the_first_error_in_order_is_the_one_raised() -> None:
         return part
 
     with pytest.raises(InputError, match="^part 2$"):
-        parts.map_parts(work, None, range(6), 1)
+        jobs.map_parts(work, None, range(6), 1)
 
 
 def test_a_process_of_one_thread_forks_its_workers() -> None:
@@ -103,12 +103,12 @@ def test_a_process_of_one_thread_forks_its_workers() -> None:
 
     code = (
         "import os, time\n"
-        "from boosterkit import parts\n"
-        "assert parts.start_method() == 'fork'\n"
+        "from boosterkit import jobs\n"
+        "assert jobs.start_method() == 'fork'\n"
         "def work(parent, k):\n"
         "    time.sleep(0.05)\n"
         "    return k, os.getpid() != parent\n"
-        "got = parts.map_parts(lambda c, k: work(c, k), os.getpid(), list(range(12)), 2)\n"
+        "got = jobs.map_parts(lambda c, k: work(c, k), os.getpid(), list(range(12)), 2)\n"
         "print([k for k, _ in got] == list(range(12)), any(w for _, w in got))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -118,7 +118,7 @@ def test_a_process_of_one_thread_forks_its_workers() -> None:
 
 def test_a_worker_that_dies_is_one_line() -> None:
     with pytest.raises(BoosterkitError, match="a worker process stopped without a word"):
-        parts.map_parts(_die, os.getpid(), list(range(40)), 2)
+        jobs.map_parts(_die, os.getpid(), list(range(40)), 2)
 
 
 # --- the library ---------------------------------------------------------------------------
@@ -147,10 +147,10 @@ def _count_after_a_worker(context: tuple[int, Path, Any], packs: range) -> Any:
 
 def test_counts_made_in_a_worker_are_the_counts_made_here(tmp_path: Path) -> None:
     cp = engine.compile_product(extras_product())
-    ranges = parts.split(600, 6, 3)
+    ranges = jobs.split(600, 6, 3)
     context = (cp, 9, 3)
     here = [simulation._count_part(context, r) for r in ranges]
-    crossed = parts.map_parts(
+    crossed = jobs.map_parts(
         _count_after_a_worker, (os.getpid(), tmp_path / "m", context), ranges, 2
     )
     assert (tmp_path / "m").exists()  # a worker counted at least one part
@@ -188,13 +188,13 @@ def test_tallies_merge_as_one_tally() -> None:
 def workers_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The ``workers`` of every ``map_parts`` call, with short runs made parallel."""
     seen: list[int] = []
-    real = parts.map_parts
+    real = jobs.map_parts
 
     def spy(work: Any, context: Any, ps: Any, workers: int, *prepare: Any) -> Any:
         seen.append(workers)
         return real(work, context, ps, workers, *prepare)
 
-    monkeypatch.setattr(parts, "map_parts", spy)
+    monkeypatch.setattr(jobs, "map_parts", spy)
     monkeypatch.setattr(simulation, "SIMULATE_LEAST", 100)
     monkeypatch.setattr(runner, "SIMULATE_LEAST", 5)
     return seen
@@ -249,8 +249,8 @@ def test_simulate_logs_are_byte_identical_with_jobs(
 ) -> None:
     base = ("--db", str(built_db), "simulate", "mimic-match", "-n", "2", "--set", "afr",
             "-p", "draft", "--seed", "8", "--games", "20")  # fmt: skip
-    for jobs in ("1", "2"):
-        code, _, err = run_cli(capsys, *base, "--jobs", jobs, "--log", str(tmp_path / jobs))
+    for n in ("1", "2"):
+        code, _, err = run_cli(capsys, *base, "--jobs", n, "--log", str(tmp_path / n))
         assert code == 0, err
     names = sorted(p.name for p in (tmp_path / "1").iterdir())
     assert len(names) == 41 and names == sorted(p.name for p in (tmp_path / "2").iterdir())
@@ -294,16 +294,16 @@ def test_a_negative_jobs_is_one_usage_line(
 
 def test_workers_are_capped_at_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     """``odds afr --simulate 10000000 --jobs 64`` on two cores started 64 processes."""
-    monkeypatch.setattr(parts, "default_jobs", lambda: 2)
-    assert parts.workers_for(64, 10**7, 1) == 2
-    assert parts.cap_jobs(64) == (2, parts.jobs_note(64, 2))
-    assert parts.cap_jobs(2) == (2, None) and parts.cap_jobs(0) == (0, None)
+    monkeypatch.setattr(jobs, "default_jobs", lambda: 2)
+    assert jobs.workers_for(64, 10**7, 1) == 2
+    assert jobs.cap_jobs(64) == (2, jobs.jobs_note(64, 2))
+    assert jobs.cap_jobs(2) == (2, None) and jobs.cap_jobs(0) == (0, None)
 
 
 def test_the_cores_are_those_this_process_may_run_on() -> None:
     if not hasattr(os, "sched_getaffinity"):
         pytest.skip("no CPU affinity on this system")
-    assert parts.default_jobs() == len(os.sched_getaffinity(0))
+    assert jobs.default_jobs() == len(os.sched_getaffinity(0))
 
 
 @pytest.mark.parametrize("command", [("odds", "afr", "--simulate", "900", "--seed", "4"),
@@ -317,7 +317,7 @@ def test_jobs_past_the_cores_are_capped_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
     command: tuple,
 ) -> None:
-    monkeypatch.setattr(parts, "default_jobs", lambda: 2)
+    monkeypatch.setattr(jobs, "default_jobs", lambda: 2)
     code, out, err = run_cli(capsys, "--db", str(built_db), *command, "--jobs", "64")
     assert code == 0, err
     note = "--jobs 64: boosterkit may use 2 cores here; using 2"

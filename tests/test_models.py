@@ -16,7 +16,7 @@ from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
 from boosterkit.minigames import engine, schemas, spec
 from boosterkit.minigames.catalog import checker
-from boosterkit.minigames.setupfile import read_setup_file
+from boosterkit.minigames.setupfile import parse_setup
 from boosterkit.serialize import to_json
 
 
@@ -165,10 +165,10 @@ def _setup() -> dict[str, Any]:
 
 def test_a_setup_file_reads_back_exactly_as_written() -> None:
     data = _setup()
-    read = read_setup_file(data)
+    read = parse_setup(data)
     assert read == data and to_json(read) == to_json(data)  # same keys, same order
     data["zones"][0]["cards"][0]["toughness"] = 2  # keys beyond the model are kept
-    assert read_setup_file(data)["zones"][0]["cards"][0]["toughness"] == 2  # type: ignore[typeddict-item]
+    assert parse_setup(data)["zones"][0]["cards"][0]["toughness"] == 2  # type: ignore[typeddict-item]
 
 
 def test_a_setup_dealt_by_hand_needs_only_uids() -> None:
@@ -178,7 +178,7 @@ def test_a_setup_dealt_by_hand_needs_only_uids() -> None:
         "packs": [{"items": [{"uid": "p1-1"}, {"uid": "p1-2", "card_id": "c2"}]}],
         "zones": [{"name": "grid", "kind": "grid", "cards": [{"uid": "p1-1"}]}],
     }
-    assert read_setup_file(hand) == hand
+    assert parse_setup(hand) == hand
 
 
 @pytest.mark.parametrize(
@@ -212,7 +212,7 @@ def test_a_malformed_setup_is_one_line_naming_the_path(where, value, message: st
         node = node[key]
     node[where[-1]] = value
     with pytest.raises(InputError) as exc:
-        read_setup_file(data)
+        parse_setup(data)
     assert str(exc.value).startswith(message) and "\n" not in str(exc.value)
 
 

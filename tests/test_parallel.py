@@ -1,6 +1,6 @@
 """``open --jobs N`` (``generator/parallel.py``): worker processes writing their blocks in
 order give byte for byte the output of one process, in every format written in parts,
-whether they are forked or spawned (``parts.start_method``)."""
+whether they are forked or spawned (``jobs.start_method``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_engine import extras_product
 
-from boosterkit import parts
+from boosterkit import jobs
 from boosterkit.generator import engine, parallel
 from boosterkit.generator.output import PARTED, write_packs
 
@@ -28,10 +28,10 @@ def _serial(cp, seed: int, count: int, fmt: str, path: Path) -> bytes:
 
 @pytest.fixture(params=["fork", "spawn"])
 def started(request, monkeypatch) -> str:
-    """How the workers start, forced: ``parts.start_method`` would spawn them here, as the
+    """How the workers start, forced: ``jobs.start_method`` would spawn them here, as the
     test process runs another thread (a fixture's server, which a forked worker never
     touches)."""
-    monkeypatch.setattr(parts, "start_method", lambda: request.param)
+    monkeypatch.setattr(jobs, "start_method", lambda: request.param)
     if request.param == "fork":  # a forked worker has it too: blocks of several slices
         monkeypatch.setattr(parallel, "SLICE", 3)
     return str(request.param)
@@ -41,13 +41,13 @@ def started(request, monkeypatch) -> str:
 def test_workers_write_what_one_process_writes(fmt: str, started: str, tmp_path: Path) -> None:
     cp = engine.compile_product(extras_product())
     want = _serial(cp, 11, 237, fmt, tmp_path / "one")
-    for jobs, block in ((2, 50), (3, 40), (2, 237), (2, 7), (3, 1000)):  # 5, 6, 1, 34, 1 blocks
-        path = tmp_path / f"{jobs}-{block}"
+    for workers, block in ((2, 50), (3, 40), (2, 237), (2, 7), (3, 1000)):  # 5, 6, 1, 34, 1 blocks
+        path = tmp_path / f"{workers}-{block}"
         with path.open("w", encoding="utf-8", newline="") as out:
             out.write("before\n")  # what the stream holds already stays first
-            run = parallel.Run(cp, 11, 237, fmt, False, jobs, block=block)
+            run = parallel.Run(cp, 11, 237, fmt, False, workers, block=block)
             assert parallel.write_parallel(run, out) == 237
-        assert path.read_bytes() == b"before\n" + want, (fmt, jobs, block)
+        assert path.read_bytes() == b"before\n" + want, (fmt, workers, block)
 
 
 def test_an_in_memory_stream_is_written_by_this_process() -> None:
@@ -60,9 +60,9 @@ def test_an_in_memory_stream_is_written_by_this_process() -> None:
 
 
 def test_jobs_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    from boosterkit import parts
+    from boosterkit import jobs
 
-    monkeypatch.setattr(parts, "default_jobs", lambda: 8)
+    monkeypatch.setattr(jobs, "default_jobs", lambda: 8)
     block = parallel.BLOCK
     assert parallel.jobs_for(2, 10 * block, "jsonl") == 2
     assert parallel.jobs_for(8, 3 * block, "csv") == 3  # no more workers than blocks
@@ -76,18 +76,18 @@ def test_a_process_of_one_thread_forks_its_workers() -> None:
     """Forked only where nothing another thread holds can be copied half-done."""
     code = (
         "import threading, time\n"
-        "from boosterkit import parts\n"
-        "alone = parts.start_method()\n"
+        "from boosterkit import jobs\n"
+        "alone = jobs.start_method()\n"
         "threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n"
-        "print(alone, parts.start_method())\n"
+        "print(alone, jobs.start_method())\n"
     )
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert got.stdout.split() == ["fork", "spawn"]
 
 
-#: ``boosterkit`` with its workers spawned whatever ``parts.start_method`` would choose.
+#: ``boosterkit`` with its workers spawned whatever ``jobs.start_method`` would choose.
 SPAWNED = (
-    "import sys; from boosterkit import parts; parts.start_method = lambda: 'spawn'; "
+    "import sys; from boosterkit import jobs; jobs.start_method = lambda: 'spawn'; "
     "from boosterkit.cli.app import main; sys.exit(main())"
 )
 
@@ -212,7 +212,7 @@ def test_a_worker_that_cannot_start_is_one_failure(monkeypatch, tmp_path: Path) 
     def refused(self) -> None:
         raise OSError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(parts, "start_method", lambda: "spawn")
+    monkeypatch.setattr(jobs, "start_method", lambda: "spawn")
     monkeypatch.setattr("multiprocessing.context.SpawnProcess.start", refused)
     with (tmp_path / "out").open("w", encoding="utf-8", newline="") as out:
         run = parallel.Run(cp, 1, 300, "jsonl", False, 2, block=10)

@@ -177,7 +177,7 @@ def test_deal_and_validate_of_kept_products_read_no_card_rows(
             rows = card_rows(
                 con, {c["card_id"] for z in setup["zones"] for c in z["cards"] if c.get("card_id")}
             )
-        assert again.facts == {i: {k: r[k] for k in FACTS} for i, r in rows.items()}
+        assert again.facts == {i: {k: getattr(r, k) for k in FACTS} for i, r in rows.items()}
         assert validate_setup(unreadable, setup).valid, game
         # every named violation still found from the kept rows, card-data included
         forged = copy.deepcopy(setup)

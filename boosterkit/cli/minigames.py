@@ -79,7 +79,7 @@ def read_text_file(
         raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
 
 
-def read_setup_file(path: Path) -> Any:
+def load_setup_json(path: Path) -> Any:
     """The parsed JSON of a setup file; ``InputError`` (one line) if unreadable, larger than
     ``MAX_SETUP_BYTES`` (read no further: ``/dev/zero`` ends) or not JSON."""
     text = read_text_file(path)
@@ -188,7 +188,7 @@ def validate_cmd(
     """Check a setup against its game's rules: exit 0 valid, 1 violations, 2 bad input."""
     from boosterkit.minigames import validate_setup
 
-    data = read_setup_file(file)
+    data = load_setup_json(file)
     try:
         result = validate_setup(ctx.obj, data, exact=exact)
     except InputError as exc:  # the file is the "where" of a setup of the wrong shape

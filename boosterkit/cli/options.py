@@ -196,7 +196,7 @@ def _cap_jobs(ctx: typer.Context, value: int) -> int:
     """``--jobs`` past the cores this process may run on: the cores, in one stderr line."""
     if ctx.resilient_parsing or value is None:
         return value
-    from boosterkit.parts import cap_jobs
+    from boosterkit.jobs import cap_jobs
 
     capped, note = cap_jobs(value)
     if note is not None:
@@ -206,7 +206,7 @@ def _cap_jobs(ctx: typer.Context, value: int) -> int:
 
 def jobs_option(what: str) -> Any:
     """``--jobs N`` of the commands whose work splits across processes (at most the cores:
-    ``parts.cap_jobs``); ``what`` says what each worker does and that the output does not
+    ``jobs.cap_jobs``); ``what`` says what each worker does and that the output does not
     change."""
     return typer.Option(
         1,

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from boosterkit.cli import render
-from boosterkit.cli.minigames import read_setup_file, read_text_file
+from boosterkit.cli.minigames import load_setup_json, read_text_file
 from boosterkit.cli.options import (
     GAME_PRODUCT,
     GAME_SET,
@@ -50,7 +50,7 @@ def play_cmd(
     from boosterkit.minigames.referee.play import play
     from boosterkit.minigames.referee.runner import read_moves
 
-    setup = read_setup_file(setup_file)
+    setup = load_setup_json(setup_file)
     text = read_text_file(moves_file, "a moves file (a game of 5,000 moves is about 0.5 MB)")
     played = play(ctx.obj, setup, read_moves(text, str(moves_file)), states)
     with render.output(output) as out:

@@ -326,14 +326,16 @@ def mtgjson_deck(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
 def _one_pool(data: Mapping[str, Any], pool: Any, fmt: str) -> Mapping[str, Any]:
     """The pool a deck file holds: ``pool``, or the event's only one."""
     if pool is not None:
-        return pool
+        given: Mapping[str, Any] = pool
+        return given
     if len(data["pools"]) != 1:
         raise InputError(
             f"format {fmt}: a deck file holds one player's pool, and this event has "
             f"{len(data['pools'])}: write one file per player with -o DIR (or take --players 1)",
             field="format",
         )
-    return data["pools"][0]
+    first: Mapping[str, Any] = data["pools"][0]
+    return first
 
 
 def arena_pools(data: Any, images: Mapping[str, CardArt] | None = None, pool: Any = None) -> str:

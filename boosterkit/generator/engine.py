@@ -550,7 +550,8 @@ def _pick_np(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     from boosterkit.generator._np import np
 
     idx = np.searchsorted(cum, u * cum[-1], side="right")
-    return np.minimum(idx, len(cum) - 1)
+    picked: np.ndarray = np.minimum(idx, len(cum) - 1)
+    return picked
 
 
 def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.ndarray) -> np.ndarray:
@@ -564,7 +565,8 @@ def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.nda
     cum = np.cumsum(w, axis=1)
     target = rng.uniform_np(keys, counter) * cum[:, -1]
     idx = (cum <= target[:, None]).sum(axis=1)
-    return np.minimum(idx, len(weights) - 1)
+    picked: np.ndarray = np.minimum(idx, len(weights) - 1)
+    return picked
 
 
 def _column_np(

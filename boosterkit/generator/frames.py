@@ -17,7 +17,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.formats import FRAMES
+from boosterkit.generator import iter_packs
 from boosterkit.generator._np import np
+from boosterkit.generator.engine import LazyPack
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.generator.output import CSV_COLUMNS, ITEM_COLUMNS, PACK_COLUMNS, write_frame
 
@@ -56,8 +58,6 @@ def _fast_frame(packs: list[Pack]) -> pl.DataFrame | None:
     """The frame of untouched engine packs of one compiled product, built from its item
     prototypes (one row per distinct item, gathered by id) instead of item by item."""
     import polars as pl
-
-    from boosterkit.generator.engine import LazyPack
 
     cp = getattr(packs[0], "_compiled", None) if packs else None
     lazy = [p for p in packs if type(p) is LazyPack and p._compiled is cp and p._pristine()]
@@ -115,7 +115,6 @@ def open_frame(
     db: DbLike = None,
 ) -> pl.DataFrame:
     """``open_packs(...)`` as a DataFrame, one row per item."""
-    from boosterkit.generator import iter_packs
 
     return packs_frame(iter_packs(set_code, product, count, seed, db))
 

@@ -157,26 +157,12 @@ class Item(NamedTuple):
         return _new(cls, (uid, *proto))
 
     def to_dict(self) -> dict[str, Any]:
-        (uid, card_id, name, set_, number, rarity, foil, slot, kind, back, resolved, type_line,
-         colors, mana_value, layout, gold, external) = self  # fmt: skip
-        d: dict[str, Any] = {
-            "uid": uid,
-            "card_id": card_id,
-            "name": name,
-            "set": set_,
-            "collector_number": number,
-            "rarity": rarity,
-            "foil": foil,
-            "slot": slot,
-            "kind": kind,
-            "magic_back": back,
-            "resolved": resolved,
-            "type_line": type_line,
-            "colors": list(colors),
-            "mana_value": mana_value,
-            "layout": layout,
-        }
-        if kind == "art_card":
+        """The item as JSON: its fields in order (``colors`` a list), ``gold_stamped`` on art
+        cards only and ``external`` only when true (``setupfile.SetupItem`` is this shape)."""
+        d: dict[str, Any] = dict(zip(self._fields, self))
+        d["colors"] = list(self.colors)
+        gold, external = d.pop("gold_stamped"), d.pop("external")
+        if self.kind == "art_card":
             d["gold_stamped"] = bool(gold)
         if external:
             d["external"] = True

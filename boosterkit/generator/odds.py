@@ -47,6 +47,9 @@ from boosterkit.generator.cache import compiled, generator_code
 from boosterkit.generator.engine import CompiledProduct, ExtraTable, SheetArrays, arrays, check_seed
 from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX, ProductDef
+from boosterkit.generator.simulation import simulate
+from boosterkit.jobs import check_jobs
+from boosterkit.suggest import unknown
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
@@ -556,7 +559,6 @@ def match_card(
 ) -> list[dict[str, Any]]:
     """Card rows named ``name`` (case-insensitive; else those containing it). None: a
     ``NotFoundError`` naming the nearest names of ``rows`` (``boosterkit.suggest``)."""
-    from boosterkit.suggest import unknown
 
     want = name.strip().lower()
     exact = [r for r in rows if (r["name"] or "").lower() == want]
@@ -634,7 +636,6 @@ def _simulated(
     unit: int,
     jobs: int,
 ) -> dict[str, Any]:
-    from boosterkit.generator.simulation import simulate
 
     sim = simulate(cp, packs, seed, unit, jobs=jobs)
     key_counts = {sim.keys[k]: (c, s, u) for k, c, s, u in sim.cards.rows()}
@@ -680,7 +681,6 @@ def odds(
     for any, ``simulation.simulate``). ``db`` as ``open_packs`` takes it (a ``Database``, a path or a
     connection).
     """
-    from boosterkit.parts import check_jobs
 
     per = check_per(per)
     if isinstance(simulate, bool) or not isinstance(simulate, int) or simulate < 0:

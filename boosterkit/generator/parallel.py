@@ -13,7 +13,7 @@ turn rather than by a fixed stripe lets a process slowed by other work do fewer.
 the bytes back to the parent would cost about what the workers save.)
 
 The parent resolves the product once and hands it to the workers compiled: they never open
-the database. A worker is forked when this process runs one thread (``parts.start_method``):
+the database. A worker is forked when this process runs one thread (``jobs.start_method``):
 it has the product and the modules already. Else it is spawned, from a thread: it imports
 for about 0.4 s before it reads the run, and meanwhile this process draws.
 """
@@ -36,7 +36,7 @@ from typing import Any, TextIO
 from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
-from boosterkit.parts import default_jobs, start_context, workers_for
+from boosterkit.jobs import default_jobs, start_context, workers_for
 
 __all__ = ["BLOCK", "Run", "default_jobs", "jobs_for", "write_parallel"]
 

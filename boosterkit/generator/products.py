@@ -30,7 +30,9 @@ from boosterkit.generator.model import CARD_COLUMNS, CardInfo, ProductDef, Sheet
 from boosterkit.pipeline import thelist
 from boosterkit.pipeline.db import Connection, one_row, scalar
 from boosterkit.pipeline.fills import fill_hints
+from boosterkit.pipeline.queries import unknown_set
 from boosterkit.pipeline.thelist import LIST_JOIN_SQL, list_params
+from boosterkit.suggest import unknown
 
 if TYPE_CHECKING:
     from boosterkit.database import Database
@@ -123,8 +125,6 @@ def _catalog(con: Connection, set_code: str) -> tuple[dict[str, Any], list[dict[
     """(set info, product entries with ``default`` flags), or NotFoundError."""
     info = _set_info(con, set_code)
     if info is None:
-        from boosterkit.pipeline.queries import unknown_set
-
         raise unknown_set(con, set_code)
     entries = [
         {"code": c, "set_code": s, "name": n, "kind": k, "source": src}
@@ -231,7 +231,6 @@ def _pick(
     if chosen is None:
         if not entries:
             raise NotFoundError(f"set {set_code!r} has no booster products: {reason}")
-        from boosterkit.suggest import unknown
 
         listing = f"its products: `boosterkit products {set_code.strip().lower()}`"
         if product:

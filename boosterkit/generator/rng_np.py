@@ -18,7 +18,8 @@ def mix64_np(z: np.ndarray) -> np.ndarray:
     """``mix64`` on a uint64 array."""
     z = (z ^ (z >> _U30)) * _NM1
     z = (z ^ (z >> _U27)) * _NM2
-    return z ^ (z >> _U31)
+    out: np.ndarray = z ^ (z >> _U31)
+    return out
 
 
 def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
@@ -30,4 +31,5 @@ def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
 def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
     """``uniform(key, counter)`` for every key (float64 in [0, 1))."""
     z = mix64_np(keys + np.uint64(((counter + 1) * GOLDEN) & MASK64))
-    return (z >> _U11).astype(np.float64) * _TWO_M53
+    out: np.ndarray = (z >> _U11).astype(np.float64) * _TWO_M53
+    return out

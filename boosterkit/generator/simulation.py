@@ -5,7 +5,7 @@ Counted with numpy from the drawn prototype ids (``engine.draw_arrays``), never 
 pack: per batch of whole units, each (unit, id) pair's copies come from one sort
 (``np.unique``), and per id the sums of copies, of squared copies and of units holding one
 are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
-(``parts.map_parts``), and summed: the figures are the same for any number of them.
+(``jobs.map_parts``), and summed: the figures are the same for any number of them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator._np import np
+from boosterkit.generator.engine import check_seed, draw_arrays
+from boosterkit.jobs import PARTS_PER_WORKER, map_parts, split, workers_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -79,8 +81,6 @@ def simulate(
     of ``unit`` consecutive packs (1 = per pack, a box size = per box); a last part unit is
     left out. ``jobs``: processes (0: one per core), each counting whole units of a part of
     the packs; a worker only for each ``least`` packs (default ``SIMULATE_LEAST``)."""
-    from boosterkit.generator.engine import check_seed
-    from boosterkit.parts import PARTS_PER_WORKER, map_parts, split, workers_for
 
     seed = check_seed(seed)
     units = packs // unit
@@ -103,7 +103,7 @@ def _ids(
 ) -> tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], int], Any, Any]:
     """Each card key's and each group's index, in the order of the prototypes, and per
     prototype the index of its key and of its group (int64 arrays)."""
-    from boosterkit.generator.odds import proto_group, proto_key
+    from boosterkit.generator.odds import proto_group, proto_key  # odds imports this module
 
     keys: dict[tuple[Any, ...], int] = {}
     groups: dict[tuple[Any, ...], int] = {}
@@ -116,7 +116,6 @@ def _ids(
 
 def _count_part(context: tuple[CompiledProduct, int, int], packs: range) -> tuple[Counts, Counts]:
     """``simulate``'s counts over ``packs`` (whole units): per card key, then per group."""
-    from boosterkit.generator.engine import draw_arrays
 
     cp, seed, unit = context
     keys, groups, key_of, group_of = _ids(cp)

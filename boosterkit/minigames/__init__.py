@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from boosterkit.minigames.catalog import Minigame, get_minigame, list_minigames
-    from boosterkit.minigames.dealer import basic_lands, deal, default_set, summary
+    from boosterkit.minigames.dealer import deal, default_set, summary
     from boosterkit.minigames.engine import Setup, SetupError, Zone, build_setup, check_players
+    from boosterkit.minigames.lookup import basic_lands
     from boosterkit.minigames.sheets import render_sheet
     from boosterkit.minigames.validate import Validation, Violation, validate_setup
 
 #: Public name -> the module defining it.
 _EXPORTS = {
     "Minigame": "catalog", "get_minigame": "catalog", "list_minigames": "catalog",
-    "basic_lands": "dealer", "deal": "dealer", "default_set": "dealer", "summary": "dealer",
+    "basic_lands": "lookup", "deal": "dealer", "default_set": "dealer", "summary": "dealer",
     "Setup": "engine", "SetupError": "engine", "Zone": "engine", "build_setup": "engine",
     "check_players": "engine", "render_sheet": "sheets",
     "Validation": "validate", "Violation": "validate", "validate_setup": "validate",

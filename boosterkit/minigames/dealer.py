@@ -13,7 +13,7 @@ from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, NotFoundError
 from boosterkit.generator.cache import compiled
 from boosterkit.generator.engine import CompiledProduct, open_compiled
-from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.generator.model import Pack
 from boosterkit.generator.packs import new_seed
 from boosterkit.generator.rng import check_seed
 from boosterkit.minigames.catalog import Minigame, get_minigame
@@ -24,6 +24,7 @@ from boosterkit.minigames.engine import (
     run_steps,
 )
 from boosterkit.minigames.lookup import (
+    basic_lands,
     card_facts,
     minigame_cards,
     printed_names,
@@ -61,31 +62,6 @@ def default_set(con: Connection | None, spec: Minigame, sets: frozenset[str] | N
         "booster data",
         field="set",
     )
-
-
-def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
-    """One printing of each basic land of ``set_code`` (lowest collector number, non-full-art
-    first), for outside additions."""
-    rows = con.execute(
-        """SELECT name, id, set_code, collector_number FROM cards
-           WHERE set_code = ? AND kind = 'card' AND is_basic_land
-           QUALIFY row_number() OVER (PARTITION BY name ORDER BY coalesce(full_art, false),
-               TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER), collector_number) = 1""",
-        [set_code],
-    ).fetchall()
-    return {
-        r[0]: CardInfo(
-            card_id=r[1],
-            name=r[0],
-            set=r[2],
-            collector_number=r[3],
-            rarity="common",
-            kind="card",
-            magic_back=True,
-            type_line=f"Basic Land — {r[0]}",
-        )
-        for r in rows
-    }
 
 
 def _open(

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from boosterkit.generator.cache import compiled
 from boosterkit.generator.engine import CompiledProduct
-from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo
+from boosterkit.generator.model import CARD_COLUMNS, PROTO_INDEX, CardInfo, Item
 from boosterkit.minigames.engine import Setup
+from boosterkit.minigames.filters import matches
 from boosterkit.minigames.spec import Minigame, Remove
 from boosterkit.minigames.translate import printed
 
@@ -40,12 +41,31 @@ COLUMNS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    """A card as the database holds it: the ``CardInfo`` validate compares with a dealt item
+    (by the item's names), whether it is a basic land, and the ``FACTS`` a sheet prints."""
+
+    card: CardInfo
+    is_basic_land: bool | None
+    power: str | None
+    toughness: str | None
+    loyalty: str | None
+    text: str | None
+    legendary: bool | None
+    watermark: str | None
+
+    def facts(self) -> dict[str, Any]:
+        """The ``FACTS`` by name."""
+        return {k: getattr(self, k) for k in FACTS}
+
+
 @dataclass(frozen=True)
 class ProductCards:
     """The database's rows of a product's cards and of its set's basic lands (by card id),
     and the basic lands ``deal`` adds from outside the packs (by name)."""
 
-    rows: dict[str, dict[str, Any]]
+    rows: dict[str, CardRow]
     basics: dict[str, CardInfo]
 
 
@@ -69,7 +89,7 @@ class MinigameCards:
     sets: frozenset[str]
 
 
-def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, CardRow]:
     """The rows (``COLUMNS``) of the cards ``ids`` the database holds, in one query."""
     ids = sorted(set(ids))
     if not ids:
@@ -78,7 +98,16 @@ def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         f"SELECT {', '.join(COLUMNS.values())} FROM cards WHERE id IN (SELECT unnest(?::VARCHAR[]))",
         [ids],
     ).fetchall()
-    return {row["card_id"]: row for row in (dict(zip(COLUMNS, r)) for r in rows)}
+    return {r[0]: _row(r) for r in rows}
+
+
+def _row(values: tuple[Any, ...]) -> CardRow:
+    """A ``CardRow`` from the columns of ``COLUMNS``, in order."""
+    named = dict(zip(COLUMNS, values))
+    info = {k: named.pop(k) for k in CARD_COLUMNS}
+    info["colors"] = tuple(info["colors"] or ())
+    info["magic_back"] = bool(info["magic_back"])
+    return CardRow(CardInfo(**info), **named)
 
 
 def product_cards(
@@ -96,7 +125,6 @@ def product_cards(
     protos = cp.item_fields
 
     def build(con: Connection) -> ProductCards:
-        from boosterkit.minigames.dealer import basic_lands
 
         basics = basic_lands(con, set_code.strip().lower())
         card_id, resolved = PROTO_INDEX["card_id"], PROTO_INDEX["resolved"]
@@ -106,6 +134,31 @@ def product_cards(
 
     # keyed by the product's code, so a kind (``set``) and its code (``afr-set``) share it
     return cache.value("cards", ProductCards, build, (set_code, cp.product.code))
+
+
+def basic_lands(con: Connection, set_code: str) -> dict[str, CardInfo]:
+    """One printing of each basic land of ``set_code`` (lowest collector number, non-full-art
+    first), for outside additions."""
+    rows = con.execute(
+        """SELECT name, id, set_code, collector_number FROM cards
+           WHERE set_code = ? AND kind = 'card' AND is_basic_land
+           QUALIFY row_number() OVER (PARTITION BY name ORDER BY coalesce(full_art, false),
+               TRY_CAST(regexp_extract(collector_number, '\\d+') AS INTEGER), collector_number) = 1""",
+        [set_code],
+    ).fetchall()
+    return {
+        r[0]: CardInfo(
+            card_id=r[1],
+            name=r[0],
+            set=r[2],
+            collector_number=r[3],
+            rarity="common",
+            kind="card",
+            magic_back=True,
+            type_line=f"Basic Land — {r[0]}",
+        )
+        for r in rows
+    }
 
 
 def _minigames(con: Connection) -> MinigameCards:
@@ -182,8 +235,8 @@ def rules_text(
 
 
 def known_rows(
-    known: Mapping[str, dict[str, Any]], ids: Iterable[str], con: Connection
-) -> dict[str, dict[str, Any]]:
+    known: Mapping[str, CardRow], ids: Iterable[str], con: Connection
+) -> dict[str, CardRow]:
     """The rows of ``ids``: from ``known`` (kept rows), the others in one query on ``con``
     (a session's connection: opened only when some are not known)."""
     rows = {i: known[i] for i in ids if i in known}
@@ -208,20 +261,18 @@ def printed_names(setup: Setup, con: Connection) -> dict[str, dict[str, Any]]:
 
 
 def card_facts(
-    setup: Setup, known: Mapping[str, dict[str, Any]], con: Connection
+    setup: Setup, known: Mapping[str, CardRow], con: Connection
 ) -> dict[str, dict[str, Any]]:
     """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
     ``known`` (kept rows) or else the database."""
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
     rows = known_rows(known, ids, con)
-    return {i: {k: rows[i][k] for k in FACTS} for i in sorted(rows)}
+    return {i: rows[i].facts() for i in sorted(rows)}
 
 
 def sets_holding(con: Connection, flt: Any, strict: bool, exclude: str) -> list[str]:
     """The sets (but ``exclude``) with booster data whose cards include one of ``flt``: where
     a game whose step needs such a card can be dealt."""
-    from boosterkit.generator.model import Item
-    from boosterkit.minigames.filters import matches
 
     rows = con.execute(
         """SELECT DISTINCT set_code, type_line, layout, colors, kind, magic_back FROM cards

@@ -14,19 +14,24 @@ from typing import TYPE_CHECKING, Any
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.cache import compiled
 from boosterkit.generator.engine import open_compiled
+from boosterkit.generator.rng import SEED_MAX
+from boosterkit.minigames.capacity import always_unknown, deal_capacity, ever_holds
 from boosterkit.minigames.engine import (
     MAX_TABLE_PLAYERS,
     SetupError,
     UnknownCardsError,
     run_steps,
 )
+from boosterkit.minigames.filters import describe
+from boosterkit.minigames.lookup import sets_holding
+from boosterkit.minigames.ops import backed
 from boosterkit.minigames.spec import AddBack, Minigame, Remove
 from boosterkit.pipeline.fills import fill_hints
 
 if TYPE_CHECKING:
     from boosterkit.database import Database
     from boosterkit.generator.engine import CompiledProduct
-    from boosterkit.generator.model import CardInfo
+    from boosterkit.generator.model import CardInfo, ProductDef
     from boosterkit.minigames.capacity import Capacity
     from boosterkit.pipeline.db import Connection
 
@@ -62,7 +67,6 @@ class Attempt:
 
     def next_seed(self, set_code: str, cp: CompiledProduct) -> int | None:
         """The first of the ``NEXT_SEEDS`` seeds after this one that deals from ``cp``."""
-        from boosterkit.generator.rng import SEED_MAX
 
         seeds = (s for s in range(self.seed + 1, self.seed + 1 + NEXT_SEEDS) if s <= SEED_MAX)
         return next((s for s in seeds if self.deals(cp, s, set_code, cp.product.code)), None)
@@ -70,6 +74,9 @@ class Attempt:
     def alternative(self, set_code: str, used: str) -> str | None:
         """The first kind of ``ALTERNATIVE_KINDS`` whose default product is not ``used``,
         holds no card the database lacks, and deals this seed."""
+
+        # startup: the products module imports DuckDB and the booster YAML; a deal that is
+        # not refused needs neither
         from boosterkit.generator.products import default_products, holds_unresolved
 
         defaults = default_products(self.con, set_code)
@@ -83,7 +90,8 @@ class Attempt:
 
     def others(self, set_code: str, used: str) -> dict[str, CompiledProduct]:
         """The set's default product of each ``ALTERNATIVE_KINDS`` but ``used``, by kind."""
-        from boosterkit.generator.products import default_products
+
+        from boosterkit.generator.products import default_products  # startup: as above
 
         defaults = default_products(self.con, set_code)
         return {
@@ -95,12 +103,10 @@ class Attempt:
     def capacities(self, set_code: str, used: str) -> dict[str, Capacity]:
         """What the set's other products (those holding no card the database lacks) give
         this game's deal step."""
-        from boosterkit.generator.products import holds_unresolved
-        from boosterkit.minigames.capacity import deal_capacity
 
         out = {}
         for kind, cp in self.others(set_code, used).items():
-            cap = None if holds_unresolved(cp.product) else deal_capacity(
+            cap = None if _holds_unresolved(cp.product) else deal_capacity(
                 self.spec, cp, self.strict_backs)  # fmt: skip
             if cap is not None:
                 out[kind] = cap
@@ -126,7 +132,6 @@ def _shortfall(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: SetupE
     """A deal step's refusal: an input error when no pack of ``cp``'s product could ever
     serve the players (the bound is the product's structure), else ``exc`` says the range
     its packs hold and names a product of the set that always deals."""
-    from boosterkit.minigames.capacity import deal_capacity
 
     spec, players = attempt.spec, attempt.players
     cap = deal_capacity(spec, cp, attempt.strict_backs)
@@ -156,7 +161,6 @@ def _seed(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: SetupError)
 def _unknown(attempt: Attempt, set_code: str, cp: CompiledProduct, exc: UnknownCardsError) -> None:
     """Name a product of the set that deals this seed, else a seed that deals, else say
     that none of the next seeds does (Strixhaven's Mystical Archive slot: every pack)."""
-    from boosterkit.minigames.capacity import always_unknown
 
     kind = attempt.alternative(set_code, cp.product.code)
     if kind:
@@ -182,14 +186,12 @@ def never_served(
     pack of the product holds (an input error naming a product or set whose packs do), or
     that only cards the database lacks could be (the sync that brings them); else None.
     ``deal`` and ``validate`` both say it. ``others``: the set's other products by kind."""
-    from boosterkit.minigames.capacity import ever_holds
 
     step, steps = exc.step, spec.steps or []
     flt = getattr(step, "filter", None)
     at = next((k for k, s in enumerate(steps) if s is step), None)
     if step is None or flt is None or at is None or exc.op == "deal":
         return None
-    from boosterkit.minigames.ops import backed
 
     # an add_back draws from the removed cards: what it needs is a removed card of its filter
     removed = [] if isinstance(step, AddBack) else [
@@ -213,7 +215,6 @@ def _own_unknown(cp: CompiledProduct, set_code: str) -> int:
 def _missing_data(
     spec: Minigame, cp: CompiledProduct, set_code: str, unknown: int, flt: Any
 ) -> SetupError:
-    from boosterkit.minigames.filters import describe
 
     hint = fill_hints(set_code, [set_code])[0]
     return SetupError(
@@ -233,8 +234,6 @@ def _never_message(
     con: Connection,
     strict: bool,
 ) -> InputError:
-    from boosterkit.minigames.filters import describe
-    from boosterkit.minigames.lookup import sets_holding
 
     if kinds:
         where = f"deal it with `--product {kinds[0]}`"
@@ -256,3 +255,9 @@ def _never_message(
         f"it: {where}",
         field="set",
     )
+
+
+def _holds_unresolved(product: ProductDef) -> bool:
+    from boosterkit.generator.products import holds_unresolved  # startup: as above
+
+    return holds_unresolved(product)

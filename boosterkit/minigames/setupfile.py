@@ -1,7 +1,7 @@
 """The setup file: one typed model (``SetupFile`` and its parts, pydantic-checked TypedDicts).
 
 ``Setup.to_dict()`` returns one (the JSON of ``deal --format json``); ``validate``, the
-referee (``play``, ``simulate``) and the service read one through ``read_setup_file``.
+referee (``play``, ``simulate``) and the service read one through ``parse_setup``.
 ``data/setup.schema.json`` is generated from it (``minigames.schemas``) and describes
 what ``deal`` writes: every key but those marked ``Sometimes`` (written for some cards or
 zones only). A file may also be dealt by hand: every key not ``Required`` may be left out
@@ -213,7 +213,7 @@ def adapter() -> TypeAdapter[SetupFile]:
     return TypeAdapter(SetupFile)
 
 
-def read_setup_file(data: Any) -> SetupFile:
+def parse_setup(data: Any) -> SetupFile:
     """The typed setup, else ``InputError`` with the JSON path of the first problem."""
     if not isinstance(data, dict):
         raise InputError(f"setup: expected a JSON object, got {type(data).__name__}")

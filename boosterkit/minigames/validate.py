@@ -15,17 +15,21 @@ from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError, InputError, NotFoundError, escape_controls
+from boosterkit.generator import open_packs
 from boosterkit.generator.cache import compiled
 from boosterkit.generator.model import PROTO_FIELDS, Item, Pack
 from boosterkit.minigames.catalog import Minigame, get_minigame
 from boosterkit.minigames.engine import BASIC_NAMES, Setup, Zone, check_players, run_steps
-from boosterkit.minigames.lookup import known_rows, product_cards
+from boosterkit.minigames.filters import describe, is_nmb, matches
+from boosterkit.minigames.lookup import CardRow, known_rows, product_cards
+from boosterkit.minigames.ops import SetupError
+from boosterkit.minigames.refusals import never_served
 from boosterkit.minigames.setupfile import (
     SetupFile,
     SetupItem,
     SetupPack,
     SetupZone,
-    read_setup_file,
+    parse_setup,
 )
 from boosterkit.minigames.spec import AddBack, Layout
 from boosterkit.minigames.validate_seats import check_chosen, check_roles, check_rolls
@@ -74,10 +78,10 @@ def _malformed(where: str, msg: str) -> InputError:
 
 def _lookup(
     database: Database, con: Connection, ids: set[str], data: SetupFile
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, CardRow]:
     """The database's rows of ``ids``: those of the products the packs name from the rows
     cached with each product (read once per database content), the others in one query."""
-    known: dict[str, dict[str, Any]] = {}
+    known: dict[str, CardRow] = {}
     named = {(p.get("set"), p.get("product")) for p in data["packs"] if p.get("seed") is not None}
     for set_code, product in sorted((s, q) for s, q in named if s is not None and q is not None):
         try:
@@ -88,36 +92,35 @@ def _lookup(
     return known_rows(known, ids, con)
 
 
-def _item(d: SetupItem, db: dict[str, dict[str, Any]], external: bool) -> Item:
+def _item(d: SetupItem, db: dict[str, CardRow], external: bool) -> Item:
     """An Item whose rules attributes come from the database (or are safe defaults)."""
-    row = db.get(d.get("card_id") or "")
+    found = db.get(d.get("card_id") or "")
+    row = found.card if found is not None else None
     # Without a card_id (ads, unresolved sheet cards) the kind is all there is to go on;
     # magic_back is then derived from it, never read from the file.
-    kind = row["kind"] if row else str(d.get("kind") or "other")
+    kind = row.kind if row else str(d.get("kind") or "other")
     if external and not row:  # an outside basic land named but not identified
         kind = "card" if d.get("name") in BASIC_NAMES else "other"
-    name = row["name"] if row else d.get("name")
+    name = row.name if row else d.get("name")
     type_line = (
-        row["type_line"]
-        if row
-        else (f"Basic Land — {name}" if external and kind == "card" else None)
+        row.type_line if row else (f"Basic Land — {name}" if external and kind == "card" else None)
     )
     return Item(
         uid=d["uid"],
         card_id=d.get("card_id"),
         name=name,
-        set=row["set"] if row else str(d.get("set") or ""),
-        collector_number=row["collector_number"] if row else d.get("collector_number"),
-        rarity=row["rarity"] if row else d.get("rarity"),
+        set=row.set if row else str(d.get("set") or ""),
+        collector_number=row.collector_number if row else d.get("collector_number"),
+        rarity=row.rarity if row else d.get("rarity"),
         foil=bool(d.get("foil")),
         slot=str(d.get("slot") or ""),
         kind=kind or "other",
-        magic_back=bool(row["magic_back"]) if row else kind == "card",
+        magic_back=row.magic_back if row else kind == "card",
         resolved=row is not None,
         type_line=type_line,
-        colors=tuple(row["colors"] or ()) if row else (),
-        mana_value=row["mana_value"] if row else None,
-        layout=row["layout"] if row else None,
+        colors=row.colors if row else (),
+        mana_value=row.mana_value if row else None,
+        layout=row.layout if row else None,
         external=external,
     )
 
@@ -130,9 +133,8 @@ _DB_FIELDS = ("name", "set", "collector_number", "kind", "magic_back", "type_lin
 _ITEM_FIELDS = tuple(f for f in PROTO_FIELDS if f not in ("slot", "gold_stamped"))
 
 
-def _db_value(row: dict[str, Any], col: str) -> Any:
-    value = row[col]
-    return bool(value) if col == "magic_back" else value
+def _db_value(row: CardRow, col: str) -> Any:
+    return getattr(row.card, col)
 
 
 def _label(item: Item | SetupItem) -> str:
@@ -177,7 +179,7 @@ class _Check:
                 self.add(
                     "card-data",
                     f"card {_label(it)}: {', '.join(diff)} differ from the "
-                    f"database's card {it['card_id']} ({row['name']})",
+                    f"database's card {it['card_id']} ({row.card.name})",
                     card=it["uid"],
                 )
         packs, by_uid, pack_of = [], {}, {}
@@ -225,7 +227,7 @@ def validate_setup(db: DbLike, data: Any, exact: bool = False) -> Validation:
 
 
 def _validate(database: Database, con: Connection, given: Any, exact: bool) -> Validation:
-    data = read_setup_file(given)
+    data = parse_setup(given)
     try:
         spec = get_minigame(data["minigame"])
     except NotFoundError as exc:
@@ -253,7 +255,7 @@ def _validate(database: Database, con: Connection, given: Any, exact: bool) -> V
     _check_reopened(c)
     first = data.get("first_player")
     if exact:
-        from boosterkit.minigames.exact import compare_exact
+        from boosterkit.minigames.exact import compare_exact  # it imports this module
 
         c.out += compare_exact(database, data, spec)
     try:
@@ -286,8 +288,6 @@ def _validate(database: Database, con: Connection, given: Any, exact: bool) -> V
 def _never_served(c: _Check, exc: BoosterkitError) -> None:
     """A replay refused because no pack of the file's product can hold what a step needs:
     the same input error ``deal`` gives for it (no seed, no hand deal can make it)."""
-    from boosterkit.minigames.ops import SetupError
-    from boosterkit.minigames.refusals import never_served
 
     set_code, product = c.data.get("set"), c.data.get("product")
     if not isinstance(exc, SetupError) or not set_code or not product:
@@ -304,7 +304,6 @@ def _never_served(c: _Check, exc: BoosterkitError) -> None:
 def _check_face_down(c: _Check, exp: Setup, by_uid: dict[str, Item]) -> None:
     """No card without a Magic back lies face down, in any game: its back would show what it
     is (with strict backs, a double-faced card's back is another face)."""
-    from boosterkit.minigames.filters import is_nmb
 
     down = {z.name for z in exp.zones if z.face_down}
     for z in c.data["zones"]:
@@ -332,7 +331,6 @@ def _zone_items(c: _Check, name: str, by_uid: dict[str, Item]) -> list[Item]:
 
 def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
     """The catalogue's per-owner rules, e.g. Base Race: each grid holds exactly one basic land."""
-    from boosterkit.minigames.filters import describe, matches
 
     for rule in c.spec.owner_rules:
         for p in (f"player-{i}" for i in range(1, c.data["players"] + 1)):
@@ -348,7 +346,6 @@ def _check_owner_rules(c: _Check, by_uid: dict[str, Item]) -> None:
 
 def _check_tags(c: _Check, by_uid: dict[str, Item]) -> None:
     """Tagged cards (Mimic Match's mimics): as many as the step puts back, of its filter."""
-    from boosterkit.minigames.filters import describe, matches
 
     want = {s.tag: s for s in c.spec.steps or [] if isinstance(s, AddBack)}
     got: dict[str, list[str]] = {}
@@ -439,7 +436,6 @@ def _check_reopened(c: _Check) -> None:
     must hold exactly those items (so nothing in a pack is taken on trust), whatever their
     index; an index outside 1..packs is a violation, as is a top-level seed or set that is
     not the packs'. Packs without a seed (opened by hand and typed in) are checked by card id."""
-    from boosterkit.generator import open_packs
 
     groups = _seeded_packs(c)
     seeds = {k[2] for k in groups}

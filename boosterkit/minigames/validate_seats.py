@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from boosterkit.minigames.spec import Roll
+from boosterkit.minigames.initiative import initiative_order, tie_problems
+from boosterkit.minigames.ops import team_members
+from boosterkit.minigames.spec import AssignRoles, Roll
 
 if TYPE_CHECKING:
     from boosterkit.minigames.engine import Setup
@@ -17,7 +19,6 @@ if TYPE_CHECKING:
 def check_roles(c: _Check) -> None:
     """Every player holds exactly one of the game's roles, each role as many players as the
     game gives it (games with a ``roles`` step); no other game names roles."""
-    from boosterkit.minigames.spec import AssignRoles
 
     given = c.data.get("roles") or {}
     if not any(isinstance(s, AssignRoles) for s in c.spec.steps or []):
@@ -90,7 +91,6 @@ def _check_ties(
 ) -> None:
     """The card: "In case of a tie, the tied players roll again", and the new roll is their
     initiative: the rounds are replayed from the first rolls (``initiative.tie_problems``)."""
-    from boosterkit.minigames.initiative import tie_problems
 
     keyed = {p: rolls[p] for p in players if isinstance(rolls.get(p), int)}
     for p in tiebreaks:
@@ -107,7 +107,6 @@ def _check_ties(
 def _check_first(
     c: _Check, exp: Setup, players: list[str], rolls: dict[str, Any], first: Any
 ) -> None:
-    from boosterkit.minigames.initiative import initiative_order
 
     rule = c.spec.first_player.rule
     if rule in ("lowest_roll", "highest_roll"):
@@ -144,7 +143,6 @@ def _check_teams(c: _Check) -> list[str]:
     """A team game's ``teams`` (as ``deal`` names them when the file has none): the game's
     number of teams, ``team-1``…, each of one or more players, every player on exactly one.
     The team names, for the first player."""
-    from boosterkit.minigames.ops import team_members
 
     count, players = c.spec.players.teams or 2, c.data["players"]
     teams = c.data.get("teams") or team_members(count, players)

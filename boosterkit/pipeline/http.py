@@ -313,7 +313,8 @@ class HttpClient:
                     raise Gone("the body did not arrive in time", 0.0)
             return resp.status_code, resp.url, b"".join(chunks)
 
-        return self._attempts(url, params, self.deadline, consume)
+        got: tuple[int, str, bytes] = self._attempts(url, params, self.deadline, consume)
+        return got
 
     def download(
         self,
@@ -365,8 +366,12 @@ class HttpClient:
 
         try:
             if deadline is not None:
-                return self._attempts(url, None, deadline, consume)
-            return self._attempts(url, None, self.download_deadline, consume, "download deadline")
+                got: Path | None = self._attempts(url, None, deadline, consume)
+                return got
+            end: Path | None = self._attempts(
+                url, None, self.download_deadline, consume, "download deadline"
+            )
+            return end
         finally:
             part.unlink(missing_ok=True)
 

@@ -174,7 +174,7 @@ def _flagged(source: str) -> str:
 def _any_dirty(con: Connection, table: str, dirty: str) -> bool:
     """Whether any row of ``table`` has text to clean (about 0.2 s per 100,000 cards unless
     ``_dirty`` was stored)."""
-    return scalar(con, f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE {dirty})")
+    return bool(scalar(con, f"SELECT EXISTS (SELECT 1 FROM {table} d WHERE {dirty})"))
 
 
 # The front face's type line decides land/creature/legendary: "Instant // Land" is an instant.

@@ -17,6 +17,8 @@ from boosterkit.pipeline.db import Connection, scalar
 if TYPE_CHECKING:
     from boosterkit.database import Database
 from boosterkit.pipeline.fields import CARD_COLUMNS, CARD_FIELDS, RARITIES, SET_FIELDS
+from boosterkit.pipeline.search import to_sql
+from boosterkit.suggest import unknown
 
 #: Scryfall's set types (https://scryfall.com/docs/api/sets). A type Scryfall adds later is
 #: accepted as soon as a set of that type is in the database.
@@ -63,7 +65,6 @@ def _plain(v: Any) -> Any:
 def unknown_set(con: Connection, set_code: str) -> NotFoundError:
     """``unknown set 'afx' — did you mean afr? (…)``: the loaded sets (with cards or
     products) nearest by code or name, and the commands that list and load sets."""
-    from boosterkit.suggest import unknown
 
     rows = con.execute(
         "WITH codes AS (SELECT set_code AS code FROM products UNION SELECT set_code FROM cards) "
@@ -132,7 +133,6 @@ def _limit(limit: int | None) -> str:
 def _unknown_type(set_type: str, present: list[str]) -> str:
     """``unknown set type 'expanson' — did you mean expansion? (…)``: the nearest of Scryfall's
     types and the database's, and the types the database has."""
-    from boosterkit.suggest import unknown
 
     have = (
         f"types in the database: {', '.join(present)}"
@@ -191,7 +191,6 @@ def list_cards(
     ``set_code`` None, over every set (then ordered by set, newest first). ``columns``: only
     these of ``CARD_COLUMNS`` (default ``CARD_FIELDS``); ``limit``: at most that many rows.
     """
-    from boosterkit.pipeline.search import to_sql
 
     params: list[Any] = []
     where = "true"
@@ -218,8 +217,6 @@ def list_cards(
     if rarity:
         r = rarity.strip().lower()
         if r not in RARITIES:
-            from boosterkit.suggest import unknown
-
             choices = [(name, name) for name in RARITIES]
             listing = f"rarities: {', '.join(RARITIES)}"
             raise InputError(unknown("rarity", rarity, choices, listing), field="rarity")

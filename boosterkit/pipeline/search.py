@@ -36,6 +36,7 @@ from typing import Any
 
 from boosterkit.errors import InputError
 from boosterkit.pipeline.fields import RARITIES
+from boosterkit.suggest import unknown
 
 Sql = tuple[str, list[Any]]
 
@@ -165,8 +166,6 @@ def _rarity(op: str, value: str, query: str) -> Sql:
     v = value.lower()
     name = RARITY_ABBR.get(v, v)
     if name not in RARITY_RANK:
-        from boosterkit.suggest import unknown
-
         names = [(r, r) for r in RARITY_RANK]
         raise _fail(query, unknown("rarity", value, names, ", ".join(RARITY_RANK)))
     if op in (":", "=", "!="):

@@ -28,6 +28,7 @@ from boosterkit.pipeline import cache as cachemod
 from boosterkit.pipeline import files, halves, ingest
 from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import Run, recorded
+from boosterkit.suggest import unknown
 
 if TYPE_CHECKING:  # the HTTP clients (requests, scrython) are imported by the syncs that fetch
     from boosterkit.pipeline.mtgjson_client import MtgjsonClient
@@ -137,8 +138,6 @@ def _fetch_sets(
             data = client.get_json(f"/sets/{code}")
         except ScryfallAPIError as exc:
             if exc.status == 404:
-                from boosterkit.suggest import unknown
-
                 names = [(s.code, s.code.lower()) for s in wrapped] + [
                     (s.name, s.code.lower()) for s in wrapped if s.name
                 ]

@@ -34,6 +34,7 @@ from boosterkit.cache import Cache, file_stamp
 from boosterkit.database import Database
 from boosterkit.errors import BoosterkitError
 from boosterkit.pipeline import db as pdb
+from boosterkit.pipeline.queries import db_info
 
 
 class DatabaseUnavailable(BoosterkitError):
@@ -165,7 +166,6 @@ class ReadOnlyDatabase(Database):
     def health(self) -> dict[str, Any]:
         """The database's name (never its path), schema version and row counts: read from
         the file once per content stamp, from memory after that."""
-        from boosterkit.pipeline.queries import db_info
 
         stamp = file_stamp(self.path)
         known = self._health

@@ -42,6 +42,7 @@ from boosterkit.service.limits import (
     SMALL_BODY,
     ServiceBusy,
 )
+from boosterkit.suggest import unknown
 
 RETRY_AFTER_SECONDS = 5
 #: The header that closes a connection after an answer sent before its body was read.
@@ -88,7 +89,6 @@ def _message(e: Mapping[str, Any]) -> str:
     where = _where(tuple(e.get("loc", ())))
     if e.get("type") in ("literal_error", "enum") and isinstance(e.get("input"), str):
         # a value outside a field's choices: the nearest one, as the CLI says it
-        from boosterkit.suggest import unknown
 
         choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
         what = "format" if where == "format" else f"value of {where}"

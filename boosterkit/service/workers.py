@@ -31,7 +31,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.parts import default_jobs
+from boosterkit.jobs import default_jobs
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.limits import (
     MAX_BODY_BYTES_IN_FLIGHT,

@@ -68,7 +68,8 @@ FOREIGN_KEYS = ("language", "name", "type")
 def _set_object(path: Path) -> dict[str, Any]:
     """The set object of an MTGJSON set file, or of a bare set object."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    return data["data"] if "data" in data else data
+    found: dict[str, Any] = data["data"] if "data" in data else data
+    return found
 
 
 def _card(entry: dict[str, Any]) -> dict[str, Any]:

@@ -54,9 +54,9 @@ def game_module(game: str) -> ModuleType:
 def new_game(setup: Any, con: Any = None) -> Any:
     """The state at the first move of a setup (the parsed JSON, read as a ``SetupFile``);
     ``con``: Base Race's toughness."""
-    from boosterkit.minigames.setupfile import read_setup_file
+    from boosterkit.minigames.setupfile import parse_setup
 
-    file = read_setup_file(setup)
+    file = parse_setup(setup)
     return game_module(file["minigame"]).start(file, con)
 
 
@@ -66,7 +66,8 @@ def _module(state: Any) -> ModuleType:
 
 def legal_moves(state: Any) -> list[dict[str, Any]]:
     """Every legal move in ``state`` (dice are rolled when a move is applied)."""
-    return _module(state).legal_moves(state)
+    moves: list[dict[str, Any]] = _module(state).legal_moves(state)
+    return moves
 
 
 def apply(state: Any, move: Mapping[str, Any]) -> Any:
@@ -78,13 +79,15 @@ def apply_logged(state: Any, move: Mapping[str, Any]) -> tuple[Any, dict[str, An
     """``apply`` and the move as a log records it (with every die it rolled)."""
     mod = _module(state)
     if hasattr(mod, "apply_logged"):
-        return mod.apply_logged(state, move)
+        applied: tuple[Any, dict[str, Any]] = mod.apply_logged(state, move)
+        return applied
     return mod.apply(state, move), dict(move)
 
 
 def result(state: Any) -> dict[str, Any] | None:
     """None while the game goes on, else the winner and how the game ended."""
-    return _module(state).result(state)
+    result: dict[str, Any] | None = _module(state).result(state)
+    return result
 
 
 def replay(setup: Any, moves: Any, con: Any = None) -> Any:

@@ -194,7 +194,7 @@ def make_table(
     need_stats: bool = False,
     play_zones: Callable[[str], bool] | None = None,
 ) -> Table:
-    """The ``Table`` of a setup file (as ``deal`` gives it, or as ``read_setup_file`` read
+    """The ``Table`` of a setup file (as ``deal`` gives it, or as ``parse_setup`` read
     it); ``InputError`` for what ``game`` cannot start from.
 
     ``need_stats``: look toughness and loyalty up in ``con`` (Base Race needs them).

@@ -20,7 +20,7 @@ from boosterkit.errors import InputError, escape_controls
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import check_players
 from boosterkit.minigames.referee.runner import Replay, replay
-from boosterkit.minigames.setupfile import SetupFile, read_setup_file
+from boosterkit.minigames.setupfile import SetupFile, parse_setup
 from boosterkit.minigames.spec import AddExternal
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ def play(
     from boosterkit.minigames.referee import game_module
     from boosterkit.minigames.validate import validate_setup
 
-    data = read_setup_file(setup)
+    data = parse_setup(setup)
     game_module(data["minigame"])  # a game the referee plays
     check_sizes(data)
     given = list(moves)

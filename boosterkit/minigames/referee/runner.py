@@ -20,6 +20,8 @@ from boosterkit.cache import Cache
 from boosterkit.database import Database
 from boosterkit.errors import InputError, json_reason
 from boosterkit.generator.rng import pack_key
+from boosterkit.jobs import PARTS_PER_WORKER, check_jobs, map_parts, split, workers_for
+from boosterkit.minigames.engine import SetupError
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
 from boosterkit.minigames.referee.common import CardStats, RuleViolation
 from boosterkit.minigames.rng import Rng
@@ -340,7 +342,6 @@ class _Tally:
 def _none_dealt(run: _Run, tally: _Tally) -> None:
     """A run that could deal no setup: nothing to play or replay, so it fails, saying why
     (a bad ``--log`` is still the first thing said)."""
-    from boosterkit.minigames.engine import SetupError
 
     if run.log_dir is not None:
         _check_log_dir(run.log_dir)
@@ -400,7 +401,6 @@ def simulate(
     in order: the same statistics and logs for any ``jobs``. A worker only for each ``least``
     games (default ``SIMULATE_LEAST``), and only for a database file (workers open it).
     """
-    from boosterkit.parts import PARTS_PER_WORKER, check_jobs, map_parts, split, workers_for
 
     mod, jobs = _check_run(game, policy, games), check_jobs(jobs)
     database = Database.of(db, cache=Cache())
