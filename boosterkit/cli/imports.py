@@ -1,4 +1,5 @@
-"""``boosterkit import mtgjson FILE…`` and ``boosterkit import collation FILE``."""
+"""``boosterkit import mtgjson FILE…``, ``import collation FILE`` and ``import sealed-contents
+FILE…`` (``cli/sealed.py``)."""
 
 from __future__ import annotations
 
@@ -84,7 +85,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``import`` group to ``app``."""
     group = typer.Typer(
         name="import",
-        help="Import MTGJSON files and booster collation data.",
+        help="Import MTGJSON files, booster collation data and sealed-product contents.",
         no_args_is_help=True,
         rich_markup_mode=None,
         cls=HelpGroup,
@@ -130,4 +131,7 @@ def register(app: typer.Typer) -> None:
             result = import_collation(con, file, cache=ctx.obj.cache_dir)
         summary(result, pick_format(fmt, json_), out, collation_line)
 
+    from boosterkit.cli.sealed import sealed_contents_cmd
+
+    group.command("sealed-contents")(sealed_contents_cmd)
     app.add_typer(group, name="import")

@@ -17,8 +17,15 @@ from boosterkit.cli.options import (
     pick_format,
     product_option,
 )
-from boosterkit.errors import InputError
+from boosterkit.cli.sealed import open_sealed_product
+from boosterkit.errors import InputError, NotFoundError
 from boosterkit.formats import FRAMES
+
+#: ``open --product``: a booster product, or a sealed product (``cli/sealed.py``).
+PRODUCT = product_option(
+    "Or a sealed product's name, or its end (Bundle, Draft Booster Box): its packs and "
+    "cards. Default: draft, or the set's only product."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -28,7 +35,7 @@ def register(app: typer.Typer) -> None:
     def open_cmd(
         ctx: typer.Context,
         set_code: str = SET_ARG,
-        product: str | None = product_option("Default: draft, or the set's only product."),
+        product: str | None = PRODUCT,
         count: int = typer.Option(
             1, "-n", "--count", metavar="N", help="How many packs (1 or more)."
         ),
@@ -60,11 +67,16 @@ def register(app: typer.Typer) -> None:
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
         fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
-        if jobs != 1 and _in_parallel(ctx, set_code, product, count, (seed, chosen), fmt,
-                                      output, csv_raw, jobs):  # fmt: skip
+        try:
+            if jobs != 1 and _in_parallel(ctx, set_code, product, count, (seed, chosen), fmt,
+                                          output, csv_raw, jobs):  # fmt: skip
+                return
+            packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
+            first = next(packs)  # resolve the product (and fail) before creating the output file
+        except NotFoundError as exc:  # not a booster product: a sealed one (a box, a bundle…)?
+            open_sealed_product(ctx, (set_code, product, count), (seed, chosen), fmt, output,
+                                csv_raw, exc)  # fmt: skip
             return
-        packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
-        first = next(packs)  # resolve the product (and fail) before creating the output file
         binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
         counted = tally(fmt)  # what a draft tool's format leaves out, said on stderr after
         with render.output(output, binary) as out:

@@ -16,6 +16,7 @@ from boosterkit.cli.options import (
     product_option,
 )
 from boosterkit.cli.render import echo_err, emit, output, unresolved_sets
+from boosterkit.cli.sealed import list_sealed, sealed_section
 from boosterkit.formats import literal
 
 #: What ``--export`` writes a product as.
@@ -111,12 +112,21 @@ def register(app: typer.Typer) -> None:
             "boosterkit's collation.",
         ),
         product: str | None = product_option("With --export. Default: as `open`."),
+        sealed: bool = typer.Option(
+            False,
+            "--sealed",
+            help="List the set's sealed products instead (boxes, bundles, prerelease packs: "
+            "what each holds, and what boosterkit does not open). The text listing ends with them.",
+        ),
     ) -> None:
         """List a set's booster products: kind, source, variants, extras, unresolved cards."""
         from boosterkit.generator.products import set_products
 
         if export is not None:
             _export(ctx, set_code, product, out)
+            return
+        if sealed:
+            list_sealed(ctx, set_code, pick_format(fmt, json_), out)
             return
 
         data, reason = set_products(ctx.obj, set_code)
@@ -128,5 +138,8 @@ def register(app: typer.Typer) -> None:
                 rows=_rows,
                 columns=ROW_FIELDS,
                 out=f,
-                text=lambda d: "\n\n".join(product_text(p) for p in d) or none,
+                text=lambda d: (
+                    ("\n\n".join(product_text(p) for p in d) or none)
+                    + sealed_section(ctx, set_code)
+                ),
             )

@@ -190,7 +190,20 @@ _V5 = "ALTER TABLE cards ADD COLUMN watermark VARCHAR;"
 #: ``mtgo_id``/``mtgo_foil_id``): the ``CatID`` an MTGO ``.dek`` deck names each card by.
 _V6 = "ALTER TABLE cards ADD COLUMN mtgo_id INTEGER; ALTER TABLE cards ADD COLUMN mtgo_foil_id INTEGER;"
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+#: Sealed products (boxes, bundles, prerelease packs and kits) and what each holds, as MTGJSON's
+#: sealed-content data has it (``pipeline/sealed_contents.py``): booster packs by product
+#: code, other sealed products by name, promo cards, decks and non-card items.
+_V7 = """
+CREATE TABLE sealed_products (
+    set_code VARCHAR NOT NULL,          -- lowercase
+    name VARCHAR NOT NULL,              -- as the data names it: "Adventures in the Forgotten Realms Bundle"
+    contents VARCHAR NOT NULL,          -- JSON: {"pack": [...], "sealed": [...], "card": [...], ...}
+    source VARCHAR NOT NULL,            -- sealed-contents | mtgjson
+    PRIMARY KEY (set_code, name)
+);
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

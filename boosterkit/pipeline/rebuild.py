@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.pipeline import collation, ingest, mtgjson, sync
+from boosterkit.pipeline import collation, ingest, mtgjson, sealed_contents, sync
 from boosterkit.pipeline.db import Connection, scalar
 from boosterkit.pipeline.runs import recorded
 
@@ -32,6 +32,7 @@ REPLAYERS: dict[str, Replayer] = {
     "file": ingest.replay,
     "mtgjson": mtgjson.replay,
     "collation": collation.replay,
+    "sealed-contents": sealed_contents.replay,
 }
 
 #: Tables a rebuild keeps; every other table is derived from the cache and refilled.
