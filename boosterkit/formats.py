@@ -3,8 +3,9 @@
 - ``RECORDS``: a command's data, a listing or one record (``sets``, ``db info``, ``odds``…);
 - ``PACKS``: opened packs, streamed one pack at a time (``open``);
 - ``FRAMES``: binary tables through polars (``open``, ``odds``: Parquet, Arrow);
-- ``SHEETS``: a minigame's setup sheet (``deal``, ``GET /sheet``);
-- ``POOLS``: sealed pools and draft pods (``pool``, ``POST /pool``).
+- ``SHEETS``: a minigame's setup sheet (``deal``, ``GET /sheet``), PDF included;
+- ``POOLS``: sealed pools and draft pods (``pool``, ``POST /pool``): pages, deck files,
+  registration sheets, PDF.
 
 A format is declared once, here, with the function that writes it (``"module:function"``,
 imported on first use: the CLI lists its ``--format`` choices without loading numpy, polars
@@ -139,16 +140,23 @@ FRAMES.register(OutputFormat("parquet", _PACK + "write_parquet", "parquet", bina
 FRAMES.register(OutputFormat("arrow", _PACK + "write_arrow", "arrow", binary=True))
 
 _SHEET = "boosterkit.minigames.sheets:"
-SHEETS = Formats("sheets", "render(setup: Setup, images: Mapping[str, CardArt] | None) -> str")
+SHEETS = Formats(
+    "sheets",
+    "render(setup: Setup, images: Mapping[str, CardArt] | None) -> str "
+    "(a binary format: -> bytes, with the keyword paper: a4 | letter)",
+)
 SHEETS.register(OutputFormat("text", _SHEET + "render_text", "txt"))
 SHEETS.register(OutputFormat("md", _SHEET + "render_md", "md"))
 SHEETS.register(OutputFormat("html", _SHEET + "render_html", "html", images=True))
+_PDF = "boosterkit.pdf:"
+SHEETS.register(OutputFormat("pdf", _PDF + "sheet_pdf", "pdf", binary=True))
 
 _POOL = "boosterkit.generator.pools:"
 POOLS = Formats(
     "pools",
     "render(data: the event, images: Mapping[str, CardArt] | None, pool: dict | None) -> str "
-    "(pool None: every player's pool in one document; else that player's alone)",
+    "(pool None: every player's pool in one document; else that player's alone; a binary "
+    "format: -> bytes, with the keyword paper: a4 | letter)",
 )
 POOLS.register(OutputFormat("text", _POOL + "text_pools", "txt"))
 POOLS.register(OutputFormat("md", _POOL + "md_pools", "md"))
@@ -164,3 +172,9 @@ POOLS.register(OutputFormat("cockatrice", _DECK + "cockatrice_pools", "cod"))
 POOLS.register(OutputFormat("xmage", _DECK + "xmage_pools", "dck"))
 POOLS.register(OutputFormat("forge", _DECK + "forge_pools", "dck"))
 POOLS.register(OutputFormat("mtgjson", _DECK + "mtgjson_pools", "json"))
+# Printing an event: the pools as PDF, and each player's deck registration sheet.
+POOLS.register(OutputFormat("pdf", _PDF + "pools_pdf", "pdf", binary=True))
+_REGISTRATION = "boosterkit.generator.registration:"
+POOLS.register(OutputFormat("registration-html", _REGISTRATION + "registration_html", "html"))
+POOLS.register(OutputFormat("registration-pdf", _PDF + "registration_pdf", "pdf", binary=True))
+POOLS.register(OutputFormat("registration-csv", _REGISTRATION + "registration_csv", "csv"))

@@ -146,28 +146,47 @@ def deal_cmd(
         help="HTML sheets: each card shown with its Scryfall image (from "
         "the database) and artist credit. Cards without one print as before.",
     ),
+    paper: str = typer.Option("a4", "--paper", metavar="a4|letter", help="PDF paper size."),
 ) -> None:
-    """Open the packs for a minigame and deal its setup: a sheet to print, or JSON."""
+    """Open the packs for a minigame and deal its setup: a sheet to print (also PDF), or JSON."""
     from boosterkit.generator import new_seed
-    from boosterkit.minigames import deal, render_sheet
+    from boosterkit.minigames import deal
     from boosterkit.minigames.sheets import sheet_images
+    from boosterkit.pdf import check_paper
 
     fmt, chosen = pick_format(fmt, as_json), new_seed() if seed is None else seed
     render.check_images(SHEETS, fmt, images)
-    with render.flags({"players": "--players", "set": "--set", "lang": "--lang"}):
+    with render.flags({"players": "--players", "set": "--set", "lang": "--lang",
+                       "paper": "--paper"}):  # fmt: skip
+        paper = check_paper(paper)
         # the database is read only if the kept product and the options do not suffice
         setup = deal(
             ctx.obj, game, players, set_code, product, chosen, strict_backs, lang=lang.value
         )
         art = sheet_images(ctx.obj, setup) if images else None
-        sheet = "" if fmt == "json" else render_sheet(setup, fmt, art)
+        sheet = _sheet(setup, fmt, art, paper)
     render.seed_note(seed, chosen)
     render.images_note(images, art)
-    with render.output(output) as out:
+    binary = fmt if fmt in SHEETS and SHEETS.get(fmt).binary else None
+    with render.output(output, binary) as out:
         if fmt == "json":
             render.emit(setup.to_dict(), "json", out=out)
         else:
             out.write(sheet)
+
+
+def _sheet(setup: Any, fmt: str, art: Any, paper: str) -> str | bytes:
+    """The sheet in ``fmt`` (nothing for ``json``, written from the setup): a binary
+    format's bytes on ``paper``, else its text."""
+    from boosterkit.minigames import render_sheet
+
+    if fmt == "json":
+        return ""
+    found = SHEETS.get(fmt)
+    if found.binary:
+        document: bytes = found.renderer()(setup, art, paper=paper)
+        return document
+    return render_sheet(setup, fmt, art)
 
 
 def validate_cmd(

@@ -1,30 +1,79 @@
-"""``boosterkit pool SET``: sealed pools / draft pods, a printable page or deck list per player."""
+"""``boosterkit pool``: sealed pools for an event, a printable page, deck list or registration
+sheet per player; ``boosterkit pool check DECK``: a registered deck against its pool.
+
+``pool`` is a group whose own command makes the pools (``pool afr -n 8``): any first word
+that is not a subcommand is that command's (``PoolGroup``); ``pool check`` is the one
+subcommand. The check is in ``cli/event.py``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
+from typer._click import Context as ClickContext  # typer vendors click
+from typer.core import TyperCommand
 
 from boosterkit.cli import render
-from boosterkit.cli.options import (
-    JSON,
-    SET_ARG,
-    PoolFormat,
-    fmt_option,
-    pick_format,
-    product_option,
-)
+from boosterkit.cli.options import JSON, HelpGroup, PoolFormat, fmt_option, pick_format
 from boosterkit.formats import POOLS
 
+if TYPE_CHECKING:
+    from typer._click import Command
 
-def _write_dir(directory: str, files: dict[str, str]) -> None:
+#: The hidden name of ``pool``'s own command (``pool make afr`` is ``pool afr``).
+OWN = "make"
+HELP = (
+    "Each player's packs as a sorted pool: a printable page, a deck list or a deck "
+    "registration sheet per player (also PDF); `pool check` checks a registered deck."
+)
+
+
+class _Unnamed(ClickContext):
+    """The context of ``pool``'s own command: it is named ``boosterkit pool``."""
+
+    @property
+    def command_path(self) -> str:
+        return str(super().command_path).rstrip()
+
+
+class PoolCommand(TyperCommand):
+    """``pool``'s own command (``_Unnamed``'s context when run as ``pool``)."""
+
+    context_class = _Unnamed
+
+
+class PoolGroup(HelpGroup):
+    """``pool``: a subcommand when the first word names one (``check``), else its own
+    command with every word (``pool afr -n 8``, ``pool --help``)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] in self.commands:
+            return super().parse_args(ctx, args)
+        # click's Group.invoke reads the subcommand from these (typer pins its click)
+        ctx._protected_args, ctx.args = [f"\0{OWN}"], list(args)
+        return list(ctx.args)
+
+    def resolve_command(
+        self, ctx: Any, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] == f"\0{OWN}":
+            return None, self.commands[OWN], args[1:]
+        resolved: tuple[str | None, Command | None, list[str]] = super().resolve_command(ctx, args)
+        return resolved
+
+
+def _write_dir(directory: str, files: dict[str, str | bytes]) -> None:
     """Write every file into ``directory`` (created), or none (``safefiles.write_all``)."""
     from boosterkit.safefiles import write_all
 
     target = Path(directory)
     try:
-        write_all(target, {name: text.encode("utf-8") for name, text in files.items()})
+        write_all(
+            target,
+            {n: t.encode("utf-8") if isinstance(t, str) else t for n, t in files.items()},
+        )
     except OSError as exc:
         name = Path(exc.filename).name if exc.filename else ""
         where = f" ({name})" if name in files else ""
@@ -32,61 +81,140 @@ def _write_dir(directory: str, files: dict[str, str]) -> None:
     render.echo_err(f"wrote {len(files)} files to {target}: {', '.join(files)}")
 
 
+def _write(data: dict[str, Any], fmt: str, art: Any, output: str | None, paper: str) -> None:
+    """The pools in ``fmt``: one document on stdout (a binary one to ``-o FILE`` or a pipe),
+    or with ``-o DIR`` (a text format) one file per player."""
+    from boosterkit.generator.pools import render_bytes, render_pool, render_pools
+
+    found = POOLS.get(fmt)
+    if found.binary and output and not output.endswith(f".{found.extension}"):
+        files = {f"pool-{p['player']}.{found.extension}": render_bytes(data, fmt, art, p, paper=paper)
+                 for p in data["pools"]}  # fmt: skip
+        _write_dir(output, dict(files))
+    elif found.binary:
+        document = render_bytes(data, fmt, art, paper=paper)
+        with render.output(output, fmt) as out:
+            out.write(document)
+    elif output:
+        name = f"pool-{{}}.{found.extension}"
+        _write_dir(output, {name.format(p["player"]): render_pool(data, p, fmt, art)
+                            for p in data["pools"]})  # fmt: skip
+    else:
+        with render.output(None) as out:
+            out.write(render_pools(data, fmt, art))
+
+
+def _open(
+    ctx: typer.Context, set_code: str | None, players: int, packs: str, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The event's pools: ``open_pools`` for a plain count of one set, else ``open_event``."""
+    from boosterkit.generator.events import event_spec, open_event
+    from boosterkit.generator.pools import open_pools
+
+    product, seed = options["product"], options["seed"]
+    plain = not (options["chaos"] or options["duplicate"] or options["only_pack"])
+    with render.flags({"players": "--players", "packs": "--packs", "set": "SET",
+                       "chaos": "--chaos", "only_pack": "--only-pack"}):  # fmt: skip
+        if plain and packs.strip().isdigit() and set_code:
+            return open_pools(set_code, players, int(packs), product, seed, db=ctx.obj)
+        event = event_spec(set_code, packs, product, chaos=options["chaos"],
+                           duplicate=options["duplicate"], only_pack=options["only_pack"])  # fmt: skip
+        return open_event(event, players, seed, db=ctx.obj)
+
+
+def pool_cmd(
+    ctx: typer.Context,
+    set_code: str | None = typer.Argument(
+        None, metavar="SET", help="Set code (case-insensitive), e.g. afr; or give --packs SET:N,…"
+    ),
+    players: int = typer.Option(
+        ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
+    ),
+    packs: str = typer.Option(
+        "6",
+        "--packs",
+        metavar="N|SPEC",
+        help="Packs per player (1 to 36): 6 sealed, 3 draft; or a mix of sets and products, "
+        "afr:3,stx:3 or afr/set:2,afr:4 (a sealed product too: 'afr/prerelease pack:1').",
+    ),
+    product: str | None = typer.Option(
+        None,
+        "--product",
+        "-p",
+        metavar="PRODUCT",
+        help="Kind (draft, set, collector, …) or code (afr-set). Default: as `open`.",
+    ),  # fmt: skip
+    chaos: str | None = typer.Option(
+        None,
+        "--chaos",
+        metavar="SETS",
+        help="Chaos: each pack's set drawn from these (afr,stx,khm), --packs N of them.",
+    ),  # fmt: skip
+    duplicate: bool = typer.Option(
+        False, "--duplicate", help="Duplicate sealed: every player gets the same pool."
+    ),
+    only_pack: int | None = typer.Option(
+        None,
+        "--only-pack",
+        metavar="N",
+        help="A league's week: print only pack N of each pool (its earlier packs are those "
+        "of the weeks before).",
+    ),  # fmt: skip
+    seed: int | None = typer.Option(
+        None, "--seed", metavar="SEED", help="Event seed. Default: a random one, printed on stderr."
+    ),
+    fmt: PoolFormat = fmt_option("text"),
+    json_: bool = JSON,
+    output: str | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="Write one file per player into DIR (one line on stderr says so); a PDF format: "
+        "one FILE.pdf, or a file per player into DIR.",
+    ),  # fmt: skip
+    images: bool = typer.Option(
+        False,
+        "--images",
+        help="HTML: each card with its Scryfall image (from the database) and artist credit.",
+    ),  # fmt: skip
+    paper: str = typer.Option("a4", "--paper", metavar="a4|letter", help="PDF paper size."),
+    event: str | None = typer.Option(
+        None, "--event", metavar="NAME", help="The event's name, printed on registration sheets."
+    ),
+) -> None:
+    """Each player's packs as a sorted pool: a printable page, a deck list or a deck
+    registration sheet per player (also PDF). `boosterkit pool check DECK` checks a
+    registered deck against its pool."""
+    from boosterkit.generator import new_seed
+    from boosterkit.generator.decks import left_out
+    from boosterkit.generator.pools import pool_images
+    from boosterkit.pdf import check_paper
+
+    fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
+    render.check_images(POOLS, fmt, images)
+    with render.flags({"paper": "--paper"}):
+        paper = check_paper(paper)
+    options = {"product": product, "seed": chosen, "chaos": chaos, "duplicate": duplicate,
+               "only_pack": only_pack}  # fmt: skip
+    data = _open(ctx, set_code, players, packs, options)
+    if event:
+        data = {**data, "event": event}
+    render.seed_note(seed, chosen)
+    art = pool_images(ctx.obj, data) if images else None
+    render.images_note(images, art)
+    _write(data, fmt, art, output, paper)
+    if note := left_out(data, fmt):  # after the output: a refused format says nothing else
+        render.echo_err(note)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``pool`` to ``app``."""
+    """Add ``pool`` (and ``pool check``) to ``app``."""
+    from boosterkit.cli.event import check_cmd
 
-    @app.command("pool")
-    def pool_cmd(
-        ctx: typer.Context,
-        set_code: str = SET_ARG,
-        players: int = typer.Option(
-            ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
-        ),
-        packs: int = typer.Option(
-            6, "--packs", metavar="N", help="Packs per player (1 to 36): 6 sealed, 3 draft."
-        ),
-        product: str | None = product_option("Default: as `open`."),
-        seed: int | None = typer.Option(
-            None,
-            "--seed",
-            metavar="SEED",
-            help="Event seed. Default: a random one, printed on stderr.",
-        ),
-        fmt: PoolFormat = fmt_option("text"),
-        json_: bool = JSON,
-        output: str | None = typer.Option(
-            None,
-            "-o",
-            "--output",
-            metavar="DIR",
-            help="Write one file per player into DIR (one line on stderr says so).",
-        ),
-        images: bool = typer.Option(
-            False,
-            "--images",
-            help="HTML: each card with its Scryfall image (from the database) and artist credit.",
-        ),
-    ) -> None:
-        """Each player's packs as a sorted pool: a printable page per player, or a deck list."""
-        from boosterkit.generator import new_seed
-        from boosterkit.generator.decks import left_out
-        from boosterkit.generator.pools import open_pools, pool_images, render_pool, render_pools
-
-        fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
-        render.check_images(POOLS, fmt, images)
-        with render.flags({"players": "--players", "packs": "--packs"}):
-            data = open_pools(set_code, players, packs, product, chosen, db=ctx.obj)
-        render.seed_note(seed, chosen)
-        art = pool_images(ctx.obj, data) if images else None
-        render.images_note(images, art)
-        if output:
-            name = f"pool-{{}}.{POOLS.get(fmt).extension}"
-            _write_dir(
-                output,
-                {name.format(p["player"]): render_pool(data, p, fmt, art) for p in data["pools"]},
-            )
-        else:
-            with render.output(None) as out:
-                out.write(render_pools(data, fmt, art))
-        if note := left_out(data, fmt):  # after the output: a refused format says nothing else
-            render.echo_err(note)
+    group = typer.Typer(
+        name="pool", help=HELP, cls=PoolGroup, no_args_is_help=False, rich_markup_mode=None
+    )
+    group.command(OWN, hidden=True, cls=PoolCommand)(pool_cmd)
+    group.command("check")(check_cmd)
+    app.add_typer(group, name="pool")

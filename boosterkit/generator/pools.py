@@ -145,6 +145,11 @@ def _add_treatments(database: Database, pools: list[dict[str, Any]]) -> None:
             c["numbered"] = seen[_label(c)] > 1
 
 
+def add_treatments(database: Database, pools: list[dict[str, Any]]) -> None:
+    """Each card row's treatment, MTGO ids and ``numbered`` (``_add_treatments``)."""
+    _add_treatments(database, pools)
+
+
 def _check(players: int, packs: int) -> None:
     for name, v, hi in (("players", players, MAX_POOL_PLAYERS), ("packs", packs, MAX_PACKS)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
@@ -208,10 +213,8 @@ def _grouped(cards: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]
 
 
 def _title(data: dict[str, Any], pool: dict[str, Any]) -> str:
-    return (
-        f"Player {pool['player']} of {data['players']}: {data['packs_per_player']} × "
-        f"{data['product']} (event seed {data['seed']})"
-    )
+    what = pool.get("contents") or f"{data['packs_per_player']} × {data['product']}"
+    return f"Player {pool['player']} of {data['players']}: {what} (event seed {data['seed']})"
 
 
 def _count_line(e: dict[str, Any], escape: Callable[[Any], str] = str) -> str:
@@ -324,7 +327,7 @@ def render_pool(
 ) -> str:
     """One player's pool in ``fmt`` (a ``formats.POOLS`` format; ``json``: the event without
     the other pools; ``images``: HTML only)."""
-    rendered: str = POOLS.get(fmt).renderer()(data, images, pool)
+    rendered: str = _text_format(fmt).renderer()(data, images, pool)
     return rendered
 
 
@@ -333,8 +336,33 @@ def render_pools(
 ) -> str:
     """Every pool in ``fmt`` as one document (``html``: a page per player, with ``images``
     if given)."""
-    rendered: str = POOLS.get(fmt).renderer()(data, images)
+    rendered: str = _text_format(fmt).renderer()(data, images)
     return rendered
+
+
+def _text_format(fmt: str) -> Any:
+    found = POOLS.get(fmt)
+    if found.binary:
+        raise InputError(f"format {fmt}: binary, not text (render_bytes writes it)", field="format")
+    return found
+
+
+def render_bytes(
+    data: dict[str, Any],
+    fmt: str,
+    images: Mapping[str, CardArt] | None = None,
+    pool: dict[str, Any] | None = None,
+    *,
+    paper: str = "a4",
+) -> bytes:
+    """Every pool (or ``pool`` alone) in ``fmt`` as bytes: a binary format (``pdf``,
+    ``registration-pdf``) on ``paper``, any other as UTF-8 text."""
+    found = POOLS.get(fmt)
+    if found.binary:
+        rendered: bytes = found.renderer()(data, images, pool, paper=paper)
+        return rendered
+    text: str = found.renderer()(data, images, pool)
+    return text.encode("utf-8")
 
 
 def _one(data: dict[str, Any], pool: dict[str, Any] | None) -> dict[str, Any]:

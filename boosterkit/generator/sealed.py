@@ -300,15 +300,36 @@ def unopened_text(unopened: list[Unopened]) -> str:
     return "".join(f"; not opened, {why}: {', '.join(names)}" for why, names in groups.items())
 
 
-def _positions(flats: list[Flat]) -> list[tuple[int, BoosterRef | list[CardRef]]]:
-    """Each copy's packs, then its loose cards, numbered from 1 across the run."""
+def _plan(
+    cat: Catalogue, row: SealedRow, seed: int, count: int, start: int
+) -> tuple[list[Flat], list[tuple[int, BoosterRef | list[CardRef]]]]:
+    """``count`` copies flattened, and each copy's packs then its loose cards numbered from
+    ``start``; a copy's ``variable`` choices come from the stream ``sealed/<its first number>``."""
+    flats: list[Flat] = []
     out: list[tuple[int, BoosterRef | list[CardRef]]] = []
-    for flat in flats:
+    for _ in range(count):
+        flat = flatten(cat, row, Rng(seed, f"sealed/{start + len(out)}"))
+        flats.append(flat)
         for ref in flat.packs:
-            out.append((len(out) + 1, ref))
+            out.append((start + len(out), ref))
         if flat.cards:
-            out.append((len(out) + 1, flat.cards))
-    return out
+            out.append((start + len(out), flat.cards))
+        if len(out) > MAX_SEALED_PACKS:
+            raise InputError(
+                f"{count} × {row.name}: more than the {MAX_SEALED_PACKS:,} packs one opening "
+                "holds", field="count",
+            )  # fmt: skip
+    return flats, out
+
+
+def draw_sealed(
+    database: Database, con: Connection, row: SealedRow, seed: int, count: int, start: int = 1
+) -> tuple[list[Pack], list[Unopened]]:
+    """``count`` copies of ``row`` drawn with ``seed``, numbered from ``start`` (a pool's
+    sealed product after its other packs), and what was not opened."""
+    flats, plan = _plan(catalogue(con), row, seed, count, start)
+    packs, missing = _draw_all(database, con, plan, seed, row)
+    return packs, _merged(flats, missing)
 
 
 def _draw_all(
@@ -380,17 +401,8 @@ def open_sealed(
         row = cat.find(set_code, name)
         if row is None:
             raise NotFoundError(not_found(cat, set_code, name))
-        flats = [flatten(cat, row, Rng(seed, f"sealed/{i}")) for i in range(1, count + 1)]
-        plan = _positions(flats)
-        if len(plan) > MAX_SEALED_PACKS:
-            raise InputError(
-                f"{count} × {row.name}: {len(plan):,} packs, more than the "
-                f"{MAX_SEALED_PACKS:,} one opening holds", field="count",
-            )  # fmt: skip
-        packs, missing = _draw_all(database, con, plan, seed, row)
-    return SealedOpening(
-        row.set_code, row.name, row.source, seed, count, packs, _merged(flats, missing)
-    )
+        packs, unopened = draw_sealed(database, con, row, seed, count)
+    return SealedOpening(row.set_code, row.name, row.source, seed, count, packs, unopened)
 
 
 def not_found(cat: Catalogue, set_code: str, name: str) -> str:

@@ -755,5 +755,7 @@ def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) 
         raise InputError(f"images: {refused} (the format is {fmt})", field="images")
     if fmt not in SHEETS:
         raise InputError(f"--format {fmt}: sheets are {', '.join(FORMATS)} (or json)")
+    if SHEETS.get(fmt).binary:
+        raise InputError(f"format {fmt}: binary, not text (boosterkit.pdf.sheet_pdf writes it)")
     rendered: str = SHEETS.get(fmt).renderer()(setup, images)
     return rendered

@@ -1,0 +1,148 @@
+"""Deck registration sheets: each pool's cards with a "played" column to fill in, the player's
+and the event's fields, and the line that checks a registered deck against the pool.
+
+As at a sealed event (the Magic Tournament Rules' deck registration, 7.5 on pool swaps): the
+player writes how many of each card their main deck plays and the basic lands they add, and
+signs; a judge checks the sheet, or the deck list, against the pool. The sheet names the
+pool's packs and seeds and prints ``boosterkit pool check`` with the arguments that make this
+player's pool again (``events.pool_args``).
+
+The functions of ``formats.POOLS`` here: ``registration_html`` (a page per player, each
+colour's table kept whole) and ``registration_csv`` (a row per card and player, ``played``
+empty); ``pdf.registration_pdf`` prints the HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from boosterkit.generator.events import pool_args
+from boosterkit.serialize import CsvWriter
+
+if TYPE_CHECKING:
+    from boosterkit.pipeline.queries import CardArt
+
+#: The basic lands a player adds to a sealed deck from outside the pool.
+BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+#: The fields a player fills in at the head of the sheet.
+PLAYER_FIELDS = ("Player name", "Player ID", "Table")
+CSV_COLUMNS = (
+    "event", "player", "pool_seed", "section", "card", "set", "collector_number", "foil",
+    "in_pool", "played",
+)  # fmt: skip
+
+
+def card_name(c: Mapping[str, Any]) -> str:
+    """A pool row as the sheet names it: the name, its treatment and ``foil`` when so."""
+    name = c["name"] or f"(not in the database: {c['set']} {c['collector_number'] or '?'})"
+    marks = [*c.get("treatment", []), *(["foil"] if c["foil"] else [])]
+    return name + (f" ({', '.join(marks)})" if marks else "")
+
+
+def check_line(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
+    """``boosterkit pool check DECK …`` for this player's pool."""
+    return "boosterkit pool check DECK " + " ".join(pool_args(dict(data), pool["player"]))
+
+
+def _pools(data: Mapping[str, Any], pool: Any) -> list[Mapping[str, Any]]:
+    return [pool] if pool is not None else list(data["pools"])
+
+
+def _sections(pool: Mapping[str, Any]) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for c in pool["cards"]:
+        out.setdefault(c["section"], []).append(c)
+    return list(out.items())
+
+
+_CSS = """@page{margin:9mm}
+body{font:8pt/1.15 'DejaVu Sans',system-ui,sans-serif;margin:0;color:#111}
+section.reg{break-after:page;page-break-after:always}
+section.reg:last-child{break-after:auto;page-break-after:auto}
+h1{font-size:13pt;margin:0 0 1.5mm}
+table{border-collapse:collapse}
+table.fields{width:100%;margin-bottom:1.5mm}
+table.fields td{border:1px solid #333;padding:.8mm 1.5mm;height:6mm;vertical-align:top;width:25%}
+table.fields b{display:block;font-size:7pt;color:#444}
+p.pool{margin:0 0 2mm;font-size:7.5pt;color:#333}
+p.pool code{font-size:7pt}
+.cols{columns:2;column-gap:5mm}
+table.cards{width:100%;margin:0 0 1.5mm;break-inside:avoid;page-break-inside:avoid}
+table.cards caption{text-align:left;font-weight:bold;padding:0 0 .5mm}
+table.cards caption span.h{float:right;font-weight:normal;font-size:6.5pt;color:#444}
+table.cards td{border-bottom:1px solid #bbb;padding:.1mm 1mm}
+table.cards td.n{text-align:right;width:7mm}
+table.cards td.played{border:1px solid #333;width:11mm}
+table.cards td.set{color:#555;font-size:7pt;white-space:nowrap}
+table.totals{width:100%;margin-top:1mm;break-inside:avoid;page-break-inside:avoid}
+table.totals td{border:1px solid #333;padding:.8mm 1.5mm;height:6mm}
+table.totals b{font-size:7pt;color:#444}"""
+
+
+def _fields(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
+    e = html.escape
+    event = e(str(data.get("event") or ""))
+    cells = [f"<td><b>Event</b>{event}</td>"] + [f"<td><b>{e(f)}</b></td>" for f in PLAYER_FIELDS]
+    return f'<table class="fields"><tr>{"".join(cells)}</tr></table>'
+
+
+def _card_rows(cards: list[Mapping[str, Any]]) -> str:
+    e = html.escape
+    return "".join(
+        f"<tr><td>{e(card_name(c))}</td>"
+        f'<td class="set">{e(str(c["set"]).upper())} {e(str(c["collector_number"] or ""))}</td>'
+        f'<td class="n">{c["count"]}</td><td class="played"></td></tr>'
+        for c in cards
+    )
+
+
+def _page(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
+    e = html.escape
+    total = sum(c["count"] for c in pool["cards"])
+    what = pool.get("contents") or f"{data['packs_per_player']} × {data['product']}"
+    tables = "".join(
+        f'<table class="cards"><caption>{e(section)} ({sum(c["count"] for c in cards)})'
+        '<span class="h">pool · played</span></caption>'
+        f"{_card_rows(cards)}</table>"
+        for section, cards in _sections(pool)
+    )
+    basics = "".join(f"<td><b>{b}</b></td>" for b in BASICS)
+    return (
+        f'<section class="reg"><h1>Deck registration — player {pool["player"]} of '
+        f"{data['players']}</h1>{_fields(data, pool)}"
+        f'<p class="pool">Pool: {e(what)} · {total} cards · event seed {data["seed"]}, pool '
+        f"seed {pool['seed']} · check a deck list: <code>{e(check_line(data, pool))}</code></p>"
+        f'<div class="cols">{tables}'
+        f'<table class="totals"><tr><td colspan="5"><b>Basic lands added</b></td></tr>'
+        f'<tr>{basics}</tr><tr><td colspan="5"><b>Main deck total (at least 40)</b></td></tr>'
+        f'<tr><td colspan="5"><b>Player signature</b></td></tr></table></div></section>'
+    )
+
+
+def registration_html(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """A deck registration sheet per player, each on its own printed page."""
+    pages = "".join(_page(data, p) for p in _pools(data, pool))
+    title = html.escape(f"Deck registration — event seed {data['seed']}")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{_CSS}</style></head><body>{pages}</body></html>\n"
+    )
+
+
+def registration_csv(
+    data: dict[str, Any], images: Mapping[str, CardArt] | None = None, pool: Any = None
+) -> str:
+    """A row per card of each pool: the event, player, pool seed, the card, how many the
+    pool holds, and an empty ``played`` for the count the deck plays."""
+    out = io.StringIO()
+    w = CsvWriter(out, list(CSV_COLUMNS))
+    for p in _pools(data, pool):
+        for c in p["cards"]:
+            w.row([data.get("event") or "", p["player"], p["seed"], c["section"], card_name(c),
+                   c["set"], c["collector_number"], c["foil"], c["count"], None])  # fmt: skip
+    return out.getvalue()
