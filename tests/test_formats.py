@@ -18,7 +18,7 @@ from boosterkit.formats import FRAMES, PACKS, POOLS, RECORDS, SHEETS, Formats, O
 def _offered(capsys: pytest.CaptureFixture[str], *command: str) -> list[str]:
     code, out, _ = run_cli(capsys, *command, "--help")
     assert code == 0
-    return re.search(r"--format <([a-z|]+)>", out).group(1).split("|")
+    return re.search(r"--format <([a-z|-]+)>", out).group(1).split("|")
 
 
 @pytest.mark.parametrize(
@@ -47,9 +47,12 @@ def test_the_registries_hold_what_each_kind_writes() -> None:
     assert RECORDS.names == ("json", "jsonl", "csv", "table", "text")
     assert PACKS.names == ("text", "json", "jsonl", "csv", "draftmancer", "cubecobra")
     assert FRAMES.names == ("parquet", "arrow") and all(f.binary for f in FRAMES)
-    assert SHEETS.names == ("text", "md", "html") and SHEETS.image_formats == ("html",)
+    assert SHEETS.names == ("text", "md", "html", "pdf") and SHEETS.image_formats == ("html",)
     assert POOLS.names == ("text", "md", "html", "json", "decklist", "arena", "moxfield",
-                           "mtgo", "dek", "cockatrice", "xmage", "forge", "mtgjson")  # fmt: skip
+                           "mtgo", "dek", "cockatrice", "xmage", "forge", "mtgjson", "pdf",
+                           "registration-html", "registration-pdf", "registration-csv")  # fmt: skip
+    binary = {(r.kind, f.name) for r in (SHEETS, POOLS) for f in r if f.binary}
+    assert binary == {("sheets", "pdf"), ("pools", "pdf"), ("pools", "registration-pdf")}
     for registry in (RECORDS, PACKS, FRAMES, SHEETS, POOLS):
         for fmt in registry:
             assert callable(fmt.renderer()), (registry.kind, fmt.name)

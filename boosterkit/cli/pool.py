@@ -48,6 +48,9 @@ class PoolGroup(HelpGroup):
     """``pool``: a subcommand when the first word names one (``check``), else its own
     command with every word (``pool afr -n 8``, ``pool --help``)."""
 
+    #: Its own command's name (``cli/reference.py`` documents the group as a command too).
+    own_command = OWN
+
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] in self.commands:
             return super().parse_args(ctx, args)
@@ -122,66 +125,80 @@ def _open(
         return open_event(event, players, seed, db=ctx.obj)
 
 
+SET_OPTION: Any = typer.Argument(
+    None, metavar="SET", help="Set code (case-insensitive), e.g. afr; or give --packs SET:N,…"
+)
+PLAYERS_OPTION: Any = typer.Option(
+    ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
+)
+PACKS_OPTION: Any = typer.Option(
+    "6",
+    "--packs",
+    metavar="N|SPEC",
+    help="Packs per player (1 to 36): 6 sealed, 3 draft; or a mix of sets and products, "
+    "afr:3,stx:3 or afr/set:2,afr:4 (a sealed product too: 'afr/prerelease pack:1').",
+)
+PRODUCT_OPTION: Any = typer.Option(
+    None,
+    "--product",
+    "-p",
+    metavar="PRODUCT",
+    help="Kind (draft, set, collector, …) or code (afr-set). Default: as `open`.",
+)
+CHAOS_OPTION: Any = typer.Option(
+    None,
+    "--chaos",
+    metavar="SETS",
+    help="Chaos: each pack's set drawn from these (afr,stx,khm), --packs N of them.",
+)
+DUPLICATE_OPTION: Any = typer.Option(
+    False, "--duplicate", help="Duplicate sealed: every player gets the same pool."
+)
+ONLY_PACK_OPTION: Any = typer.Option(
+    None,
+    "--only-pack",
+    metavar="N",
+    help="A league's week: print only pack N of each pool (its earlier packs are those "
+    "of the weeks before).",
+)
+SEED_OPTION: Any = typer.Option(
+    None, "--seed", metavar="SEED", help="Event seed. Default: a random one, printed on stderr."
+)
+OUTPUT_OPTION: Any = typer.Option(
+    None,
+    "-o",
+    "--output",
+    metavar="DIR",
+    help="Write one file per player into DIR (one line on stderr says so); a PDF format: "
+    "one FILE.pdf, or a file per player into DIR.",
+)
+IMAGES_OPTION: Any = typer.Option(
+    False,
+    "--images",
+    help="HTML: each card with its Scryfall image (from the database) and artist credit.",
+)
+PAPER_OPTION: Any = typer.Option("a4", "--paper", metavar="a4|letter", help="PDF paper size.")
+EVENT_OPTION: Any = typer.Option(
+    None, "--event", metavar="NAME", help="The event's name, printed on registration sheets."
+)
+
+
 def pool_cmd(
     ctx: typer.Context,
-    set_code: str | None = typer.Argument(
-        None, metavar="SET", help="Set code (case-insensitive), e.g. afr; or give --packs SET:N,…"
-    ),
-    players: int = typer.Option(
-        ..., "--players", "-n", metavar="N", help="Number of players (1 to 64)."
-    ),
-    packs: str = typer.Option(
-        "6",
-        "--packs",
-        metavar="N|SPEC",
-        help="Packs per player (1 to 36): 6 sealed, 3 draft; or a mix of sets and products, "
-        "afr:3,stx:3 or afr/set:2,afr:4 (a sealed product too: 'afr/prerelease pack:1').",
-    ),
-    product: str | None = typer.Option(
-        None,
-        "--product",
-        "-p",
-        metavar="PRODUCT",
-        help="Kind (draft, set, collector, …) or code (afr-set). Default: as `open`.",
-    ),  # fmt: skip
-    chaos: str | None = typer.Option(
-        None,
-        "--chaos",
-        metavar="SETS",
-        help="Chaos: each pack's set drawn from these (afr,stx,khm), --packs N of them.",
-    ),  # fmt: skip
-    duplicate: bool = typer.Option(
-        False, "--duplicate", help="Duplicate sealed: every player gets the same pool."
-    ),
-    only_pack: int | None = typer.Option(
-        None,
-        "--only-pack",
-        metavar="N",
-        help="A league's week: print only pack N of each pool (its earlier packs are those "
-        "of the weeks before).",
-    ),  # fmt: skip
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="SEED", help="Event seed. Default: a random one, printed on stderr."
-    ),
+    set_code: str | None = SET_OPTION,
+    players: int = PLAYERS_OPTION,
+    packs: str = PACKS_OPTION,
+    product: str | None = PRODUCT_OPTION,
+    chaos: str | None = CHAOS_OPTION,
+    duplicate: bool = DUPLICATE_OPTION,
+    only_pack: int | None = ONLY_PACK_OPTION,
+    seed: int | None = SEED_OPTION,
     fmt: PoolFormat = fmt_option("text"),
     json_: bool = JSON,
-    output: str | None = typer.Option(
-        None,
-        "-o",
-        "--output",
-        metavar="DIR",
-        help="Write one file per player into DIR (one line on stderr says so); a PDF format: "
-        "one FILE.pdf, or a file per player into DIR.",
-    ),  # fmt: skip
-    images: bool = typer.Option(
-        False,
-        "--images",
-        help="HTML: each card with its Scryfall image (from the database) and artist credit.",
-    ),  # fmt: skip
-    paper: str = typer.Option("a4", "--paper", metavar="a4|letter", help="PDF paper size."),
-    event: str | None = typer.Option(
-        None, "--event", metavar="NAME", help="The event's name, printed on registration sheets."
-    ),
+    output: str | None = OUTPUT_OPTION,
+    images: bool = IMAGES_OPTION,
+    paper: str = PAPER_OPTION,
+    event: str | None = EVENT_OPTION,
 ) -> None:
     """Each player's packs as a sorted pool: a printable page, a deck list or a deck
     registration sheet per player (also PDF). `boosterkit pool check DECK` checks a

@@ -21,6 +21,8 @@ def command_paths() -> list[str]:
             if getattr(cmd, "hidden", False):
                 continue
             if hasattr(cmd, "commands"):
+                if getattr(cmd, "own_command", None):  # a group that is a command too (pool)
+                    out.append(prefix + name)
                 out += walk(cmd, f"{prefix}{name} ")
             else:
                 out.append(prefix + name)

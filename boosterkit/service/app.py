@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -157,10 +157,13 @@ def sheet(
     strict_backs: bool | None = Query(None),
     lang: Lang = Query("en"),
     images: bool = Query(False, description="each card shown with its Scryfall image"),
+    format: Literal["html", "pdf"] = Query("html", description="pdf: as `deal -f pdf`"),
+    paper: Literal["a4", "letter"] = Query("a4", description="the PDF's paper"),
     *,
     request: Request,
-) -> HTMLResponse:
-    """The printable HTML setup sheet, as ``boosterkit deal --format html [--images]``."""
+) -> Response:
+    """The printable HTML setup sheet, as ``boosterkit deal --format html [--images]``; or
+    its PDF (``format=pdf``, as ``deal --format pdf --paper``)."""
     req = DealRequest(
         minigame=minigame,
         players=players,
@@ -172,6 +175,10 @@ def sheet(
     )
     with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         setup = _deal(req, request)
+        if format == "pdf":
+            from boosterkit.pdf import sheet_pdf
+
+            return Response(sheet_pdf(setup, paper=paper), media_type="application/pdf")
         art = sheet_images(request.app.state.database, setup) if images else None
         headers = {"Content-Security-Policy": SHEET_CSP, **NOSNIFF}
         sheet = escape_controls(render_sheet(setup, "html", art), one_line=False)  # as the CLI
