@@ -69,12 +69,13 @@ table.fields td{border:1px solid #333;padding:.8mm 1.5mm;height:6mm;vertical-ali
 table.fields b{display:block;font-size:7pt;color:#444}
 p.pool{margin:0 0 2mm;font-size:7.5pt;color:#333}
 p.pool code{font-size:7pt}
-.cols{columns:2;column-gap:5mm}
+section.reg{overflow:hidden}
+.col{float:left;width:48.5%}.col+.col{float:right}
 table.cards{width:100%;margin:0 0 1.5mm;break-inside:avoid;page-break-inside:avoid}
-table.cards caption{text-align:left;font-weight:bold;padding:0 0 .5mm}
-table.cards caption span.h{float:right;font-weight:normal;font-size:6.5pt;color:#444}
+table.cards th{text-align:left;border-bottom:1px solid #333;padding:.3mm 1mm 0}
+table.cards th.n{font-weight:normal;font-size:6.5pt;color:#444}
 table.cards td{border-bottom:1px solid #bbb;padding:.1mm 1mm}
-table.cards td.n{text-align:right;width:7mm}
+table.cards td.n,table.cards th.n{text-align:right;width:7mm}
 table.cards td.played{border:1px solid #333;width:11mm}
 table.cards td.set{color:#555;font-size:7pt;white-space:nowrap}
 table.totals{width:100%;margin-top:1mm;break-inside:avoid;page-break-inside:avoid}
@@ -99,26 +100,55 @@ def _card_rows(cards: list[Mapping[str, Any]]) -> str:
     )
 
 
+def _table(section: str, cards: list[Mapping[str, Any]]) -> str:
+    e = html.escape
+    return (
+        f'<table class="cards"><tr><th colspan="2">{e(section)} '
+        f'({sum(c["count"] for c in cards)})</th><th class="n">pool</th>'
+        f'<th class="n">played</th></tr>{_card_rows(cards)}</table>'
+    )
+
+
+#: The sheet's foot (basic lands, total, signature), counted as this many table rows.
+_FOOT_ROWS = 7
+
+
+def _columns(pool: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The colour tables in two columns of about as many rows, in order, whole (the layout
+    is decided here: a browser's or WeasyPrint's column balancing is slow and may split)."""
+    tables = [(len(cards) + 1, _table(section, cards)) for section, cards in _sections(pool)]
+    half = (sum(n for n, _ in tables) + _FOOT_ROWS) / 2
+    left: list[str] = []
+    rows = 0
+    for n, table in tables:
+        if left and rows + n / 2 > half:
+            break
+        left.append(table)
+        rows += n
+    return left, [t for _, t in tables[len(left) :]]
+
+
+def _foot() -> str:
+    basics = "".join(f"<td><b>{b}</b></td>" for b in BASICS)
+    return (
+        '<table class="totals"><tr><td colspan="5"><b>Basic lands added</b></td></tr>'
+        f'<tr>{basics}</tr><tr><td colspan="5"><b>Main deck total (at least 40)</b></td></tr>'
+        '<tr><td colspan="5"><b>Player signature</b></td></tr></table>'
+    )
+
+
 def _page(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
     e = html.escape
     total = sum(c["count"] for c in pool["cards"])
     what = pool.get("contents") or f"{data['packs_per_player']} × {data['product']}"
-    tables = "".join(
-        f'<table class="cards"><caption>{e(section)} ({sum(c["count"] for c in cards)})'
-        '<span class="h">pool · played</span></caption>'
-        f"{_card_rows(cards)}</table>"
-        for section, cards in _sections(pool)
-    )
-    basics = "".join(f"<td><b>{b}</b></td>" for b in BASICS)
+    left, right = _columns(pool)
     return (
         f'<section class="reg"><h1>Deck registration — player {pool["player"]} of '
         f"{data['players']}</h1>{_fields(data, pool)}"
         f'<p class="pool">Pool: {e(what)} · {total} cards · event seed {data["seed"]}, pool '
         f"seed {pool['seed']} · check a deck list: <code>{e(check_line(data, pool))}</code></p>"
-        f'<div class="cols">{tables}'
-        f'<table class="totals"><tr><td colspan="5"><b>Basic lands added</b></td></tr>'
-        f'<tr>{basics}</tr><tr><td colspan="5"><b>Main deck total (at least 40)</b></td></tr>'
-        f'<tr><td colspan="5"><b>Player signature</b></td></tr></table></div></section>'
+        f'<div class="col">{"".join(left)}</div>'
+        f'<div class="col">{"".join(right)}{_foot()}</div></section>'
     )
 
 
