@@ -764,3 +764,40 @@ def test_a_shared_link_deals_the_same_table_on_the_sample(sample_server: str, br
         )
     assert failures == [], failures
     page.close()
+
+
+def test_a_mixed_event_prints_pools_and_registration_sheets_from_the_page(
+    server: str, browser, tmp_path: Path
+) -> None:
+    """Issue 32: the page takes a pack spec and downloads the PDFs and the CSV the service
+    makes for the same arguments."""
+    pypdf = pytest.importorskip("pypdf")
+    pytest.importorskip("weasyprint", reason="pip install 'boosterkit[pdf]'")
+    body = {"set": "afr", "players": 2, "packs": "afr:3,stx:3", "seed": 9}
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    failures = _watch(page)
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.check("#mode-pool")
+    page.select_option("#paper", "letter")
+    page.fill("#packs", body["packs"])
+    _open_pools(page, players=2, packs=None, seed=9)
+    headings = [p["heading"] for p in _pools_shown(page)]
+    assert headings == [
+        f"Player {n} of 2: 3 afr-draft + 3 stx-draft (event seed 9)" for n in (1, 2)
+    ]
+    assert page.is_visible("#pdf-registration")
+    for button, fmt in (("#pdf-registration", "registration-pdf"), ("#pdf-pools", "pdf"),
+                        ("#csv-registration", "registration-csv")):  # fmt: skip
+        with page.expect_download(timeout=60000) as got:
+            page.click(button)
+        saved = tmp_path / got.value.suggested_filename
+        got.value.save_as(saved)
+        answer = httpx.post(f"{server}/pool", json={**body, "format": fmt, "paper": "letter"},
+                            timeout=60)  # fmt: skip
+        assert saved.read_bytes() == answer.content, fmt
+    pages = pypdf.PdfReader(tmp_path / "registration.pdf").pages
+    assert len(pages) == 2 and round(float(pages[0].mediabox.height)) == 792
+    assert failures == []
+    context.close()

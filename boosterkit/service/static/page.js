@@ -5,11 +5,12 @@
 
 const $ = (id) => document.getElementById(id);
 const NOT_BOOSTER_SETS = new Set(["token", "minigame", "memorabilia", "promo", "alchemy"]);
-const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images", "lang"];
+const FIELDS = ["mode", "set", "minigame", "players", "packs", "product", "seed", "images", "lang",
+  "paper"];
 // What the address keeps after a deal or an opening (a sheet's address has no mode).
 const QUERY = {
   sheet: ["set", "minigame", "players", "product", "seed", "images", "lang"],
-  pool: ["mode", "set", "players", "packs", "product", "seed", "images"],
+  pool: ["mode", "set", "players", "packs", "product", "seed", "images", "paper"],
 };
 const MAX_POOL_PLAYERS = 32; // POST /pool's limit
 const STORE_KEY = "boosterkit.organizer.form";
@@ -400,25 +401,44 @@ async function dealSheet() {
   showStatus(`Dealt with seed ${$("seed").value}. The same seed deals the same setup again.`);
 }
 
-// POST /pool with the form's arguments; the answer's text (format html or decklist).
-async function postPool(format) {
+// POST /pool with the form's arguments; the answer (format html, decklist, pdf…): its text,
+// or with asBlob its bytes.
+async function postPool(format, asBlob = false) {
   const seed = $("seed").value;
   if (!/^\d+$/.test(seed)) throw new Error(`seed ${seed}: expected a whole number ≥ 0`);
+  const packs = $("packs").value.trim();
   const args = {
     set: $("set").value,
     players: Number($("players").value),
-    packs: Number($("packs").value),
+    packs: /^\d+$/.test(packs) ? Number(packs) : packs, // a count, or a spec: afr:3,stx:3
     format,
   };
   if ($("product").value) args.product = $("product").value;
   if (format === "html" && $("images").checked) args.images = true;
+  if (format.endsWith("pdf")) args.paper = $("paper").value;
   // The seed goes in as written: a JavaScript number would round seeds above 2^53.
   const body = `{"seed":${seed},${JSON.stringify(args).slice(1)}`;
   const response = await fetch("/pool", {
     method: "POST", headers: { "Content-Type": "application/json" }, body,
   });
   if (!response.ok) throw new Error(await errorMessage(response));
-  return response.text();
+  return asBlob ? response.blob() : response.text();
+}
+
+// A PDF or CSV of the pools shown, asked for when its button is pressed, then saved.
+async function downloadPool(format, name) {
+  showStatus("Printing…");
+  try {
+    const url = URL.createObjectURL(await postPool(format, true));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    showStatus(`Saved ${name} (seed ${$("seed").value}).`);
+  } catch (error) {
+    showStatus(error.message, true);
+  }
 }
 
 // The decklist format is every player's list, each after a "// Player i" line: one
@@ -448,6 +468,7 @@ function showDeckLists(lists) {
     links.append(link);
   }
   $("downloads").hidden = lists.length === 0;
+  $("pdf-downloads").hidden = lists.length === 0;
 }
 
 async function openPools() {
@@ -499,6 +520,11 @@ function init() {
   $("deal-form").addEventListener("input", saveForm);
   $("deal-form").addEventListener("submit", submitForm);
   $("print").addEventListener("click", () => window.print());
+  $("pdf-pools").addEventListener("click", () => downloadPool("pdf", "pools.pdf"));
+  $("pdf-registration").addEventListener("click",
+    () => downloadPool("registration-pdf", "registration.pdf"));
+  $("csv-registration").addEventListener("click",
+    () => downloadPool("registration-csv", "registration.csv"));
   // A link with the form's values (the address after a deal, shared) deals the same table.
   const linked = FIELDS.some((f) => new URLSearchParams(window.location.search).has(f));
   loadChoices()
