@@ -148,8 +148,7 @@ SHEETS = Formats(
 SHEETS.register(OutputFormat("text", _SHEET + "render_text", "txt"))
 SHEETS.register(OutputFormat("md", _SHEET + "render_md", "md"))
 SHEETS.register(OutputFormat("html", _SHEET + "render_html", "html", images=True))
-_PDF = "boosterkit.pdf:"
-SHEETS.register(OutputFormat("pdf", _PDF + "sheet_pdf", "pdf", binary=True))
+SHEETS.register(OutputFormat("pdf", _SHEET + "sheet_pdf", "pdf", binary=True))
 
 _POOL = "boosterkit.generator.pools:"
 POOLS = Formats(
@@ -173,8 +172,10 @@ POOLS.register(OutputFormat("xmage", _DECK + "xmage_pools", "dck"))
 POOLS.register(OutputFormat("forge", _DECK + "forge_pools", "dck"))
 POOLS.register(OutputFormat("mtgjson", _DECK + "mtgjson_pools", "json"))
 # Printing an event: the pools as PDF, and each player's deck registration sheet.
-POOLS.register(OutputFormat("pdf", _PDF + "pools_pdf", "pdf", binary=True))
+POOLS.register(OutputFormat("pdf", _POOL + "pools_pdf", "pdf", binary=True))
 _REGISTRATION = "boosterkit.generator.registration:"
 POOLS.register(OutputFormat("registration-html", _REGISTRATION + "registration_html", "html"))
-POOLS.register(OutputFormat("registration-pdf", _PDF + "registration_pdf", "pdf", binary=True))
+POOLS.register(
+    OutputFormat("registration-pdf", _REGISTRATION + "registration_pdf", "pdf", binary=True)
+)
 POOLS.register(OutputFormat("registration-csv", _REGISTRATION + "registration_csv", "csv"))

@@ -7,19 +7,17 @@ line saying so (exit 1), and every other format works. The document is rendered 
 HTML boosterkit wrote, with no other file: no URL is fetched (a ``data:`` URL aside), so a PDF
 is the same offline and carries no card image. The same document and paper give the same
 bytes (no creation date is written).
+
+The documents' writers are beside their HTML: ``minigames.sheets.sheet_pdf``,
+``generator.pools.pools_pdf``, ``generator.registration.registration_pdf``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from boosterkit.errors import BoosterkitError, InputError
-
-if TYPE_CHECKING:
-    from boosterkit.minigames.engine import Setup
-    from boosterkit.pipeline.queries import CardArt
 
 #: ``--paper``: the CSS page size of each paper.
 PAPERS = {"a4": "A4", "letter": "letter"}
@@ -79,41 +77,3 @@ def html_to_pdf(document: str, paper: str = DEFAULT_PAPER) -> bytes:
     finally:
         log.setLevel(level)
     return pdf
-
-
-# The functions of ``formats.SHEETS`` and ``formats.POOLS`` that write PDF.
-
-
-def sheet_pdf(
-    setup: Setup, images: Mapping[str, CardArt] | None = None, *, paper: str = DEFAULT_PAPER
-) -> bytes:
-    """A setup sheet as PDF: ``deal --format html``'s pages (card images are left out)."""
-    from boosterkit.minigames.sheets import render_html
-
-    return html_to_pdf(render_html(setup), paper)
-
-
-def pools_pdf(
-    data: dict[str, Any],
-    images: Mapping[str, CardArt] | None = None,
-    pool: Any = None,
-    *,
-    paper: str = DEFAULT_PAPER,
-) -> bytes:
-    """The pools as PDF: ``pool --format html``'s pages, a page per player."""
-    from boosterkit.generator.pools import html_pools
-
-    return html_to_pdf(html_pools(data, None, pool), paper)
-
-
-def registration_pdf(
-    data: dict[str, Any],
-    images: Mapping[str, CardArt] | None = None,
-    pool: Any = None,
-    *,
-    paper: str = DEFAULT_PAPER,
-) -> bytes:
-    """The deck registration sheets as PDF, a page per player (``registration_html``)."""
-    from boosterkit.generator.registration import registration_html
-
-    return html_to_pdf(registration_html(data, None, pool), paper)

@@ -41,6 +41,8 @@ ENTRY_POINTS = {
     "boosterkit.generator.odds": {"odds"},
     "boosterkit.generator.frames": {"open_frame"},
     "boosterkit.generator.pools": {"open_pools", "pool_images"},
+    "boosterkit.generator.sealed": {"open_sealed", "sealed_products"},
+    "boosterkit.generator.events": {"open_event", "player_pool"},
     "boosterkit.minigames.dealer": {"deal"},
     "boosterkit.minigames.validate": {"validate_setup"},
     "boosterkit.minigames.sheets": {"sheet_images"},

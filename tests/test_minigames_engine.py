@@ -15,9 +15,9 @@ from helpers import setup_schema
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator import open_packs
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames import SetupError, list_minigames, validate_setup
 from boosterkit.minigames.filters import is_nmb
-from boosterkit.minigames.rng import Rng
 from boosterkit.pipeline import db
 
 SETS = ("afr", "khm", "znr", "stx", "mh2")
@@ -327,7 +327,7 @@ def test_rng_draws_are_the_generators_splitmix64() -> None:
     """One random-number implementation: a minigame stream is ``generator.rng.draw`` under
     a key derived once from (seed, stream name); names differing only by padding differ."""
     from boosterkit.generator.rng import draw
-    from boosterkit.minigames.rng import stream_key
+    from boosterkit.generator.streams import stream_key
 
     rng = Rng(42, "minigame/roll-for-initiative")
     assert [rng._next64() for _ in range(5)] == [

@@ -40,7 +40,7 @@ def event16(real_db: Path) -> dict:
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_registration_sheets_print_a_whole_page_per_player(event16: dict, paper: str) -> None:
-    from boosterkit.pdf import registration_pdf
+    from boosterkit.generator.registration import registration_pdf
 
     pdf = registration_pdf(event16, paper=paper)
     assert _size(pdf) == PAPERS[paper]
@@ -56,7 +56,7 @@ def test_registration_sheets_print_a_whole_page_per_player(event16: dict, paper:
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_pools_print_a_page_per_player(event16: dict, paper: str) -> None:
-    from boosterkit.pdf import pools_pdf
+    from boosterkit.generator.pools import pools_pdf
 
     pages = _pages(pools_pdf(event16, paper=paper))
     assert len(pages) == 16
@@ -66,7 +66,7 @@ def test_pools_print_a_page_per_player(event16: dict, paper: str) -> None:
 
 
 def test_a_pdf_is_the_same_bytes_each_time(built_db: Path) -> None:
-    from boosterkit.pdf import pools_pdf
+    from boosterkit.generator.pools import pools_pdf
 
     data = open_event(event_spec(None, "afr:2"), 2, 3, db=built_db)
     first = pools_pdf(data, paper="letter")
@@ -117,8 +117,7 @@ def test_setup_sheets_print_each_audience_and_grid_whole(
 ) -> None:
     """As the browser tests check Chromium's print: each audience starts its own page, the
     table's page takes one sheet, every grid's cells are on its heading's page, in order."""
-    from boosterkit.minigames.sheets import build_pages
-    from boosterkit.pdf import sheet_pdf
+    from boosterkit.minigames.sheets import build_pages, sheet_pdf
 
     setup = _dealt(real_db, game, players, set_code)
     texts = _pages(sheet_pdf(setup, paper=paper))

@@ -11,12 +11,12 @@ import pytest
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.referee import RuleViolation, apply, legal_moves, new_game, result
 from boosterkit.minigames.referee import base_race as br
 from boosterkit.minigames.referee import mimic_match as mm
 from boosterkit.minigames.referee import roll_for_initiative as rfi
 from boosterkit.minigames.referee.common import card_from_item, stat
-from boosterkit.minigames.rng import Rng
 
 
 def item(

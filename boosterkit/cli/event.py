@@ -87,7 +87,7 @@ def check_cmd(
         with render.flags({"player": "--player", "packs": "--packs", "chaos": "--chaos"}):
             return player_pool(args, db=ctx.obj)
 
-    result = check_deck(_read(deck), str(deck), pool_of, db=ctx.obj)
+    result = check_deck(_read(deck), str(deck), pool_of)
     with render.output(output) as out:
         render.emit(result, pick_format(fmt, json_), out=out, text=verdict)
     if not result["valid"]:

@@ -22,13 +22,10 @@ import re
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from xml.etree import ElementTree
 
 from boosterkit.errors import InputError
-
-if TYPE_CHECKING:
-    from boosterkit.database import DbLike
 
 #: What a sealed player may add from outside the pool (Magic Tournament Rules, limited).
 FREE = ("plains", "island", "swamp", "mountain", "forest")
@@ -195,12 +192,7 @@ def compare(deck: Deck, pool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_deck(
-    text: str,
-    where: str,
-    pool_of: Any,
-    db: DbLike = None,
-) -> dict[str, Any]:
+def check_deck(text: str, where: str, pool_of: Any) -> dict[str, Any]:
     """Read the deck ``text`` (from ``where``) and compare it with the pool that
     ``pool_of(deck.pool_args)`` makes (the event and the player's pool)."""
     deck = read_deck(text, where)

@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
 from boosterkit.errors import InputError, NotFoundError
-from boosterkit.generator import small
-from boosterkit.generator.packs import drawn, new_seed
+from boosterkit.generator.cache import compiled
+from boosterkit.generator.engine import open_compiled
+from boosterkit.generator.packs import new_seed
 from boosterkit.generator.pools import MAX_PACKS, MAX_POOL_PLAYERS, add_treatments, pool_cards
 from boosterkit.generator.pools import pool_seed as pool_seed
 from boosterkit.generator.rng import check_seed
-from boosterkit.minigames.rng import Rng
+from boosterkit.generator.streams import Rng
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import ProductCache
     from boosterkit.generator.model import Pack
     from boosterkit.pipeline.db import Connection
 
@@ -143,12 +143,12 @@ def _chaos_sources(event: Event, seed: int) -> list[Source]:
 
 
 def _source_packs(
-    database: Database, con: Connection, source: Source, seed: int, start: int, lite: bool
+    database: Database, con: Connection, source: Source, seed: int, start: int
 ) -> tuple[list[Pack], int]:
     """The packs of one source at positions from ``start``, and how many positions it took
     (a sealed product's loose cards take one more)."""
     try:
-        compiled = database.compiled(source.set, source.product, lite=lite)
+        cp = compiled(database, source.set, source.product)
     except NotFoundError as exc:
         from boosterkit.generator.sealed import catalogue, draw_sealed
 
@@ -157,16 +157,15 @@ def _source_packs(
             raise NotFoundError(f"packs: {source.spec()}: {exc}", field="packs") from exc
         opened, _ = draw_sealed(database, con, row, seed, source.count, start)
         return opened, (opened[-1].index - start + 1) if opened else 0
-    return drawn(compiled, seed, start, source.count), source.count
+    return open_compiled(cp, seed, start, source.count), source.count
 
 
 def _pool_packs(database: Database, con: Connection, event: Event, seed: int) -> list[Pack]:
     sources = _chaos_sources(event, seed) if event.chaos else list(event.sources)
-    lite = event.packs <= small.SMALL
     packs: list[Pack] = []
     start = 1
     for source in sources:
-        opened, used = _source_packs(database, con, source, seed, start, lite)
+        opened, used = _source_packs(database, con, source, seed, start)
         packs += opened
         start += used
     return packs
@@ -209,15 +208,13 @@ def open_event(
     players: int,
     seed: int | None = None,
     db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
 ) -> dict[str, Any]:
     """Each of ``players`` players' pool of ``event`` (``event_spec``) under ``seed``:
     ``open_pools``' shape, with the event's ``spec``, ``chaos``, ``duplicate``,
     ``only_pack`` and each pool's ``contents``."""
     _check_players(players)
     seed = new_seed() if seed is None else check_seed(seed)
-    database = Database.of(db, products)
+    database = Database.of(db)
     pools = []
     with database.session() as con:
         for player in range(1, players + 1):

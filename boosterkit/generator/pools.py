@@ -415,3 +415,16 @@ def decklist_pools(
 def extension(fmt: str) -> str:
     """The file extension of a pool written in ``fmt`` (``pool -o DIR``)."""
     return POOLS.get(fmt).extension
+
+
+def pools_pdf(
+    data: dict[str, Any],
+    images: Mapping[str, CardArt] | None = None,
+    pool: dict[str, Any] | None = None,
+    *,
+    paper: str = "a4",
+) -> bytes:
+    """The pools as PDF (``boosterkit.pdf``): ``html_pools``' pages, a page per player."""
+    from boosterkit.pdf import html_to_pdf
+
+    return html_to_pdf(html_pools(data, None, pool), paper)

@@ -9,7 +9,7 @@ player's pool again (``events.pool_args``).
 
 The functions of ``formats.POOLS`` here: ``registration_html`` (a page per player, each
 colour's table kept whole) and ``registration_csv`` (a row per card and player, ``played``
-empty); ``pdf.registration_pdf`` prints the HTML.
+empty); ``registration_pdf`` prints the HTML (``boosterkit.pdf``).
 """
 
 from __future__ import annotations
@@ -176,3 +176,16 @@ def registration_csv(
             w.row([data.get("event") or "", p["player"], p["seed"], c["section"], card_name(c),
                    c["set"], c["collector_number"], c["foil"], c["count"], None])  # fmt: skip
     return out.getvalue()
+
+
+def registration_pdf(
+    data: dict[str, Any],
+    images: Mapping[str, CardArt] | None = None,
+    pool: dict[str, Any] | None = None,
+    *,
+    paper: str = "a4",
+) -> bytes:
+    """The deck registration sheets as PDF, a page per player (``registration_html``)."""
+    from boosterkit.pdf import html_to_pdf
+
+    return html_to_pdf(registration_html(data, None, pool), paper)

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.database import Database
 from boosterkit.errors import InputError, NotFoundError
-from boosterkit.generator import small
+from boosterkit.generator.cache import compiled
+from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.model import CARD_COLUMNS, Item, Pack
-from boosterkit.generator.packs import drawn, new_seed
+from boosterkit.generator.packs import new_seed
 from boosterkit.generator.rng import check_seed
-from boosterkit.minigames.rng import Rng
+from boosterkit.generator.streams import Rng
 
 if TYPE_CHECKING:
     from boosterkit.database import DbLike
-    from boosterkit.generator.cache import Compiled, ProductCache
     from boosterkit.pipeline.db import Connection
     from boosterkit.pipeline.sealed_contents import SealedRow
 
@@ -213,12 +213,12 @@ def _nested(
 # --- opening ---------------------------------------------------------------------------------
 
 
-def booster(database: Database, ref: BoosterRef, lite: bool) -> Compiled | str:
+def booster(database: Database, ref: BoosterRef) -> CompiledProduct | str:
     """The compiled booster product of ``ref`` (its code ``SET-CODE``, else the set's
     default product of kind ``CODE``), or why there is none."""
     for product in (f"{ref.set}-{ref.code}", ref.code):
         try:
-            return database.compiled(ref.set, product, lite=lite)
+            return compiled(database, ref.set, product)
         except NotFoundError:
             continue
     return NO_BOOSTER
@@ -335,8 +335,7 @@ def draw_sealed(
 def _draw_all(
     database: Database, con: Connection, plan: list[tuple[int, Any]], seed: int, row: SealedRow
 ) -> tuple[list[Pack], Counter[tuple[str, str, str]]]:
-    lite = sum(1 for _, x in plan if isinstance(x, BoosterRef)) <= small.SMALL
-    boosters = {x: booster(database, x, lite) for _, x in plan if isinstance(x, BoosterRef)}
+    boosters = {x: booster(database, x) for _, x in plan if isinstance(x, BoosterRef)}
     loose = {c for _, x in plan if isinstance(x, list) for c in x}
     found = _cards(con, loose)
     packs: list[Pack] = []
@@ -349,11 +348,11 @@ def _draw_all(
             ]
             packs.append(Pack(row.set_code, row.name, seed, k, 0, items))
             continue
-        compiled = boosters[x]
-        if isinstance(compiled, str):
+        cp = boosters[x]
+        if isinstance(cp, str):
             missing[("pack", f"{x.set} {x.code}", NO_BOOSTER)] += 1
         else:
-            packs += drawn(compiled, seed, k, 1)
+            packs += open_compiled(cp, seed, k, 1)
     return packs, missing
 
 
@@ -365,16 +364,14 @@ def _merged(flats: list[Flat], missing: Counter[tuple[str, str, str]]) -> list[U
     return [Unopened(kind, name, n, why) for (kind, name, why), n in counts.items()]
 
 
-def find_sealed(db: DbLike, set_code: str, name: str) -> SealedRow | None:
+def find_sealed(database: Database, set_code: str, name: str) -> SealedRow | None:
     """The sealed product of ``set_code`` that ``name`` names (``Catalogue.find``), or None."""
-    database = Database.of(db)
     with database.session() as con:
         return catalogue(con).find(set_code, name)
 
 
-def sealed_names(db: DbLike, set_code: str) -> list[str]:
+def sealed_names(database: Database, set_code: str) -> list[str]:
     """The names of ``set_code``'s stored sealed products, sorted."""
-    database = Database.of(db)
     with database.session() as con:
         return [r.name for r in catalogue(con).of_set(set_code.strip().lower())]
 
@@ -385,8 +382,6 @@ def open_sealed(
     count: int = 1,
     seed: int | None = None,
     db: DbLike = None,
-    *,
-    products: ProductCache | None = None,
 ) -> SealedOpening:
     """Open ``count`` copies of the sealed product ``name`` of ``set_code`` (its name, or the
     end of it: ``Bundle``, ``Draft Booster Box``) with ``seed`` (None: a random one).
@@ -395,7 +390,7 @@ def open_sealed(
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise InputError(f"count: need at least 1 product, got {count!r}", field="count")
     seed = new_seed() if seed is None else check_seed(seed)
-    database = Database.of(db, products)
+    database = Database.of(db)
     with database.session() as con:
         cat = catalogue(con)
         row = cat.find(set_code, name)
@@ -425,11 +420,11 @@ def _describe(database: Database, row: SealedRow, cat: Catalogue) -> dict[str, A
     packs: Counter[str] = Counter()
     missing: Counter[tuple[str, str, str]] = Counter()
     for ref in flat.packs:
-        compiled = booster(database, ref, True)
-        if isinstance(compiled, str):
+        cp = booster(database, ref)
+        if isinstance(cp, str):
             missing[("pack", f"{ref.set} {ref.code}", NO_BOOSTER)] += 1
         else:
-            packs[compiled.product.code] += 1
+            packs[cp.product.code] += 1
     cards = [
         {"set": c.set, "collector_number": c.number, "name": c.name, "foil": c.foil}
         for c in flat.cards

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.generator.model import CardInfo, Item, Pack
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.filters import describe, is_nmb, matches, nonmagic_filter
 from boosterkit.minigames.player_ops import op_discard, op_roles, op_roll
-from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.spec import (
     ZONE_STEPS,
     AddBack,

@@ -756,6 +756,13 @@ def render_sheet(setup: Setup, fmt: str = "text", images: Images | None = None) 
     if fmt not in SHEETS:
         raise InputError(f"--format {fmt}: sheets are {', '.join(FORMATS)} (or json)")
     if SHEETS.get(fmt).binary:
-        raise InputError(f"format {fmt}: binary, not text (boosterkit.pdf.sheet_pdf writes it)")
+        raise InputError(f"format {fmt}: binary, not text (sheet_pdf writes it)")
     rendered: str = SHEETS.get(fmt).renderer()(setup, images)
     return rendered
+
+
+def sheet_pdf(setup: Setup, images: Images | None = None, *, paper: str = "a4") -> bytes:
+    """A setup sheet as PDF (``boosterkit.pdf``): ``render_html``'s pages, without card images."""
+    from boosterkit.pdf import html_to_pdf
+
+    return html_to_pdf(render_html(setup), paper)

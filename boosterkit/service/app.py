@@ -176,7 +176,7 @@ def sheet(
     with request.app.state.budget.take(game_packs(req.minigame, req.players)):
         setup = _deal(req, request)
         if format == "pdf":
-            from boosterkit.pdf import sheet_pdf
+            from boosterkit.minigames.sheets import sheet_pdf
 
             return Response(sheet_pdf(setup, paper=paper), media_type="application/pdf")
         art = sheet_images(request.app.state.database, setup) if images else None

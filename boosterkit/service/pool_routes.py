@@ -148,4 +148,4 @@ def pool_check(req: CheckRequest, request: Request) -> Response:
         return player_pool({**parse_pool_args(words), **given}, db=database)
 
     with request.app.state.budget.take(MAX_PACKS):
-        return json_response(check_deck(req.deck, "deck", pool_of, db=database))
+        return json_response(check_deck(req.deck, "deck", pool_of))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boosterkit.errors import InputError
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.referee.common import (
     Card,
     RuleViolation,
@@ -39,7 +40,6 @@ from boosterkit.minigames.referee.common import (
     zone,
 )
 from boosterkit.minigames.referee.moves import Pass, Step, keys
-from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "base-race"

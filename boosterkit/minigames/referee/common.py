@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.minigames.rng import Rng
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.setupfile import SetupFile, SetupItem
 
 CARD_TYPES = (

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boosterkit.errors import InputError
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.referee.common import (
     Card,
     RuleViolation,
@@ -32,7 +33,6 @@ from boosterkit.minigames.referee.common import (
     zone,
 )
 from boosterkit.minigames.referee.moves import Decide, Look, keys
-from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "mimic-match"

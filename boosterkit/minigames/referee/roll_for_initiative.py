@@ -26,6 +26,7 @@ from itertools import product
 from typing import Any
 
 from boosterkit.errors import InputError
+from boosterkit.generator.streams import Rng
 from boosterkit.minigames.initiative import initiative_order, starting
 from boosterkit.minigames.referee.common import (
     RuleViolation,
@@ -50,7 +51,6 @@ from boosterkit.minigames.referee.moves import (
     Turn,
     keys,
 )
-from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 
 GAME = "roll-for-initiative"

@@ -20,11 +20,11 @@ from boosterkit.cache import Cache
 from boosterkit.database import Database
 from boosterkit.errors import InputError, json_reason
 from boosterkit.generator.rng import pack_key
+from boosterkit.generator.streams import Rng
 from boosterkit.jobs import PARTS_PER_WORKER, check_jobs, map_parts, split, workers_for
 from boosterkit.minigames.engine import SetupError
 from boosterkit.minigames.referee import GAMES, POLICIES, apply_logged, game_module, new_game
 from boosterkit.minigames.referee.common import CardStats, RuleViolation
-from boosterkit.minigames.rng import Rng
 from boosterkit.minigames.setupfile import SetupFile
 from boosterkit.serialize import to_json
 from boosterkit.text import plural

@@ -1,4 +1,5 @@
-"""The minigames' random source, built on the generator's counter-based splitmix64.
+"""Named random streams (the minigames', a sealed product's choices, chaos packs), built on the
+generator's counter-based splitmix64.
 
 A stream key is derived once from (seed, stream name) with ``generator.rng.mix64``; draw
 ``n`` of the stream is ``generator.rng.draw(key, n)``. ``below`` uses rejection sampling so
