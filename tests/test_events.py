@@ -124,6 +124,37 @@ def test_the_registration_sheet_lists_each_card_with_its_count(capsys, built_db:
     assert "boosterkit pool check DECK --packs afr:3,stx:3 --seed 6 --player 2" in page
 
 
+EVENT = {"set": "afr", "product": "afr-draft", "seed": 1, "players": 1, "packs_per_player": 36}
+
+
+def _pool_of(sizes: dict[str, int]) -> dict:
+    """A pool of made-up cards, ``sizes[section]`` of each (the layout reads names and counts)."""
+    cards = [{"name": f"{section} card {k:03d}", "set": "afr", "collector_number": str(k),
+              "count": 1 + k % 2, "foil": False, "section": section}
+             for section, n in sizes.items() for k in range(n)]  # fmt: skip
+    return {"player": 1, "seed": 1, "cards": cards, "contents": "made up"}
+
+
+def test_a_long_registration_sheet_runs_over_pages_in_order() -> None:
+    from boosterkit.generator.registration import NEXT_ROWS, registration_html
+
+    sizes = {"White": 40, "Blue": 40, "Black": 40, "Red": 40, "Green": 150, "Lands": 12}
+    pool = _pool_of(sizes)
+    page = registration_html({**EVENT, "pools": [pool]})
+    for c in pool["cards"]:  # every card once, in the pool's order
+        assert page.count(f"<td>{c['name']}</td>") == 1
+    names = [c["name"] for c in pool["cards"]]
+    assert sorted(names, key=page.index) == names
+    pages = page.count('<div class="cols')
+    assert pages > 2 and f"page {pages} of {pages}" in page and page.count("Player signature") == 1
+    assert page.index("Player signature") > page.index(names[-1])
+    for section, n in sizes.items():  # a table longer than a column, and only it, continues
+        parts = page.count(f"{section} ({sum(1 + k % 2 for k in range(n))}")
+        assert (parts > 1) == (n > NEXT_ROWS), section
+    one = registration_html({**EVENT, "pools": [_pool_of({"White": 20, "Red": 20})]})
+    assert one.count('<div class="cols') == 1 and "page 1 of" not in one
+
+
 def _main_deck(pool: dict, extra: str | None = None) -> str:
     """An Arena deck list built from ``pool``: 23 of its cards and 17 basics, the rest in
     the sideboard (``extra``: one more card, named in the main deck)."""

@@ -5,8 +5,11 @@ printed, each registered deck checked."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from helpers import run_cli as run
 from boosterkit.generator.events import event_spec, open_event
 from boosterkit.generator.registration import card_name
 from boosterkit.pipeline import db
+from boosterkit.serialize import to_json
 
 pytest.importorskip("weasyprint", reason="pip install 'boosterkit[pdf]' (WeasyPrint and Pango)")
 pypdf = pytest.importorskip("pypdf")
@@ -32,22 +36,64 @@ def _size(pdf: bytes) -> tuple[int, int]:
     return round(float(box.width)), round(float(box.height))
 
 
+#: The issue's event: 16 players of a mixed pool, seeded.
+MIXED = ["pool", "--packs", "afr:3,stx:3", "-n", "16", "--seed", "32"]
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    """``main()`` in-process outside a test (a module fixture has no ``capsys``): (exit
+    code, stderr)."""
+    from boosterkit.cli.app import main
+
+    old, err = sys.argv, io.StringIO()
+    sys.argv = ["boosterkit", *args]
+    try:
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    return exc.value.code, err.getvalue()
+
+
 @pytest.fixture(scope="module")
 def event16(real_db: Path) -> dict:
-    return open_event(event_spec(None, "afr:3,stx:3"), 16, 7, db=real_db)
+    """The event ``MIXED`` makes, as ``--json`` has it (``test_the_cli_event_is_the_library_event``)."""
+    return {
+        **open_event(event_spec(None, "afr:3,stx:3"), 16, 32, db=real_db),
+        "event": "Prerelease",
+    }
+
+
+@pytest.fixture(scope="module")
+def printed(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, str], bytes]:
+    """``printed(fmt, paper)``: the event's ``pool -f FMT --paper PAPER -o FILE``, printed
+    by the CLI once for the module (each 16 pages takes 5 to 8 s of CPU)."""
+    folder = tmp_path_factory.mktemp("printed")
+    done: dict[tuple[str, str], bytes] = {}
+
+    def get(fmt: str, paper: str) -> bytes:
+        if (fmt, paper) not in done:
+            target = folder / f"{fmt}-{paper}.pdf"
+            code, err = _cli("--db", str(real_db), *MIXED, "-f", fmt, "--paper", paper,
+                             "--event", "Prerelease", "-o", str(target))  # fmt: skip
+            assert code == 0 and f"wrote {target}" in err, err
+            done[fmt, paper] = target.read_bytes()
+        return done[fmt, paper]
+
+    return get
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
-def test_registration_sheets_print_a_whole_page_per_player(event16: dict, paper: str) -> None:
-    from boosterkit.generator.registration import registration_pdf
-
-    pdf = registration_pdf(event16, paper=paper)
+def test_registration_sheets_print_a_whole_page_per_player(
+    event16: dict, printed: Callable[[str, str], bytes], paper: str
+) -> None:
+    pdf = printed("registration-pdf", paper)
     assert _size(pdf) == PAPERS[paper]
     pages = _pages(pdf)
     assert len(pages) == 16
     for n, (text, pool) in enumerate(zip(pages, event16["pools"]), 1):
-        assert f"Deck registration — player {n} of 16" in text
+        assert f"Deck registration — player {n} of 16" in text and "Event Prerelease" in text
         for card in pool["cards"]:  # every table whole on its player's page
             assert " ".join(card_name(card).split()) in text, (paper, n, card["name"])
         assert "Basic lands added" in text and f"--player {n}" in text
@@ -55,23 +101,52 @@ def test_registration_sheets_print_a_whole_page_per_player(event16: dict, paper:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
-def test_pools_print_a_page_per_player(event16: dict, paper: str) -> None:
-    from boosterkit.generator.pools import pools_pdf
-
-    pages = _pages(pools_pdf(event16, paper=paper))
+def test_pools_print_a_page_per_player(
+    event16: dict, printed: Callable[[str, str], bytes], paper: str
+) -> None:
+    pdf = printed("pdf", paper)
+    assert _size(pdf) == PAPERS[paper]
+    pages = _pages(pdf)
     assert len(pages) == 16
     for n, (text, pool) in enumerate(zip(pages, event16["pools"]), 1):
         assert text.startswith(f"Player {n} of 16: 3 afr-draft + 3 stx-draft")
         assert all(c["name"] in text for c in pool["cards"] if c["name"])
 
 
-def test_a_pdf_is_the_same_bytes_each_time(built_db: Path) -> None:
+@pytest.mark.slow
+def test_a_sheet_longer_than_a_page_loses_no_card(real_db: Path) -> None:
+    """A pool of 36 packs: its sheet runs over pages, every card on one of its player's
+    pages, each colour's table whole where a column holds it (the sheet clipped what did
+    not fit its first page before)."""
+    from boosterkit.generator.registration import _sections, registration_pdf
+
+    data = open_event(event_spec(None, "afr:36"), 1, 7, db=real_db)
+    pages = _pages(registration_pdf(data, paper="letter"))
+    assert len(pages) > 1 and all("player 1 of 1" in t for t in pages)
+    assert "Player signature" in pages[-1] and f"page {len(pages)} of {len(pages)}" in pages[-1]
+    for section, cards in _sections(data["pools"][0]):
+        head = f"{section} ({sum(c['count'] for c in cards)})"
+        (on,) = [k for k, t in enumerate(pages) if head in t]
+        missing = [c["name"] for c in cards if " ".join(card_name(c).split()) not in pages[on]]
+        assert missing == [], (section, missing)
+
+
+def test_a_pdf_per_player_is_the_same_bytes_as_the_librarys(
+    capsys, built_db: Path, tmp_path
+) -> None:
     from boosterkit.generator.pools import pools_pdf
 
+    args = ["--db", str(built_db), "pool", "--packs", "afr:2", "-n", "2", "--seed", "3"]
+    code, out, err = run(capsys, *args, "-f", "pdf", "--paper", "letter", "-o", str(tmp_path))
+    assert code == 0 and out == "" and "wrote 2 files" in err
     data = open_event(event_spec(None, "afr:2"), 2, 3, db=built_db)
-    first = pools_pdf(data, paper="letter")
-    assert first.startswith(b"%PDF") and pools_pdf(data, paper="letter") == first
-    assert len(_pages(first)) == 2
+    first = (tmp_path / "pool-1.pdf").read_bytes()
+    assert (
+        first.startswith(b"%PDF")
+        and pools_pdf(data, pool=data["pools"][0], paper="letter") == first
+    )
+    assert [len(_pages(first)), _size(first)] == [1, PAPERS["letter"]]
+    assert _pages((tmp_path / "pool-2.pdf").read_bytes())[0].startswith("Player 2 of 2")
 
 
 def test_no_url_is_fetched_for_a_pdf(monkeypatch) -> None:
@@ -138,20 +213,16 @@ def test_setup_sheets_print_each_audience_and_grid_whole(
 
 
 @pytest.mark.slow
-def test_a_16_player_mixed_event_end_to_end(capsys, real_db: Path, tmp_path: Path) -> None:
+def test_a_16_player_mixed_event_end_to_end(
+    capsys, real_db: Path, tmp_path: Path, event16: dict, printed: Callable[[str, str], bytes]
+) -> None:
     """The issue's case: generate, print pools and registration sheets, check each deck."""
-    base = ["--db", str(real_db), "pool", "--packs", "afr:3,stx:3", "-n", "16", "--seed", "32"]
-    code, out, err = run(capsys, *base, "-f", "registration-pdf", "-o", str(tmp_path / "reg.pdf"),
-                         "--paper", "letter", "--event", "Prerelease")  # fmt: skip
-    assert code == 0 and out == "" and "wrote" in err
-    pages = _pages((tmp_path / "reg.pdf").read_bytes())
-    assert len(pages) == 16 and all("Event Prerelease" in p for p in pages)
-    code, _, _ = run(capsys, *base, "-f", "pdf", "-o", str(tmp_path / "pools"))
-    assert sorted(f.name for f in (tmp_path / "pools").iterdir()) == sorted(
-        f"pool-{n}.pdf" for n in range(1, 17)
-    )
-    code, out, _ = run(capsys, *base, "--json")
+    base = ["--db", str(real_db), *MIXED]
+    assert len(_pages(printed("registration-pdf", "letter"))) == 16
+    assert len(_pages(printed("pdf", "letter"))) == 16
+    code, out, _ = run(capsys, *base, "--json", "--event", "Prerelease")
     data = json.loads(out)
+    assert code == 0 and data == json.loads(to_json(event16))
     taken = {c["name"] for p in data["pools"] for c in p["cards"] if c["name"]}
     for pool in data["pools"]:
         spells = [c for c in pool["cards"] if c["name"] and c["section"] != "Lands"]

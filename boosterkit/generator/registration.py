@@ -63,13 +63,15 @@ body{font:8pt/1.15 'DejaVu Sans',system-ui,sans-serif;margin:0;color:#111}
 section.reg{break-after:page;page-break-after:always}
 section.reg:last-child{break-after:auto;page-break-after:auto}
 h1{font-size:13pt;margin:0 0 1.5mm}
+h2{font-size:9pt;margin:0 0 1.5mm}
 table{border-collapse:collapse}
 table.fields{width:100%;margin-bottom:1.5mm}
 table.fields td{border:1px solid #333;padding:.8mm 1.5mm;height:6mm;vertical-align:top;width:25%}
 table.fields b{display:block;font-size:7pt;color:#444}
 p.pool{margin:0 0 2mm;font-size:7.5pt;color:#333}
 p.pool code{font-size:7pt}
-section.reg{overflow:hidden}
+div.cols::after{content:"";display:block;clear:both}
+div.more{break-before:page;page-break-before:always}
 .col{float:left;width:48.5%}.col+.col{float:right}
 table.cards{width:100%;margin:0 0 1.5mm;break-inside:avoid;page-break-inside:avoid}
 table.cards th{text-align:left;border-bottom:1px solid #333;padding:.3mm 1mm 0}
@@ -100,32 +102,98 @@ def _card_rows(cards: list[Mapping[str, Any]]) -> str:
     )
 
 
-def _table(section: str, cards: list[Mapping[str, Any]]) -> str:
+def _table(section: str, cards: list[Mapping[str, Any]], count: int, more: bool = False) -> str:
     e = html.escape
+    title = f"{section} ({count}{', continued' if more else ''})"
     return (
-        f'<table class="cards"><tr><th colspan="2">{e(section)} '
-        f'({sum(c["count"] for c in cards)})</th><th class="n">pool</th>'
+        f'<table class="cards"><tr><th colspan="2">{e(title)}</th><th class="n">pool</th>'
         f'<th class="n">played</th></tr>{_card_rows(cards)}</table>'
     )
 
 
-#: The sheet's foot (basic lands, total, signature), counted as this many table rows.
-_FOOT_ROWS = 7
+# The layout is decided here, in card lines of a column (a browser's or WeasyPrint's column
+# balancing is slow and may split a table). Measured with WeasyPrint on Letter, the shorter
+# paper: a column holds 64 lines under the sheet's head and 69 on a further page, a table's
+# heading takes 1.45 lines and the foot 9; the figures below keep 2 lines spare.
+#: Lines a column holds on a sheet's first page, and on each further page (under its heading).
+FIRST_ROWS = 62
+NEXT_ROWS = 67
+#: Characters of a card line before it wraps (A4's narrower column wraps from 37).
+LINE_CHARS = 34
+#: A table's heading and the space after it; the sheet's foot (basic lands, total, signature).
+_HEAD_ROWS = 1.5
+_FOOT_ROWS = 9.5
+#: Fewest card lines a table is split to leave at the foot of a column.
+_MIN_SPLIT = 4
 
 
-def _columns(pool: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """The colour tables in two columns of about as many rows, in order, whole (the layout
-    is decided here: a browser's or WeasyPrint's column balancing is slow and may split)."""
-    tables = [(len(cards) + 1, _table(section, cards)) for section, cards in _sections(pool)]
-    half = (sum(n for n, _ in tables) + _FOOT_ROWS) / 2
-    left: list[str] = []
-    rows = 0
-    for n, table in tables:
-        if left and rows + n / 2 > half:
-            break
-        left.append(table)
-        rows += n
-    return left, [t for _, t in tables[len(left) :]]
+def _rows(card: Mapping[str, Any]) -> int:
+    return 1 + (len(card_name(card)) - 1) // LINE_CHARS
+
+
+Column = list[str]
+Tables = list[tuple[str, list[Mapping[str, Any]]]]
+
+
+def _height(cards: list[Mapping[str, Any]]) -> float:
+    return _HEAD_ROWS + sum(map(_rows, cards))
+
+
+def _whole(section: str, cards: list[Mapping[str, Any]]) -> str:
+    return _table(section, cards, sum(c["count"] for c in cards))
+
+
+def _balanced(tables: Tables) -> tuple[Column, Column] | None:
+    """The tables whole in two columns of one page, the first k in the left one, k making
+    the longer column shortest; None when no k fits both columns on the page."""
+    heights = [_height(cards) for _, cards in tables]
+    best: tuple[float, int] | None = None
+    for k in range(len(tables) + 1):
+        longest = max(sum(heights[:k]), sum(heights[k:]) + _FOOT_ROWS)
+        if longest <= FIRST_ROWS and (best is None or longest < best[0]):
+            best = (longest, k)
+    if best is None:
+        return None
+    out = [_whole(s, cards) for s, cards in tables]
+    return out[: best[1]], out[best[1] :]
+
+
+def _flowed(tables: Tables) -> list[Column]:
+    """The tables poured into columns (two a page) in order: a table goes whole to the next
+    column when it fits there, and is split only when it is longer than a column."""
+    columns: list[Column] = [[]]
+    room = float(FIRST_ROWS)
+    for section, cards in tables:
+        count, more = sum(c["count"] for c in cards), False
+        while cards:
+            whole = _height(cards)
+            fits, used = 0, _HEAD_ROWS
+            while fits < len(cards) and used + _rows(cards[fits]) <= room:
+                used, fits = used + _rows(cards[fits]), fits + 1
+            if fits < len(cards) and (whole <= NEXT_ROWS or fits < _MIN_SPLIT) and columns[-1]:
+                columns.append([])  # whole in the next column, or too little room here
+                room = float(FIRST_ROWS if len(columns) < 3 else NEXT_ROWS)
+                continue
+            fits = max(fits, 1)  # a column holds at least one line, whatever it says
+            columns[-1].append(_table(section, cards[:fits], count, more))
+            room -= _height(cards[:fits])
+            cards, more = cards[fits:], True
+    if room < _FOOT_ROWS:
+        columns.append([])
+    return columns
+
+
+def _layout(pool: Mapping[str, Any]) -> list[tuple[Column, Column]]:
+    """The colour tables as pages of two columns, the foot last: one page when they fit,
+    balanced, else as many as they take."""
+    tables = _sections(pool)
+    one = _balanced(tables)
+    if one is not None:
+        return [(one[0], [*one[1], _foot()])]
+    columns = _flowed(tables)
+    columns[-1].append(_foot())
+    columns += [[]] * (len(columns) % 2)
+    return [(columns[k], columns[k + 1]) for k in range(0, len(columns), 2)]
 
 
 def _foot() -> str:
@@ -141,14 +209,19 @@ def _page(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
     e = html.escape
     total = sum(c["count"] for c in pool["cards"])
     what = pool.get("contents") or f"{data['packs_per_player']} × {data['product']}"
-    left, right = _columns(pool)
+    who = f"Deck registration — player {pool['player']} of {data['players']}"
+    pages = _layout(pool)
+    body = "".join(
+        (f'<div class="cols more"><h2>{e(who)}, page {k} of {len(pages)}</h2>' if k > 1
+         else '<div class="cols">')
+        + f'<div class="col">{"".join(left)}</div><div class="col">{"".join(right)}</div></div>'
+        for k, (left, right) in enumerate(pages, 1)
+    )  # fmt: skip
     return (
-        f'<section class="reg"><h1>Deck registration — player {pool["player"]} of '
-        f"{data['players']}</h1>{_fields(data, pool)}"
+        f'<section class="reg"><h1>{e(who)}</h1>{_fields(data, pool)}'
         f'<p class="pool">Pool: {e(what)} · {total} cards · event seed {data["seed"]}, pool '
         f"seed {pool['seed']} · check a deck list: <code>{e(check_line(data, pool))}</code></p>"
-        f'<div class="col">{"".join(left)}</div>'
-        f'<div class="col">{"".join(right)}{_foot()}</div></section>'
+        f"{body}</section>"
     )
 
 
