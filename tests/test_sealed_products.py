@@ -192,3 +192,52 @@ def test_mtgjson_set_files_with_contents_import_too(built_copy: Path, tmp_path: 
     with pytest.raises(InputError, match="not an MTGJSON set file"):
         (tmp_path / "x.json").write_text("[1]")
         read_file(tmp_path / "x.json")
+
+
+def test_a_pool_of_sealed_products(capsys, sealed_db: Path, tmp_path: Path) -> None:
+    """A prerelease pack per player, by spec or as the product of a count; a pool holds 36
+    packs at most, whatever product holds them; the registration line quotes the spec."""
+    base = ["--db", str(sealed_db), "pool", "-n", "2", "--seed", "4", "--json"]
+    code, out, err = run(capsys, *base, "--packs", "afr/prerelease pack:1,stx:1")
+    data = json.loads(out)
+    kit = _afr_yaml()["products"]["Adventures in the Forgotten Realms Prerelease Pack"]
+    places = len(kit["pack"]) + kit["sealed"][0]["count"] + 1  # its promo pack keeps a place
+    assert code == 0 and data["packs_per_player"] == places, err
+    for pool in data["pools"]:
+        assert [p["product"] for p in pool["packs"]] == ["afr-draft"] * 6 + ["stx-draft"]
+        assert [p["index"] for p in pool["packs"]] == list(range(2, places + 1))
+    code, out, _ = run(capsys, *base, "afr", "-p", "prerelease pack", "--packs", "1")
+    assert code == 0 and [p["packs"] for p in json.loads(out)["pools"]] == [
+        p["packs"][:-1] for p in data["pools"]
+    ]
+    code, out, err = run(capsys, *base, "--packs", "afr/draft booster box:1,stx:1")
+    assert code == 2 and "stx:1: more than the 36 packs a pool holds after its first 36" in err
+    code, out, err = run(capsys, *base, "--packs", "stx:1,afr/draft booster box:1")
+    assert code == 2 and "afr/draft booster box:1: more than the 36 packs a pool holds after" in err
+    code, out, err = run(capsys, *base, "--packs", "afr/prerelease pack:1", "--only-pack", "8")
+    assert code == 2 and "--only-pack 8 is not one of the pool's packs (1 to 7)" in err
+    code, _, _ = run(capsys, *base[:-1], "--packs", "afr/prerelease pack:1,stx:1",
+                     "-f", "registration-html", "-o", str(tmp_path))  # fmt: skip
+    line = "boosterkit pool check DECK --packs 'afr/prerelease pack:1,stx:1' --seed 4 --player 2"
+    assert code == 0 and line in (tmp_path / "pool-2.html").read_text().replace("&#x27;", "'")
+    deck = tmp_path / "deck.txt"  # the line, copied to the deck file, names the pool again
+    cards = [c for c in data["pools"][1]["cards"] if c["name"] and c["section"] != "Lands"]
+    deck.write_text(f"// {line}\n" + "".join(f"{c['count']} {c['name']}\n" for c in cards))
+    code, out, err = run(capsys, "--db", str(sealed_db), "pool", "check", str(deck), "--json")
+    assert json.loads(out)["player"] == 2 and json.loads(out)["missing"] == [], err
+
+
+def test_the_service_counts_a_sealed_products_packs(sealed_db: Path) -> None:
+    """``POST /pool``'s limit of packs a request opens holds for the packs a sealed product
+    holds, not the products named (32 boxes are 1,152 packs)."""
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    with TestClient(create_app(sealed_db), base_url="http://127.0.0.1") as client:
+        body = {"packs": "afr/draft booster box:1", "seed": 1}
+        over = client.post("/pool", json={**body, "players": 32})
+        assert over.status_code in (400, 422), over.text
+        assert "32 players × 36 packs is more than the 360 packs one request opens" in over.text
+        kit = client.post("/pool", json={**body, "players": 2, "packs": "afr/bundle:1"})
+        assert kit.status_code == 200 and kit.json()["packs_per_player"] == 11

@@ -110,19 +110,16 @@ def _write(data: dict[str, Any], fmt: str, art: Any, output: str | None, paper: 
 def _open(
     ctx: typer.Context, set_code: str | None, players: int, packs: str, options: dict[str, Any]
 ) -> dict[str, Any]:
-    """The event's pools: ``open_pools`` for a plain count of one set, else ``open_event``."""
-    from boosterkit.generator.events import event_spec, open_event
-    from boosterkit.generator.pools import open_pools
+    """The event's pools (``events.pools_or_event``)."""
+    from boosterkit.generator.events import event_spec, pools_or_event
 
-    product, seed = options["product"], options["seed"]
     plain = not (options["chaos"] or options["duplicate"] or options["only_pack"])
     with render.flags({"players": "--players", "packs": "--packs", "set": "SET",
                        "chaos": "--chaos", "only_pack": "--only-pack"}):  # fmt: skip
-        if plain and packs.strip().isdigit() and set_code:
-            return open_pools(set_code, players, int(packs), product, seed, db=ctx.obj)
-        event = event_spec(set_code, packs, product, chaos=options["chaos"],
+        event = event_spec(set_code, packs, options["product"], chaos=options["chaos"],
                            duplicate=options["duplicate"], only_pack=options["only_pack"])  # fmt: skip
-        return open_event(event, players, seed, db=ctx.obj)
+        plain = plain and packs.strip().isdigit() and bool(set_code)
+        return pools_or_event(ctx.obj, event, players, options["seed"], plain=plain)
 
 
 SET_OPTION: Any = typer.Argument(

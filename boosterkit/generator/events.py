@@ -28,7 +28,13 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator.cache import compiled
 from boosterkit.generator.engine import open_compiled
 from boosterkit.generator.packs import new_seed
-from boosterkit.generator.pools import MAX_PACKS, MAX_POOL_PLAYERS, add_treatments, pool_cards
+from boosterkit.generator.pools import (
+    MAX_PACKS,
+    MAX_POOL_PLAYERS,
+    add_treatments,
+    open_pools,
+    pool_cards,
+)
 from boosterkit.generator.pools import pool_seed as pool_seed
 from boosterkit.generator.rng import check_seed
 from boosterkit.generator.streams import Rng
@@ -127,9 +133,9 @@ def event_spec(
         event = Event(parse_packs(packs, set_code, product), (), product, duplicate, only_pack)
     if not 1 <= event.packs <= MAX_PACKS:
         raise InputError(f"packs: {event.packs} is out of range (1 to {MAX_PACKS})", field="packs")
-    if only_pack is not None and not 1 <= only_pack <= event.packs:
+    if only_pack is not None and not 1 <= only_pack <= MAX_PACKS:  # the pool's: when opened
         raise InputError(
-            f"only_pack: {only_pack} is not one of the pool's packs (1 to {event.packs})",
+            f"only_pack: {only_pack} is not one of the pool's packs (1 to {MAX_PACKS})",
             field="only_pack",
         )
     return event
@@ -155,12 +161,31 @@ def _source_packs(
         row = catalogue(con).find(source.set, source.product) if source.product else None
         if row is None:
             raise NotFoundError(f"packs: {source.spec()}: {exc}", field="packs") from exc
-        opened, _ = draw_sealed(database, con, row, seed, source.count, start)
-        return opened, (opened[-1].index - start + 1) if opened else 0
+        try:
+            opened, _, used = draw_sealed(
+                database, con, row, seed, source.count, start, MAX_PACKS - start + 1
+            )
+        except InputError as exc:
+            raise _too_many(source, start) from exc
+        return opened, used
+    if start + source.count - 1 > MAX_PACKS:
+        raise _too_many(source, start)
     return open_compiled(cp, seed, start, source.count), source.count
 
 
-def _pool_packs(database: Database, con: Connection, event: Event, seed: int) -> list[Pack]:
+def _too_many(source: Source, start: int) -> InputError:
+    after = f" after its first {start - 1}" if start > 1 else ""
+    return InputError(
+        f"packs: {source.spec()}: more than the {MAX_PACKS} packs a pool holds{after}",
+        field="packs",
+    )
+
+
+def _pool_packs(
+    database: Database, con: Connection, event: Event, seed: int
+) -> tuple[list[Pack], int]:
+    """A pool's packs, and how many places they take (a sealed product's packs and loose
+    cards each take one; a pack that cannot be opened keeps its place)."""
     sources = _chaos_sources(event, seed) if event.chaos else list(event.sources)
     packs: list[Pack] = []
     start = 1
@@ -168,7 +193,12 @@ def _pool_packs(database: Database, con: Connection, event: Event, seed: int) ->
         opened, used = _source_packs(database, con, source, seed, start)
         packs += opened
         start += used
-    return packs
+    if event.only_pack is not None and event.only_pack >= start:
+        raise InputError(
+            f"only_pack: {event.only_pack} is not one of the pool's packs (1 to {start - 1})",
+            field="only_pack",
+        )
+    return packs, start - 1
 
 
 def contents(packs: list[dict[str, Any]]) -> str:
@@ -203,24 +233,39 @@ def _check_players(players: int) -> None:
         )
 
 
+def _check_total(max_packs: int | None, players: int, places: int) -> None:
+    if max_packs is not None and players * places > max_packs:
+        raise InputError(
+            f"packs: {players} players × {places} packs is more than the {max_packs} packs "
+            "one request opens", field="packs",
+        )  # fmt: skip
+
+
 def open_event(
     event: Event,
     players: int,
     seed: int | None = None,
     db: DbLike = None,
+    *,
+    max_packs: int | None = None,
 ) -> dict[str, Any]:
     """Each of ``players`` players' pool of ``event`` (``event_spec``) under ``seed``:
     ``open_pools``' shape, with the event's ``spec``, ``chaos``, ``duplicate``,
-    ``only_pack`` and each pool's ``contents``."""
+    ``only_pack`` and each pool's ``contents``; ``packs_per_player`` counts the places of a
+    pool's packs (a sealed product's packs and loose cards each take one). ``max_packs``:
+    the most packs every pool together may hold (``InputError`` as soon as they would hold
+    more: a sealed product's contents are known once it is read)."""
     _check_players(players)
     seed = new_seed() if seed is None else check_seed(seed)
     database = Database.of(db)
-    pools = []
+    pools, places = [], 0
     with database.session() as con:
         for player in range(1, players + 1):
             s = pool_seed(seed, 1 if event.duplicate else player)
-            opened = [p.to_dict() for p in _pool_packs(database, con, event, s)]
-            pools.append(_pool(event, player, s, opened))
+            packs, used = _pool_packs(database, con, event, s)
+            _check_total(max_packs, players, used)
+            pools.append(_pool(event, player, s, [p.to_dict() for p in packs]))
+            places = max(places, used)
     add_treatments(database, pools)
     first = pools[0]["packs"] or [{"set": "", "product": ""}]
     sets = list(dict.fromkeys(p["set"] for pool in pools for p in pool["packs"]))
@@ -229,7 +274,7 @@ def open_event(
         "product": " + ".join(dict.fromkeys(p["product"] for pool in pools for p in pool["packs"])),
         "seed": seed,
         "players": players,
-        "packs_per_player": event.packs,
+        "packs_per_player": places,
         "spec": event.spec(),
         "chaos": list(event.chaos),
         "chaos_product": event.product if event.chaos else None,
@@ -237,6 +282,31 @@ def open_event(
         "only_pack": event.only_pack,
         "pools": pools,
     }
+
+
+def pools_or_event(
+    database: Database,
+    event: Event,
+    players: int,
+    seed: int | None,
+    *,
+    plain: bool,
+    max_packs: int | None = None,
+) -> dict[str, Any]:
+    """What ``pool`` opens: ``open_pools``' value when ``plain`` (a count of one set's
+    booster product and nothing else: its JSON as before events), else, or when that
+    product is one of the set's sealed products (``pool afr -p "prerelease pack" --packs
+    1``), ``open_event``'s."""
+    if plain:
+        (source,) = event.sources
+        try:
+            return open_pools(source.set, players, source.count, source.product, seed, db=database)
+        except NotFoundError:
+            from boosterkit.generator.sealed import find_sealed
+
+            if not source.product or find_sealed(database, source.set, source.product) is None:
+                raise
+    return open_event(event, players, seed, db=database, max_packs=max_packs)
 
 
 def pool_args(data: dict[str, Any], player: int | None = None) -> list[str]:
@@ -306,10 +376,11 @@ def player_pool(args: dict[str, Any], db: DbLike = None) -> tuple[dict[str, Any]
     database = Database.of(db)
     with database.session() as con:
         s = pool_seed(seed, 1 if event.duplicate else player)
-        pool = _pool(event, player, s, [p.to_dict() for p in _pool_packs(database, con, event, s)])
+        packs, places = _pool_packs(database, con, event, s)
+        pool = _pool(event, player, s, [p.to_dict() for p in packs])
     add_treatments(database, [pool])
     data = {"set": args.get("set") or "", "product": "", "seed": seed, "players": player,
-            "packs_per_player": event.packs, "spec": event.spec(), "chaos": list(event.chaos),
+            "packs_per_player": places, "spec": event.spec(), "chaos": list(event.chaos),
             "chaos_product": event.product if event.chaos else None,
             "duplicate": event.duplicate, "only_pack": None, "pools": [pool]}  # fmt: skip
     return data, pool

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import io
+import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ def card_name(c: Mapping[str, Any]) -> str:
 
 def check_line(data: Mapping[str, Any], pool: Mapping[str, Any]) -> str:
     """``boosterkit pool check DECK …`` for this player's pool."""
-    return "boosterkit pool check DECK " + " ".join(pool_args(dict(data), pool["player"]))
+    return "boosterkit pool check DECK " + shlex.join(pool_args(dict(data), pool["player"]))
 
 
 def _pools(data: Mapping[str, Any], pool: Any) -> list[Mapping[str, Any]]:

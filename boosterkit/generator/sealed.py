@@ -301,10 +301,11 @@ def unopened_text(unopened: list[Unopened]) -> str:
 
 
 def _plan(
-    cat: Catalogue, row: SealedRow, seed: int, count: int, start: int
+    cat: Catalogue, row: SealedRow, seed: int, count: int, start: int, limit: int
 ) -> tuple[list[Flat], list[tuple[int, BoosterRef | list[CardRef]]]]:
     """``count`` copies flattened, and each copy's packs then its loose cards numbered from
-    ``start``; a copy's ``variable`` choices come from the stream ``sealed/<its first number>``."""
+    ``start``, ``limit`` of them at most; a copy's ``variable`` choices come from the stream
+    ``sealed/<its first number>``."""
     flats: list[Flat] = []
     out: list[tuple[int, BoosterRef | list[CardRef]]] = []
     for _ in range(count):
@@ -314,22 +315,28 @@ def _plan(
             out.append((start + len(out), ref))
         if flat.cards:
             out.append((start + len(out), flat.cards))
-        if len(out) > MAX_SEALED_PACKS:
-            raise InputError(
-                f"{count} × {row.name}: more than the {MAX_SEALED_PACKS:,} packs one opening "
-                "holds", field="count",
-            )  # fmt: skip
+        if len(out) > limit:
+            raise InputError(f"{count} × {row.name}: more than the {limit:,} packs one opening "
+                             "holds", field="count")  # fmt: skip
     return flats, out
 
 
 def draw_sealed(
-    database: Database, con: Connection, row: SealedRow, seed: int, count: int, start: int = 1
-) -> tuple[list[Pack], list[Unopened]]:
+    database: Database,
+    con: Connection,
+    row: SealedRow,
+    seed: int,
+    count: int,
+    start: int = 1,
+    limit: int = MAX_SEALED_PACKS,
+) -> tuple[list[Pack], list[Unopened], int]:
     """``count`` copies of ``row`` drawn with ``seed``, numbered from ``start`` (a pool's
-    sealed product after its other packs), and what was not opened."""
-    flats, plan = _plan(catalogue(con), row, seed, count, start)
+    sealed product after its other packs), what was not opened, and how many numbers they
+    take (a pack that cannot be opened keeps its own). More than ``limit`` packs:
+    ``InputError``, before any is drawn."""
+    flats, plan = _plan(catalogue(con), row, seed, count, start, limit)
     packs, missing = _draw_all(database, con, plan, seed, row)
-    return packs, _merged(flats, missing)
+    return packs, _merged(flats, missing), len(plan)
 
 
 def _draw_all(
@@ -396,7 +403,7 @@ def open_sealed(
         row = cat.find(set_code, name)
         if row is None:
             raise NotFoundError(not_found(cat, set_code, name))
-        packs, unopened = draw_sealed(database, con, row, seed, count)
+        packs, unopened, _ = draw_sealed(database, con, row, seed, count)
     return SealedOpening(row.set_code, row.name, row.source, seed, count, packs, unopened)
 
 

@@ -12,7 +12,6 @@ from boosterkit.errors import escape_controls
 from boosterkit.formats import POOLS, literal
 from boosterkit.generator.pools import (
     MAX_PACKS,
-    open_pools,
     pool_images,
     render_bytes,
     render_pools,
@@ -76,6 +75,13 @@ class PoolRequest(BaseModel):
             raise ValueError(f"images: {refused} (format {'/'.join(POOLS.image_formats)})")
         return self
 
+    def cost(self) -> int:
+        """The packs this request may open: its count, or when a source names a product
+        (which may be a sealed one, of more packs) as many as a request may."""
+        counted: int = self.players * self._event.packs
+        named = any(s.product for s in self._event.sources)
+        return max(counted, MAX_POOL_PACKS) if named else counted
+
     def plain(self) -> bool:
         """A count of one set's product, as ``open_pools`` opens it."""
         return (
@@ -86,13 +92,10 @@ class PoolRequest(BaseModel):
 
 
 def _open(req: PoolRequest, database: Any) -> dict[str, Any]:
-    from boosterkit.generator.events import open_event
+    from boosterkit.generator.events import pools_or_event
 
-    if req.plain():
-        assert req.set is not None and isinstance(req.packs, int)
-        data = open_pools(req.set, req.players, req.packs, req.product, req.seed, db=database)
-    else:
-        data = open_event(req._event, req.players, req.seed, db=database)
+    data = pools_or_event(database, req._event, req.players, req.seed, plain=req.plain(),
+                          max_packs=MAX_POOL_PACKS)  # fmt: skip
     return {**data, "event": req.event} if req.event else data
 
 
@@ -102,7 +105,7 @@ def pool(req: PoolRequest, request: Request) -> Response:
     the printable HTML (a page per player), text, Markdown, deck lists, registration sheets
     or PDF."""
     database = request.app.state.database  # read (through its cursor) only for a new product
-    with request.app.state.budget.take(req.players * req._event.packs):
+    with request.app.state.budget.take(req.cost()):
         data = _open(req, database)
     if req.format == "json":
         return json_response(data)
