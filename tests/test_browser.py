@@ -801,3 +801,54 @@ def test_a_mixed_event_prints_pools_and_registration_sheets_from_the_page(
     assert len(pages) == 2 and round(float(pages[0].mediabox.height)) == 792
     assert failures == []
     context.close()
+
+
+@pytest.fixture(scope="module")
+def sealed_server(real_db: Path, tmp_path_factory: pytest.TempPathFactory):
+    """``boosterkit serve`` over a copy of ``real_db`` with the shared sealed-contents files."""
+    import shutil
+
+    from conftest import shared_path
+
+    from boosterkit.pipeline import db
+    from boosterkit.pipeline.sealed_contents import import_sealed_contents
+
+    path = tmp_path_factory.mktemp("sealed_db") / "sealed.duckdb"
+    shutil.copy(real_db, path)
+    con = db.connect(path)
+    try:
+        import_sealed_contents(con, [shared_path("mtgjson", "sealed-contents")])
+    finally:
+        con.close()
+    with _serve(path) as url:
+        yield url
+
+
+def test_a_sealed_product_per_player_from_the_page(sealed_server: str, browser) -> None:
+    """Issue 32: in pool mode the product list offers the set's sealed products; choosing
+    one asks for one of it a player, and the pools are POST /pool's for that product."""
+    bundle = "Adventures in the Forgotten Realms Bundle"
+    page = browser.new_page()
+    failures = _watch(page)
+    page.goto(f"{sealed_server}/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    page.check("#mode-pool")
+    page.select_option("#set", "afr")
+    page.wait_for_selector(f'#product optgroup option[value="{bundle}"]', state="attached")
+    label = page.text_content(f'#product option[value="{bundle}"]')
+    assert label == "Bundle: 10 afr-draft + 1 card"
+    page.select_option("#product", bundle)
+    assert page.input_value("#packs") == "1"
+    _open_pools(page, players=2, packs=None, seed=9)
+    shown = _pools_shown(page)
+    body = {"set": "afr", "players": 2, "packs": 1, "product": bundle, "seed": 9}
+    data = httpx.post(f"{sealed_server}/pool", json=body, timeout=60).json()
+    assert [p["heading"] for p in shown] == [
+        f"Player {n} of 2: 10 afr-draft + 1 {bundle} (event seed 9)" for n in (1, 2)
+    ]
+    assert [p["cards"] for p in shown] == [_lines(p) for p in data["pools"]]
+    page.select_option("#product", "")
+    page.check("#mode-sheet")  # a minigame deals from booster products only
+    page.wait_for_function("() => !document.querySelector('#product optgroup')")
+    assert failures == []
+    page.close()

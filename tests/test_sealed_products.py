@@ -227,14 +227,18 @@ def test_a_pool_of_sealed_products(capsys, sealed_db: Path, tmp_path: Path) -> N
     assert json.loads(out)["player"] == 2 and json.loads(out)["missing"] == [], err
 
 
-def test_the_service_counts_a_sealed_products_packs(sealed_db: Path) -> None:
-    """``POST /pool``'s limit of packs a request opens holds for the packs a sealed product
-    holds, not the products named (32 boxes are 1,152 packs)."""
+def test_the_service_lists_and_counts_sealed_products(capsys, sealed_db: Path) -> None:
+    """``GET /sets/afr/sealed`` is ``products afr --sealed --json``; ``POST /pool``'s limit of
+    packs a request opens holds for the packs a sealed product holds, not the products
+    named (32 boxes are 1,152 packs)."""
     from fastapi.testclient import TestClient
 
     from boosterkit.service.app import create_app
 
+    code, out, _ = run(capsys, "--db", str(sealed_db), "products", "afr", "--sealed", "--json")
     with TestClient(create_app(sealed_db), base_url="http://127.0.0.1") as client:
+        listed = client.get("/sets/afr/sealed")
+        assert code == 0 and listed.status_code == 200 and listed.text == out
         body = {"packs": "afr/draft booster box:1", "seed": 1}
         over = client.post("/pool", json={**body, "players": 32})
         assert over.status_code in (400, 422), over.text

@@ -95,6 +95,15 @@ def products(code: str, request: Request) -> Response:
     return json_response(set_products(request.app.state.database, code).products)
 
 
+@router.get("/sets/{code}/sealed", tags=["data"])
+def sealed(code: str, request: Request) -> Response:
+    """The sealed products of a set and what each holds, as ``boosterkit products SET
+    --sealed --json``."""
+    from boosterkit.generator.sealed import sealed_products
+
+    return json_response(sealed_products(request.app.state.database, code))
+
+
 @router.post("/packs", tags=["packs"])
 def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""

@@ -244,8 +244,30 @@ async function fillProducts(key) {
   loadedProducts = products.map((p) => ({
     code: p.code, kind: p.kind, name: p.name, default: p.default,
   }));
+  if (mode() === "pool") await addSealed(select, code, setName, key);
   pendingProduct = null;
   if ([...select.options].some((o) => o.value === wanted)) select.value = wanted;
+}
+
+// Pools: the set's sealed products that open into packs (GET /sets/{code}/sealed: a bundle,
+// a prerelease pack, a box), each a pool's "packs" when chosen; none loaded, none listed.
+async function addSealed(select, code, setName, key) {
+  let sealed;
+  try {
+    sealed = await getJSON(`/sets/${encodeURIComponent(code)}/sealed`);
+  } catch {
+    return;
+  }
+  if (`${mode()}:${productSet()}` !== key) return;
+  const group = document.createElement("optgroup");
+  group.label = "Sealed products (Packs per player: how many of it)";
+  for (const p of sealed.filter((s) => s.opens)) {
+    const name = setName && p.name.startsWith(`${setName} `) ? p.name.slice(setName.length + 1) : p.name;
+    const packs = Object.entries(p.packs).map(([c, n]) => `${n} ${c}`);
+    if (p.cards.length) packs.push(`${p.cards.length} card${p.cards.length > 1 ? "s" : ""}`);
+    addOption(group, p.name, `${name}: ${packs.join(" + ")}`);
+  }
+  if (group.children.length) select.append(group);
 }
 
 // A product as the list shows it: its name without its set's, which the Set field shows,
@@ -513,6 +535,11 @@ function init() {
   $("new-seed").addEventListener("click", () => { $("seed").value = randomSeed(); saveForm(); });
   $("minigame").addEventListener("change", describeMinigame);
   $("set").addEventListener("change", () => { offerSets(); loadProducts(); });
+  // A sealed product chosen for pools: one of it a player, unless asked for more.
+  $("product").addEventListener("change", () => {
+    const group = $("product").selectedOptions[0]?.parentElement;
+    if (mode() === "pool" && group?.tagName === "OPTGROUP") $("packs").value = "1";
+  });
   for (const radio of document.querySelectorAll("input[name=mode]")) {
     radio.addEventListener("change", applyMode);
   }
