@@ -76,6 +76,13 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
         (2, ["afx", "--players", "2"]),
         (1, ["--db", "{damaged}", "afr", "--players", "2"]),
     ],
+    "pool check": [
+        (0, ["{deck}", "afr", "--packs", "1", "--seed", "1", "--player", "1"]),
+        (1, ["{outsider_deck}", "afr", "--packs", "1", "--seed", "1", "--player", "1"]),
+        (2, ["{nowhere}", "afr", "--seed", "1", "--player", "1"]),
+        (2, ["{deck}"]),  # no pool named
+        (1, ["--db", "{damaged}", "{deck}", "afr", "--seed", "1", "--player", "1"]),
+    ],
     "db info": [(0, []), (2, ["-f", "xml"]), (1, ["--db", "{damaged}"])],
     "db rebuild": [(0, []), (2, ["-f", "xml"]), (1, ["--db", "{damaged}"])],
     "import mtgjson": [
@@ -88,6 +95,12 @@ CASES: dict[str, list[tuple[int, list[str]]]] = {
         (0, ["{sealed}"]),
         (2, ["{notjson}"]),
         (1, ["--db", "{damaged}", "{sealed}"]),
+    ],
+    "import sealed-contents": [
+        (0, ["{contents}"]),
+        (2, ["{notjson}"]),
+        (2, ["{nowhere}"]),
+        (1, ["--db", "{damaged}", "{contents}"]),
     ],
 }
 
@@ -118,7 +131,15 @@ def files(built_world, built_sources, tmp_path_factory) -> dict:
     damaged.write_bytes(b"DUCK" + b"\x00garbage" * 4096)
     notjson = folder / "notes.txt"
     notjson.write_text("not JSON\n", encoding="utf-8")
+    deck, outsider = folder / "deck.txt", folder / "outsider.txt"
+    deck.write_text("Deck\n40 Forest\n", encoding="utf-8")  # basic lands: any pool has them
+    outsider.write_text("Deck\n39 Forest\n1 No Such Card\n", encoding="utf-8")
+    contents = folder / "afr.yaml"
+    contents.write_text("code: afr\nproducts:\n  Draft Pack:\n    pack:\n    - code: draft\n")
     return {
+        "deck": deck,
+        "outsider_deck": outsider,
+        "contents": contents,
         "folder": folder,
         "damaged": damaged,
         "notjson": notjson,
@@ -170,7 +191,7 @@ def test_exit_code(capsys, files, built_db, tmp_path, command, code, args) -> No
     argv = [a.format(**names) for a in args]
     got, out, err = run_cli(capsys, "--db", str(db), *command.split(), *argv)
     assert got == code, f"boosterkit {command} {' '.join(argv)}: exit {got}\n{err}"
-    verdict = command in ("validate", "play") and "{damaged}" not in args
+    verdict = command in ("validate", "play", "pool check") and "{damaged}" not in args
     if code == 2 or (code == 1 and not verdict):  # an error: one line on stderr, no stdout
         assert out == "" and err.startswith("boosterkit: error: "), err
         assert err.count("\n") == 1 and "Traceback" not in err, err

@@ -66,4 +66,4 @@ def test_a_version_5_database_gains_the_columns(tmp_path: Path) -> None:
     got = con.execute("SELECT mtgo_id, mtgo_foil_id FROM cards").fetchall()
     version = db.schema_version(con)
     con.close()
-    assert got == [(91504, None)] and version == db.SCHEMA_VERSION == 6
+    assert got == [(91504, None)] and version == db.SCHEMA_VERSION >= 6

@@ -124,5 +124,6 @@ def test_service_choice_fields_suggest_the_nearest(built_db: Path) -> None:
         body = client.post("/pool", json=pool).json()
     assert body["status"] == 422 and body["error"] == (
         "unknown format 'htm' — did you mean html? (choices: json, html, text, md, decklist, "
-        "arena, moxfield, mtgo, dek, cockatrice, xmage, forge, mtgjson)"
+        "arena, moxfield, mtgo, dek, cockatrice, xmage, forge, mtgjson, pdf, registration-html, "
+        "registration-pdf, registration-csv)"
     )

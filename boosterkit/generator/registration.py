@@ -114,16 +114,18 @@ def _table(section: str, cards: list[Mapping[str, Any]], count: int, more: bool 
 
 # The layout is decided here, in card lines of a column (a browser's or WeasyPrint's column
 # balancing is slow and may split a table). Measured with WeasyPrint on Letter, the shorter
-# paper: a column holds 64 lines under the sheet's head and 69 on a further page, a table's
-# heading takes 1.45 lines and the foot 9; the figures below keep 2 lines spare.
+# paper: a column holds 63.7 to 64.4 lines under the sheet's head and about 70.5 on a page of
+# its own, a table's heading takes 1.45 lines, the foot 8 to 8.8; a name wraps from about 37
+# characters on A4, the narrower paper. A guess a line short spills a column onto the next
+# page (nothing is lost); one too long takes a page more.
 #: Lines a column holds on a sheet's first page, and on each further page (under its heading).
-FIRST_ROWS = 62
-NEXT_ROWS = 67
-#: Characters of a card line before it wraps (A4's narrower column wraps from 37).
-LINE_CHARS = 34
+FIRST_ROWS = 63.5
+NEXT_ROWS = 68.5
+#: Characters of a card line before it wraps.
+LINE_CHARS = 36
 #: A table's heading and the space after it; the sheet's foot (basic lands, total, signature).
-_HEAD_ROWS = 1.5
-_FOOT_ROWS = 9.5
+_HEAD_ROWS = 1.45
+_FOOT_ROWS = 8.8
 #: Fewest card lines a table is split to leave at the foot of a column.
 _MIN_SPLIT = 4
 
