@@ -7,10 +7,9 @@ import json
 import re
 from pathlib import Path
 
-import jsonschema
 import pytest
 import yaml
-from helpers import minigame_sets
+from helpers import check_schema, minigame_sets
 
 from boosterkit.data import DATA_DIR
 from boosterkit.errors import InputError, NotFoundError
@@ -47,7 +46,7 @@ def test_all_28_games_are_catalogued_and_dealt_by_their_cards() -> None:
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_file_matches_json_schema(path: Path) -> None:
     data = yaml.safe_load(path.read_text())
-    jsonschema.validate(data, SCHEMA)
+    check_schema(data, "minigame.schema.json")
     # The id is the printed name in lowercase with dashes.
     expected = re.sub(r"[^a-z0-9]+", "-", data["name"].lower().replace("'", "")).strip("-")
     assert data["id"] == path.stem == expected

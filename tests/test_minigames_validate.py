@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 from helpers import schema_checked_deal as deal
-from helpers import setup_schema
 
 from boosterkit.errors import InputError
 from boosterkit.minigames import validate_setup
 from boosterkit.pipeline import db
-
-SETUP_SCHEMA = setup_schema()
 
 
 @pytest.fixture(scope="module")
