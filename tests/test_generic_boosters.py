@@ -170,7 +170,7 @@ def test_cli_opens_mkm_play_boosters(tmp_path, capsys):
 def test_set_whose_cards_are_not_booster_cards_says_why(tmp_path, capsys):
     """A pre-release snapshot: every card `booster: false`. Its main cards (here up to its
     last basic land, 281) are taken as booster cards, with a note (issue 18); a set with
-    nothing to tell its main cards says why it has none (tests/test_generic_holes.py)."""
+    nothing to tell its main cards says why it has none (tests/test_generic_play_boosters.py)."""
     cards = [dict(c, booster=False) for c in pf.blb() if c["set"] == "blb"]
     path = _load(tmp_path, cards)
     with db.connect(path, read_only=True) as con:

@@ -4,7 +4,7 @@ inside DIR only, never through a symlink planted there, and all its files or non
 ``--db`` that is some other file is refused before any work.
 
 A full disk is simulated with a file-size limit (``RLIMIT_FSIZE``, SIGXFSZ ignored) in the
-child process only, as in ``test_hardening_storage.py``.
+child process only, as in ``test_storage_faults.py``.
 """
 
 from __future__ import annotations

@@ -613,7 +613,7 @@ def test_a_set_with_products_but_no_cards_is_not_suggested_as_itself(
 def test_db_info_on_a_damaged_database_says_so_as_reading_it_does(
     built_scryfall: Path, tmp_path: Path, capsys
 ) -> None:
-    from test_hardening_storage import BLOCK, HEADERS, damaged
+    from test_storage_faults import BLOCK, HEADERS, damaged
 
     good = tmp_path / "good.duckdb"
     code, _, err = run_cli(capsys, "--db", str(good), "sync", "--file",
