@@ -263,6 +263,48 @@ def built_con(built_db: Path):
 
 
 @pytest.fixture(scope="session")
+def con(built_con):
+    """``built_con`` by the short name most test files use."""
+    return built_con
+
+
+@pytest.fixture(scope="session")
+def any_con(any_db: Path):
+    """A read-only connection to ``any_db``: the built world, then the real one."""
+    from boosterkit.pipeline import db
+
+    con = db.connect(any_db, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture
+def own_db(built_db: Path, tmp_path: Path) -> Path:
+    """A private copy of ``built_db``, for a test that writes to it or beside it."""
+    import shutil
+
+    path = tmp_path / "own.duckdb"
+    shutil.copy(built_db, path)
+    return path
+
+
+#: The address the service's test client speaks to (an allowed Host).
+LOCAL = "http://127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def client(built_db: Path):
+    """FastAPI's test client on a service over ``built_db``, one per test module (a module's
+    requests share its budgets and caches, as a running service's do)."""
+    from fastapi.testclient import TestClient
+
+    from boosterkit.service.app import create_app
+
+    with TestClient(create_app(built_db), base_url=LOCAL) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
 def real_con(real_db: Path):
     """A read-only connection to ``real_db`` for the session."""
     from boosterkit.pipeline import db

@@ -4,7 +4,6 @@ database as JSON, rebuilt when the data changes."""
 
 from __future__ import annotations
 
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,13 +15,6 @@ from boosterkit.errors import NotFoundError
 from boosterkit.generator import open_packs
 from boosterkit.generator.engine import CompiledProduct
 from boosterkit.pipeline import db as pdb
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = pdb.connect(built_db, read_only=True)
-    yield c
-    c.close()
 
 
 def _in(db, cache: Cache | None) -> Database:
@@ -76,14 +68,6 @@ def test_clear_and_errors_are_not_cached(con) -> None:
     assert len(cache) == 0
     open_packs("afr", "draft", 1, 1, db=_in(con, cache))
     assert _built(cache) == 4
-
-
-@pytest.fixture
-def own_db(built_db: Path, tmp_path: Path) -> Path:
-    """A private copy of the built database (these tests write to it)."""
-    path = tmp_path / "own.duckdb"
-    shutil.copy(built_db, path)
-    return path
 
 
 def test_kept_beside_the_database_and_loaded_by_the_next_process(own_db: Path) -> None:

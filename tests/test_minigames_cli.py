@@ -19,13 +19,6 @@ from boosterkit.pipeline import db
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
-
-
 def test_minigames_json_equals_the_library(capsys) -> None:
     code, out, _ = run(capsys, "minigames", "--json")
     assert (

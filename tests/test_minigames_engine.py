@@ -23,20 +23,6 @@ DEALABLE = [g for g in list_minigames() if g["dealable"]]
 COUNTS = [(g["id"], n) for g in DEALABLE for n in sorted({g["players_min"], g["players_max"] or 8})]
 
 
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
-
-
-@pytest.fixture(scope="module")
-def any_con(any_db: Path):
-    c = db.connect(any_db, read_only=True)
-    yield c
-    c.close()
-
-
 def _deal_somewhere(con, game: str, players: int):
     """The first (set, seed) whose packs can make the setup; every failure must be one clear
     line: a seed matter says "try another seed", a set whose packs never hold what the game

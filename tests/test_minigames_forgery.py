@@ -17,14 +17,6 @@ from hypothesis import strategies as st
 
 from boosterkit.errors import InputError
 from boosterkit.minigames import validate_setup
-from boosterkit.pipeline import db
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from helpers import printed_text
@@ -21,7 +20,6 @@ from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.engine import build_setup
 from boosterkit.minigames.filters import is_nmb, matches
 from boosterkit.minigames.initiative import initiative_order, roll_ties, starting, tie_problems
-from boosterkit.pipeline import db
 
 COLOURS = "WUBRG"
 
@@ -112,13 +110,6 @@ def test_validate_refuses_a_squirrel_left_out_of_the_grid(con) -> None:
     ]
 
 
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
-
-
 def base_race_packs(basics: int) -> list[Pack]:
     """Three packs of 11 creatures; the first ``basics`` packs also hold a Forest."""
     out = []
@@ -189,13 +180,6 @@ def test_basic_lands_ads_and_tokens_are_read_alike_in_both_games(any_con, game, 
     assert dealt >= 5
     if set_code != "mh2":
         assert kept["double-faced"] > 0, kept
-
-
-@pytest.fixture(scope="module")
-def any_con(any_db: Path):
-    c = db.connect(any_db, read_only=True)
-    yield c
-    c.close()
 
 
 # --- Careful Study (MKHM #4, MSTX #3) -------------------------------------------------------

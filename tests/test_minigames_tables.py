@@ -3,8 +3,6 @@ face-down defaults, printed names in other languages, escaping."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from helpers import schema_checked_deal as deal
 
@@ -16,14 +14,6 @@ from boosterkit.minigames.capacity import deal_capacity
 from boosterkit.minigames.catalog import get_minigame
 from boosterkit.minigames.filters import is_nmb, matches
 from boosterkit.minigames.sheets import clean, md_escape
-from boosterkit.pipeline import db
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
 
 
 def test_an_unknown_card_out_of_play_is_marked_not_refused(con) -> None:

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 from helpers import schema_checked_deal as deal
 
 from boosterkit.errors import InputError
 from boosterkit.minigames import validate_setup
-from boosterkit.pipeline import db
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
 
 
 @pytest.fixture(scope="module")

@@ -198,15 +198,6 @@ def test_a_db_that_is_another_file_is_refused_before_any_work(
 # --- a damaged cache is rebuilt, never in the way (issue 33 §10) ------------------------------
 
 
-@pytest.fixture
-def own_db(built_db: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    path = tmp_path / "own.duckdb"
-    shutil.copy(built_db, path)
-    return path
-
-
 def _damage(cache: Path, how: str) -> None:
     files = sorted((cache / "values").glob("*.json"))
     assert files

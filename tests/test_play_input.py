@@ -17,15 +17,6 @@ from helpers import run_cli as run
 from boosterkit.minigames import deal
 from boosterkit.minigames.referee.play import MAX_STATES, play
 from boosterkit.minigames.referee.runner import play_out
-from boosterkit.service.app import create_app
-
-LOCAL = "http://127.0.0.1"
-
-
-@pytest.fixture(scope="module")
-def client(built_db: Path) -> TestClient:
-    with TestClient(create_app(built_db), base_url=LOCAL) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

@@ -20,13 +20,6 @@ from boosterkit.generator.products import fill_hints, list_products, resolve_pro
 from boosterkit.pipeline import db
 
 
-@pytest.fixture
-def con(built_db: Path):
-    con = db.connect(built_db, read_only=True)
-    yield con
-    con.close()
-
-
 def _export(built_world, code: str) -> dict:
     """The product ``code`` of the built world's magic-sealed-data export."""
     return next(p for p in json.loads(built_world.sealed.read_text()) if p["code"] == code)

@@ -10,7 +10,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fastapi.testclient import TestClient
 from helpers import run_cli as run
 from typer.testing import CliRunner
 
@@ -22,9 +21,7 @@ from boosterkit.minigames.referee import mimic_match as mm
 from boosterkit.minigames.referee.common import CardStats
 from boosterkit.minigames.referee.play import play
 from boosterkit.minigames.referee.runner import describe_result, read_moves, replay, simulate
-from boosterkit.pipeline import db
 from boosterkit.serialize import to_json
-from boosterkit.service.app import create_app
 
 #: (game, players, set) played on the built database.
 TABLES = [("roll-for-initiative", 5, "afr"), ("base-race", 2, "znr"), ("mimic-match", 3, "afr")]
@@ -33,13 +30,6 @@ TABLES = [("roll-for-initiative", 5, "afr"), ("base-race", 2, "znr"), ("mimic-ma
 #: every setup dealt use the sets' Draft Boosters, which hold no List card.
 ALL_DEALT = "draft"
 SCHEMA = json.loads((DATA_DIR / "moves.schema.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
 
 
 def validator(game: str) -> jsonschema.Draft202012Validator:
@@ -439,12 +429,6 @@ def test_simulate_json_equals_the_library(capsys, con, built_db, tmp_path) -> No
 
 
 # --- HTTP ----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def client(built_db: Path) -> TestClient:
-    with TestClient(create_app(built_db), base_url="http://127.0.0.1") as c:
-        yield c
 
 
 def test_post_play_and_simulate_equal_the_cli(client, capsys, built_db, logs) -> None:

@@ -27,19 +27,6 @@ from boosterkit.service.models import MAX_BODY_BYTES, MAX_PACKS, MAX_REQUEST_PLA
 LOCAL = "http://127.0.0.1"
 
 
-@pytest.fixture(scope="module")
-def client(built_db: Path) -> TestClient:
-    with TestClient(create_app(built_db), base_url=LOCAL) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = pdb.connect(built_db, read_only=True)
-    yield c
-    c.close()
-
-
 def cli(built_db: Path, *args: str) -> str:
     """Run ``boosterkit --db built_db ARGS`` in-process; its stdout."""
     result = CliRunner().invoke(cli_app, ["--db", str(built_db), *args])

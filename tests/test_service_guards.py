@@ -29,12 +29,6 @@ LOCAL = "http://127.0.0.1"
 JSON = {"content-type": "application/json"}
 
 
-@pytest.fixture(scope="module")
-def client(built_db: Path) -> TestClient:
-    with TestClient(create_app(built_db), base_url=LOCAL) as c:
-        yield c
-
-
 def assert_error(response: Any, status: int, *words: str) -> dict[str, Any]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")

@@ -21,13 +21,6 @@ from boosterkit.pipeline import db
 RAW = re.compile(r"\*|(?<!\w)_|_(?!\w)")
 
 
-@pytest.fixture(scope="module")
-def con(built_db: Path):
-    c = db.connect(built_db, read_only=True)
-    yield c
-    c.close()
-
-
 def test_emphasis_spans() -> None:
     assert emphasis("*White Card*: At the end, _Magic_ cards; snake_case") == [
         ("White Card", "strong"),

@@ -250,13 +250,6 @@ class _Planted:
         return (Path.write_text, (self.marker, "ran"))
 
 
-@pytest.fixture
-def own_db(built_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "own.duckdb"
-    shutil.copy(built_db, path)
-    return path
-
-
 def test_a_pickle_planted_in_the_cache_never_runs(own_db: Path, tmp_path: Path) -> None:
     import pickle
 
