@@ -394,12 +394,14 @@ def test_a_pack_counts_in_the_work_budget_by_its_cards() -> None:
 
 
 def test_big_packs_are_drawn_in_batches_of_bounded_cards(big_packs_db: Path) -> None:
+    from boosterkit.database import Database
     from boosterkit.generator.packs import BATCH, BATCH_CARDS, batch_size, iter_packs, prepare
 
-    compiled, _ = prepare("afr", "afr-big", 1000, 1, db=big_packs_db)
+    database = Database.of(big_packs_db)
+    compiled, _ = prepare("afr", "afr-big", 1000, 1, database)
     assert compiled.product.pack_cards() >= 1_000
     assert batch_size(compiled) * compiled.product.pack_cards() <= BATCH_CARDS
-    plain, _ = prepare("afr", "set", 1000, 1, db=big_packs_db)
+    plain, _ = prepare("afr", "set", 1000, 1, database)
     assert batch_size(plain) == BATCH
     sizes = [len(p.items) for p in iter_packs("afr", "afr-big", 300, 5, db=big_packs_db)]
     assert len(sizes) == 300 and max(sizes) == compiled.product.pack_cards()
