@@ -194,7 +194,8 @@ def workers_seen(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         seen.append(workers)
         return real(work, context, ps, workers, *prepare)
 
-    monkeypatch.setattr(jobs, "map_parts", spy)
+    monkeypatch.setattr(simulation, "map_parts", spy)  # where it is called from
+    monkeypatch.setattr(runner, "map_parts", spy)
     monkeypatch.setattr(simulation, "SIMULATE_LEAST", 100)
     monkeypatch.setattr(runner, "SIMULATE_LEAST", 5)
     return seen

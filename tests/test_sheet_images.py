@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from helpers import run_cli as run
 
+from boosterkit.database import Database
 from boosterkit.errors import InputError
 from boosterkit.generator.pools import open_pools, pool_images, render_pools
 from boosterkit.minigames import deal, render_sheet
@@ -204,7 +205,7 @@ def test_image_urls_off_scryfall_are_never_printed(art_db: Path, tmp_path: Path)
             "'border_crop': NULL} WHERE id = ?",
             [ids[0]],
         )
-        art = card_art(rw, ids)
+        art = card_art(Database.borrowing(rw), ids)
     finally:
         rw.close()
     assert set(art) == set(ids[1:])
