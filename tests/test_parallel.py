@@ -130,28 +130,48 @@ def test_a_failed_write_in_a_worker_is_one_line(built_db: Path) -> None:
 
 def _workers(pid: int) -> list[tuple[int, bool]]:
     """The multiprocessing workers ``pid`` started (not its resource tracker), each with
-    whether it was spawned."""
+    whether it was spawned. A child forked but not yet past its ``exec`` still shows
+    ``pid``'s command line: a spawned worker or the resource tracker caught so (a race the
+    test could lose under load, taking it for a forked worker) is left out until it shows
+    its own; a forked worker never does, so one counts once it kept ``pid``'s half a second."""
+    own = Path(f"/proc/{pid}/cmdline").read_bytes()
     found = []
     for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-        if b"resource_tracker" not in cmdline:
-            found.append((int(child), b"spawn_main" in cmdline))
+        with contextlib.suppress(FileNotFoundError):  # ended meanwhile
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            if cmdline == own:
+                time.sleep(0.5)
+                if Path(f"/proc/{child}/cmdline").read_bytes() != own:
+                    continue  # it was starting another program: seen at the next look
+                found.append((int(child), False))
+            elif b"spawn_main" in cmdline:
+                found.append((int(child), True))
     return found
+
+
+def _ended(pid: int) -> bool:
+    """``pid`` has exited: gone, or a zombie that nobody has reaped yet (its parent was
+    killed; the reaper it was handed to may be slow under load)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 WRITEV = {"x86_64": "20", "aarch64": "66"}.get(os.uname().machine)
 
 
-def _a_long_run(db: Path, spawned: bool, stderr: int) -> tuple[subprocess.Popen[bytes], int, float]:
+def _a_long_run(db: Path, spawned: bool, stderr: int) -> tuple[subprocess.Popen[bytes], int]:
     """``open`` of 40 blocks with ``--jobs 2``, its output a pipe nobody reads yet, once a
-    worker has started (forked, the product being kept, or spawned): the process, the
-    worker's pid and a deadline 60 s away."""
+    worker has started (forked, the product being kept, or spawned): the process and the
+    worker's pid."""
     assert _open(db, "-n", "1").returncode == 0  # the product kept: one thread, forks
     run = ["-c", SPAWNED] if spawned else ["-m", "boosterkit.cli"]
     cmd = [sys.executable, *run, "--db", str(db), "open", "afr",
            "-n", str(40 * parallel.BLOCK), "--seed", "1", "-f", "jsonl", "--jobs", "2"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not (workers := _workers(proc.pid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     if not workers:
@@ -159,7 +179,7 @@ def _a_long_run(db: Path, spawned: bool, stderr: int) -> tuple[subprocess.Popen[
     assert workers, "no worker process started"
     (worker, was_spawned), *_ = workers
     assert was_spawned == spawned
-    return proc, worker, deadline
+    return proc, worker
 
 
 @pytest.mark.skipif(
@@ -171,7 +191,8 @@ def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
 ) -> None:
     # The reader reads only until a worker is blocked writing its block to the full pipe,
     # then kills it there: the other processes must not wait for ever for that block.
-    proc, worker, deadline = _a_long_run(built_db, spawned, subprocess.PIPE)
+    proc, worker = _a_long_run(built_db, spawned, subprocess.PIPE)
+    deadline = time.monotonic() + 120
     try:
         while Path(f"/proc/{worker}/syscall").read_text().split()[0] != WRITEV:
             assert time.monotonic() < deadline, "the worker never wrote"
@@ -189,21 +210,40 @@ def test_a_worker_killed_while_it_writes_ends_the_run_in_one_line(
 def test_a_worker_whose_parent_is_killed_stops(built_db: Path, spawned: bool) -> None:
     # The parent is killed mid-run: a worker waiting for the parent's block to be written
     # must see it gone and end, not poll for ever.
-    proc, worker, deadline = _a_long_run(built_db, spawned, subprocess.DEVNULL)
+    proc, worker = _a_long_run(built_db, spawned, subprocess.DEVNULL)
     try:
         os.read(proc.stdout.fileno(), 1 << 16)  # the run has started writing
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         os.set_blocking(proc.stdout.fileno(), False)
-        while Path(f"/proc/{worker}").exists() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60  # from the kill: a worker ends at its next block
+        while not _ended(worker) and time.monotonic() < deadline:
             with contextlib.suppress(BlockingIOError):
                 os.read(proc.stdout.fileno(), 1 << 16)  # let it write what it holds
             time.sleep(0.01)
-        assert not Path(f"/proc/{worker}").exists(), "the worker outlived its parent"
+        assert _ended(worker), "the worker outlived its parent"
     finally:
         proc.kill()
         with contextlib.suppress(ProcessLookupError):
             os.kill(worker, signal.SIGKILL)
+
+
+def test_a_worker_asks_whether_the_run_goes_on_before_each_block(tmp_path: Path) -> None:
+    """A worker whose parent was killed between two blocks asked only while it waited for a
+    missing block: with none missing it drew the rest of the run alone. It asks first."""
+    import errno
+    import multiprocessing
+
+    def gone() -> None:
+        raise OSError(errno.EPIPE, "the process that started this worker stopped")
+
+    cp = engine.compile_product(extras_product())
+    order = parallel._order(multiprocessing.get_context("fork"))
+    with (tmp_path / "out").open("wb") as out:
+        with pytest.raises(OSError, match="stopped"):
+            parallel._blocks(parallel.Run(cp, 1, 30, "jsonl", False, 2, block=10), order,
+                             out.fileno(), stop=gone)  # fmt: skip
+    assert order.taken.value == 0 and (tmp_path / "out").read_bytes() == b""
 
 
 def test_a_worker_that_cannot_start_is_one_failure(monkeypatch, tmp_path: Path) -> None:

@@ -118,6 +118,11 @@ def _waiting(stop: Any) -> Iterator[None]:
 
 
 def _take(order: _Order, blocks: int, stop: Any) -> int | None:
+    """The next block to draw, or None when none is left. ``stop`` is called first: a worker
+    whose parent was killed between two blocks draws no more (it could draw the rest of
+    the run alone: it waits, and so checks, only when a block before its own is missing)."""
+    if stop is not None:
+        stop()
     lock = order.taken.get_lock()
     for _ in _waiting(stop):
         if lock.acquire(timeout=0.2):
