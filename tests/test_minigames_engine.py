@@ -15,6 +15,8 @@ from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator import open_packs
 from boosterkit.generator.streams import Rng
 from boosterkit.minigames import SetupError, list_minigames, validate_setup
+from boosterkit.minigames.catalog import load_catalogue
+from boosterkit.minigames.engine import MAX_TABLE_PLAYERS, check_players
 from boosterkit.minigames.filters import is_nmb
 from boosterkit.pipeline import db
 
@@ -294,6 +296,40 @@ def test_refusals_are_clear(con) -> None:
         deal(con, "roll-for-initiative", 10**9, "afr", seed=1)
     with pytest.raises(NotFoundError, match="unknown minigame"):
         deal(con, "tic-tac-toe", 2, "afr", seed=1)
+
+
+CATALOGUE = load_catalogue()
+
+
+@pytest.mark.parametrize("game", list(CATALOGUE))
+def test_a_game_takes_its_printed_player_counts_and_no_other(game: str) -> None:
+    """``check_players``, the one bound every front end (deal, validate, play) asks: each
+    count from the printed least (1 where none is printed) to the printed most (or the
+    table's 100) is taken, one fewer and one more are refused, naming the field. Before, the
+    lower bound could be broken with only the wording tests of two games noticing."""
+    spec = CATALOGUE[game]
+    lo, hi = spec.players.min or 1, spec.players.max
+    most = min(hi or MAX_TABLE_PLAYERS, spec.players.limit.max if spec.players.limit else 10**9)
+    for players in range(lo, min(most, lo + 12) + 1):
+        check_players(spec, players)
+    check_players(spec, most)
+    for players in (lo - 1, 0, -1, most + 1):
+        with pytest.raises(InputError, match=f"^players: {players} is ") as refused:
+            check_players(spec, players)
+        assert refused.value.field == "players"
+
+
+@pytest.mark.parametrize(("game", "least"), [("strictly-better", 3), ("magic-and-minions", 4)])
+def test_one_player_fewer_than_printed_is_neither_dealt_nor_valid(con, game: str, least: int):
+    """Through the front ends: ``deal`` refuses before drawing, ``validate`` flags the count
+    of a setup dealt for the least and rewritten for one fewer."""
+    with pytest.raises(InputError, match=f"^players: {least - 1} is out of range for "):
+        deal(con, game, least - 1, "afr", seed=1)
+    setup = _deal_somewhere(con, game, least)
+    assert setup is not None
+    fewer = {**setup.to_dict(), "players": least - 1}
+    verdict = validate_setup(con, fewer)
+    assert not verdict.valid and "players" in {v.rule for v in verdict.violations}
 
 
 # --- the minigame random source ------------------------------------------------------------
