@@ -24,6 +24,19 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return exc.value.code, out, err
 
 
+#: ``boosterkit`` in a process of its own whose HTTP client does not pause between requests:
+#: for runs against a fake server on 127.0.0.1. A sync of WOE and its child sets waited
+#: 0.5 s before each search (Scryfall's rate), 7 s of its test's 8. The pacing is tested on
+#: the client's clock (test_sync.py::test_sync_paces_requests_on_the_client_clock).
+UNPACED_CLI = [
+    sys.executable,
+    "-c",
+    "import sys; from boosterkit.pipeline.http import HttpClient; "
+    "HttpClient._pace = lambda self, url: None; "
+    "from boosterkit.cli.app import main; sys.exit(main())",
+]
+
+
 def setup_schema() -> dict:
     """``data/setup.schema.json``, the JSON Schema every dealt setup must match."""
     import json

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers import UNPACED_CLI
 from scryfall_server import FakeScryfall
 from test_ingest import snapshot
 
@@ -41,7 +42,8 @@ def _client(api: FakeScryfall) -> ScryfallClient:
 
 def _run(args: list[str], env_db: Path, api: FakeScryfall, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, SCRYFALL_API_URL=api.url, BOOSTERKIT_DB=str(env_db))
-    return subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=120, **kw)
+    return subprocess.run([*UNPACED_CLI, *args], env=env, capture_output=True, text=True,
+                          timeout=120, **kw)  # fmt: skip
 
 
 def _cards(root: Path, *codes: str) -> list[dict]:

@@ -12,12 +12,12 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
 from dbcheck import fingerprint
+from helpers import UNPACED_CLI
 from mtgjson_server import FakeMtgjson
 from scryfall_server import FakeScryfall
 
@@ -29,7 +29,6 @@ from boosterkit.pipeline.mtgjson_client import MtgjsonClient
 from boosterkit.pipeline.scryfall.client import ScryfallClient
 
 FIX = ROOT / "tests" / "fixtures" / "mtgjson_sync"
-BIN = str(Path(sys.executable).with_name("boosterkit"))
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +248,9 @@ def _cli(
     args: list[str], dbf: Path, api: FakeScryfall, mj: FakeMtgjson
 ) -> subprocess.CompletedProcess:
     env = dict(os.environ, SCRYFALL_API_URL=api.url, MTGJSON_API_URL=mj.url, BOOSTERKIT_DB=str(dbf))
-    return subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*UNPACED_CLI, *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.slow
