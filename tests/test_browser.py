@@ -65,10 +65,13 @@ def images_server(images_db: Path):
 
 @contextmanager
 def _serve(real_db: Path | None, env: dict[str, str] | None = None):
-    """``boosterkit [--db real_db] serve`` (no ``--db``: as ``env`` resolves it)."""
+    """``boosterkit [--db real_db] serve --workers 1`` (no ``--db``: as ``env`` resolves it).
+    One process: the default, a worker per core and their supervisor, cost each server twice
+    the CPU (test_serve_workers tests them)."""
     port = _free_port()
     where = ["--db", str(real_db)] if real_db is not None else []
-    cmd = [sys.executable, "-m", "boosterkit.cli", *where, "serve", "--port", str(port)]
+    cmd = [sys.executable, "-m", "boosterkit.cli", *where, "serve", "--port", str(port),
+           "--workers", "1"]  # fmt: skip
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
     )
