@@ -116,6 +116,11 @@ ENGLISH = re.compile(
 BUILT_SETS = ("afr", "khm", "znr", "stx", "mh2")
 
 
+#: (game, players) → the (set, seed) that dealt it first: the language does not change what
+#: a seed deals, so the next language deals that table at once (201 deals a language → 46).
+_DEALT: dict[tuple[str, int], tuple[str, int]] = {}
+
+
 def _deal_any(con, spec, players: int, lang: str):
     """``spec`` dealt to ``players`` on the first of its built sets (else AFR, else the first
     built set whose packs can serve it: Monster of the Week's MID is not built) and seed that
@@ -124,14 +129,22 @@ def _deal_any(con, spec, players: int, lang: str):
     from boosterkit.minigames import SetupError
 
     sets = [p.parent for p in spec.printings if p.parent in BUILT_SETS] or ["afr"]
-    for code in dict.fromkeys([*sets, *BUILT_SETS]):
-        for seed in range(1, 30):  # a built List card is absent: some seeds open one
-            try:
-                return deal(con, spec.id, players, code, seed=seed, lang=lang)
-            except (SetupError, NotFoundError):
-                continue
-            except InputError:  # no pack of this set can serve it
-                break
+    tries = [(code, seed) for code in dict.fromkeys([*sets, *BUILT_SETS]) for seed in range(1, 30)]
+    if (spec.id, players) in _DEALT:
+        tries.insert(0, _DEALT[spec.id, players])
+    refused = set()
+    for code, seed in tries:  # a built List card is absent: some seeds open one
+        if code in refused:
+            continue
+        try:
+            setup = deal(con, spec.id, players, code, seed=seed, lang=lang)
+        except (SetupError, NotFoundError):
+            continue
+        except InputError:  # no pack of this set can serve it
+            refused.add(code)
+            continue
+        _DEALT[spec.id, players] = (code, seed)
+        return setup
     return None
 
 
