@@ -106,13 +106,14 @@ def test_validate_refuses_a_table_without_the_pile_or_with_another_card_on_it(bu
 
 def test_day_and_night_are_drawn_at_random(built_con) -> None:
     # "Randomly determine who will use the power of Day and who will use the power of Night."
-    # 200 seeds: player-1 is Day about half the time (binomial sd 7; tolerance ±30).
+    # 100 seeds: player-1 is Day about half the time (binomial sd 5; tolerance ±20, 4 sd: a
+    # seat that is Day 3 times in 4, or never, fails).
     day = Counter()
-    for seed in range(200):
+    for seed in range(100):
         setup = deal(built_con, "day-vs-night", 2, "afr", product="draft", seed=seed)
         assert sorted(setup.roles.values()) == ["Day", "Night"]
         day[next(p for p, r in setup.roles.items() if r == "Day")] += 1
-    assert 70 <= day["player-1"] <= 130, day
+    assert 30 <= day["player-1"] <= 70, day
 
 
 def test_validate_refuses_a_missing_role_and_two_days(built_con) -> None:
