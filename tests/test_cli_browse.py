@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from helpers import run_cli
 
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.pipeline import db, queries, sync
-
-BIN = str(Path(sys.executable).with_name("boosterkit"))
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +46,17 @@ def _count(root: Path) -> int:
     )
 
 
-def _cli(path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [BIN, "--db", str(path), *args], capture_output=True, text=True, timeout=60
-    )
+@pytest.fixture
+def cli(capsys):
+    """``boosterkit --db PATH ARGS`` in this process (``helpers.run_cli``): its exit code,
+    stdout and stderr, as a child process gives them (these runs start no process of their
+    own: 27 children cost 6 s of CPU, starting Python)."""
+
+    def run(path: Path, *args: str) -> SimpleNamespace:
+        code, out, err = run_cli(capsys, "--db", str(path), *args)
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return run
 
 
 def _lib(path: Path, fn, *args):
@@ -75,14 +80,14 @@ def _lib(path: Path, fn, *args):
         ),
     ],
 )
-def test_json_equals_library(loaded: Path, args, fn, fargs) -> None:
-    r = _cli(loaded, *args)
+def test_json_equals_library(loaded: Path, args, fn, fargs, cli) -> None:
+    r = cli(loaded, *args)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == _lib(loaded, fn, *fargs)
 
 
-def test_db_info_json_equals_library(loaded: Path, root: Path) -> None:
-    r = _cli(loaded, "db", "info", "--json")
+def test_db_info_json_equals_library(loaded: Path, root: Path, cli) -> None:
+    r = cli(loaded, "db", "info", "--json")
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     assert got == _lib(loaded, queries.db_info, loaded)
@@ -106,26 +111,26 @@ def test_listing_contents(loaded: Path, root: Path) -> None:
     assert one["cards"] == len(raw) and one["released_at"] == listed["released_at"]
 
 
-def test_text_output_and_errors(loaded: Path) -> None:
+def test_text_output_and_errors(loaded: Path, cli) -> None:
     mythics = len(_lib(loaded, queries.list_cards, "one", "mythic"))
-    r = _cli(loaded, "cards", "one", "--rarity", "mythic")
+    r = cli(loaded, "cards", "one", "--rarity", "mythic")
     assert r.returncode == 0 and r.stdout.count("\n") == mythics + 2  # header, rule, rows
-    r = _cli(loaded, "cards", "zzz")
+    r = cli(loaded, "cards", "zzz")
     assert r.returncode == 2 and r.stderr.strip() == (
         "boosterkit: error: unknown set 'zzz' (loaded sets: `boosterkit sets`; "
         "to load one: `boosterkit sync zzz`)"
     )
-    r = _cli(loaded, "cards", "onr")
+    r = cli(loaded, "cards", "onr")
     assert r.returncode == 2 and "unknown set 'onr' — did you mean one? (" in r.stderr
-    r = _cli(loaded, "cards", "one", "--rarity", "shiny")
+    r = cli(loaded, "cards", "one", "--rarity", "shiny")
     assert r.returncode == 2 and "rarity 'shiny'" in r.stderr and "Traceback" not in r.stderr
     # a near miss is suggested, as every other option's value is (issue 34)
-    r = _cli(loaded, "cards", "one", "--rarity", "mythc")
+    r = cli(loaded, "cards", "one", "--rarity", "mythc")
     assert r.returncode == 2 and r.stderr.strip() == (
         "boosterkit: error: unknown rarity 'mythc' — did you mean mythic? (rarities: common, "
         "uncommon, rare, mythic, special, bonus) (--rarity)"
     )
-    r = _cli(loaded, "cards", "one", "--q", "r:mythc")
+    r = cli(loaded, "cards", "one", "--q", "r:mythc")
     assert r.returncode == 2 and "unknown rarity 'mythc' — did you mean mythic?" in r.stderr
     with pytest.raises(NotFoundError):
         _lib(loaded, queries.list_cards, "nope")
@@ -133,8 +138,8 @@ def test_text_output_and_errors(loaded: Path) -> None:
         _lib(loaded, queries.list_cards, "one", "shiny")
 
 
-def test_unknown_set_type_is_an_error_listing_the_types_present(loaded: Path) -> None:
-    r = _cli(loaded, "sets", "--type", "bogus")
+def test_unknown_set_type_is_an_error_listing_the_types_present(loaded: Path, cli) -> None:
+    r = cli(loaded, "sets", "--type", "bogus")
     present = sorted({s["set_type"] for s in _lib(loaded, queries.list_sets)})
     assert "eternal" in present and "minigame" in present  # from the set list
     assert r.returncode == 2 and r.stdout == ""
@@ -155,18 +160,18 @@ def test_unknown_set_type_is_an_error_listing_the_types_present(loaded: Path) ->
         queries.list_sets(con, "bogus")
 
 
-def test_missing_database_is_one_line(tmp_path: Path) -> None:
-    r = _cli(tmp_path / "none.duckdb", "sets")
+def test_missing_database_is_one_line(tmp_path: Path, cli) -> None:
+    r = cli(tmp_path / "none.duckdb", "sets")
     assert r.returncode == 1 and "no database here yet" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "none.duckdb").exists()
 
 
-def test_db_rebuild_cli(loaded: Path, root: Path, tmp_path: Path) -> None:
+def test_db_rebuildcli(loaded: Path, root: Path, tmp_path: Path, cli) -> None:
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(loaded.read_bytes())
     (tmp_path / "copy.cache").symlink_to(loaded.parent / "t.cache")
     before = _lib(copy, queries.list_cards, "woe")
-    r = _cli(copy, "db", "rebuild", "--json")
+    r = cli(copy, "db", "rebuild", "--json")
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout)
     assert result["runs"] == 3 and result["cards"] == _count(root)
