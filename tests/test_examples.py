@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,10 +130,43 @@ def boosterkit() -> str:
 RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p))]
 
 
+@pytest.fixture(scope="module")
+def warm_bin(tmp_path_factory: pytest.TempPathFactory):
+    """A folder whose ``boosterkit`` hands each command to a process that has imported the
+    command line already (``warm_cli``: a child forked per command, with the command's
+    arguments, folder, environment and streams): the pages' ~100 commands each spent
+    0.15-0.3 s of CPU starting Python. The console script itself is run by the wheel test
+    (``test_wheel.py``) and wherever ``warm_cli`` cannot stand in for it."""
+    import warm_cli
+
+    folder = tmp_path_factory.mktemp("warm")
+    sock = folder / "boosterkit.sock"
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder)}
+    server = subprocess.Popen(
+        [sys.executable, warm_cli.__file__, str(sock)], env=env, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not sock.exists():
+            assert server.poll() is None, server.stderr.read().decode()
+            assert time.monotonic() < deadline, "the warm boosterkit did not start in 60 s"
+            time.sleep(0.05)
+        script = folder / "bin" / "boosterkit"
+        script.parent.mkdir()
+        script.write_text(warm_cli.client(sock, Path(boosterkit()), env))
+        script.chmod(0o755)
+        yield script.parent
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 @pytest.mark.slow
 @pytest.mark.real_data
 @pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
-def test_examples_run(page: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_examples_run(
+    page: Path, tmp_path: Path, request: pytest.FixtureRequest, warm_bin: Path
+) -> None:
     """The README's examples run as a new user's do: with no database, on the bundled
     sample; the other pages' on the database their commands load."""
     db = None if page.name == "README.md" else request.getfixturevalue("examples_db")
@@ -141,11 +175,12 @@ def test_examples_run(page: Path, tmp_path: Path, request: pytest.FixtureRequest
         d.mkdir()
     (tmp_path / "shared").symlink_to(SHARED.resolve())
     bindir = Path(boosterkit()).parent
+    path = f"{warm_bin}:{bindir}"
     (work / ".venv" / "bin").mkdir(parents=True)
-    (work / ".venv" / "bin" / "activate").write_text(f'export PATH="{bindir}:$PATH"\n')
+    (work / ".venv" / "bin" / "activate").write_text(f'export PATH="{path}:$PATH"\n')
     text, checks = script([b for b in blocks(page) if b.runs], out)
     env = {
-        "PATH": f"{bindir}:/usr/bin:/bin",
+        "PATH": f"{path}:/usr/bin:/bin",
         "HOME": str(home),  # the user data folder holds no database
         "TMPDIR": str(tmp),
         "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],  # the run's sample, built once
