@@ -86,6 +86,11 @@ def test_sync_offline_is_one_line_and_verbose_adds_the_detail(capsys, monkeypatc
 def test_mtgjson_down_names_no_mtgjson_and_loads_nothing(
     capsys, monkeypatch, tmp_path, built_sources
 ) -> None:
+    from boosterkit.pipeline.http import HttpClient
+
+    # no pause between requests to the fake server (0.5 s a search: 3.5 s of this test's 4);
+    # the pacing is tested on the client's clock (test_sync.py)
+    monkeypatch.setattr(HttpClient, "_pace", lambda self, url: None)
     with FakeScryfall(root=built_sources.scryfall) as api:
         responses.add_passthru(api.url)
         responses.get(re.compile(f"{MTGJSON}/.*"), body=no_dns("mtgjson.test"))
