@@ -417,13 +417,13 @@ def test_a_sync_that_cannot_get_the_file_names_the_other_process(
                 capture_output=True,
                 text=True,
                 timeout=120,
-                env={**os.environ, "BOOSTERKIT_LOCK_WAIT": "2"},
+                env={**os.environ, "BOOSTERKIT_LOCK_WAIT": "1"},  # 1 s of requests served, not 2
             )
         finally:
             stop.set()
             worker.join(30)
     err = assert_one_line(done, "the database is in use by another boosterkit process (PID ")
-    assert " serve --port " in err and "waited 2 s for it to let go" in err
+    assert " serve --port " in err and "waited 1 s for it to let go" in err
     assert "a `boosterkit serve` lets go of the file 1 s after its last request" in err
     assert "Conflicting lock" not in err and "-readonly" not in err and sys.executable not in err
     assert digest(path) == before
