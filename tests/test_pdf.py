@@ -38,6 +38,9 @@ def _size(pdf: bytes) -> tuple[int, int]:
 
 #: The issue's event: 16 players of a mixed pool, seeded.
 MIXED = ["pool", "--packs", "afr:3,stx:3", "-n", "16", "--seed", "32"]
+#: Players printed a paper: the whole event on Letter, its first 4 on A4 (16 pages take
+#: 5 to 8 s of CPU).
+PLAYERS = {"letter": 16, "a4": 4}
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -65,16 +68,23 @@ def event16(real_db: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
+def event4(real_db: Path) -> dict:
+    """``MIXED`` for 4 players: the A4 prints'."""
+    return open_event(event_spec(None, "afr:3,stx:3"), 4, 32, db=real_db)
+
+
+@pytest.fixture(scope="module")
 def printed(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, str], bytes]:
     """``printed(fmt, paper)``: the event's ``pool -f FMT --paper PAPER -o FILE``, printed
-    by the CLI once for the module (each 16 pages takes 5 to 8 s of CPU)."""
+    by the CLI once for the module, for ``PLAYERS[paper]`` players."""
     folder = tmp_path_factory.mktemp("printed")
     done: dict[tuple[str, str], bytes] = {}
 
     def get(fmt: str, paper: str) -> bytes:
         if (fmt, paper) not in done:
             target = folder / f"{fmt}-{paper}.pdf"
-            code, err = _cli("--db", str(real_db), *MIXED, "-f", fmt, "--paper", paper,
+            args = [*MIXED[:-3], str(PLAYERS[paper]), *MIXED[-2:]]
+            code, err = _cli("--db", str(real_db), *args, "-f", fmt, "--paper", paper,
                              "--event", "Prerelease", "-o", str(target))  # fmt: skip
             assert code == 0 and f"wrote {target}" in err, err
             done[fmt, paper] = target.read_bytes()
@@ -86,14 +96,16 @@ def printed(real_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_registration_sheets_print_a_whole_page_per_player(
-    event16: dict, printed: Callable[[str, str], bytes], paper: str
+    event16: dict, event4: dict, printed: Callable[[str, str], bytes], paper: str
 ) -> None:
-    pdf = printed("registration-pdf", paper)
+    pdf, players = printed("registration-pdf", paper), PLAYERS[paper]
     assert _size(pdf) == PAPERS[paper]
     pages = _pages(pdf)
-    assert len(pages) == 16
-    for n, (text, pool) in enumerate(zip(pages, event16["pools"]), 1):
-        assert f"Deck registration — player {n} of 16" in text and "Event Prerelease" in text
+    assert len(pages) == players
+    event = event16 if players == 16 else event4
+    for n, (text, pool) in enumerate(zip(pages, event["pools"]), 1):
+        assert f"Deck registration — player {n} of {players}" in text
+        assert "Event Prerelease" in text
         for card in pool["cards"]:  # every table whole on its player's page
             assert " ".join(card_name(card).split()) in text, (paper, n, card["name"])
         assert "Basic lands added" in text and f"--player {n}" in text
@@ -102,14 +114,15 @@ def test_registration_sheets_print_a_whole_page_per_player(
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_pools_print_a_page_per_player(
-    event16: dict, printed: Callable[[str, str], bytes], paper: str
+    event16: dict, event4: dict, printed: Callable[[str, str], bytes], paper: str
 ) -> None:
-    pdf = printed("pdf", paper)
+    pdf, players = printed("pdf", paper), PLAYERS[paper]
     assert _size(pdf) == PAPERS[paper]
     pages = _pages(pdf)
-    assert len(pages) == 16
-    for n, (text, pool) in enumerate(zip(pages, event16["pools"]), 1):
-        assert text.startswith(f"Player {n} of 16: 3 afr-draft + 3 stx-draft")
+    assert len(pages) == players
+    event = event16 if players == 16 else event4
+    for n, (text, pool) in enumerate(zip(pages, event["pools"]), 1):
+        assert text.startswith(f"Player {n} of {players}: 3 afr-draft + 3 stx-draft")
         assert all(c["name"] in text for c in pool["cards"] if c["name"])
 
 
