@@ -23,6 +23,7 @@ from boosterkit.errors import escape_controls
 __all__ = [
     "FORMULA_START",
     "CsvWriter",
+    "JsonText",
     "Escaped",
     "cell",
     "csv_cell",
@@ -66,10 +67,97 @@ def json_safe(text: str) -> str:
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+#: ``_JSON_RAW``'s characters in UTF-8: ``\x7f``; ``\xc2\x80``–``\xc2\x9f``; ``\xe2\x80`` or
+#: ``\xe2\x81`` and one of ``_RAW_LAST``. Each byte is looked for first (``in``: memchr, tens
+#: of GB/s), a pattern only when one is there: text seldom holds them.
+_RAW_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+_RAW_E2 = re.compile(rb"\xe2(?:\x80[\x8e\x8f\xa8-\xae]|\x81[\xa6-\xa9])")
+_RAW_LAST = tuple(bytes([b]) for b in (0x8E, 0x8F, *range(0xA6, 0xAF)))
+
+
+def json_safe_bytes(data: bytes) -> bytes:
+    """``json_safe`` on UTF-8 JSON."""
+    if (
+        b"\x7f" in data
+        or (b"\xc2" in data and _RAW_C1.search(data))
+        or (any(last in data for last in _RAW_LAST) and _RAW_E2.search(data))
+    ):
+        return json_safe(data.decode()).encode()
+    return data
+
+
+#: Floats that orjson writes otherwise than Python's ``repr`` (which it equals elsewhere):
+#: a one-digit negative exponent (orjson ``3e-6``, Python ``3e-06``) and the decimals under
+#: 1e-4 (orjson ``0.00003``, Python ``3e-05``). In indented JSON a number ends its line (a
+#: comma, then a new line); a string cannot end so (its quote comes first): every such
+#: float is found, and a negative integer (``-5,``) only costs the slow way.
+_ORJSON_FLOATS = (re.compile(rb"-[0-9],?\n"), re.compile(rb"\.0000[0-9]*,?\n"))
+
+
+class JsonText:
+    """A value already written as ``to_json`` writes it where it stands (``text``: indented
+    for its depth, ``json_safe``, UTF-8): what an object's ``indented_json_dict`` may hold,
+    written as it is (an ``orjson.Fragment``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+
+def _orjson_default(o: Any) -> Any:
+    if type(o) is JsonText:
+        import orjson
+
+        return orjson.Fragment(o.text)
+    if isinstance(o, (tuple, list, dict, str, int, float, bytes)):  # a subclass: json's way
+        raise TypeError(type(o).__name__)
+    return _default(o)
+
+
+def to_json_bytes(data: Any) -> bytes:
+    """``to_json(data)`` (indented) as UTF-8 bytes."""
+    out = _orjson(data)
+    return _stdlib_json(data, 2).encode() if out is None else json_safe_bytes(out)
+
+
+def _orjson(data: Any) -> bytes | None:
+    """``data`` indented by orjson (C: 50–70× the standard library's indented encoder, which
+    is Python), whose form is ``json.dumps(indent=2, ensure_ascii=False)``'s; None where it
+    may differ (``_ORJSON_FLOATS``, a subclass of a builtin, a key that is no string, an
+    integer past 64 bits, a lone surrogate, a value alone): the standard library writes
+    those. NaN and the infinities are no JSON: no boosterkit value holds one (the pipeline
+    loads them as NULL), and orjson would write ``null``."""
+    import orjson  # here: a command that writes no JSON does not load it
+
+    # dataclasses, dates and builtins' subclasses go to ``_orjson_default``, as json's way
+    option = (
+        orjson.OPT_INDENT_2
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+    # an object alone may give its dict with parts written already (``JsonText``)
+    top = data.indented_json_dict() if hasattr(type(data), "indented_json_dict") else data
+    try:
+        out = orjson.dumps(top, default=_orjson_default, option=option)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return None
+    if not out.endswith((b"}", b"]")) or any(f.search(out) for f in _ORJSON_FLOATS):
+        return None
+    return out
+
+
+def _stdlib_json(data: Any, indent: int | None) -> str:
+    return json_safe(json.dumps(data, default=_default, indent=indent, ensure_ascii=False))
+
+
 def to_json(data: Any, *, indent: int | None = 2) -> str:
     """Serialise library output deterministically (sorted keys are NOT used: field order is
-    the contract); UTF-8 as is, but for what a terminal could act on (``json_safe``)."""
-    return json_safe(json.dumps(data, default=_default, indent=indent, ensure_ascii=False))
+    the contract); UTF-8 as is, but for what a terminal could act on (``json_safe``).
+    ``indent`` 2 (``to_json_bytes``) or None (one line, ``", "`` and ``": "`` between)."""
+    out = _orjson(data) if indent == 2 else None
+    return _stdlib_json(data, indent) if out is None else json_safe_bytes(out).decode()
 
 
 class Escaped:

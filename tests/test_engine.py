@@ -329,6 +329,7 @@ def test_indented_json_from_fragments_is_to_json() -> None:
     import io
     from dataclasses import replace
 
+    from boosterkit.generator.lazy import new_pack
     from boosterkit.generator.output import pack_json, packs_json, write_json
     from boosterkit.serialize import to_json
 
@@ -338,13 +339,22 @@ def test_indented_json_from_fragments_is_to_json() -> None:
         packs = engine.open_compiled(compiled, 5, 1, 70)
         lite = [p for i in range(1, 71) for p in engine.open_compiled(compiled, 5, i, 1)]
         want = to_json([p.to_dict() for p in packs]) + "\n"
-        assert packs_json(packs) == want == packs_json(lite)  # 70: past one 32-pack chunk
+        assert packs_json(packs) == want.encode() == packs_json(lite)  # bytes, UTF-8
         assert all(pack_json(p) == to_json(p.to_dict()) for p in packs)
+        for stream in (io.StringIO(), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")):
+            assert write_json(packs, stream) == 70  # 70 packs: past one 64 KiB chunk
+            stream.flush()
+            text = stream.getvalue() if isinstance(stream, io.StringIO) else None
+            got = text if text is not None else stream.buffer.getvalue().decode()  # type: ignore[attr-defined]
+            assert got == want
     handed = engine.open_compiled(cp, 1, 1, 2)
     handed[0].items.pop()
     assert pack_json(handed[0]) == to_json(Pack.to_dict(handed[0]))
+    nothing = new_pack(cp, 1, 3, 1, [])  # a lazy pack of no item
     empty = Pack("tst", "tst-x", 1, 1, 0, [])
-    assert packs_json([empty]) == to_json([empty.to_dict()]) + "\n"
+    mixed = [handed[0], nothing, empty, handed[1]]
+    assert packs_json(mixed) == (to_json([p.to_dict() for p in mixed]) + "\n").encode()
+    assert packs_json([]) == b"[]\n"
     out = io.StringIO()
     assert write_json([], out) == 0 and out.getvalue() == "[]\n"
 

@@ -4,17 +4,19 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import Item, Pack
-from boosterkit.serialize import to_json
+from boosterkit.serialize import JsonText, to_json
 
 if TYPE_CHECKING:  # the engine imports this module
     from boosterkit.generator.engine import CompiledProduct
 
 _new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
 _POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
+_UID_ENDS = [b'%d",' % k for k in range(64)]  # the end of an indented item's uid line
 
 
 def build_items(
@@ -35,24 +37,36 @@ class LazyPack(Pack):
     and materialises ``items`` only when asked; it is then a plain list.
     """
 
-    __slots__ = ("_compiled", "_protos", "_built")
+    __slots__ = ("_compiled", "_protos", "_built", "_handed")
     _compiled: CompiledProduct
     _protos: list[int]
     _built: list[Item] | None
+    _handed: tuple[Item, ...] | None  # the items as built, to tell whether they changed
 
     @property
     def items(self) -> list[Item]:
         built = self._built
         if built is None:
             built = self._built = self._compiled.build(self.index, self._protos)
+            self._handed = tuple(built)
         return built
 
     @items.setter
     def items(self, value: list[Item]) -> None:
         self._built = value
+        self._handed = None
 
     def _pristine(self) -> bool:
-        return self._built is None  # no items handed out (that could have been changed)
+        """Whether the items are still those of ``_protos``: never built, or built and the
+        list holds the same objects (an ``Item`` itself cannot change)."""
+        built, handed = self._built, self._handed
+        if built is None:
+            return True
+        return (
+            handed is not None
+            and len(built) == len(handed)
+            and all(map(operator.is_, built, handed))
+        )
 
     def to_dict(self) -> dict[str, Any]:
         if not self._pristine():  # items were handed out and may have been changed
@@ -64,6 +78,19 @@ class LazyPack(Pack):
             "variant": self.variant,
             "items": [{"uid": f"p{i}-{k}", **t[p]} for k, p in enumerate(self._protos, 1)],
         }  # fmt: skip
+
+    def item_texts(self, depth: int) -> list[JsonText] | None:
+        """Each item's JSON indented as at ``depth`` (an item of a pack of a setup: 4), from
+        kept fragments; None when the items were changed."""
+        if not self._pristine():
+            return None
+        cp, i = self._compiled, self.index
+        made: dict[int, bytes] = cp.memo.setdefault(f"pretty{depth}", {})
+        head = b'{\n%s"uid": "p%d-' % (b"  " * (depth + 1), i)
+        return [
+            JsonText(b'%s%d",%s' % (head, k, made.get(p) or _fragment_at(cp, p, depth, made)))
+            for k, p in enumerate(self._protos, 1)
+        ]
 
     def to_json_line(self) -> str:
         """``serialize.to_json(self.to_dict(), indent=None)``, built from cached fragments."""
@@ -129,6 +156,65 @@ class JsonLines:
         return b"".join(pieces)
 
 
+class PrettyPacks:
+    """Packs as the UTF-8 bytes of an indented JSON list (``serialize.to_json`` of the list
+    of their dicts): per compiled product each item's indented JSON is encoded once, and a
+    pack is one ``bytes.join`` of its pieces (as ``JsonLines``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def pack(self, pack: Pack) -> bytes:
+        """``pack`` as an element of the list: its separator before it, then its JSON."""
+        self.count += 1
+        lead = b"[\n  " if self.count == 1 else b",\n  "
+        if type(pack) is not LazyPack or not pack._pristine():
+            fast = getattr(pack, "to_json_pretty", None)
+            text = fast() if fast else to_json(pack.to_dict())
+            return lead + text.replace("\n", "\n  ").encode()
+        frags, protos, i = pretty_list_fragments(pack._compiled), pack._protos, pack.index
+        head = pretty_head(pack.set, pack.product, pack.seed).replace("\n", "\n  ").encode()
+        start = b'%s%s%d,\n    "variant": %d,\n    "items": ' % (lead, head, i, pack.variant)
+        if not protos:
+            return start + b"[]\n  }"
+        uid = b',\n      {\n        "uid": "p%d-' % i
+        pieces = [uid] * (3 * len(protos) + 2)
+        pieces[0] = start + b"["
+        pieces[1] = uid[1:]
+        pieces[2:-1:3] = (
+            _UID_ENDS[1 : len(protos) + 1]
+            if len(protos) < len(_UID_ENDS)
+            else [b'%d",' % k for k in range(1, len(protos) + 1)]
+        )
+        pieces[3::3] = map(frags.__getitem__, protos)
+        pieces[-1] = b"\n    ]\n  }"
+        return b"".join(pieces)
+
+    def end(self) -> bytes:
+        """What closes the list (all of it when no pack came)."""
+        return b"\n]\n" if self.count else b"[]\n"
+
+
+def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
+    """Every prototype's ``pretty_fragment`` as in a list of packs (indented once more),
+    UTF-8: made on first use, then held by ``cp`` (the service draws from it per request)."""
+    found: list[bytes] | None = cp.memo.get("pretty_list")
+    if found is None:
+        pretty = cp.pretty
+        found = cp.memo["pretty_list"] = [
+            (pretty.get(p) or pretty_fragment(cp, p)).replace("\n", "\n  ").encode()
+            for p in range(len(cp.items))
+        ]
+    return found
+
+
+def _fragment_at(cp: CompiledProduct, proto: int, depth: int, made: dict[int, bytes]) -> bytes:
+    """``pretty_fragment`` for an item at ``depth``, UTF-8; kept in ``made``."""
+    text = to_json(cp.templates[proto])[1:].replace("\n", "\n" + "  " * depth)
+    found = made[proto] = text.encode()
+    return found
+
+
 def pretty_fragment(cp: CompiledProduct, proto: int) -> str:
     """Prototype ``proto``'s item indented as in a pack, from its first field (after the
     ``uid`` line) to its closing brace; kept in ``cp.pretty``."""
@@ -165,4 +251,5 @@ def new_pack(
     p._compiled = cp
     p._protos = protos
     p._built = None
+    p._handed = None
     return p

@@ -159,12 +159,11 @@ class Item(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         """The item as JSON: its fields in order (``colors`` a list), ``gold_stamped`` on art
         cards only and ``external`` only when true (``setupfile.SetupItem`` is this shape)."""
-        d: dict[str, Any] = dict(zip(self._fields, self))
+        d: dict[str, Any] = dict(zip(_DICT_FIELDS, self))  # up to ``layout``
         d["colors"] = list(self.colors)
-        gold, external = d.pop("gold_stamped"), d.pop("external")
         if self.kind == "art_card":
-            d["gold_stamped"] = bool(gold)
-        if external:
+            d["gold_stamped"] = bool(self.gold_stamped)
+        if self.external:
             d["external"] = True
         return d
 
@@ -173,6 +172,9 @@ class Item(NamedTuple):
 # list of them (prototypes, CSV columns, the cards columns read, validate's comparisons) is
 # derived from these two, and read by name.
 
+#: The fields ``Item.to_dict`` always holds, in order (``gold_stamped`` and ``external``,
+#: the last two, only when they apply).
+_DICT_FIELDS: tuple[str, ...] = Item._fields[:-2]
 #: ``Item`` fields after ``uid``, in order: ``Item.from_prototype``'s ``proto``.
 ITEM_FIELDS: tuple[str, ...] = Item._fields[1:]
 #: The engine's prototype of a distinct item: its fields but ``uid`` and ``external`` (an item

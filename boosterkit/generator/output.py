@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from boosterkit.errors import escape_controls
 from boosterkit.formats import FRAMES, PACKS
-from boosterkit.generator.lazy import JsonLines
+from boosterkit.generator.lazy import JsonLines, PrettyPacks
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json, unescaped
 
@@ -96,25 +96,33 @@ def pack_json(pack: Pack) -> str:
 
 def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:
     """A JSON list of packs, indented like ``serialize.to_json`` (which the tests check),
-    written ``chunk`` packs at a time."""
+    as UTF-8 bytes built by ``lazy.PrettyPacks``, written about 64 KiB at a time (as
+    ``write_jsonl``)."""
     out = unescaped(out)  # every piece is to_json's, terminal-safe (serialize.json_safe)
-    n = 0
-    parts: list[str] = []
-    for n, pack in enumerate(packs, 1):
-        parts += ("[\n  " if n == 1 else ",\n  ", pack_json(pack).replace("\n", "\n  "))
-        if n % 32 == 0:
-            out.write("".join(parts))
+    raw = utf8_buffer(out)
+    write = raw.write if raw is not None else lambda b: out.write(b.decode())
+    pretty = PrettyPacks()
+    size = 0
+    parts: list[bytes] = []
+    for pack in packs:
+        piece = pretty.pack(pack)
+        parts.append(piece)
+        size += len(piece)
+        if size >= 1 << 16:
+            write(b"".join(parts))
             parts.clear()
-    parts.append("\n]\n" if n else "[]\n")
-    out.write("".join(parts))
-    return n
+            size = 0
+    parts.append(pretty.end())
+    write(b"".join(parts))
+    return pretty.count
 
 
-def packs_json(packs: Iterable[Pack]) -> str:
-    """``write_json``'s text, whole: ``serialize.to_json(list_of_packs) + "\\n"``."""
-    buffer = io.StringIO()
-    write_json(packs, buffer)
-    return buffer.getvalue()
+def packs_json(packs: Iterable[Pack]) -> bytes:
+    """``write_json``'s output, whole, as UTF-8: ``serialize.to_json(list_of_packs) + "\\n"``."""
+    pretty = PrettyPacks()
+    parts = [pretty.pack(p) for p in packs]
+    parts.append(pretty.end())
+    return b"".join(parts)
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:

@@ -191,15 +191,27 @@ def _load_one(path: Path) -> Minigame:
     return _load(path)
 
 
+#: ``get_minigame``'s answers for ids found by their file, by the words asked (the file is
+#: read once a process, ``_load_one``): at most ``_BY_ID_MAX`` of them.
+_BY_ID: dict[str, Minigame] = {}
+_BY_ID_MAX = 256
+
+
 def get_minigame(game: str) -> Minigame:
     """The entry for ``game`` (an id or a printed name, any case), else ``NotFoundError``.
 
     An id reads only its own file (a command dealing one game parses one file, not 27)."""
+    found = _BY_ID.get(game)  # asked before (by the service, per request)
+    if found is not None:
+        return found
     if CONTROL_CHARS.search(game):
         raise NotFoundError(f"unknown minigame {game!r}: a game name has no control characters")
     key = game.strip().lower().replace(" ", "-").replace("'", "").replace(".", "")
     if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", key) and (CATALOGUE_DIR / f"{key}.yaml").is_file():
-        return _load_one(CATALOGUE_DIR / f"{key}.yaml")
+        found = _load_one(CATALOGUE_DIR / f"{key}.yaml")
+        if len(_BY_ID) < _BY_ID_MAX:
+            _BY_ID[game] = found
+        return found
     catalogue = load_catalogue()
     if key in catalogue:
         return catalogue[key]

@@ -38,7 +38,7 @@ from boosterkit.minigames.spec import (
     Win,
 )
 
-SPEC = '35abe175a6a987c0c73d2f8d9d22e632b8ec6a98a75a7146cb6b76779ba7811b'
+SPEC = 'bec48d3086f3c1f1b2674f720fbce78b21b0f6659a257967b5e65474ea605b69'
 
 
 def _base_race() -> Minigame:

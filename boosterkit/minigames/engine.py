@@ -152,6 +152,24 @@ class Setup:
         return next(z for z in self.zones if z.name == name)
 
     def to_dict(self) -> SetupFile:
+        return self._dict(None)
+
+    def indented_json_dict(self) -> dict[str, Any]:
+        """``to_dict`` with the items of the packs written already where the setup puts them
+        (``serialize.JsonText``, from the product's kept fragments): ``serialize.to_json``
+        of the setup alone writes these as they are."""
+        return cast("dict[str, Any]", self._dict(ITEM_DEPTH))
+
+    def _dict(self, depth: int | None) -> SetupFile:
+        """``to_dict``; with ``depth``, each pack item as its ``JsonText`` at that depth where
+        its pack gives one (a zone's item too, unless tagged)."""
+        packs: list[dict[str, Any]] = []
+        made: dict[int, Any] = {}  # each pack item's dict or text, by the item's id()
+        for pack in self.packs:
+            texts = None if depth is None else getattr(pack, "item_texts", _none)(depth)
+            done = pack.to_dict() if texts is None else {**_pack_head(pack), "items": texts}
+            made.update(zip(map(id, pack.items), done["items"]))
+            packs.append(done)
         d: SetupFile = {
             "minigame": self.minigame,
             "players": self.players,
@@ -159,8 +177,8 @@ class Setup:
             "product": self.product,
             "seed": self.seed,
             "strict_backs": self.strict_backs,
-            "packs": [cast("SetupPack", p.to_dict()) for p in self.packs],
-            "zones": [z.to_dict() for z in self.zones],
+            "packs": [cast("SetupPack", p) for p in packs],
+            "zones": [z.to_dict(made) for z in self.zones],
             "rolls": dict(self.rolls),
             "tiebreaks": {p: list(v) for p, v in self.tiebreaks.items()},
         }
@@ -175,6 +193,20 @@ class Setup:
         if self.rules_text:
             d["rules"] = cast("SetupRules", dict(self.rules_text))
         return d
+
+
+#: How deep a pack's item sits in a setup's JSON (its packs, a pack, its items, an item).
+ITEM_DEPTH = 4
+
+
+def _none(depth: int) -> None:
+    return None
+
+
+def _pack_head(pack: Pack) -> dict[str, Any]:
+    """``pack.to_dict()`` but its items."""
+    return {"set": pack.set, "product": pack.product, "seed": pack.seed, "index": pack.index,
+            "variant": pack.variant}  # fmt: skip
 
 
 #: Players of a dealt game, whatever it prints: a sanity bound for games printed as "2+

@@ -8,6 +8,7 @@ backs it also covers double-faced Magic cards.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -87,20 +88,36 @@ def filter_problem(flt: Any) -> str | None:
     return None
 
 
-def _atom(item: Item, atom: str, strict: bool) -> bool:
+def _atom(atom: str, strict: bool) -> Callable[[Item], bool]:
     if atom == "nmb":
-        return is_nmb(item, strict)
+        return (lambda i: is_nmb(i, True)) if strict else is_nmb
     if atom == "magic":
-        return not is_nmb(item, strict)
-    return ATOMS[atom](item)
+        return lambda i: not is_nmb(i, strict)
+    return ATOMS[atom]
+
+
+@functools.lru_cache(maxsize=256)
+def _predicate(terms: tuple[str, ...], strict: bool) -> Callable[[Item], bool]:
+    alternatives = [[_atom(a, strict) for a in t.split("+")] for t in terms]
+    if len(alternatives) == 1 and len(alternatives[0]) == 1:
+        return alternatives[0][0]
+    return lambda i: any(all(f(i) for f in atoms) for atoms in alternatives)
+
+
+def predicate(flt: str | list[str] | None, strict: bool = False) -> Callable[[Item], bool]:
+    """``matches`` for ``flt`` as one function of an item (made once per filter)."""
+    if flt is None:
+        return _any
+    return _predicate(tuple(flt) if isinstance(flt, list) else (flt,), strict)
+
+
+def _any(item: Item) -> bool:
+    return True
 
 
 def matches(item: Item, flt: str | list[str] | None, strict: bool = False) -> bool:
     """Whether ``item`` passes ``flt`` (None passes everything)."""
-    if flt is None:
-        return True
-    terms = flt if isinstance(flt, list) else [flt]
-    return any(all(_atom(item, a, strict) for a in term.split("+")) for term in terms)
+    return predicate(flt, strict)(item)
 
 
 def describe(flt: str | list[str] | None, count: int | None = None) -> str:
@@ -108,6 +125,12 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
 
     ``count=1`` gives the singular (``card without a Magic back``) for "1 …" phrases.
     """
+    terms = tuple(flt) if isinstance(flt, list) else flt
+    return _describe(terms, count == 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _describe(flt: str | tuple[str, ...] | None, singular: bool) -> str:
     words = {
         "nmb": "cards without a Magic back",
         "magic": "Magic cards",
@@ -131,7 +154,7 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
     }
     if flt is None:
         return "any card"
-    terms = flt if isinstance(flt, list) else [flt]
+    terms = flt if isinstance(flt, tuple) else (flt,)
     adjectives = ("colored", "colorless", "single_faced", "foil", "transform")
 
     def term(t: str) -> str:  # adjectives first: "coloured nonland cards"
@@ -143,7 +166,7 @@ def describe(flt: str | list[str] | None, count: int | None = None) -> str:
         return " ".join(words.get(a, a) for a in atoms) + (" with a Magic back" if backed else "")
 
     text = " or ".join(term(t) for t in terms)
-    return _SINGULAR.sub(r"\1", text) if count == 1 else text
+    return _SINGULAR.sub(r"\1", text) if singular else text
 
 
 _SINGULAR = re.compile(r"\b(card|land|token|creature|planeswalker)s\b")

@@ -10,14 +10,14 @@ an op makes records the ``Rule`` that admitted its cards, which is what validati
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError
 from boosterkit.generator.model import CardInfo, Item, Pack
 from boosterkit.generator.streams import Rng
-from boosterkit.minigames.filters import describe, is_nmb, matches, nonmagic_filter
+from boosterkit.minigames.filters import describe, is_nmb, matches, nonmagic_filter, predicate
 from boosterkit.minigames.player_ops import op_discard, op_roles, op_roll
 from boosterkit.minigames.spec import (
     ZONE_STEPS,
@@ -126,7 +126,9 @@ class Zone:
     face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
-    def to_dict(self) -> SetupZone:
+    def to_dict(self, made: Mapping[int, Any] | None = None) -> SetupZone:
+        """The zone as JSON; ``made``: the packs' items already made, by the id() of each
+        item: a dict (copied rather than made again) or its ``serialize.JsonText``."""
         shape: dict[str, Any] = {} if self.rows is None else {"rows": self.rows, "cols": self.cols}
         d = {
             "name": self.name,
@@ -134,7 +136,15 @@ class Zone:
             "kind": self.kind,
             "visibility": self.visibility,
         }
-        cards = [_tagged(c.to_dict(), self.tags.get(c.uid)) for c in self.cards]
+        known = made or {}
+        tags = self.tags
+        cards: list[Any] = []
+        for c in self.cards:
+            done, tag = known.get(id(c)), tags.get(c.uid)
+            if done is not None and not isinstance(done, dict) and not tag:
+                cards.append(done)  # written already (``serialize.JsonText``)
+            else:
+                cards.append(_tagged(dict(done) if isinstance(done, dict) else c.to_dict(), tag))
         return cast("SetupZone", {**d, **shape, "cards": cards})
 
 
@@ -397,9 +407,13 @@ def _op_remove(s: State, step: Remove) -> None:
     name, kind = ("removed", "removed") if step.to == "removed" else ("set aside", "set_aside")
     zone = s.zone(name, None, kind, Rule(need=flt), f"all the {describe(flt)}")
     moved = 0
+    wanted = predicate(flt, s.strict)
     for key, pool in s.pools.items():
-        out = [i for i in pool if matches(i, flt, s.strict)]
-        s.pools[key] = [i for i in pool if not matches(i, flt, s.strict)]
+        out: list[Item] = []
+        kept: list[Item] = []
+        for i in pool:
+            (out if wanted(i) else kept).append(i)
+        s.pools[key] = kept
         zone.cards.extend(out)
         moved += len(out)
         s.pool_rules[key] = replace(s.pool_rules[key], removed=s.pool_rules[key].removed + (flt,))
