@@ -50,6 +50,19 @@ def test_every_product_draws_the_same_packs_both_ways(
                 assert engine.draw_pack(cp, seed, index) == numpy[index], (cp.product.code, seed)
 
 
+def test_a_large_batch_draws_the_same_packs_as_one_by_one(
+    products: list[engine.CompiledProduct],
+) -> None:
+    """A batch past ``FEW_PACKS`` packs whose picks repeat a card redraws them column by
+    column in numpy (a small one, row by row in Python): the same packs either way."""
+    for cp in products:
+        for seed in (3, 2**64 - 1):
+            count = 12 * engine.FEW_PACKS
+            for v, where, mat in engine.draw_arrays(cp, seed, 5, count):
+                for at, row in zip(where.tolist(), mat.tolist()):
+                    assert engine.draw_pack(cp, seed, at + 5) == (v, row), cp.product.code
+
+
 def test_a_product_read_back_from_json_is_the_product(
     products: list[engine.CompiledProduct],
 ) -> None:

@@ -24,6 +24,9 @@ def test_numpy_matches_python_bit_for_bit() -> None:
             got = rng.uniform_np(keys, counter)
             want = [rng.uniform(int(k), counter) for k in keys]
             assert got.tolist() == want
+        counters = [0, 1, 63, 64 * 1000 + 5, 64 * (1 << 20) + 2]  # every counter at once
+        table = rng.uniforms_np(keys, rng.steps_np(counters))
+        assert table.tolist() == [[rng.uniform(int(k), c) for c in counters] for k in keys]
 
 
 def test_uniform_is_uniform() -> None:

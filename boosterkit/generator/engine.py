@@ -439,6 +439,11 @@ def _column(key: int, draw: int, cum: Floats, weights: Floats, earlier: list[int
     col = _pick(cum, uniform(key, base))
     if not earlier:
         return col
+    return _redraw(key, base, col, cum, weights, earlier)
+
+
+def _redraw(key: int, base: int, col: int, cum: Floats, weights: Floats, earlier: list[int]) -> int:
+    """The draw whose first pick is ``col``, redrawn while it repeats a card in ``earlier``."""
     for r in range(1, REDRAWS):
         if col not in earlier:
             return col
@@ -504,6 +509,7 @@ class SheetArrays:
     fixed_protos: Ints | None
     balance: tuple[tuple[np.ndarray, np.ndarray], ...]
     corrected: dict[int, tuple[np.ndarray, np.ndarray]]
+    table: SheetTable  # the same sheet in plain Python (``_redraw_rows`` of a few packs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,6 +519,22 @@ class Arrays:
     variant_cum: np.ndarray
     sheets: tuple[SheetArrays, ...]
     extras: tuple[tuple[np.ndarray, tuple[tuple[np.ndarray, np.ndarray | None, float], ...]], ...]
+    steps: dict[int, np.ndarray] = field(default_factory=dict)  # ``counters``, by variant
+
+    def counters(self, v: VariantTable) -> np.ndarray:
+        """The steps (``rng.steps_np``) of the first uniform of each draw of a pack of
+        variant ``v``, in pack order: three per extra slot, one per draw from a sheet."""
+        found = self.steps.get(v.index)
+        if found is None:
+            from boosterkit.generator import rng_np
+
+            draws = sum(c for s, c in v.slots if self.sheets[s].fixed_protos is None)
+            found = self.steps[v.index] = rng_np.steps_np(
+                [1 + BLOCK * (EXTRA_BASE + e) + k for e in v.first for k in range(3)]
+                + [1 + BLOCK * d for d in range(draws)]
+                + [1 + BLOCK * (EXTRA_BASE + e) + k for e in v.last for k in range(3)]
+            )
+        return found
 
 
 def arrays(cp: CompiledProduct) -> Arrays:
@@ -535,7 +557,7 @@ def _arrays(cp: CompiledProduct) -> Arrays:
     sheets = tuple(SheetArrays(
         s.name, f(s.cum), f(s.weights), i(s.protos), s.allow_duplicates, s.fixed_protos,
         tuple((f(c), i(local)) for c, local in s.balance),
-        {n: (f(w), f(c)) for n, w, c in s.corrected},
+        {n: (f(w), f(c)) for n, w, c in s.corrected}, s,
     ) for s in cp.sheets)  # fmt: skip
     extras = tuple(
         (f(e.cum), tuple((i(o.protos), None if o.gold is None else i(o.gold), o.gold_p)
@@ -549,8 +571,8 @@ def _pick_np(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Indices drawn by weight: ``cum`` cumulative weights, ``u`` uniforms in [0, 1)."""
     from boosterkit.generator._np import np
 
-    idx = np.searchsorted(cum, u * cum[-1], side="right")
-    picked: np.ndarray = np.minimum(idx, len(cum) - 1)
+    idx: np.ndarray = cum.searchsorted(u * cum[-1], "right")
+    picked: np.ndarray = np.minimum(idx, len(cum) - 1, out=idx)
     return picked
 
 
@@ -569,17 +591,13 @@ def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.nda
     return picked
 
 
-def _column_np(
-    keys: np.ndarray, draw: int, cum: np.ndarray, weights: np.ndarray,
-    earlier: np.ndarray | None,
+def _redraws_np(
+    keys: np.ndarray, base: int, cum: np.ndarray, weights: np.ndarray,
+    earlier: np.ndarray, col: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
-    """``_column`` per row (``earlier``: rows × previous draws)."""
+    """``_column`` per row after its first pick ``col`` (``earlier``: rows × previous draws)."""
     from boosterkit.generator._np import np
 
-    base = 1 + BLOCK * draw
-    col = _pick_np(cum, rng.uniform_np(keys, base))
-    if earlier is None or earlier.shape[1] == 0:
-        return col
     bad = np.nonzero((earlier == col[:, None]).any(axis=1))[0]
     for r in range(1, REDRAWS):
         if not len(bad):
@@ -592,36 +610,70 @@ def _column_np(
     return col
 
 
-def _sheet_np(keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int) -> np.ndarray:
-    """``_sheet`` per row: ``count`` prototype ids a row."""
+def _sheet_np(
+    keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int, u: np.ndarray
+) -> np.ndarray:
+    """``_sheet`` per row: ``count`` prototype ids a row; ``u`` holds each draw's first
+    uniform (rows × ``count``). Every first pick is made at once; only the rows where two
+    picks repeat a card (``_redraw_rows``) are drawn again, column by column."""
     from boosterkit.generator._np import np
 
     out = np.empty((len(keys), count), dtype=np.int64)
     start = 0
     if sheet.balance and count >= len(sheet.balance):
         for j, (cum, local) in enumerate(sheet.balance):
-            out[:, j] = local[_pick_np(cum, rng.uniform_np(keys, 1 + BLOCK * (first_draw + j)))]
+            out[:, j] = local[_pick_np(cum, u[:, j])]
         start = len(sheet.balance)
         weights, cum = sheet.corrected[count]
     else:
         weights, cum = sheet.weights, sheet.cum
-    for j in range(start, count):
-        earlier = None if sheet.allow_duplicates else out[:, :j]
-        out[:, j] = _column_np(keys, first_draw + j, cum, weights, earlier)
+    if start < count:
+        out[:, start:] = _pick_np(cum, u[:, start:])
+    if not sheet.allow_duplicates and count > 1:
+        ordered = np.sort(out, axis=1)
+        rows = np.nonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))[0]
+        if len(rows) > FEW_PACKS:
+            out[rows] = _redraw_rows(keys[rows], out[rows], first_draw, start, cum, weights)
+        elif len(rows):
+            table = sheet.table
+            py = table.after_seeds(count) if start else (table.weights, table.cum)
+            for row in rows.tolist():
+                out[row] = _redraw_row(int(keys[row]), out[row].tolist(), first_draw, start, *py)
     found: np.ndarray = sheet.protos[out]
     return found
 
 
-def _extra_np(keys: np.ndarray, number: int, arr: Arrays) -> np.ndarray:
-    """``_extra`` per row."""
+def _redraw_row(
+    key: int, row: list[int], first_draw: int, start: int, weights: Floats, cum: Floats
+) -> list[int]:
+    """``_redraw_rows`` for one row, in plain Python (a few rows cost less so)."""
+    for j in range(max(start, 1), len(row)):
+        if row[j] in row[:j]:
+            row[j] = _redraw(key, 1 + BLOCK * (first_draw + j), row[j], cum, weights, row[:j])
+    return row
+
+
+def _redraw_rows(
+    keys: np.ndarray, out: np.ndarray, first_draw: int, start: int, cum: np.ndarray,
+    weights: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """The rows of ``out`` (first picks) drawn as ``_sheet`` does: each column from
+    ``start`` on redrawn while it repeats a card of the columns before it."""
+    for j in range(max(start, 1), out.shape[1]):
+        base = 1 + BLOCK * (first_draw + j)
+        out[:, j] = _redraws_np(keys, base, cum, weights, out[:, :j], out[:, j].copy())
+    return out
+
+
+def _extra_np(number: int, arr: Arrays, u: np.ndarray) -> np.ndarray:
+    """``_extra`` per row (``u``: its three uniforms a row)."""
     from boosterkit.generator._np import np
 
     cum, options = arr.extras[number]
-    base = 1 + BLOCK * (EXTRA_BASE + number)
-    which = _pick_np(cum, rng.uniform_np(keys, base))
-    u_card = rng.uniform_np(keys, base + 1)
-    u_gold = rng.uniform_np(keys, base + 2)
-    out = np.empty(len(keys), dtype=np.int64)
+    which = _pick_np(cum, u[:, 0])
+    u_card = u[:, 1]
+    u_gold = u[:, 2]
+    out = np.empty(len(u), dtype=np.int64)
     for o, (protos, gold, gold_p) in enumerate(options):
         rows = np.nonzero(which == o)[0]
         if not len(rows):
@@ -635,10 +687,15 @@ def _extra_np(keys: np.ndarray, number: int, arr: Arrays) -> np.ndarray:
 
 
 def _variant_np(keys: np.ndarray, arr: Arrays, v: VariantTable) -> np.ndarray:
-    """``draw_pack`` per row, for packs of variant ``v``: prototype ids in pack order."""
+    """``draw_pack`` per row, for packs of variant ``v``: prototype ids in pack order. The
+    first uniform of every draw is computed at once (``rng.uniforms_np``)."""
     from boosterkit.generator._np import np
 
-    cols: list[np.ndarray] = [_extra_np(keys, e, arr)[:, None] for e in v.first]
+    u = rng.uniforms_np(keys, arr.counters(v))  # a column a draw
+    at = 3 * len(v.first)
+    cols: list[np.ndarray] = [
+        _extra_np(e, arr, u[:, 3 * k : 3 * k + 3])[:, None] for k, e in enumerate(v.first)
+    ]
     draw = 0
     for sheet_no, count in v.slots:
         sheet = arr.sheets[sheet_no]
@@ -646,9 +703,12 @@ def _variant_np(keys: np.ndarray, arr: Arrays, v: VariantTable) -> np.ndarray:
             fixed = np.array(sheet.fixed_protos, dtype=np.int64)
             cols.append(np.broadcast_to(fixed, (len(keys), len(fixed))))
         elif count:
-            cols.append(_sheet_np(keys, sheet, count, draw))
+            cols.append(_sheet_np(keys, sheet, count, draw, u[:, at + draw : at + draw + count]))
             draw += count
-    cols += [_extra_np(keys, e, arr)[:, None] for e in v.last]
+    at += draw
+    cols += [
+        _extra_np(e, arr, u[:, at + 3 * k : at + 3 * k + 3])[:, None] for k, e in enumerate(v.last)
+    ]
     if not cols:
         return np.empty((len(keys), 0), dtype=np.int64)
     return np.concatenate(cols, axis=1)

@@ -44,8 +44,12 @@ def draw(key: int, counter: int) -> int:
 
 
 def uniform(key: int, counter: int) -> float:
-    """The ``counter``-th uniform float in [0, 1) of a pack (53 random bits)."""
-    return (draw(key, counter) >> 11) * _TWO_M53
+    """The ``counter``-th uniform float in [0, 1) of a pack (53 random bits):
+    ``(draw(key, counter) >> 11) * 2**-53``, written out (a pack draws dozens)."""
+    z = (key + (counter + 1) * GOLDEN) & MASK64
+    z = ((z ^ (z >> 30)) * _M1) & MASK64
+    z = ((z ^ (z >> 27)) * _M2) & MASK64
+    return ((z ^ (z >> 31)) >> 11) * _TWO_M53
 
 
 def check_seed(seed: Any) -> int:
@@ -57,7 +61,7 @@ def check_seed(seed: Any) -> int:
 
 # --- numpy batch versions: in ``generator.rng_np`` (imported on first use) ----------------
 
-_NUMPY = ("mix64_np", "pack_keys_np", "uniform_np")
+_NUMPY = ("mix64_np", "pack_keys_np", "steps_np", "uniform_np", "uniforms_np")
 
 
 def __getattr__(name: str) -> Any:

@@ -33,3 +33,16 @@ def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
     z = mix64_np(keys + np.uint64(((counter + 1) * GOLDEN) & MASK64))
     out: np.ndarray = (z >> _U11).astype(np.float64) * _TWO_M53
     return out
+
+
+def steps_np(counters: list[int]) -> np.ndarray:
+    """What ``draw`` adds to a key for each of ``counters`` (uint64): for ``uniforms_np``."""
+    return np.array([((c + 1) * GOLDEN) & MASK64 for c in counters], dtype=np.uint64)
+
+
+def uniforms_np(keys: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """``uniform(key, counter)`` for every key (a row) and counter (a column, given by its
+    ``steps_np``): float64 in [0, 1), rows × counters, in one pass."""
+    z = mix64_np(keys[:, None] + steps[None, :])
+    out: np.ndarray = (z >> _U11).astype(np.float64) * _TWO_M53
+    return out
