@@ -323,6 +323,102 @@ def compare_workers(
     return 1 if errors or two / one < 1.3 else 0
 
 
+def floor_answers(url: str, folder: Path, packs: dict[str, Any], dealt: dict[str, Any]) -> Path:
+    """boosterkit's answers to one request of each route, kept in ``folder`` for the floor."""
+    folder.mkdir(exist_ok=True)
+    for name, body in (("packs", packs), ("deal", dealt)):
+        r = httpx.post(f"{url}/{name}", json=body, timeout=60)
+        r.raise_for_status()
+        (folder / f"{name}.json").write_bytes(r.content)
+    (folder / "minigames.json").write_bytes(httpx.get(f"{url}/minigames", timeout=60).content)
+    return folder
+
+
+def start_floor(folder: Path, port: int, log: Path) -> subprocess.Popen:
+    """``bench/floor_app.py`` (FastAPI + uvicorn, constant answers) in a child process."""
+    cmd = [sys.executable, str(Path(__file__).with_name("floor_app.py")), str(folder), str(port)]
+    with open(log, "w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit(f"the floor app did not answer: {log.read_text().strip()}")
+
+
+def compare_floor(db: Path, tmp: Path, args: argparse.Namespace) -> int:
+    """``POST /packs`` (``--floor-count`` packs) and ``POST /deal`` of ``serve --workers 1``
+    against the framework's floor (``floor_app.py``), A/B interleaved per route for
+    ``--rounds`` rounds: throughput ratios (medians of the rounds' ratios) and server CPU a
+    request."""
+    bodies = {
+        "packs": [{"set": args.set, "count": args.floor_count, "seed": s}
+                  for s in range(args.requests)],
+        "deal": [{"minigame": args.minigame, "players": args.floor_players, "set": args.set,
+                  "seed": s} for s in range(args.requests)],
+    }  # fmt: skip
+    servers: dict[str, tuple[subprocess.Popen, str]] = {}
+    rps: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
+    errors = 0
+    try:
+        port = free_port()
+        servers["boosterkit"] = (start_server(db, port, tmp / "serve.log"),
+                                 f"http://127.0.0.1:{port}")  # fmt: skip
+        folder = floor_answers(servers["boosterkit"][1], tmp / "floor",
+                               bodies["packs"][0], bodies["deal"][0])  # fmt: skip
+        port = free_port()
+        servers["floor"] = (start_floor(folder, port, tmp / "floor.log"),
+                            f"http://127.0.0.1:{port}")  # fmt: skip
+        stop_at = time.monotonic() + args.max_seconds
+        for route in bodies:
+            for name in servers:  # warm-up
+                run_raw_load(f"{servers[name][1]}/{route}", bodies[route][:40],
+                             args.concurrency, stop_at)  # fmt: skip
+        for r in range(args.rounds):
+            for route in bodies:
+                for name in ("boosterkit", "floor") if r % 2 == 0 else ("floor", "boosterkit"):
+                    proc, url = servers[name]
+                    before = server_cpu(proc.pid)[0]
+                    result = run_raw_load(f"{url}/{route}", bodies[route], args.concurrency,
+                                          stop_at)  # fmt: skip
+                    used = server_cpu(proc.pid)[0] - before
+                    errors += len(result["errors"])
+                    done = max(1, len(result["latencies"]))
+                    rps.setdefault((name, route), []).append(done / result["seconds"])
+                    cpu.setdefault((name, route), []).append(used / done * 1000)
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(timeout=10)
+    print(
+        f"boosterkit serve (1 worker) against FastAPI + uvicorn answering constant bytes, "
+        f"{args.concurrency} clients, {args.requests} requests a round, {args.rounds} rounds "
+        f"A/B, {os.cpu_count()} cores; /packs = {args.floor_count} {args.set} packs, /deal = "
+        f"{args.minigame} for {args.floor_players}"
+    )
+    failed = bool(errors)
+    for route in bodies:
+        ours, floor = rps[("boosterkit", route)], rps[("floor", route)]
+        ratios = [a / b for a, b in zip(ours, floor, strict=True)]
+        ratio = statistics.median(ratios)
+        failed |= ratio < 0.5
+        print(
+            f"  /{route:<6} {statistics.median(ours):7.0f} req/s against the floor's "
+            f"{statistics.median(floor):7.0f}: {ratio:.2f}x (rounds {min(ratios):.2f}-"
+            f"{max(ratios):.2f}; target >= 0.5x); server CPU a request "
+            f"{statistics.median(cpu[('boosterkit', route)]):.2f} ms against "
+            f"{statistics.median(cpu[('floor', route)]):.2f} ms"
+        )
+    print(f"  errors {errors}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, help="database to serve (default: built from ../shared)")
@@ -340,7 +436,14 @@ def main() -> int:
         action="store_true",
         help="only /deal: --workers 2 against --workers 1, interleaved (target >= 1.3x)",
     )
-    ap.add_argument("--rounds", type=int, default=4, help="A/B rounds of --compare-workers")
+    ap.add_argument("--rounds", type=int, default=4, help="A/B rounds of the comparisons")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="/packs and /deal against a FastAPI app answering constant bytes (target >= 0.5x)",
+    )
+    ap.add_argument("--floor-count", type=int, default=36, help="packs a /packs of --floor")
+    ap.add_argument("--floor-players", type=int, default=5, help="players a /deal of --floor")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -355,6 +458,8 @@ def main() -> int:
         ]
         if args.compare_workers:
             return compare_workers(db, Path(tmp), deals, args)
+        if args.floor:
+            return compare_floor(db, Path(tmp), args)
         base = baseline(db, packs[:30], deals[:30])
         port = free_port()
         log = Path(tmp) / "serve.log"

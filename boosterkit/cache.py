@@ -50,10 +50,19 @@ T = TypeVar("T")
 
 class Source(Protocol):
     """What the cache reads of a database (``boosterkit.database.Database`` is one): its
-    file and content key, and a connection to derive a value through."""
+    file and content key, a connection to derive a value through, and whether the caller
+    may wait for one (``may_wait``)."""
 
     def located(self) -> tuple[Path | None, str | None]: ...
     def read(self) -> AbstractContextManager[Any]: ...
+    def may_wait(self) -> bool: ...
+
+
+class WouldWait(Exception):  # noqa: N818  (not an error: a signal to the caller)
+    """Raised where the caller asked not to wait (``Database.without_waiting``) by what
+    would: a value not in memory (its file, or the database, to be read), a connection to
+    the database. The caller does the work again where it may wait (the service: on a
+    worker thread instead of its event loop)."""
 
 
 #: What a value belongs to: (set, product), or nothing (the database alone).
@@ -390,6 +399,8 @@ class ContentCache:
             if held in content.values:
                 hit: T = self._hit(held)
                 return hit
+            if not self.database.may_wait():
+                raise WouldWait(name)
             pending = self.cache._pending.setdefault((self.key, *held), threading.Lock())
         with pending:
             try:

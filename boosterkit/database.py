@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 from boosterkit import cache as cachemod
 from boosterkit import config
-from boosterkit.cache import Cache, ContentCache
+from boosterkit.cache import Cache, ContentCache, WouldWait
 from boosterkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -256,7 +256,30 @@ class Database:
 
     def _reading(self) -> AbstractContextManager[Connection]:
         """How this handle reads (the service's handle reads through its shared cursor)."""
+        self.check_wait()
         return self._connect(read_only=True)
+
+    @contextmanager
+    def without_waiting(self) -> Iterator[None]:
+        """Within the block, on this thread, what would wait raises ``cache.WouldWait``
+        instead: a read of the database, a value not in memory (``cached().value``). A call
+        made so either runs from memory alone or stops before it changed anything (the
+        service runs a request so on its event loop, and again on a thread if it stopped)."""
+        before = getattr(self._local, "no_wait", False)
+        self._local.no_wait = True
+        try:
+            yield
+        finally:
+            self._local.no_wait = before
+
+    def may_wait(self) -> bool:
+        """False within ``without_waiting`` on this thread."""
+        return not getattr(self._local, "no_wait", False)
+
+    def check_wait(self) -> None:
+        """``cache.WouldWait`` within ``without_waiting`` (before reading the file)."""
+        if getattr(self._local, "no_wait", False):
+            raise WouldWait("the database")
 
     @contextmanager
     def _connect(self, *, read_only: bool, path: Path | None = None) -> Iterator[Connection]:

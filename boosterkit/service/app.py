@@ -33,7 +33,7 @@ from boosterkit.pipeline.db import Connection
 from boosterkit.pipeline.queries import IMAGE_HOSTS, list_sets
 from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
-from boosterkit.service.deps import cursor, game_packs, json_response
+from boosterkit.service.deps import answer, cursor, game_packs, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
 from boosterkit.service.limits import (
     DEFAULT_HOSTS,
@@ -72,12 +72,15 @@ router = APIRouter()
 
 
 @router.get("/health", tags=["meta"])
-def health(request: Request) -> Response:
+async def health(request: Request) -> Response:
     """``{"status": "ok", …}`` with the database's name, schema version and row counts
     (read once per database content, then answered from memory)."""
-    return json_response(
-        {"status": "ok", "version": __version__, **request.app.state.database.health()}
-    )
+
+    def work(wait: bool) -> Response:
+        info = request.app.state.database.health()
+        return json_response({"status": "ok", "version": __version__, **info})
+
+    return await answer(request, 0, work)
 
 
 @router.get("/sets", tags=["data"])
@@ -105,22 +108,25 @@ def sealed(code: str, request: Request) -> Response:
 
 
 @router.post("/packs", tags=["packs"])
-def packs(req: PacksRequest, request: Request) -> Response:
+async def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
-    database = request.app.state.database  # read (through its cursor) only for a new product
-    compiled, seed = prepare(req.set, req.product, req.count, req.seed, database)
-    product = compiled.product
-    cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
-    with request.app.state.budget.take(cost):
-        return Response(
-            packs_json(draw_packs(compiled, seed, req.count)), media_type="application/json"
-        )
+
+    def work(wait: bool) -> Response:
+        database = request.app.state.database  # read (through its cursor) only for a new product
+        compiled, seed = prepare(req.set, req.product, req.count, req.seed, database)
+        product = compiled.product
+        cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
+        with request.app.state.budget.take(cost, wait=wait):
+            body = packs_json(draw_packs(compiled, seed, req.count))
+        return Response(body, media_type="application/json")
+
+    return await answer(request, req.count, work)
 
 
 @router.get("/minigames", tags=["minigames"])
-def minigames() -> Response:
+async def minigames(request: Request) -> Response:
     """The minigame catalogue, as ``boosterkit minigames --json``."""
-    return json_response(list_minigames())
+    return await answer(request, 0, lambda wait: json_response(list_minigames()))
 
 
 def _deal(req: DealRequest, request: Request) -> Any:
@@ -137,10 +143,15 @@ def _deal(req: DealRequest, request: Request) -> Any:
 
 
 @router.post("/deal", tags=["minigames"])
-def deal_setup(req: DealRequest, request: Request) -> Response:
+async def deal_setup(req: DealRequest, request: Request) -> Response:
     """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
-    with request.app.state.budget.take(game_packs(req.minigame, req.players)):
-        return json_response(_deal(req, request))
+    units = game_packs(req.minigame, req.players)
+
+    def work(wait: bool) -> Response:
+        with request.app.state.budget.take(units, wait=wait):
+            return json_response(_deal(req, request))
+
+    return await answer(request, units, work)
 
 
 @router.post("/validate", tags=["minigames"])

@@ -109,6 +109,7 @@ class ReadOnlyDatabase(Database):
     @contextmanager
     def cursor(self) -> Iterator[pdb.Connection]:
         """A cursor of the shared read-only connection, for the current thread only."""
+        self.check_wait()
         # One deadline for the whole wait, so requests queued behind a blocked open do not
         # each wait the full timeout again.
         deadline = time.monotonic() + self.busy_timeout

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from boosterkit.cache import WouldWait
 from boosterkit.errors import BoosterkitError, InputError
 
 #: Host names every service answers to (the loopback names), besides the bound address.
@@ -166,15 +167,18 @@ class WorkBudget:
         self._cond = threading.Condition()
 
     @contextmanager
-    def take(self, units: int) -> Iterator[None]:
+    def take(self, units: int, *, wait: bool = True) -> Iterator[None]:
         """Hold ``units`` (at least 1, at most ``capacity``) while the block runs.
 
-        Waits up to ``wait`` seconds for room, then raises ``ServiceBusy``.
+        Waits up to ``wait`` seconds for room, then raises ``ServiceBusy``; with ``wait``
+        False, raises ``cache.WouldWait`` at once when there is no room (on the event loop).
         """
         units = max(1, min(int(units), self.capacity))
         deadline = time.monotonic() + self.wait
         with self._cond:
             while self.used + units > self.capacity:
+                if not wait:
+                    raise WouldWait("the work budget")
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise ServiceBusy(
