@@ -6,11 +6,14 @@ Each route takes its body as the service's request model (``service.models``), s
 pays what FastAPI and pydantic cost to read and check a request, then answers what boosterkit
 answered for one fixed request of the same shape: only boosterkit's own work is left out.
 
-    python bench/floor_app.py FOLDER PORT      # FOLDER holds packs.json, deal.json, minigames.json
+    python bench/floor_app.py FOLDER PORT [WORKERS]   # FOLDER: packs.json, deal.json, minigames.json
+
+``WORKERS`` > 1 runs uvicorn's own ``--workers`` (its processes share one socket).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -46,8 +49,15 @@ def floor_app(folder: Path) -> FastAPI:
     return app
 
 
+def create() -> FastAPI:
+    """The app over the folder in ``BENCH_FLOOR_ANSWERS`` (uvicorn's factory, per worker)."""
+    return floor_app(Path(os.environ["BENCH_FLOOR_ANSWERS"]))
+
+
 if __name__ == "__main__":
     import uvicorn
 
-    uvicorn.run(floor_app(Path(sys.argv[1])), host="127.0.0.1", port=int(sys.argv[2]),
-                log_level="warning")  # fmt: skip
+    os.environ["BENCH_FLOOR_ANSWERS"] = sys.argv[1]
+    uvicorn.run("floor_app:create", factory=True, host="127.0.0.1", port=int(sys.argv[2]),
+                workers=int(sys.argv[3]) if len(sys.argv) > 3 else None,
+                app_dir=os.path.dirname(os.path.abspath(__file__)), log_level="warning")  # fmt: skip
