@@ -322,6 +322,37 @@ def test_lazy_items_and_fast_json_agree_with_the_dataclasses() -> None:
         assert pk.to_dict()["items"][-1]["name"] == "Extra"  # edits to items are honoured
 
 
+def test_kept_packs_hold_no_items_unless_held_or_changed() -> None:
+    """A kept pack builds its items on access and keeps them only while the caller holds the
+    list (issue 36: 100,000 kept packs hold no 1.5 million items for the collector to rescan):
+    the same list and objects while held; a change pins the list to the pack; pickled or
+    copied, the list is a plain one."""
+    import copy
+    import gc
+    import weakref
+
+    pack = engine.open_compiled(engine.compile_product(simple()), 5, 1, 3)[0]
+    held = pack.items
+    assert pack.items is held and pack.items[0] is held[0]  # held: the same list and items
+    built = weakref.ref(held)
+    del held
+    gc.collect()
+    assert built() is None  # not held: not kept (nor its items)
+    assert pack._pristine() and [i.uid for i in pack.items] == [f"p1-{k}" for k in range(1, 7)]
+    assert (
+        type(copy.copy(pack.items)) is list and type(pickle.loads(pickle.dumps(pack.items))) is list
+    )
+    extra = Item("x", None, "Extra", "tst", None, None, False, "x", "card", True, True)
+    pack.items.append(extra)  # a change through a list nobody holds: the pack's now
+    assert not pack._pristine() and pack.items[-1] is extra and len(pack.items) == 7
+    assert pack.to_dict()["items"][-1]["name"] == "Extra"
+    other = engine.open_compiled(engine.compile_product(simple()), 5, 2, 1)[0]
+    other.items.sort(key=lambda i: i.uid, reverse=True)
+    assert other.items[0].uid == "p2-6" and not other._pristine()
+    back = pickle.loads(pickle.dumps([pack, other]))
+    assert [p.to_dict() for p in back] == [pack.to_dict(), other.to_dict()]
+
+
 def test_indented_json_from_fragments_is_to_json() -> None:
     """``write_json`` builds each pack from cached indented item fragments (issue 22): the
     text is ``serialize.to_json`` of the packs, for either way of drawing, names with quotes and

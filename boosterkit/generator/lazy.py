@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import functools
-import operator
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,43 +30,84 @@ def build_items(
     return [new(Item, (pre + _POSITIONS[k],) + table[p]) for k, p in enumerate(protos, 1)]
 
 
-class LazyPack(Pack):
-    """A ``Pack`` whose ``Item`` objects are built on first access (``to_dict`` needs none).
+class ItemList(list):  # type: ignore[type-arg]  # list[Item]; subscripted at runtime
+    """A ``LazyPack``'s items as built on access. The pack keeps them only while something
+    else holds them (a weak reference), so kept packs hold no ``Item`` objects; a change
+    (``append``, ``pop``, ``sort``, ``lst[i] = …``…) pins the list to its pack for good."""
 
-    Building the items costs more than drawing the pack, so the engine keeps prototype ids
-    and materialises ``items`` only when asked; it is then a plain list.
+    __slots__ = ("_pack", "__weakref__")
+    _pack: LazyPack | None
+
+    def __reduce__(self) -> tuple[type[list[Item]], tuple[list[Item]]]:
+        return list, (list(self),)  # a plain list: pickled or copied, it is no pack's
+
+    def _pin(self) -> None:
+        pack = self._pack
+        if pack is not None:
+            pack._built = self
+            self._pack = None  # the pack holds the list now: no cycle
+
+
+def _pinning(name: str) -> Any:
+    change = getattr(list, name)
+
+    @functools.wraps(change)
+    def method(self: ItemList, *args: Any, **kwargs: Any) -> Any:
+        self._pin()
+        return change(self, *args, **kwargs)
+
+    return method
+
+
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+              "__setitem__", "__delitem__", "__iadd__", "__imul__"):  # fmt: skip
+    setattr(ItemList, _name, _pinning(_name))
+
+
+class LazyPack(Pack):
+    """A ``Pack`` whose ``Item`` objects are built on access (``to_dict`` needs none).
+
+    Building the items costs more than drawing the pack, and kept items cost memory and the
+    cyclic collector's rescans, so the engine keeps prototype ids and builds ``items`` when
+    asked: an ``ItemList`` kept while the caller holds it (the same list, the same objects),
+    and built again after. A changed list, or one assigned, is the pack's for good.
     """
 
-    __slots__ = ("_compiled", "_protos", "_built", "_handed")
+    __slots__ = ("_compiled", "_protos", "_built", "_last")
     _compiled: CompiledProduct
     _protos: list[int]
-    _built: list[Item] | None
-    _handed: tuple[Item, ...] | None  # the items as built, to tell whether they changed
+    _built: list[Item] | None  # items changed or assigned: the pack's own
+    _last: weakref.ref[ItemList] | None  # the items built last, while held elsewhere
 
     @property
     def items(self) -> list[Item]:
         built = self._built
-        if built is None:
-            built = self._built = self._compiled.build(self.index, self._protos)
-            self._handed = tuple(built)
-        return built
+        if built is not None:
+            return built
+        last = self._last
+        found = last() if last is not None else None
+        if found is None:
+            found = ItemList(self._compiled.build(self.index, self._protos))
+            found._pack = self
+            self._last = weakref.ref(found)
+        return found
 
     @items.setter
     def items(self, value: list[Item]) -> None:
         self._built = value
-        self._handed = None
 
     def _pristine(self) -> bool:
-        """Whether the items are still those of ``_protos``: never built, or built and the
-        list holds the same objects (an ``Item`` itself cannot change)."""
-        built, handed = self._built, self._handed
-        if built is None:
-            return True
-        return (
-            handed is not None
-            and len(built) == len(handed)
-            and all(map(operator.is_, built, handed))
-        )
+        """Whether the items are still those of ``_protos`` (never changed nor assigned)."""
+        return self._built is None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (``--jobs`` workers, users): its fields and prototypes, no weak reference."""
+        return {k: getattr(self, k) for k in _STATE}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        self._last = None
 
     def to_dict(self) -> dict[str, Any]:
         if not self._pristine():  # items were handed out and may have been changed
@@ -195,6 +236,10 @@ class PrettyPacks:
         return b"\n]\n" if self.count else b"[]\n"
 
 
+#: What a pickled ``LazyPack`` keeps (``Pack``'s fields but ``items``, built again on access).
+_STATE = ("set", "product", "seed", "index", "variant", "_compiled", "_protos", "_built")
+
+
 def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
     """Every prototype's ``pretty_fragment`` as in a list of packs (indented once more),
     UTF-8: made on first use, then held by ``cp`` (the service draws from it per request)."""
@@ -251,5 +296,5 @@ def new_pack(
     p._compiled = cp
     p._protos = protos
     p._built = None
-    p._handed = None
+    p._last = None
     return p

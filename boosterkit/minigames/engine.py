@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from boosterkit.errors import BoosterkitError, InputError
-from boosterkit.generator.model import CardInfo, Pack
+from boosterkit.generator.model import CardInfo, Item, Pack
 from boosterkit.minigames.filters import is_nmb
 from boosterkit.minigames.initiative import initiative_order
 from boosterkit.minigames.ops import (
@@ -164,11 +164,12 @@ class Setup:
         """``to_dict``; with ``depth``, each pack item as its ``JsonText`` at that depth where
         its pack gives one (a zone's item too, unless tagged)."""
         packs: list[dict[str, Any]] = []
-        made: dict[int, Any] = {}  # each pack item's dict or text, by the item's id()
+        made: dict[str, tuple[Item, Any]] = {}  # each pack item and its dict or text, by uid
         for pack in self.packs:
             texts = None if depth is None else getattr(pack, "item_texts", _none)(depth)
             done = pack.to_dict() if texts is None else {**_pack_head(pack), "items": texts}
-            made.update(zip(map(id, pack.items), done["items"]))
+            items = pack.items
+            made.update(zip((i.uid for i in items), zip(items, done["items"])))
             packs.append(done)
         d: SetupFile = {
             "minigame": self.minigame,

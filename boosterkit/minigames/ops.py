@@ -126,9 +126,9 @@ class Zone:
     face_down: bool = False  # the card has these cards lie face down (sheets say so)
     tags: dict[str, str] = field(default_factory=dict)  # uid -> tag (e.g. mimic)
 
-    def to_dict(self, made: Mapping[int, Any] | None = None) -> SetupZone:
-        """The zone as JSON; ``made``: the packs' items already made, by the id() of each
-        item: a dict (copied rather than made again) or its ``serialize.JsonText``."""
+    def to_dict(self, made: Mapping[str, tuple[Item, Any]] | None = None) -> SetupZone:
+        """The zone as JSON; ``made``: the packs' items already made, by uid (the item, and
+        its dict, copied rather than made again, or its ``serialize.JsonText``)."""
         shape: dict[str, Any] = {} if self.rows is None else {"rows": self.rows, "cols": self.cols}
         d = {
             "name": self.name,
@@ -140,7 +140,10 @@ class Zone:
         tags = self.tags
         cards: list[Any] = []
         for c in self.cards:
-            done, tag = known.get(id(c)), tags.get(c.uid)
+            item, done = known.get(c.uid, (None, None))
+            tag = tags.get(c.uid)
+            if item is not c and item != c:
+                done = None  # not the pack's item of that uid
             if done is not None and not isinstance(done, dict) and not tag:
                 cards.append(done)  # written already (``serialize.JsonText``)
             else:
