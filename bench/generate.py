@@ -13,6 +13,9 @@ temporary folder, then, for each product, in the same run:
   start-up included).
 
 Targets (issue 4): >= 50,000 packs/s in-process on one core and >= 3x the baseline.
+Issue 36: the CPU of ``open afr -p draft -n 1000000 -f jsonl > /dev/null`` against the C
+floor in ``../shared/bench/limit.c`` (built with ``cc -O2``; its output checked byte-identical
+to the command's first), A/B alternated; target <= 3x.
 First (issue 22): the CPU of ``boosterkit open afr -p draft -n 200000 -f jsonl > /dev/null``
 against its floor measured in the same run, interleaved: the engine's draws of the same packs
 and the write of prebuilt bytes of the same size; target <= 6x.
@@ -25,6 +28,7 @@ Exit status 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import random
 import statistics
@@ -35,7 +39,7 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
-from common import build_db  # bench/common.py: the script folder is on sys.path
+from common import ROOT, build_db  # bench/common.py: the script folder is on sys.path
 
 BIN = Path(sys.executable).with_name("boosterkit")
 TARGET_PPS, TARGET_RATIO = 50_000, 3.0
@@ -115,12 +119,13 @@ def bench_product(db_path: Path, kind: str, n: int, cli_n: int) -> dict[str, flo
 
 
 def child_cpu(cmd: list[str]) -> float:
-    """CPU seconds (user + system) of running ``cmd``, its output to /dev/null."""
+    """CPU seconds (user + system) of running ``cmd``, its output to /dev/null (the C floor
+    says its own CPU on stderr: dropped too)."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.devnull, "wb") as null:
-        subprocess.run(cmd, stdout=null, check=True)
+        subprocess.run(cmd, stdout=null, stderr=null, check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -146,6 +151,56 @@ def jsonl_floor(db_path: Path, n: int, sample: bytes, sample_packs: int) -> floa
             for chunk in chunks:
                 null.write(chunk)
     return time.process_time() - t
+
+
+LIMIT = ROOT.parent / "shared" / "bench"
+
+
+def c_floor(tmp: Path, db_path: Path, check: int) -> list[str] | None:
+    """``../shared/bench/limit.c`` built (``cc -O2``) as the command that writes the same
+    JSON lines of AFR draft boosters in C, once its output for ``check`` packs is found
+    byte-identical to ``open``'s (else the dump is stale: None, said why)."""
+    if not (LIMIT / "limit.c").exists():
+        print("no ../shared/bench/limit.c: the C floor is not measured")
+        return None
+    exe = tmp / "limit"
+    subprocess.run(["cc", "-O2", "-o", str(exe), str(LIMIT / "limit.c")], check=True)
+    os.environ["LIMIT_PRODUCT"] = str(LIMIT / "product.txt")
+    os.environ["LIMIT_FRAGMENTS"] = str(LIMIT / "fragments.txt")
+    ours = subprocess.run([str(BIN), "--db", str(db_path), "open", "afr", "-p", "draft", "-n",
+                           str(check), "--seed", "1", "-f", "jsonl"], capture_output=True).stdout  # fmt: skip
+    theirs = subprocess.run([str(exe), "jsonl", str(check), "1"], capture_output=True).stdout
+    if hashlib.md5(ours).digest() != hashlib.md5(theirs).digest():
+        print(f"the C floor's {check:,} packs differ from open's: its dump is stale, not measured")
+        return None
+    return [str(exe), "jsonl"]
+
+
+def bench_jsonl_c(db_path: Path, n: int, runs: int, tmp: Path) -> float | None:
+    """CPU of ``open afr -p draft -n N -f jsonl > /dev/null`` over the C floor's for the same
+    packs and bytes (medians of ``runs``, A/B alternated)."""
+    floor = c_floor(tmp, db_path, min(n, 20_000))
+    if floor is None:
+        return None
+    cmd = [str(BIN), "--db", str(db_path), "open", "afr", "-p", "draft", "--seed", "1",
+           "--format", "jsonl", "-n", str(n)]  # fmt: skip
+    ours, theirs = [], []
+    for r in range(runs):
+        for which in ("ours", "c") if r % 2 == 0 else ("c", "ours"):
+            if which == "ours":
+                ours.append(child_cpu(cmd))
+            else:
+                theirs.append(child_cpu([*floor, str(n), "1"]))
+    ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+    ratio = statistics.median(ratios)
+    print(
+        f"open afr -p draft -n {n:,} -f jsonl > /dev/null: CPU {statistics.median(ours):.2f} s "
+        f"(runs {min(ours):.2f}-{max(ours):.2f}); the C floor (../shared/bench/limit.c, the same "
+        f"bytes: md5 checked) {statistics.median(theirs):.2f} s (runs {min(theirs):.2f}-"
+        f"{max(theirs):.2f}): {ratio:.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f}; "
+        f"target <= 3x)"
+    )
+    return ratio
 
 
 def bench_jsonl(db_path: Path, n: int, runs: int) -> float:
@@ -174,11 +229,14 @@ def main() -> int:
     ap.add_argument("--cli-packs", type=int, default=100_000)
     ap.add_argument("--jsonl-packs", type=int, default=200_000, help="packs of the jsonl figure")
     ap.add_argument("--runs", type=int, default=3, help="runs of the jsonl figure (median)")
-    ap.add_argument("--only-jsonl", action="store_true", help="only the jsonl CPU figure")
+    ap.add_argument("--only-jsonl", action="store_true", help="only the jsonl CPU figures")
+    ap.add_argument("--c-packs", type=int, default=1_000_000, help="packs of the C-floor figure")
     args = ap.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         db_path = build_db(Path(tmp))
+        c_ratio = bench_jsonl_c(db_path, args.c_packs, args.runs, Path(tmp))
+        ok &= c_ratio is None or c_ratio <= 3.0
         ok &= bench_jsonl(db_path, args.jsonl_packs, args.runs) <= 6.0
         if args.only_jsonl:
             return 0 if ok else 1

@@ -137,3 +137,44 @@ def test_byte_identical_across_processes_and_hash_seeds(built_db: Path) -> None:
     assert outs[0] == outs[1]
     lib = open_packs("afr", "set", 300, 9, db=built_db)
     assert outs[0].decode() == "".join(to_json(p.to_dict(), indent=None) + "\n" for p in lib)
+
+
+def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
+    built_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``open -f jsonl`` draws the run batch by batch and lays each batch's lines out at
+    once (``JsonLines.layout``: one variant's length, in chunks; packs of mixed lengths,
+    line by line), never a ``Pack`` object (issue 36): the same bytes as each pack's own
+    line, for every product of the test world, over batches of a few packs, through a
+    UTF-8 buffer and through a Latin-1 text stream; a run some packs were taken from is
+    written pack by pack."""
+    from boosterkit.database import Database
+    from boosterkit.generator import iter_packs, packs
+    from boosterkit.generator.output import write_jsonl
+    from boosterkit.generator.products import list_products
+    from boosterkit.pipeline import db as pdb
+
+    monkeypatch.setattr(packs, "BATCH_CARDS", 16 * 7)  # batches of 7 packs of 16 cards
+    con = pdb.connect(built_db, read_only=True)
+    codes = [(s, p["code"]) for s in ("afr", "khm", "znr", "stx", "mh2") for p in
+             list_products(con, s)]  # fmt: skip
+    con.close()
+    db = Database(built_db)
+    for set_code, code in codes:
+        want = "".join(
+            to_json(p.to_dict(), indent=None) + "\n" for p in open_packs(set_code, code, 40, 3, db)
+        )
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding="utf-8")
+        assert write_jsonl(iter_packs(set_code, code, 40, 3, db), stream) == 40
+        stream.flush()
+        assert raw.getvalue().decode() == want, code
+        latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1", errors="replace")
+        assert write_jsonl(iter_packs(set_code, code, 40, 3, db), latin) == 40
+        latin.flush()
+        assert latin.buffer.getvalue() == want.encode("latin-1", "replace")  # type: ignore[attr-defined]
+        taken = iter_packs(set_code, code, 40, 3, db)
+        first = next(taken)
+        rest = io.StringIO()
+        assert write_jsonl(taken, rest) == 39 and first.index == 1
+        assert rest.getvalue() == want.split("\n", 1)[1]

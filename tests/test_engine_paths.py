@@ -74,3 +74,22 @@ def test_a_product_read_back_from_json_is_the_product(
         assert engine.open_compiled(back, 3, 1, 50)[-1].to_json_line() == (
             engine.open_compiled(cp, 3, 1, 50)[-1].to_json_line()
         )
+
+
+def test_a_lookup_table_picks_as_the_binary_search() -> None:
+    """``engine._lookup`` (whole-number weights of a small total) picks, for any uniform, the
+    card ``searchsorted`` picks: near the ends of cards' ranges and of [0, 1) too."""
+    import numpy as np
+
+    rnd = np.random.default_rng(36)
+    for total_cards in (1, 2, 5, 118, 358):
+        weights = rnd.integers(1, 40, total_cards).astype(np.float64)
+        cum = np.cumsum(weights)
+        table = engine._lookup(cum)
+        assert table is not None
+        edges = np.concatenate([cum / cum[-1], np.nextafter(cum / cum[-1], 0)])
+        u = np.concatenate([rnd.random(20_000), edges[edges < 1], [0.0, 1 - 2**-53]])
+        searched = engine._pick_np(cum, u, {})
+        assert (engine._pick_np(cum, u, {id(cum): table}) == searched).all()
+    assert engine._lookup(np.array([0.5, 1.5])) is None  # not whole numbers: searched
+    assert engine._lookup(np.array([1.0, float(engine.LOOKUP_MAX + 1)])) is None  # too big

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import typer
 
 from boosterkit.cli import render
@@ -72,7 +70,7 @@ def register(app: typer.Typer) -> None:
                                           output, csv_raw, jobs):  # fmt: skip
                 return
             packs = iter_packs(set_code, product, count, chosen, db=ctx.obj)
-            first = next(packs)  # resolve the product (and fail) before creating the output file
+            packs.resolve()  # resolve the product (and fail) before creating the output file
         except NotFoundError as exc:  # not a booster product: a sealed one (a box, a bundle…)?
             open_sealed_product(ctx, (set_code, product, count), (seed, chosen), fmt, output,
                                 csv_raw, exc)  # fmt: skip
@@ -82,8 +80,7 @@ def register(app: typer.Typer) -> None:
         with render.output(output, binary) as out:
             if not binary:
                 render.seed_note(seed, chosen)
-            stream = itertools.chain([first], packs)
-            write_packs(counted.watch(stream) if counted else stream, fmt, out, csv_raw=csv_raw)
+            write_packs(counted.watch(packs) if counted else packs, fmt, out, csv_raw=csv_raw)
         if binary:
             render.seed_note(seed, chosen)
         if counted and (note := counted.note()):

@@ -520,6 +520,8 @@ class Arrays:
     sheets: tuple[SheetArrays, ...]
     extras: tuple[tuple[np.ndarray, tuple[tuple[np.ndarray, np.ndarray | None, float], ...]], ...]
     steps: dict[int, np.ndarray] = field(default_factory=dict)  # ``counters``, by variant
+    #: ``_lookup`` of each cumulative-weights array above that has one, by its ``id()``
+    lookups: dict[int, np.ndarray] = field(default_factory=dict)
 
     def counters(self, v: VariantTable) -> np.ndarray:
         """The steps (``rng.steps_np``) of the first uniform of each draw of a pack of
@@ -564,14 +566,44 @@ def _arrays(cp: CompiledProduct) -> Arrays:
                          for o in e.options))
         for e in cp.extras
     )  # fmt: skip
-    return Arrays(f(cp.variant_cum), sheets, extras)
+    arr = Arrays(f(cp.variant_cum), sheets, extras)
+    cums = [arr.variant_cum, *(e[0] for e in extras)]
+    for sa in sheets:
+        cums += [sa.cum, *(c for c, _ in sa.balance), *(c for _, c in sa.corrected.values())]
+    for cum in cums:
+        if (table := _lookup(cum)) is not None:
+            arr.lookups[id(cum)] = table
+    return arr
 
 
-def _pick_np(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Indices drawn by weight: ``cum`` cumulative weights, ``u`` uniforms in [0, 1)."""
+#: The largest total weight ``_lookup`` makes a table for (256 KiB of int32).
+LOOKUP_MAX = 1 << 16
+
+
+def _lookup(cum: np.ndarray) -> np.ndarray | None:
+    """For whole-number cumulative weights of a total up to ``LOOKUP_MAX``: ``_pick_np`` of
+    every ``x`` by ``floor(x)`` (a card's range ends on a whole number, so the cards up to
+    ``x`` are those up to ``floor(x)``), one array read instead of a binary search."""
     from boosterkit.generator._np import np
 
-    idx: np.ndarray = cum.searchsorted(u * cum[-1], "right")
+    if not len(cum) or not 0 < cum[-1] <= LOOKUP_MAX or (cum != np.floor(cum)).any():
+        return None
+    ends = np.arange(int(cum[-1]) + 1, dtype=np.float64)  # u * total can round up to total
+    table: np.ndarray = np.minimum(cum.searchsorted(ends, "right"), len(cum) - 1)
+    return table.astype(np.int32)
+
+
+def _pick_np(cum: np.ndarray, u: np.ndarray, lookups: dict[int, np.ndarray]) -> np.ndarray:
+    """Indices drawn by weight: ``cum`` cumulative weights, ``u`` uniforms in [0, 1);
+    through ``cum``'s table in ``lookups`` (``_lookup``) when it has one."""
+    from boosterkit.generator._np import np
+
+    x = u * cum[-1]
+    table = lookups.get(id(cum))
+    if table is not None:
+        found: np.ndarray = table[x.astype(np.int64)]
+        return found
+    idx: np.ndarray = cum.searchsorted(x, "right")
     picked: np.ndarray = np.minimum(idx, len(cum) - 1, out=idx)
     return picked
 
@@ -593,7 +625,7 @@ def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.nda
 
 def _redraws_np(
     keys: np.ndarray, base: int, cum: np.ndarray, weights: np.ndarray,
-    earlier: np.ndarray, col: np.ndarray,
+    earlier: np.ndarray, col: np.ndarray, lookups: dict[int, np.ndarray],
 ) -> np.ndarray:  # fmt: skip
     """``_column`` per row after its first pick ``col`` (``earlier``: rows × previous draws)."""
     from boosterkit.generator._np import np
@@ -602,7 +634,7 @@ def _redraws_np(
     for r in range(1, REDRAWS):
         if not len(bad):
             return col
-        new = _pick_np(cum, rng.uniform_np(keys[bad], base + r))
+        new = _pick_np(cum, rng.uniform_np(keys[bad], base + r), lookups)
         col[bad] = new
         bad = bad[(earlier[bad] == new[:, None]).any(axis=1)]
     if len(bad):
@@ -611,8 +643,9 @@ def _redraws_np(
 
 
 def _sheet_np(
-    keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int, u: np.ndarray
-) -> np.ndarray:
+    keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int, u: np.ndarray,
+    lookups: dict[int, np.ndarray],
+) -> np.ndarray:  # fmt: skip
     """``_sheet`` per row: ``count`` prototype ids a row; ``u`` holds each draw's first
     uniform (rows × ``count``). Every first pick is made at once; only the rows where two
     picks repeat a card (``_redraw_rows``) are drawn again, column by column."""
@@ -622,18 +655,19 @@ def _sheet_np(
     start = 0
     if sheet.balance and count >= len(sheet.balance):
         for j, (cum, local) in enumerate(sheet.balance):
-            out[:, j] = local[_pick_np(cum, u[:, j])]
+            out[:, j] = local[_pick_np(cum, u[:, j], lookups)]
         start = len(sheet.balance)
         weights, cum = sheet.corrected[count]
     else:
         weights, cum = sheet.weights, sheet.cum
     if start < count:
-        out[:, start:] = _pick_np(cum, u[:, start:])
+        out[:, start:] = _pick_np(cum, u[:, start:], lookups)
     if not sheet.allow_duplicates and count > 1:
         ordered = np.sort(out, axis=1)
         rows = np.nonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))[0]
         if len(rows) > FEW_PACKS:
-            out[rows] = _redraw_rows(keys[rows], out[rows], first_draw, start, cum, weights)
+            out[rows] = _redraw_rows(keys[rows], out[rows], first_draw, start, (cum, weights),
+                                     lookups)  # fmt: skip
         elif len(rows):
             table = sheet.table
             py = table.after_seeds(count) if start else (table.weights, table.cum)
@@ -654,14 +688,14 @@ def _redraw_row(
 
 
 def _redraw_rows(
-    keys: np.ndarray, out: np.ndarray, first_draw: int, start: int, cum: np.ndarray,
-    weights: np.ndarray,
+    keys: np.ndarray, out: np.ndarray, first_draw: int, start: int,
+    sheet: tuple[np.ndarray, np.ndarray], lookups: dict[int, np.ndarray],
 ) -> np.ndarray:  # fmt: skip
     """The rows of ``out`` (first picks) drawn as ``_sheet`` does: each column from
     ``start`` on redrawn while it repeats a card of the columns before it."""
     for j in range(max(start, 1), out.shape[1]):
         base = 1 + BLOCK * (first_draw + j)
-        out[:, j] = _redraws_np(keys, base, cum, weights, out[:, :j], out[:, j].copy())
+        out[:, j] = _redraws_np(keys, base, *sheet, out[:, :j], out[:, j].copy(), lookups)
     return out
 
 
@@ -670,7 +704,7 @@ def _extra_np(number: int, arr: Arrays, u: np.ndarray) -> np.ndarray:
     from boosterkit.generator._np import np
 
     cum, options = arr.extras[number]
-    which = _pick_np(cum, u[:, 0])
+    which = _pick_np(cum, u[:, 0], arr.lookups)
     u_card = u[:, 1]
     u_gold = u[:, 2]
     out = np.empty(len(u), dtype=np.int64)
@@ -703,7 +737,8 @@ def _variant_np(keys: np.ndarray, arr: Arrays, v: VariantTable) -> np.ndarray:
             fixed = np.array(sheet.fixed_protos, dtype=np.int64)
             cols.append(np.broadcast_to(fixed, (len(keys), len(fixed))))
         elif count:
-            cols.append(_sheet_np(keys, sheet, count, draw, u[:, at + draw : at + draw + count]))
+            first = u[:, at + draw : at + draw + count]
+            cols.append(_sheet_np(keys, sheet, count, draw, first, arr.lookups))
             draw += count
     at += draw
     cols += [
@@ -729,7 +764,7 @@ def draw_arrays(
     if len(cp.variants) == 1:
         v = cp.variants[0]
         return [(v.index, np.arange(count), _variant_np(keys, arr, v))]
-    chosen = _pick_np(arr.variant_cum, rng.uniform_np(keys, 0))
+    chosen = _pick_np(arr.variant_cum, rng.uniform_np(keys, 0), arr.lookups)
     drawn = []
     for n, v in enumerate(cp.variants):
         where = np.nonzero(chosen == n)[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import Item, Pack
@@ -169,6 +169,8 @@ class JsonLines:
     def __init__(self) -> None:
         self._fragments: dict[int, tuple[CompiledProduct, list[bytes]]] = {}
         self._positions = [b'%d", ' % k for k in range(64)]  # the end of a uid: 'K", '
+        self._at: dict[tuple[int, int, bool], Any] = {}  # ``_items``
+        self._at_cp: dict[int, CompiledProduct] = {}
 
     def line(self, pack: Pack) -> bytes:
         """``pack`` as one JSON line, newline included."""
@@ -177,9 +179,7 @@ class JsonLines:
             text = fast() if fast else to_json(pack.to_dict(), indent=None)
             return text.encode() + b"\n"
         cp, protos, i = pack._compiled, pack._protos, pack.index
-        kept = self._fragments.get(id(cp))
-        if kept is None or kept[0] is not cp:
-            kept = self._fragments[id(cp)] = (cp, [f.encode() for f in cp.fragments])
+        frags = self._encoded(cp)
         n = len(protos)
         while len(self._positions) <= n:
             self._positions.append(b'%d", ' % len(self._positions))
@@ -190,11 +190,74 @@ class JsonLines:
         pieces[0] = b'%s%d, "variant": %d, "items": [' % (head, i, pack.variant)
         pieces[1] = uid[2:]
         pieces[2:-1:3] = self._positions[1 : n + 1]
-        pieces[3::3] = map(kept[1].__getitem__, protos)
+        pieces[3::3] = map(frags.__getitem__, protos)
         pieces[-1] = b"]}\n"
         if n == 0:
             pieces = [pieces[0], b"]}\n"]
         return b"".join(pieces)
+
+    def _encoded(self, cp: CompiledProduct) -> list[bytes]:
+        kept = self._fragments.get(id(cp))
+        if kept is None or kept[0] is not cp:
+            kept = self._fragments[id(cp)] = (cp, [f.encode() for f in cp.fragments])
+        return kept[1]
+
+    def _items(self, cp: CompiledProduct, j: int, last: bool) -> Any:
+        """Per prototype: the end of the uid of the item at position ``j`` (1-based) and its
+        fragment, and the line's end after the last item, as a numpy array of objects (a
+        column of prototype ids takes its pieces in one step); kept per product."""
+        from boosterkit.generator._np import np
+
+        key = (id(cp), j, last)
+        found = self._at.get(key)
+        if found is None or self._at_cp.get(id(cp)) is not cp:
+            self._at_cp[id(cp)] = cp
+            end = b"]}\n" if last else b""
+            found = np.empty(len(cp.items), dtype=object)
+            found[:] = [b'%d", %s%s' % (j, f, end) for f in self._encoded(cp)]
+            self._at[key] = found
+        return found
+
+    def layout(
+        self, cp: CompiledProduct, seed: int, at: list[int], variants: list[int], rows: Any
+    ) -> tuple[list[bytes], int]:
+        """The pieces of the lines of packs ``at``, of ``variants`` (one a pack), drawn as
+        ``rows`` (a numpy matrix of prototype ids, a row a pack), and how many a line takes:
+        line ``r`` is ``b"".join(pieces[r * width : (r + 1) * width])``, each ``line`` of its
+        pack. One list for them all, laid out column by column by slice assignment."""
+        m, k = rows.shape
+        head = json_head(cp.product.set_code, cp.product.code, seed).encode()
+        if k == 0:
+            return [b'%s%d, "variant": %d, "items": []}\n' % (head, i, v)
+                    for i, v in zip(at, variants)], 1  # fmt: skip
+        # per pack: its head and first uid, then per item the end of its uid and its
+        # fragment (``_items``), every item after the first behind ', {"uid": "pI-'
+        width = 2 * k
+        pieces: list[bytes] = [b""] * (m * width)
+        pieces[0::width] = [b'%s%d, "variant": %d, "items": [{"uid": "p%d-' % (head, i, v, i)
+                            for i, v in zip(at, variants)]  # fmt: skip
+        uids = _uids(at)
+        for j in range(k):
+            if j:
+                pieces[2 * j :: width] = uids
+            pieces[2 * j + 1 :: width] = self._items(cp, j + 1, j == k - 1)[rows[:, j]].tolist()
+        return pieces, width
+
+
+def _uids(at: list[int]) -> list[bytes]:
+    """``b', {"uid": "pI-'`` for each pack ``I`` of ``at``, made by C loops (a join of the
+    numbers, then a split) rather than a format a pack."""
+    text = '-\x00, {"uid": "p'.join(map(str, at))
+    return f', {{"uid": "p{text}-'.encode().split(b"\x00")
+
+
+def chunks(pieces: list[bytes], width: int, size: int = 1 << 16) -> Iterator[bytes]:
+    """``JsonLines.layout``'s lines in order, joined about ``size`` bytes at a time (whole
+    lines), one chunk made at a time: a batch's 47 MB are never held at once."""
+    line = sum(map(len, pieces[:width])) + 1
+    step = width * max(1, size // line)
+    for a in range(0, len(pieces), step):
+        yield b"".join(pieces[a : a + step])
 
 
 class PrettyPacks:

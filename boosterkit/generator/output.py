@@ -13,17 +13,19 @@ import codecs
 import io
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from boosterkit.errors import escape_controls
 from boosterkit.formats import FRAMES, PACKS
-from boosterkit.generator.lazy import JsonLines, PrettyPacks
+from boosterkit.generator.lazy import JsonLines, PrettyPacks, chunks
 from boosterkit.generator.model import PROTO_FIELDS, Pack
 from boosterkit.serialize import CsvWriter, to_json, unescaped
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from boosterkit.generator.engine import CompiledProduct
 
 #: The names of the pack formats (``formats.PACKS``).
 FORMATS = PACKS.names
@@ -58,20 +60,73 @@ def write_jsonl(
     raw = utf8_buffer(out)
     write = raw.write if raw is not None else lambda b: out.write(b.decode())
     lines = JsonLines()
-    n = size = 0
+    whole = getattr(packs, "run", None)  # a PackStream: drawn here, batch by batch
+    run = whole() if whole is not None else None
+    if run is not None:
+        _write_chunks(_run_lines(lines, *run), write, chunk)
+        return int(run[2])
+    n = 0
+
+    def counted() -> Iterator[bytes]:
+        nonlocal n
+        for pack in packs:
+            n += 1
+            yield lines.line(pack)
+
+    _write_chunks(counted(), write, chunk)
+    return n
+
+
+def _write_chunks(pieces: Iterable[bytes], write: Callable[[bytes], object], chunk: int) -> None:
+    """``pieces`` written about ``chunk`` bytes at a time (a piece that size alone as it is)."""
+    size = 0
     parts: list[bytes] = []
-    for pack in packs:
-        line = lines.line(pack)
-        parts.append(line)
-        n += 1
-        size += len(line)
+    for piece in pieces:
+        if not parts and len(piece) >= chunk:
+            write(piece)
+            continue
+        parts.append(piece)
+        size += len(piece)
         if size >= chunk:
             write(b"".join(parts))
             parts.clear()
             size = 0
     if parts:
         write(b"".join(parts))
-    return n
+
+
+def _run_lines(lines: JsonLines, cp: CompiledProduct, seed: int, count: int) -> Iterator[bytes]:
+    """The JSON lines of packs 1..``count`` of a run, drawn in batches (``draw_arrays``) and
+    laid out a variant's packs at a time (``JsonLines.drawn``), no ``Pack`` object made: in
+    chunks of whole lines where a batch is of one variant, else line by line."""
+    from boosterkit.generator._np import np
+    from boosterkit.generator.engine import draw_arrays
+    from boosterkit.generator.packs import batch_size
+
+    size = batch_size(cp)
+    for start in range(1, count + 1, size):
+        n = min(size, count + 1 - start)
+        drawn = draw_arrays(cp, seed, start, n)
+        at = list(range(start, start + n))
+        if len({rows.shape[1] for _, _, rows in drawn}) == 1:  # packs of one length: in order
+            rows = drawn[0][2] if len(drawn) == 1 else np.empty((n, drawn[0][2].shape[1]), int)
+            variants = np.empty(n, dtype=np.int64)
+            for index, where, mat in drawn:
+                variants[where] = index
+                if len(drawn) > 1:
+                    rows[where] = mat
+            yield from chunks(*lines.layout(cp, seed, at, variants.tolist(), rows))
+            continue
+        owner: list[tuple[list[bytes], int, int]] = [([], 0, 0)] * n
+        for index, where, mat in drawn:
+            place = where.tolist()
+            pieces, width = lines.layout(
+                cp, seed, [at[w] for w in place], [index] * len(place), mat
+            )
+            for r, w in enumerate(place):
+                owner[w] = (pieces, r * width, width)
+        for pieces, a, width in owner:  # pack by pack, in order
+            yield b"".join(pieces[a : a + width])
 
 
 def utf8_buffer(out: TextIO) -> IO[bytes] | None:

@@ -28,6 +28,7 @@ BATCH_CARDS = BATCH * 16
 
 __all__ = [
     "BATCH",
+    "PackStream",
     "batch_size",
     "draw_packs",
     "iter_packs",
@@ -49,18 +50,52 @@ def iter_packs(
     count: int = 1,
     seed: int | None = None,
     db: DbLike = None,
-) -> Iterator[Pack]:
-    """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output).
+) -> PackStream:
+    """Packs 1..``count`` one by one, drawn in batches of ``BATCH`` (for streaming output):
+    a ``PackStream``. ``db`` as ``open_packs`` takes it; errors as ``open_packs``, on the
+    first pack taken (or ``PackStream.resolve``)."""
+    return PackStream(set_code, product, count, seed, Database.of(db))
 
-    ``db`` as ``open_packs`` takes it.
-    """
-    cp, seed = prepare(set_code, product, count, seed, Database.of(db))
-    size = batch_size(cp)
-    for start in range(1, count + 1, size):
-        batch = open_compiled(cp, seed, start, min(size, count + 1 - start))
-        batch.reverse()
-        while batch:  # hand each pack over: a consumer that drops it frees its items now
-            yield batch.pop()
+
+class PackStream(Iterator[Pack]):
+    """``iter_packs``' packs. A writer handed the whole run (no pack taken yet) may draw it
+    itself, batch by batch, without a ``Pack`` object per pack (``run``: ``open -f jsonl``)."""
+
+    def __init__(
+        self, set_code: str, product: str | None, count: int, seed: int | None, db: Database
+    ) -> None:
+        self._args = (set_code, product, count, seed, db)
+        self._resolved: tuple[CompiledProduct, int] | None = None
+        self._packs: Iterator[Pack] | None = None
+
+    def resolve(self) -> tuple[CompiledProduct, int]:
+        """The compiled product and the seed (checked, or new): what fails, fails here."""
+        if self._resolved is None:
+            set_code, product, count, seed, db = self._args
+            self._resolved = prepare(set_code, product, count, seed, db)
+        return self._resolved
+
+    def run(self) -> tuple[CompiledProduct, int, int] | None:
+        """(product, seed, count) of the whole run while no pack was taken, else None."""
+        if self._packs is not None:
+            return None
+        cp, seed = self.resolve()
+        return cp, seed, self._args[2]
+
+    def __next__(self) -> Pack:
+        if self._packs is None:
+            self._packs = self._draw()
+        return next(self._packs)
+
+    def _draw(self) -> Iterator[Pack]:
+        cp, seed = self.resolve()
+        count = self._args[2]
+        size = batch_size(cp)
+        for start in range(1, count + 1, size):
+            batch = open_compiled(cp, seed, start, min(size, count + 1 - start))
+            batch.reverse()
+            while batch:  # hand each pack over: a consumer that drops it frees it now
+                yield batch.pop()
 
 
 def open_packs(
