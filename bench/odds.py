@@ -11,14 +11,22 @@ boosters, in the same run:
 - frames: ``frames.packs_frame`` of 20,000 opened packs (gathered from item prototypes),
   against building the same rows item by item from ``Pack.to_dict()``.
 
-Prints seconds and ratios (baseline / ours). No targets: figures for docs/speed.md.
+Prints seconds and ratios (baseline / ours). Then (issue 36) the command: the CPU of
+``boosterkit odds afr -p set --simulate N`` (its process tree, default ``--jobs``) per
+simulated pack, whole (CPU / N) and beyond the same command with ``--simulate 1000``
+(start-up, exact odds and output), rounds alternated; target <= 1.5 us a pack, whole.
 
-    .venv/bin/python bench/odds.py [--packs 100000]
+    .venv/bin/python bench/odds.py [--packs 100000] [--command-packs 1000000] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -74,15 +82,51 @@ def measure(path: Path, kind: str, n: int) -> str:
     )
 
 
-def main() -> None:
+def command_cpu(path: Path, simulate: int) -> float:
+    """CPU seconds (user + system, the command and its workers) of ``odds afr -p set
+    --simulate N``, its output to /dev/null."""
+    cmd = [str(Path(sys.executable).with_name("boosterkit")), "--db", str(path), "odds", "afr",
+           "-p", "set", "--simulate", str(simulate), "--seed", "3"]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.devnull, "wb") as null:
+        subprocess.run(cmd, stdout=null, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench_command(path: Path, n: int, rounds: int) -> float:
+    """The command's CPU a simulated pack (median of ``rounds``), printed with the figure
+    beyond the start (the same command simulating 1,000 packs)."""
+    command_cpu(path, 1000)  # the product and its exact odds kept beside the database
+    whole, small = [], []
+    for r in range(rounds):
+        for which in (n, 1000) if r % 2 == 0 else (1000, n):
+            (whole if which == n else small).append(command_cpu(path, which))
+    per = statistics.median(whole) / n * 1e6
+    beyond = (statistics.median(whole) - statistics.median(small)) / (n - 1000) * 1e6
+    print(
+        f"odds afr -p set --simulate {n:,}: CPU {statistics.median(whole):.2f} s (runs "
+        f"{min(whole):.2f}-{max(whole):.2f}), {per:.2f} us a simulated pack (target <= 1.5); "
+        f"{beyond:.2f} us beyond --simulate 1000 ({statistics.median(small):.2f} s)"
+    )
+    return per
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packs", type=int, default=100_000)
+    parser.add_argument("--command-packs", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only-command", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = build_db(Path(tmp))
-        for kind in ("draft", "set"):
-            print(measure(path, kind, args.packs))
+        per = bench_command(path, args.command_packs, args.rounds)
+        if not args.only_command:
+            for kind in ("draft", "set"):
+                print(measure(path, kind, args.packs))
+    return 0 if per <= 1.5 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

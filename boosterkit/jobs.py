@@ -28,6 +28,25 @@ R = TypeVar("R")
 
 #: Parts per worker: more than one, so that one slowed by others' work does fewer.
 PARTS_PER_WORKER = 4
+#: Freed memory a process doing batch work keeps at the top of its heap (``keep_freed``).
+KEEP_FREED = 64 << 20
+_M_TOP_PAD = -2  # glibc's mallopt parameter (malloc.h)
+
+
+def keep_freed(size: int = KEEP_FREED) -> bool:
+    """Let this process keep ``size`` bytes of freed memory at the top of its heap (glibc's
+    ``mallopt(M_TOP_PAD)``) instead of handing it back at each free: batch work that frees
+    and takes again megabytes a batch then does not fault its pages in each time (0.4 of
+    the 1.6 CPU-seconds of ``odds afr -p set --simulate 1000000``, 278,000 page faults).
+    Set by the commands that work in batches (``open``, ``odds --simulate``, ``simulate``)
+    and by every worker process boosterkit starts; never by the library in a process it
+    does not own. False where there is no glibc."""
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL(None).mallopt(_M_TOP_PAD, size))
+    except (OSError, AttributeError):  # not glibc (macOS, Windows): its allocator as it is
+        return False
 
 
 def default_jobs() -> int:
@@ -186,6 +205,7 @@ _RECEIVED: dict[str, Any] = {}
 
 def _receive(work: Callable[[Any, Any], Any], context: Any, parts: Any, taken: Any,
              prepare: Callable[[Any], Any] | None) -> None:  # fmt: skip
+    keep_freed()
     context = context if prepare is None else prepare(context)
     _RECEIVED.update(work=work, context=context, parts=parts, taken=taken)
 

@@ -325,3 +325,13 @@ def test_jobs_past_the_cores_are_capped_in_one_line(
     assert err.splitlines()[0] == note and err.count(note) == 1
     assert all(w <= 2 for w in workers_seen)
     assert (code, out) == run_cli(capsys, "--db", str(built_db), *command, "--jobs", "1")[:2]
+
+
+def test_a_batch_process_keeps_its_freed_memory_on_glibc() -> None:
+    """``jobs.keep_freed`` sets glibc's M_TOP_PAD (issue 36: the page faults of batches that
+    free and take again megabytes); elsewhere it says it could not."""
+    import platform
+
+    from boosterkit.jobs import keep_freed
+
+    assert keep_freed() is (platform.libc_ver()[0] == "glibc")

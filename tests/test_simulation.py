@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from test_engine import extras_product
+from test_engine import card, extras_product, product, sheet
 
 from boosterkit.errors import InputError
 from boosterkit.generator import engine, simulation
@@ -28,10 +28,18 @@ def _plain(cp: Any, packs: int, seed: int, unit: int, of: Any) -> dict[Any, tupl
     return {k: (c, s, u) for k, (c, s, u) in out.items()}
 
 
-@pytest.mark.parametrize("unit", [1, 7])
-def test_simulated_counts_are_the_plain_counts(unit: int, monkeypatch) -> None:
+def _same_length() -> Any:
+    """Two variants of 6 cards each (``_unit_rows``: their rows merged in pack order)."""
+    commons = sheet("common", [card(i, "WUBRG"[i % 5]) for i in range(12)])
+    rares = sheet("rare", [card(100 + i, rarity="rare") for i in range(3)])
+    return product([(1, [("common", 5), ("rare", 1)]), (2, [("common", 6)])], [commons, rares])
+
+
+@pytest.mark.parametrize("unit, same", [(1, False), (7, False), (1, True), (7, True)])
+def test_simulated_counts_are_the_plain_counts(unit: int, same: bool, monkeypatch) -> None:
     monkeypatch.setattr(simulation, "BATCH", 50)  # several batches, not a multiple of 7
-    cp = engine.compile_product(extras_product())  # two variants of different lengths
+    # two variants of different lengths (a sort of the batch), or of one (sorted rows)
+    cp = engine.compile_product(_same_length() if same else extras_product())
     sim = simulation.simulate(cp, 403, 5, unit)
     assert sim.units == 403 // unit
     cards = {sim.keys[k]: (c, s, u) for k, c, s, u in sim.cards.rows()}
@@ -46,3 +54,21 @@ def test_a_run_of_no_whole_unit_is_an_input_error() -> None:
     cp = engine.compile_product(extras_product())
     with pytest.raises(InputError, match="make no whole box of 7 packs"):
         simulation.simulate(cp, 6, 1, 7)
+
+
+@pytest.mark.parametrize("width, unit", [(1, 1), (14, 1), (15, 3), (6, 24)])
+def test_copies_from_sorted_rows_are_the_batch_sort(width: int, unit: int) -> None:
+    """``_counted_rows`` (each unit's row of ids sorted; issue 36) counts as ``_counted``
+    (one sort of the batch's (unit, id) pairs): copies, squared copies, units holding one."""
+    import numpy as np
+
+    rnd = np.random.default_rng(width * 100 + unit)
+    n = 40  # few ids: many repeats within a unit
+    ids = rnd.integers(0, n, (60 * unit, width))
+    rows = ids.reshape(-1, unit * width)
+    at = np.repeat(np.arange(len(ids)) // unit, width)
+    want = simulation._counted(at, ids.ravel(), n)
+    got = simulation._counted_rows(rows, n)
+    for a, b in zip((got.copies, got.copies_sq, got.units), (want.copies, want.copies_sq,
+                                                              want.units)):  # fmt: skip
+        assert a.tolist() == b.tolist()

@@ -122,8 +122,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Exact odds of each card, rarity and foil per pack or box, from the compiled product."""
         from boosterkit.generator.odds import odds
+        from boosterkit.jobs import keep_freed
 
         fmt = pick_format(fmt, json_)
+        if simulate:
+            keep_freed()  # batches of simulated packs: their memory reused, not faulted in
         with render.flags(_FLAGS):
             data = odds(set_code, product, per.value, card, ctx.obj, box_size=box_size,
                         simulate=simulate, seed=seed, jobs=jobs)  # fmt: skip

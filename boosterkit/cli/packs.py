@@ -18,6 +18,7 @@ from boosterkit.cli.options import (
 from boosterkit.cli.sealed import open_sealed_product
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.formats import FRAMES
+from boosterkit.jobs import keep_freed
 
 #: ``open --product``: a booster product, or a sealed product (``cli/sealed.py``).
 PRODUCT = product_option(
@@ -64,6 +65,8 @@ def register(app: typer.Typer) -> None:
 
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
+        if count > 1000:
+            keep_freed()  # batches of packs: their memory reused, not faulted in again
         fmt, chosen = pick_format(fmt, json_), new_seed() if seed is None else seed
         try:
             if jobs != 1 and _in_parallel(ctx, set_code, product, count, (seed, chosen), fmt,

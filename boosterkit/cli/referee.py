@@ -96,8 +96,10 @@ def simulate_cmd(
     """Deal GAMES setups and play each to the end: wins per seat, turns, how games ended."""
     from boosterkit.generator import new_seed
     from boosterkit.generator.rng import check_seed
+    from boosterkit.jobs import keep_freed
     from boosterkit.minigames.referee.runner import simulate, stats_text
 
+    keep_freed()  # games dealt and played in batches: their memory reused
     chosen = new_seed() if seed is None else check_seed(seed)
     with render.flags(_SIMULATE_FLAGS):
         stats = simulate(ctx.obj, game, players, set_code, product, chosen, games,

@@ -36,7 +36,7 @@ from typing import Any, TextIO
 from boosterkit.generator.engine import CompiledProduct, open_compiled
 from boosterkit.generator.lazy import JsonLines
 from boosterkit.generator.output import PARTED, utf8_buffer, write_packs, write_part
-from boosterkit.jobs import default_jobs, start_context, workers_for
+from boosterkit.jobs import default_jobs, keep_freed, start_context, workers_for
 
 __all__ = ["BLOCK", "Run", "default_jobs", "jobs_for", "write_parallel"]
 
@@ -196,6 +196,7 @@ def _blocks(run: Run, order: _Order, fd: int, stop: Any = None) -> None:
 def _work(run: Run, order: _Order, fd: int | _Fd, report: Connection) -> None:
     """A worker process: the blocks it takes; reports None or the failure. ``fd``: the
     output's descriptor (a forked worker has it as a ``_Fd``, a spawned one as a number)."""
+    keep_freed()
     try:
         _blocks(run, order, fd.fd if isinstance(fd, _Fd) else fd, stop=_orphaned)
     except OSError as exc:

@@ -2,9 +2,9 @@
 how many copies there were, over units of packs (a pack, or a box).
 
 Counted with numpy from the drawn prototype ids (``engine.draw_arrays``), never building a
-pack: per batch of whole units, each (unit, id) pair's copies come from one sort
-(``np.unique``), and per id the sums of copies, of squared copies and of units holding one
-are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
+pack: per batch of whole units, each (unit, id) pair's copies come from sorting each unit's
+row of ids (its runs; ``np.unique`` of the batch where packs differ in length), and per id
+the sums of copies, of squared copies and of units holding one are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
 (``jobs.map_parts``), and summed: the figures are the same for any number of them.
 """
 
@@ -123,12 +123,48 @@ def _count_part(context: tuple[CompiledProduct, int, int], packs: range) -> tupl
     step = max(1, BATCH // unit) * unit
     for start in range(packs.start, packs.stop, step):
         drawn = draw_arrays(cp, seed, start, min(step, packs.stop - start))
+        units = _unit_rows(drawn, unit)
+        if units is not None:  # a row of prototype ids a unit: its copies from a row sort
+            cards += _counted_rows(key_of[units], len(keys))
+            grouped += _counted_rows(group_of[units], len(groups))
+            continue
         unit_of = [np.repeat(where // unit, mat.shape[1]) for _, where, mat in drawn]
         protos = [mat.ravel() for _, _, mat in drawn]
         at, ids = np.concatenate(unit_of), np.concatenate(protos)
         cards += _counted(at, key_of[ids], len(keys))
         grouped += _counted(at, group_of[ids], len(groups))
     return cards, grouped
+
+
+def _unit_rows(drawn: list[tuple[int, Any, Any]], unit: int) -> Any:
+    """The batch's prototype ids a row a unit (packs in order), when every pack holds as
+    many; else None. A unit of one pack: the variants' rows as they are."""
+    widths = {mat.shape[1] for _, _, mat in drawn}
+    if len(widths) != 1:
+        return None
+    if unit == 1:
+        return drawn[0][2] if len(drawn) == 1 else np.concatenate([m for _, _, m in drawn])
+    width = widths.pop()
+    rows = np.empty((sum(len(w) for _, w, _ in drawn), width), dtype=np.int64)
+    for _, where, mat in drawn:
+        rows[where] = mat
+    return rows.reshape(-1, unit * width)
+
+
+def _counted_rows(ids: Any, n: int) -> Counts:
+    """``_counted`` of ``n`` ids given a row a unit: each row sorted, its runs of one id
+    are that id's copies in the unit (no sort of the whole batch)."""
+    ordered = np.sort(ids, axis=1)
+    first = np.ones(ordered.shape, dtype=bool)  # where a run of one id starts
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    starts = np.flatnonzero(first)
+    copies = np.diff(starts, append=ordered.size)  # runs never cross rows: each starts one
+    which = ordered.ravel()[starts]
+    return Counts(
+        np.bincount(which, weights=copies, minlength=n).astype(np.int64),
+        np.bincount(which, weights=copies * copies, minlength=n).astype(np.int64),
+        np.bincount(which, minlength=n).astype(np.int64),
+    )
 
 
 def _counted(unit_of: Any, ids: Any, n: int) -> Counts:
