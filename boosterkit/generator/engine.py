@@ -35,7 +35,7 @@ import gc
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -510,6 +510,8 @@ class SheetArrays:
     balance: tuple[tuple[np.ndarray, np.ndarray], ...]
     corrected: dict[int, tuple[np.ndarray, np.ndarray]]
     table: SheetTable  # the same sheet in plain Python (``_redraw_rows`` of a few packs)
+    #: ``balance`` as one table (``_seed_tables``), when every colour's weights have one
+    seeds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,7 +575,29 @@ def _arrays(cp: CompiledProduct) -> Arrays:
     for cum in cums:
         if (table := _lookup(cum)) is not None:
             arr.lookups[id(cum)] = table
-    return arr
+    sheets = tuple(replace(sa, seeds=_seed_tables(sa.balance, arr.lookups)) for sa in sheets)
+    return replace(arr, sheets=sheets)
+
+
+def _seed_tables(
+    balance: tuple[tuple[np.ndarray, np.ndarray], ...], lookups: dict[int, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The colour seeds' tables (``_lookup``) and local indices, each colour's after the one
+    before: (totals, table starts, tables, local starts, locals), so that every seed of a
+    batch is two array reads (``_sheet_np``); None unless every colour has a table."""
+    from boosterkit.generator._np import np
+
+    tables = [lookups.get(id(cum)) for cum, _ in balance]
+    if not balance or any(t is None for t in tables):
+        return None
+    sizes = [len(t) for t in tables if t is not None]
+    return (
+        np.array([cum[-1] for cum, _ in balance], dtype=np.float64),
+        np.cumsum([0, *sizes[:-1]]),
+        np.concatenate([t for t in tables if t is not None]),
+        np.cumsum([0, *(len(local) for _, local in balance[:-1])]),
+        np.concatenate([local for _, local in balance]),
+    )
 
 
 #: The largest total weight ``_lookup`` makes a table for (256 KiB of int32).
@@ -654,9 +678,14 @@ def _sheet_np(
     out = np.empty((len(keys), count), dtype=np.int64)
     start = 0
     if sheet.balance and count >= len(sheet.balance):
-        for j, (cum, local) in enumerate(sheet.balance):
-            out[:, j] = local[_pick_np(cum, u[:, j], lookups)]
         start = len(sheet.balance)
+        if sheet.seeds is not None:  # every colour at once: _pick_np's table reads
+            tops, at, tables, first, local = sheet.seeds
+            picks = tables[(u[:, :start] * tops).astype(np.int64) + at]
+            out[:, :start] = local[picks + first]
+        else:
+            for j, (cum, local) in enumerate(sheet.balance):
+                out[:, j] = local[_pick_np(cum, u[:, j], lookups)]
         weights, cum = sheet.corrected[count]
     else:
         weights, cum = sheet.weights, sheet.cum

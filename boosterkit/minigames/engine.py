@@ -147,6 +147,9 @@ class Setup:
     lang: str = field(default="en", compare=False)
     #: card id → {"name", "type_line"} as printed in ``lang`` (``card_names``; en: empty)
     names: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    #: The packs' item lists as the steps took them: held, so a pack gives the same items
+    #: again (``LazyPack`` keeps built items only while they are held elsewhere).
+    dealt: list[list[Item]] = field(default_factory=list, repr=False, compare=False)
 
     def zone(self, name: str) -> Zone:
         return next(z for z in self.zones if z.name == name)
@@ -305,6 +308,7 @@ def run_steps(
     database lacks where the game reads it gets a note, not ``UnknownCardsError`` (a
     replay: the file's own zones are what validate judges). ``chosen``: who the file says a
     step chose (a replay takes the same players)."""
+    held = [p.items for p in packs]  # the same items for every step and the setup's JSON
     s = State(spec, packs, players, seed, strict_backs, basics or {}, first, set_code)
     s.given = dict(chosen or {})
     if spec.steps is None:  # callers check spec.dealable first
@@ -321,6 +325,7 @@ def run_steps(
         seed=seed,
         strict_backs=strict_backs,
         packs=packs,
+        dealt=held,
         zones=list(s.zones.values()),
         rolls=s.rolls,
         first_player=first_player,

@@ -31,7 +31,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.jobs import default_jobs
+from boosterkit.jobs import default_jobs, keep_freed
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.limits import (
     MAX_BODY_BYTES_IN_FLIGHT,
@@ -119,6 +119,7 @@ def _serve_one(settings: WorkerSettings, sock: socket.socket) -> None:  # pragma
     """A worker process: the service on ``sock`` until SIGTERM (run in the child)."""
     import uvicorn
 
+    keep_freed()  # answers of hundreds of KB a request: their memory reused, not faulted in
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which stops us
     from boosterkit.service.connections import uvicorn_options
 
@@ -170,6 +171,7 @@ def run(
     if settings.workers == 1:
         import uvicorn
 
+        keep_freed()  # this process serves: as each worker process does
         from boosterkit.service.connections import uvicorn_options
 
         app = worker_app(settings)
