@@ -77,19 +77,21 @@ def test_a_product_read_back_from_json_is_the_product(
 
 
 def test_a_lookup_table_picks_as_the_binary_search() -> None:
-    """``engine._lookup`` (whole-number weights of a small total) picks, for any uniform, the
-    card ``searchsorted`` picks: near the ends of cards' ranges and of [0, 1) too."""
+    """``engine._lookup`` (whole-number weights) picks, for any uniform, the card
+    ``searchsorted`` picks: near the ends of cards' ranges and of [0, 1) too, for small
+    totals (a table of every whole number) and large ones (of ranges: the few that hold a
+    card's end are searched), in batches of many picks and of few."""
     import numpy as np
 
     rnd = np.random.default_rng(36)
-    for total_cards in (1, 2, 5, 118, 358):
-        weights = rnd.integers(1, 40, total_cards).astype(np.float64)
-        cum = np.cumsum(weights)
-        table = engine._lookup(cum)
-        assert table is not None
+    for cards, most in ((1, 40), (2, 40), (5, 40), (118, 40), (358, 40), (300, 30_000),
+                        (118, 2**36), (5, 2**40)):  # fmt: skip
+        cum = np.cumsum(rnd.integers(1, most, cards).astype(np.float64))
+        found = engine._lookup(cum)
+        assert found is not None and (found.sure is None) == (cum[-1] <= engine.LOOKUP_MAX)
         edges = np.concatenate([cum / cum[-1], np.nextafter(cum / cum[-1], 0)])
         u = np.concatenate([rnd.random(20_000), edges[edges < 1], [0.0, 1 - 2**-53]])
-        searched = engine._pick_np(cum, u, {})
-        assert (engine._pick_np(cum, u, {id(cum): table}) == searched).all()
+        for batch in (u, u[:40], u.reshape(-1, 2) if len(u) % 2 == 0 else u[1:].reshape(-1, 2)):
+            searched = engine._pick_np(cum, batch, {})
+            assert (engine._pick_np(cum, batch, {id(cum): found}) == searched).all()
     assert engine._lookup(np.array([0.5, 1.5])) is None  # not whole numbers: searched
-    assert engine._lookup(np.array([1.0, float(engine.LOOKUP_MAX + 1)])) is None  # too big

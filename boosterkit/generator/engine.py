@@ -523,7 +523,7 @@ class Arrays:
     extras: tuple[tuple[np.ndarray, tuple[tuple[np.ndarray, np.ndarray | None, float], ...]], ...]
     steps: dict[int, np.ndarray] = field(default_factory=dict)  # ``counters``, by variant
     #: ``_lookup`` of each cumulative-weights array above that has one, by its ``id()``
-    lookups: dict[int, np.ndarray] = field(default_factory=dict)
+    lookups: dict[int, Lookup] = field(default_factory=dict)
 
     def counters(self, v: VariantTable) -> np.ndarray:
         """The steps (``rng.steps_np``) of the first uniform of each draw of a pack of
@@ -580,55 +580,84 @@ def _arrays(cp: CompiledProduct) -> Arrays:
 
 
 def _seed_tables(
-    balance: tuple[tuple[np.ndarray, np.ndarray], ...], lookups: dict[int, np.ndarray]
+    balance: tuple[tuple[np.ndarray, np.ndarray], ...], lookups: dict[int, Lookup]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The colour seeds' tables (``_lookup``) and local indices, each colour's after the one
     before: (totals, table starts, tables, local starts, locals), so that every seed of a
     batch is two array reads (``_sheet_np``); None unless every colour has a table."""
     from boosterkit.generator._np import np
 
-    tables = [lookups.get(id(cum)) for cum, _ in balance]
-    if not balance or any(t is None for t in tables):
+    found = [lookups.get(id(cum)) for cum, _ in balance]
+    tables = [f.table for f in found if f is not None and f.sure is None]
+    if not balance or len(tables) < len(balance):
         return None
-    sizes = [len(t) for t in tables if t is not None]
     return (
         np.array([cum[-1] for cum, _ in balance], dtype=np.float64),
-        np.cumsum([0, *sizes[:-1]]),
-        np.concatenate([t for t in tables if t is not None]),
+        np.cumsum([0, *(len(t) for t in tables[:-1])]),
+        np.concatenate(tables),
         np.cumsum([0, *(len(local) for _, local in balance[:-1])]),
         np.concatenate([local for _, local in balance]),
     )
 
 
-#: The largest total weight ``_lookup`` makes a table for (256 KiB of int32).
+#: Entries of a ``_lookup`` table at most (256 KiB of int32): a larger total is read by
+#: ranges of whole numbers (``Lookup.shift``).
 LOOKUP_MAX = 1 << 16
+#: Picks a call makes at least to read a ranged table (below, a binary search costs less).
+LOOKUP_RANGED = 256
 
 
-def _lookup(cum: np.ndarray) -> np.ndarray | None:
-    """For whole-number cumulative weights of a total up to ``LOOKUP_MAX``: ``_pick_np`` of
-    every ``x`` by ``floor(x)`` (a card's range ends on a whole number, so the cards up to
-    ``x`` are those up to ``floor(x)``), one array read instead of a binary search."""
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """``_pick_np`` of whole-number cumulative weights as a table: entry ``b`` is the card
+    of every ``floor(x) >> shift`` = ``b``, when ``sure`` (None: all are) says that range
+    holds one card; elsewhere the card is searched."""
+
+    table: np.ndarray
+    shift: int
+    sure: np.ndarray | None
+
+
+def _lookup(cum: np.ndarray) -> Lookup | None:
+    """The ``Lookup`` of whole-number cumulative weights (a card's range ends on a whole
+    number, so the cards up to ``x`` are those up to ``floor(x)``): one array read instead
+    of a binary search; None for other weights."""
     from boosterkit.generator._np import np
 
-    if not len(cum) or not 0 < cum[-1] <= LOOKUP_MAX or (cum != np.floor(cum)).any():
+    if not len(cum) or not 0 < cum[-1] < 2**52 or (cum != np.floor(cum)).any():
         return None
-    ends = np.arange(int(cum[-1]) + 1, dtype=np.float64)  # u * total can round up to total
-    table: np.ndarray = np.minimum(cum.searchsorted(ends, "right"), len(cum) - 1)
-    return table.astype(np.int32)
+    shift = max(0, int(cum[-1]).bit_length() - LOOKUP_MAX.bit_length() + 1)
+    lows = np.arange((int(cum[-1]) >> shift) + 1, dtype=np.float64) * (1 << shift)
+    table = np.minimum(cum.searchsorted(lows, "right"), len(cum) - 1)  # x up to total: rounded
+    if not shift:
+        return Lookup(table.astype(np.int32), 0, None)
+    highs = np.minimum(cum.searchsorted(lows + ((1 << shift) - 1), "right"), len(cum) - 1)
+    return Lookup(table.astype(np.int32), shift, highs == table)
 
 
-def _pick_np(cum: np.ndarray, u: np.ndarray, lookups: dict[int, np.ndarray]) -> np.ndarray:
+def _pick_np(cum: np.ndarray, u: np.ndarray, lookups: dict[int, Lookup]) -> np.ndarray:
     """Indices drawn by weight: ``cum`` cumulative weights, ``u`` uniforms in [0, 1);
-    through ``cum``'s table in ``lookups`` (``_lookup``) when it has one."""
+    through ``cum``'s ``Lookup`` in ``lookups`` when it has one (a ranged one for
+    ``LOOKUP_RANGED`` picks or more)."""
     from boosterkit.generator._np import np
 
     x = u * cum[-1]
-    table = lookups.get(id(cum))
-    if table is not None:
-        found: np.ndarray = table[x.astype(np.int64)]
-        return found
+    found = lookups.get(id(cum))
+    if found is not None and found.sure is None:
+        picked: np.ndarray = found.table[x.astype(np.int64)]
+        return picked
+    sure = None if found is None else found.sure
+    if found is not None and sure is not None and x.size >= LOOKUP_RANGED:
+        ranges = x.astype(np.int64) >> found.shift
+        picked = found.table[ranges].astype(np.int64)
+        unsure = np.flatnonzero(~sure[ranges])
+        if len(unsure):  # a range that holds a card's end: searched
+            flat = picked.reshape(-1)
+            flat[unsure] = np.minimum(cum.searchsorted(x.reshape(-1)[unsure], "right"),
+                                      len(cum) - 1)  # fmt: skip
+        return picked
     idx: np.ndarray = cum.searchsorted(x, "right")
-    picked: np.ndarray = np.minimum(idx, len(cum) - 1, out=idx)
+    picked = np.minimum(idx, len(cum) - 1, out=idx)
     return picked
 
 
@@ -649,7 +678,7 @@ def _exact_np(keys: np.ndarray, counter: int, weights: np.ndarray, taken: np.nda
 
 def _redraws_np(
     keys: np.ndarray, base: int, cum: np.ndarray, weights: np.ndarray,
-    earlier: np.ndarray, col: np.ndarray, lookups: dict[int, np.ndarray],
+    earlier: np.ndarray, col: np.ndarray, lookups: dict[int, Lookup],
 ) -> np.ndarray:  # fmt: skip
     """``_column`` per row after its first pick ``col`` (``earlier``: rows × previous draws)."""
     from boosterkit.generator._np import np
@@ -668,7 +697,7 @@ def _redraws_np(
 
 def _sheet_np(
     keys: np.ndarray, sheet: SheetArrays, count: int, first_draw: int, u: np.ndarray,
-    lookups: dict[int, np.ndarray],
+    lookups: dict[int, Lookup],
 ) -> np.ndarray:  # fmt: skip
     """``_sheet`` per row: ``count`` prototype ids a row; ``u`` holds each draw's first
     uniform (rows × ``count``). Every first pick is made at once; only the rows where two
@@ -718,7 +747,7 @@ def _redraw_row(
 
 def _redraw_rows(
     keys: np.ndarray, out: np.ndarray, first_draw: int, start: int,
-    sheet: tuple[np.ndarray, np.ndarray], lookups: dict[int, np.ndarray],
+    sheet: tuple[np.ndarray, np.ndarray], lookups: dict[int, Lookup],
 ) -> np.ndarray:  # fmt: skip
     """The rows of ``out`` (first picks) drawn as ``_sheet`` does: each column from
     ``start`` on redrawn while it repeats a card of the columns before it."""
