@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from boosterkit.cli import render
@@ -19,6 +21,9 @@ from boosterkit.cli.sealed import open_sealed_product
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.formats import FRAMES
 from boosterkit.jobs import keep_freed
+
+if TYPE_CHECKING:
+    from boosterkit.generator.packs import PackStream
 
 #: ``open --product``: a booster product, or a sealed product (``cli/sealed.py``).
 PRODUCT = product_option(
@@ -60,8 +65,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Open N seeded packs: pack i depends only on (seed, i), so -n 1 is the first of -n 3000."""
         from boosterkit.generator import iter_packs, new_seed
-        from boosterkit.generator.output import write_packs
-        from boosterkit.generator.packexports import tally
 
         if count < 1:
             raise InputError(f"-n/--count: need at least 1 pack, got {count}")
@@ -78,16 +81,26 @@ def register(app: typer.Typer) -> None:
             open_sealed_product(ctx, (set_code, product, count), (seed, chosen), fmt, output,
                                 csv_raw, exc)  # fmt: skip
             return
-        binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
-        counted = tally(fmt)  # what a draft tool's format leaves out, said on stderr after
-        with render.output(output, binary) as out:
-            if not binary:
-                render.seed_note(seed, chosen)
-            write_packs(counted.watch(packs) if counted else packs, fmt, out, csv_raw=csv_raw)
-        if binary:
-            render.seed_note(seed, chosen)
-        if counted and (note := counted.note()):
-            render.echo_err(note)
+        _write(packs, fmt, output, (seed, chosen), csv_raw)
+
+
+def _write(
+    packs: PackStream, fmt: str, output: str | None, seeds: tuple[int | None, int], csv_raw: bool
+) -> None:
+    """``open``'s packs written to ``output`` (stdout: None), the seed said on stderr."""
+    from boosterkit.generator.output import write_packs
+    from boosterkit.generator.packexports import tally
+
+    binary = fmt if fmt in FRAMES else None  # written through polars, after the packs
+    counted = tally(fmt)  # what a draft tool's format leaves out, said on stderr after
+    with render.output(output, binary) as out:
+        if not binary:
+            render.seed_note(*seeds)
+        write_packs(counted.watch(packs) if counted else packs, fmt, out, csv_raw=csv_raw)
+    if binary:
+        render.seed_note(*seeds)
+    if counted and (note := counted.note()):
+        render.echo_err(note)
 
 
 def _in_parallel(
