@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from boosterkit.errors import InputError, json_reason, one_line
 from boosterkit.pipeline.cache import store_imported
 from boosterkit.pipeline.db import Connection, one_row
@@ -110,10 +112,9 @@ def insert_rows(
     fd, tmp = tempfile.mkstemp(suffix=".ndjson", prefix="boosterkit-")
     n = 0
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") as f:
             for r in rows:
-                f.write(json.dumps({c: r.get(c) for c in columns}, default=str))
-                f.write("\n")
+                f.write(_ndjson_line({c: r.get(c) for c in columns}))
                 n += 1
         if n:
             cols = ", ".join(columns)
@@ -126,6 +127,15 @@ def insert_rows(
     finally:
         os.unlink(tmp)
     return n
+
+
+def _ndjson_line(row: dict[str, Any]) -> bytes:
+    """``row`` as one line of JSON (orjson; ``json`` for what orjson refuses, such as an
+    integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(row, default=str, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        return (json.dumps(row, default=str) + "\n").encode()
 
 
 def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> int:
