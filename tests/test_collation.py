@@ -166,6 +166,34 @@ def test_reimport_is_idempotent(mem_db, src):
     assert {t: mem_db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables} == before
 
 
+def test_a_changed_reimport_stores_what_a_first_import_of_it_does(mem_db, src, export, tmp_path):
+    """Sheet cards are replaced by key (a card that stays is updated in place): a re-import
+    of a changed file (a card gone, a weight changed, a card added) leaves every product
+    table as a first import of that file into an empty database does, card ids included."""
+    import_mtgjson(mem_db, [src.mtgjson / "AFR.json"])
+    import_collation(mem_db, src.sealed)
+    changed = json.loads(json.dumps(export))
+    product = next(p for p in changed if p["code"] == "afr-set")
+    first, second = list(product["sheets"].values())[:2]
+    sheet, refs = first["cards"], list(first["cards"])
+    del sheet[refs[0]]
+    sheet[refs[1]] += 7
+    sheet[next(r for r in second["cards"] if r not in sheet)] = 2  # resolved: it is replaced
+    first["total_weight"] = sum(sheet.values())
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(changed), encoding="utf-8")
+    import_collation(mem_db, path)
+    fresh = db.connect(":memory:")
+    try:
+        import_mtgjson(fresh, [src.mtgjson / "AFR.json"])
+        import_collation(fresh, path)
+        for table in ("products", "product_variants", "variant_slots", "sheets", "sheet_cards"):
+            query = f"SELECT * FROM {table} ORDER BY ALL"
+            assert mem_db.execute(query).fetchall() == fresh.execute(query).fetchall(), table
+    finally:
+        fresh.close()
+
+
 def _one_product(**changes) -> list[dict]:
     p = {
         "name": "Test",

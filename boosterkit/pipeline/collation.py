@@ -149,20 +149,52 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
     codes = [p["code"] for p in products]
     _delete_products(con, codes)
     written = {
-        table: insert_rows(con, table, _TABLES[table], rows)
+        table: (_replace_sheet_cards if table == "sheet_cards" else _insert)(con, table, rows)
         for table, rows in _product_rows(products).items()
     }
     resolve_sheet_cards(con, codes)
     return written["sheet_cards"]
 
 
+def _insert(con: Connection, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+    return insert_rows(con, table, _TABLES[table], rows)
+
+
+def _replace_sheet_cards(con: Connection, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+    """The sheet cards of the products in ``_codes`` replaced by ``rows``, by key: a card
+    that stays is updated where it is, only those that went are deleted. DuckDB applies a
+    primary key's deletions at commit, slowly (138,000 sheet cards: 2 s), and a re-import
+    or a rebuild mostly writes what was there already."""
+    columns = _TABLES[table]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _incoming_cards ("
+        + ", ".join(f"{c} {t}" for c, t in columns.items())
+        + ")"
+    )
+    n = insert_rows(con, "_incoming_cards", columns, rows)
+    con.execute(
+        f"""DELETE FROM {table} sc WHERE sc.product_code IN (SELECT code FROM _codes)
+            AND NOT EXISTS (SELECT 1 FROM _incoming_cards i WHERE i.product_code = sc.product_code
+                            AND i.sheet_name = sc.sheet_name AND i.ref = sc.ref)"""
+    )
+    key = ("product_code", "sheet_name", "ref")
+    names = ", ".join(columns)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+    con.execute(
+        f"INSERT INTO {table} ({names}) SELECT {names} FROM _incoming_cards "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}, card_id = NULL"
+    )
+    con.execute("DROP TABLE _incoming_cards")
+    return n
+
+
 def _delete_products(con: Connection, codes: list[str]) -> None:
-    """Delete the products ``codes`` from the five product tables, sheet cards first."""
+    """Delete the products ``codes`` from the product tables but ``sheet_cards``
+    (``_replace_sheet_cards``), and name them in the temporary table ``_codes``."""
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _codes AS SELECT unnest(?::VARCHAR[]) AS code", [codes]
     )
     for table, key in (
-        ("sheet_cards", "product_code"),
         ("sheets", "product_code"),
         ("variant_slots", "product_code"),
         ("product_variants", "product_code"),
