@@ -135,11 +135,9 @@ def test_simulate_logs_replay_to_the_same_result(con, tmp_path, game, players, s
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "players", "set_code"), TABLES)
-def test_a_thousand_games_replay_and_tampered_logs_fail(
-    con, tmp_path, game, players, set_code
-) -> None:
-    stats = round_trip(con, tmp_path, game, players, set_code, 1000, "random", 25, ALL_DEALT)
-    assert stats["dealt"] == 1000
+def test_500_games_replay_and_tampered_logs_fail(con, tmp_path, game, players, set_code) -> None:
+    stats = round_trip(con, tmp_path, game, players, set_code, 500, "random", 25, ALL_DEALT)
+    assert stats["dealt"] == 500
     if game == "base-race":  # a symmetric game under a random policy and a random first player
         share = stats["win_share"]["player-1"]
         n = stats["finished"]

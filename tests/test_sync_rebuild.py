@@ -34,12 +34,15 @@ def test_rebuild_replays_every_source_identically(any_sources, tmp_path: Path) -
     import_collation(con, src.sealed, cache=cache)
     before = _all(con)
     assert before["products"] and before["sheet_cards"] and before["mtgjson_uuids"]
+    schema = "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_indexes() ORDER BY 1"
+    ddl = con.execute(schema).fetchall()
     # a schema change is simulated by clobbering derived values: rebuild restores them
     con.execute("UPDATE cards SET kind = 'other', magic_back = NULL")
     con.execute("DELETE FROM products")
     result = rebuild.rebuild(con, cache)
     assert result["runs"] == 4
     assert _all(con) == before
+    assert con.execute(schema).fetchall() == ddl  # the emptied tables made again as they were
     kinds = dict(con.execute("SELECT kind, count(*) FROM cards GROUP BY kind").fetchall())
     assert kinds["minigame"] > 0 and kinds["card"] == len(json.loads(one.read_text()))
 
