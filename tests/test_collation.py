@@ -166,13 +166,14 @@ def test_reimport_is_idempotent(mem_db, src):
     assert {t: mem_db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables} == before
 
 
-def test_a_changed_reimport_stores_what_a_first_import_of_it_does(mem_db, src, export, tmp_path):
+def test_a_changed_reimport_stores_what_a_first_import_of_it_does(mem_db, built_sources, tmp_path):
     """Sheet cards are replaced by key (a card that stays is updated in place): a re-import
     of a changed file (a card gone, a weight changed, a card added) leaves every product
     table as a first import of that file into an empty database does, card ids included."""
+    src = built_sources
     import_mtgjson(mem_db, [src.mtgjson / "AFR.json"])
     import_collation(mem_db, src.sealed)
-    changed = json.loads(json.dumps(export))
+    changed = json.loads(src.sealed.read_text(encoding="utf-8"))
     product = next(p for p in changed if p["code"] == "afr-set")
     first, second = list(product["sheets"].values())[:2]
     sheet, refs = first["cards"], list(first["cards"])
