@@ -60,3 +60,28 @@ def test_rebuild_with_a_missing_cache_file_changes_nothing(any_sources, tmp_path
     with pytest.raises(BoosterkitError, match=r"sync run 2 \(file .*ltr.*\): cached file missing"):
         rebuild.rebuild(con, cache)
     assert _all(con) == before
+
+
+def test_a_replay_failing_after_the_tables_were_emptied_changes_nothing(
+    built_sources, tmp_path: Path, monkeypatch
+) -> None:
+    """The emptied tables are dropped and made again in the rebuild's transaction: a replay
+    that fails after them leaves every row, table and index as it was."""
+    con = db.connect(tmp_path / "t.duckdb")
+    cache = tmp_path / "t.cache"
+    import_mtgjson(con, [built_sources.mtgjson / "AFR.json"], cache=cache)
+    import_collation(con, built_sources.sealed, cache=cache)
+    before = _all(con)
+    schema = "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_indexes() ORDER BY 1"
+    ddl = con.execute(schema).fetchall()
+    replay = rebuild.REPLAYERS["collation"]
+
+    def failing(con, paths, target) -> None:
+        replay(con, paths, target)
+        raise BoosterkitError("the disk went away")
+
+    monkeypatch.setitem(rebuild.REPLAYERS, "collation", failing)
+    with pytest.raises(BoosterkitError, match="the disk went away"):
+        rebuild.rebuild(con, cache)
+    assert _all(con) == before
+    assert con.execute(schema).fetchall() == ddl
