@@ -1,5 +1,5 @@
 """Packs whose items are built on first access, from a compiled product's prototypes
-(``generator.engine.CompiledProduct``: its ``templates``, ``fragment(p)`` and ``build``)."""
+(``generator.compiled.CompiledProduct``: its ``templates``, ``fragment(p)`` and ``build``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from boosterkit.generator.model import Item, Pack
 from boosterkit.serialize import JsonText, to_json
 
-if TYPE_CHECKING:  # the engine imports this module
-    from boosterkit.generator.engine import CompiledProduct
+if TYPE_CHECKING:  # compiled and engine import this module
+    from boosterkit.generator.compiled import CompiledProduct
 
 _new_item = tuple.__new__  # Item is a tuple: (uid, *prototype) builds one in a single step
 _POSITIONS = tuple(f"-{k}" for k in range(64))  # uid suffixes of the first items of a pack
