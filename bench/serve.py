@@ -69,12 +69,18 @@ def start_server(
     /health."""
     cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "serve", "--port", str(port),
            "--workers", str(workers)]  # fmt: skip
+    return _spawn_until_healthy(cmd, port, log, timeout)
+
+
+def _spawn_until_healthy(cmd: list[str], port: int, log: Path, timeout: float) -> subprocess.Popen:
+    """``cmd`` in a child process, its stderr to ``log``, once it answers ``GET /health`` on
+    ``port``; SystemExit if it exits or does not answer within ``timeout`` seconds."""
     with open(log, "w") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"server exited: {log.read_text().strip()}")
+            raise SystemExit(f"{cmd[1]} exited: {log.read_text().strip()}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
                 return proc
@@ -82,7 +88,9 @@ def start_server(
             pass
         time.sleep(0.1)
     proc.terminate()
-    raise SystemExit(f"server did not answer /health within {timeout} s")
+    raise SystemExit(
+        f"{cmd[1]} did not answer /health within {timeout} s: {log.read_text().strip()}"
+    )
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -354,18 +362,7 @@ def start_floor(folder: Path, port: int, log: Path, workers: int = 1) -> subproc
     """``bench/floor_app.py`` (FastAPI + uvicorn, constant answers) in a child process."""
     cmd = [sys.executable, str(Path(__file__).with_name("floor_app.py")), str(folder), str(port),
            str(workers)]  # fmt: skip
-    with open(log, "w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit(f"the floor app did not answer: {log.read_text().strip()}")
+    return _spawn_until_healthy(cmd, port, log, 30.0)
 
 
 def compare_floor(db: Path, tmp: Path, args: argparse.Namespace) -> int:
