@@ -148,23 +148,21 @@ def write_products(con: Connection, products: Sequence[Mapping[str, Any]]) -> in
     """
     codes = [p["code"] for p in products]
     _delete_products(con, codes)
-    written = {
-        table: (_replace_sheet_cards if table == "sheet_cards" else _insert)(con, table, rows)
-        for table, rows in _product_rows(products).items()
-    }
+    rows = _product_rows(products)
+    cards = rows.pop("sheet_cards")
+    for table, table_rows in rows.items():
+        insert_rows(con, table, _TABLES[table], table_rows)
+    written = _replace_sheet_cards(con, cards)
     resolve_sheet_cards(con, codes)
-    return written["sheet_cards"]
+    return written
 
 
-def _insert(con: Connection, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
-    return insert_rows(con, table, _TABLES[table], rows)
-
-
-def _replace_sheet_cards(con: Connection, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+def _replace_sheet_cards(con: Connection, rows: Iterable[Mapping[str, Any]]) -> int:
     """The sheet cards of the products in ``_codes`` replaced by ``rows``, by key: a card
     that stays is updated where it is, only those that went are deleted. DuckDB applies a
     primary key's deletions at commit, slowly (138,000 sheet cards: 2 s), and a re-import
     or a rebuild mostly writes what was there already."""
+    table = "sheet_cards"
     columns = _TABLES[table]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _incoming_cards ("
