@@ -278,7 +278,7 @@ class Database:
 
     def check_wait(self) -> None:
         """``cache.WouldWait`` within ``without_waiting`` (before reading the file)."""
-        if getattr(self._local, "no_wait", False):
+        if not self.may_wait():
             raise WouldWait("the database")
 
     @contextmanager

@@ -303,15 +303,18 @@ class PrettyPacks:
 _STATE = ("set", "product", "seed", "index", "variant", "_compiled", "_protos", "_built")
 
 
+#: How deep an item sits in an indented list of packs (the list, a pack, its items, an item).
+_LIST_DEPTH = 3
+
+
 def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
     """Every prototype's ``pretty_fragment`` as in a list of packs (indented once more),
     UTF-8: made on first use, then held by ``cp`` (the service draws from it per request)."""
     found: list[bytes] | None = cp.memo.get("pretty_list")
     if found is None:
-        pretty = cp.pretty
+        made: dict[int, bytes] = cp.memo.setdefault(f"pretty{_LIST_DEPTH}", {})
         found = cp.memo["pretty_list"] = [
-            (pretty.get(p) or pretty_fragment(cp, p)).replace("\n", "\n  ").encode()
-            for p in range(len(cp.items))
+            made.get(p) or _fragment_at(cp, p, _LIST_DEPTH, made) for p in range(len(cp.items))
         ]
     return found
 
