@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import run_cli as run
@@ -148,19 +149,11 @@ def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
     line, for every product of the test world, over batches of a few packs, through a
     UTF-8 buffer and through a Latin-1 text stream; a run some packs were taken from is
     written pack by pack."""
-    from boosterkit.database import Database
-    from boosterkit.generator import iter_packs, packs
+    from boosterkit.generator import iter_packs
     from boosterkit.generator.output import write_jsonl
-    from boosterkit.generator.products import list_products
-    from boosterkit.pipeline import db as pdb
 
-    monkeypatch.setattr(packs, "BATCH_CARDS", 16 * 7)  # batches of 7 packs of 16 cards
-    con = pdb.connect(built_db, read_only=True)
-    codes = [(s, p["code"]) for s in ("afr", "khm", "znr", "stx", "mh2") for p in
-             list_products(con, s)]  # fmt: skip
-    con.close()
-    db = Database(built_db)
-    for set_code, code in codes:
+    db = _in_batches_of_seven(built_db, monkeypatch)
+    for set_code, code in _world_products(built_db):
         want = "".join(
             to_json(p.to_dict(), indent=None) + "\n" for p in open_packs(set_code, code, 40, 3, db)
         )
@@ -178,3 +171,56 @@ def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
         rest = io.StringIO()
         assert write_jsonl(taken, rest) == 39 and first.index == 1
         assert rest.getvalue() == want.split("\n", 1)[1]
+
+
+def test_a_whole_run_is_written_as_a_json_list_from_drawn_batches(
+    built_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``open -f json`` and ``POST /packs`` (``output.run_json``) lay a run's packs out as
+    ``open -f jsonl`` does (``PrettyPacks.layout``), no ``Pack`` object made (issue 36): the
+    same bytes as ``serialize.to_json`` of the packs' dicts, for every product of the test
+    world, over batches of a few packs; a run some packs were taken from, pack by pack."""
+    from boosterkit.generator import iter_packs
+    from boosterkit.generator.cache import compiled
+    from boosterkit.generator.output import run_json, write_json
+
+    db = _in_batches_of_seven(built_db, monkeypatch)
+    for set_code, code in _world_products(built_db):
+        drawn = open_packs(set_code, code, 40, 3, db)
+        want = to_json([p.to_dict() for p in drawn]) + "\n"
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding="utf-8")
+        assert write_json(iter_packs(set_code, code, 40, 3, db), stream) == 40
+        stream.flush()
+        assert raw.getvalue().decode() == want, code
+        cp = compiled(db, set_code, code)
+        assert run_json(cp, 3, 40) == want.encode(), code  # past FEW_PACKS: laid out
+        assert run_json(cp, 3, 2) == (to_json([p.to_dict() for p in drawn[:2]]) + "\n").encode()
+        taken = iter_packs(set_code, code, 40, 3, db)
+        next(taken)
+        rest = io.StringIO()
+        assert write_json(taken, rest) == 39
+        assert rest.getvalue() == to_json([p.to_dict() for p in drawn[1:]]) + "\n"
+    assert run_json(cp, 3, 0) == b"[]\n"
+
+
+def _world_products(built_db: Path) -> list[tuple[str, str]]:
+    """(set, product code) of every product of the test world's five sets."""
+    from boosterkit.generator.products import list_products
+    from boosterkit.pipeline import db as pdb
+
+    con = pdb.connect(built_db, read_only=True)
+    try:
+        return [(s, p["code"]) for s in ("afr", "khm", "znr", "stx", "mh2")
+                for p in list_products(con, s)]  # fmt: skip
+    finally:
+        con.close()
+
+
+def _in_batches_of_seven(built_db: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The test world's ``Database``, its runs drawn in batches of 7 packs of 16 cards."""
+    from boosterkit.database import Database
+    from boosterkit.generator import packs
+
+    monkeypatch.setattr(packs, "BATCH_CARDS", 16 * 7)
+    return Database(built_db)

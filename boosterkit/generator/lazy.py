@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import Item, Pack
@@ -230,25 +230,37 @@ class JsonLines:
         if k == 0:
             return [b'%s%d, "variant": %d, "items": []}\n' % (head, i, v)
                     for i, v in zip(at, variants)], 1  # fmt: skip
-        # per pack: its head and first uid, then per item the end of its uid and its
-        # fragment (``_items``), every item after the first behind ', {"uid": "pI-'
-        width = 2 * k
-        pieces: list[bytes] = [b""] * (m * width)
-        pieces[0::width] = [b'%s%d, "variant": %d, "items": [{"uid": "p%d-' % (head, i, v, i)
-                            for i, v in zip(at, variants)]  # fmt: skip
-        uids = _uids(at)
-        for j in range(k):
-            if j:
-                pieces[2 * j :: width] = uids
-            pieces[2 * j + 1 :: width] = self._items(cp, j + 1, j == k - 1)[rows[:, j]].tolist()
-        return pieces, width
+        firsts = [b'%s%d, "variant": %d, "items": [{"uid": "p%d-' % (head, i, v, i)
+                  for i, v in zip(at, variants)]  # fmt: skip
+        return _lay(
+            firsts, _uids(at, ', {"uid": "p'), lambda j, last: self._items(cp, j, last), rows
+        )
 
 
-def _uids(at: list[int]) -> list[bytes]:
-    """``b', {"uid": "pI-'`` for each pack ``I`` of ``at``, made by C loops (a join of the
-    numbers, then a split) rather than a format a pack."""
-    text = '-\x00, {"uid": "p'.join(map(str, at))
-    return f', {{"uid": "p{text}-'.encode().split(b"\x00")
+def _lay(
+    firsts: list[bytes], uids: list[bytes], column: Callable[[int, bool], Any], rows: Any
+) -> tuple[list[bytes], int]:
+    """The pieces of packs drawn as ``rows`` (a numpy matrix of prototype ids, a row a pack,
+    one item at least), and how many a pack takes: per pack its ``firsts`` (up to its first
+    uid's number), then per item at position ``j`` the end of its uid and its fragment
+    (``column(j, last)``: a numpy array of them by prototype id), every item after the first
+    behind the pack's ``uids``. One list for them all, laid out column by column."""
+    m, k = rows.shape
+    width = 2 * k
+    pieces: list[bytes] = [b""] * (m * width)
+    pieces[0::width] = firsts
+    for j in range(k):
+        if j:
+            pieces[2 * j :: width] = uids
+        pieces[2 * j + 1 :: width] = column(j + 1, j == k - 1)[rows[:, j]].tolist()
+    return pieces, width
+
+
+def _uids(at: list[int], before: str) -> list[bytes]:
+    """``before`` then ``I-`` for each pack ``I`` of ``at`` (``before`` ends ``"uid": "p``),
+    made by C loops (a join of the numbers, then a split) rather than a format a pack."""
+    text = ("-\x00" + before).join(map(str, at))
+    return f"{before}{text}-".encode().split(b"\x00")
 
 
 def chunks(pieces: list[bytes], width: int, size: int = 1 << 16) -> Iterator[bytes]:
@@ -298,6 +310,23 @@ class PrettyPacks:
         """What closes the list (all of it when no pack came)."""
         return b"\n]\n" if self.count else b"[]\n"
 
+    def layout(
+        self, cp: CompiledProduct, seed: int, at: list[int], variants: list[int], rows: Any
+    ) -> tuple[list[bytes], int]:
+        """``JsonLines.layout`` for this list: the pieces of packs ``at`` of the run of
+        ``cp`` with ``seed`` (pack 1 opens the list), each what ``pack`` gives."""
+        head = pretty_head(cp.product.set_code, cp.product.code, seed).replace("\n", "\n  ")
+        start = head.encode() + b'%d,\n    "variant": %d,\n    "items": '
+        leads = [b",\n  " if i != 1 else b"[\n  " for i in at]
+        self.count += len(at)
+        if not rows.shape[1]:
+            return [lead + start % (i, v) + b"[]\n  }"
+                    for lead, i, v in zip(leads, at, variants)], 1  # fmt: skip
+        first = start + b'[\n      {\n        "uid": "p%d-'
+        firsts = [lead + first % (i, v, i) for lead, i, v in zip(leads, at, variants)]
+        uids = _uids(at, ',\n      {\n        "uid": "p')
+        return _lay(firsts, uids, lambda j, last: _pretty_column(cp, j, last), rows)
+
 
 #: What a pickled ``LazyPack`` keeps (``Pack``'s fields but ``items``, built again on access).
 _STATE = ("set", "product", "seed", "index", "variant", "_compiled", "_protos", "_built")
@@ -316,6 +345,22 @@ def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
         found = cp.memo["pretty_list"] = [
             made.get(p) or _fragment_at(cp, p, _LIST_DEPTH, made) for p in range(len(cp.items))
         ]
+    return found
+
+
+def _pretty_column(cp: CompiledProduct, j: int, last: bool) -> Any:
+    """Per prototype: the end of the uid of an item at position ``j`` of a pack in a list
+    and its fragment, and the pack's end after its ``last`` item, as a numpy array of
+    objects (``PrettyPacks.layout``); made on first use, then held by ``cp``."""
+    from boosterkit.generator._np import np
+
+    columns: dict[tuple[int, bool], Any] = cp.memo.setdefault("pretty_columns", {})
+    found = columns.get((j, last))
+    if found is None:
+        end = b"\n    ]\n  }" if last else b""
+        found = np.empty(len(cp.items), dtype=object)
+        found[:] = [b'%d",%s%s' % (j, f, end) for f in pretty_list_fragments(cp)]
+        columns[(j, last)] = found
     return found
 
 

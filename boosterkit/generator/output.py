@@ -63,7 +63,7 @@ def write_jsonl(
     whole = getattr(packs, "run", None)  # a PackStream: drawn here, batch by batch
     run = whole() if whole is not None else None
     if run is not None:
-        _write_chunks(_run_lines(lines, *run), write, chunk)
+        _write_chunks(_run_lines(lines.layout, *run), write, chunk)
         return int(run[2])
     n = 0
 
@@ -95,10 +95,14 @@ def _write_chunks(pieces: Iterable[bytes], write: Callable[[bytes], object], chu
         write(b"".join(parts))
 
 
-def _run_lines(lines: JsonLines, cp: CompiledProduct, seed: int, count: int) -> Iterator[bytes]:
-    """The JSON lines of packs 1..``count`` of a run, drawn in batches (``draw_arrays``) and
-    laid out a variant's packs at a time (``JsonLines.drawn``), no ``Pack`` object made: in
-    chunks of whole lines where a batch is of one variant, else line by line."""
+#: What lays out drawn packs: ``JsonLines.layout`` or ``PrettyPacks.layout``.
+Layout = Callable[[Any, int, list[int], list[int], Any], tuple[list[bytes], int]]
+
+
+def _run_lines(layout: Layout, cp: CompiledProduct, seed: int, count: int) -> Iterator[bytes]:
+    """The bytes of packs 1..``count`` of a run, drawn in batches (``draw_arrays``) and
+    laid out a variant's packs at a time (``layout``), no ``Pack`` object made: in chunks
+    of whole packs where a batch is of one variant, else pack by pack."""
     from boosterkit.generator._np import np
     from boosterkit.generator.engine import draw_arrays
     from boosterkit.generator.packs import batch_size
@@ -115,14 +119,12 @@ def _run_lines(lines: JsonLines, cp: CompiledProduct, seed: int, count: int) -> 
                 variants[where] = index
                 if len(drawn) > 1:
                     rows[where] = mat
-            yield from chunks(*lines.layout(cp, seed, at, variants.tolist(), rows))
+            yield from chunks(*layout(cp, seed, at, variants.tolist(), rows))
             continue
         owner: list[tuple[list[bytes], int, int]] = [([], 0, 0)] * n
         for index, where, mat in drawn:
             place = where.tolist()
-            pieces, width = lines.layout(
-                cp, seed, [at[w] for w in place], [index] * len(place), mat
-            )
+            pieces, width = layout(cp, seed, [at[w] for w in place], [index] * len(place), mat)
             for r, w in enumerate(place):
                 owner[w] = (pieces, r * width, width)
         for pieces, a, width in owner:  # pack by pack, in order
@@ -157,18 +159,11 @@ def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> 
     raw = utf8_buffer(out)
     write = raw.write if raw is not None else lambda b: out.write(b.decode())
     pretty = PrettyPacks()
-    size = 0
-    parts: list[bytes] = []
-    for pack in packs:
-        piece = pretty.pack(pack)
-        parts.append(piece)
-        size += len(piece)
-        if size >= 1 << 16:
-            write(b"".join(parts))
-            parts.clear()
-            size = 0
-    parts.append(pretty.end())
-    write(b"".join(parts))
+    whole = getattr(packs, "run", None)  # a PackStream: drawn here, batch by batch
+    run = whole() if whole is not None else None
+    pieces = _run_lines(pretty.layout, *run) if run is not None else map(pretty.pack, packs)
+    _write_chunks(pieces, write, 1 << 16)
+    write(pretty.end())
     return pretty.count
 
 
@@ -178,6 +173,19 @@ def packs_json(packs: Iterable[Pack]) -> bytes:
     parts = [pretty.pack(p) for p in packs]
     parts.append(pretty.end())
     return b"".join(parts)
+
+
+def run_json(cp: CompiledProduct, seed: int, count: int) -> bytes:
+    """``packs_json`` of packs 1..``count`` of the run of ``cp`` with a checked ``seed``
+    (``packs.prepare`` gives both), the same bytes: past ``FEW_PACKS`` packs laid out from
+    the drawn arrays (``PrettyPacks.layout``), no ``Pack`` object made (``POST /packs``)."""
+    from boosterkit.generator.engine import FEW_PACKS
+    from boosterkit.generator.packs import draw_packs
+
+    if count <= FEW_PACKS:
+        return packs_json(draw_packs(cp, seed, count))
+    pretty = PrettyPacks()
+    return b"".join([*_run_lines(pretty.layout, cp, seed, count), pretty.end()])
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:

@@ -23,8 +23,8 @@ from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
 from boosterkit.errors import escape_controls
-from boosterkit.generator.output import packs_json
-from boosterkit.generator.packs import draw_packs, prepare
+from boosterkit.generator.output import run_json
+from boosterkit.generator.packs import prepare
 from boosterkit.generator.products import set_products
 from boosterkit.minigames import deal, list_minigames, render_sheet, validate_setup
 from boosterkit.minigames.labels import Lang
@@ -117,7 +117,7 @@ async def packs(req: PacksRequest, request: Request) -> Response:
         product = compiled.product
         cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
         with request.app.state.budget.take(cost, wait=wait):
-            body = packs_json(draw_packs(compiled, seed, req.count))
+            body = run_json(compiled, seed, req.count)
         return Response(body, media_type="application/json")
 
     return await answer(request, req.count, work)
