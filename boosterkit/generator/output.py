@@ -60,8 +60,7 @@ def write_jsonl(
     raw = utf8_buffer(out)
     write = raw.write if raw is not None else lambda b: out.write(b.decode())
     lines = JsonLines()
-    whole = getattr(packs, "run", None)  # a PackStream: drawn here, batch by batch
-    run = whole() if whole is not None else None
+    run = _whole_run(packs)
     if run is not None:
         _write_chunks(_run_lines(lines.layout, *run), write, chunk)
         return int(run[2])
@@ -75,6 +74,18 @@ def write_jsonl(
 
     _write_chunks(counted(), write, chunk)
     return n
+
+
+def _whole_run(packs: Iterable[Pack]) -> tuple[CompiledProduct, int, int] | None:
+    """(product, seed, count) of ``packs`` when they are a whole run of more than
+    ``FEW_PACKS`` packs (a ``PackStream`` no pack was taken from): drawn here in numpy
+    batches and laid out (``_run_lines``); else None (a few packs are drawn one by one in
+    plain Python, without importing numpy)."""
+    from boosterkit.generator.engine import FEW_PACKS
+
+    whole = getattr(packs, "run", None)
+    run: tuple[CompiledProduct, int, int] | None = whole() if whole is not None else None
+    return run if run is not None and run[2] > FEW_PACKS else None
 
 
 def _write_chunks(pieces: Iterable[bytes], write: Callable[[bytes], object], chunk: int) -> None:
@@ -159,8 +170,7 @@ def write_json(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> 
     raw = utf8_buffer(out)
     write = raw.write if raw is not None else lambda b: out.write(b.decode())
     pretty = PrettyPacks()
-    whole = getattr(packs, "run", None)  # a PackStream: drawn here, batch by batch
-    run = whole() if whole is not None else None
+    run = _whole_run(packs)
     pieces = _run_lines(pretty.layout, *run) if run is not None else map(pretty.pack, packs)
     _write_chunks(pieces, write, 1 << 16)
     write(pretty.end())
