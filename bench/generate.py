@@ -23,6 +23,7 @@ Exit status 1 when a target is missed.
 
     .venv/bin/python bench/generate.py [--packs 200000] [--cli-packs 200000]
     .venv/bin/python bench/generate.py --only-jsonl [--jsonl-packs 200000] [--runs 3]
+    .venv/bin/python bench/generate.py --only-json [--jsonl-packs 200000]  # open -f json's writer, A/B
 """
 
 from __future__ import annotations
@@ -223,6 +224,31 @@ def bench_jsonl(db_path: Path, n: int, runs: int) -> float:
     return c / f
 
 
+def bench_json(db_path: Path, n: int, runs: int) -> float:
+    """CPU of ``open -f json``'s writer on a whole run (laid out from the drawn arrays,
+    ``PrettyPacks.layout``) over the same packs written one ``Pack`` at a time (the path of
+    packs that are not a whole run), in-process, to /dev/null, A/B alternated; prints both."""
+    from boosterkit.database import Database
+    from boosterkit.generator import iter_packs
+    from boosterkit.generator.output import write_json
+
+    db = Database(db_path)
+    laid, per_pack = [], []
+    with open(os.devnull, "w", encoding="utf-8") as out:
+        write_json(iter_packs("afr", "draft", 1000, 1, db), out)  # the product compiled
+        for _ in range(runs):
+            t = time.process_time()
+            write_json(iter_packs("afr", "draft", n, 1, db), out)
+            laid.append(time.process_time() - t)
+            t = time.process_time()
+            write_json((p for p in iter_packs("afr", "draft", n, 1, db)), out)  # not a run
+            per_pack.append(time.process_time() - t)
+    a, b = statistics.median(laid), statistics.median(per_pack)
+    print(f"open afr -p draft -n {n:,} -f json, in-process: laid out {a:.2f} s of CPU, "
+          f"pack by pack {b:.2f} s: {a / b:.2f}x")  # fmt: skip
+    return a / b
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--packs", type=int, default=100_000)
@@ -230,11 +256,14 @@ def main() -> int:
     ap.add_argument("--jsonl-packs", type=int, default=200_000, help="packs of the jsonl figure")
     ap.add_argument("--runs", type=int, default=3, help="runs of the jsonl figure (median)")
     ap.add_argument("--only-jsonl", action="store_true", help="only the jsonl CPU figures")
+    ap.add_argument("--only-json", action="store_true", help="only open -f json's writer, A/B")
     ap.add_argument("--c-packs", type=int, default=1_000_000, help="packs of the C-floor figure")
     args = ap.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         db_path = build_db(Path(tmp))
+        if args.only_json:
+            return 0 if bench_json(db_path, args.jsonl_packs, args.runs) < 1.0 else 1
         c_ratio = bench_jsonl_c(db_path, args.c_packs, args.runs, Path(tmp))
         ok &= c_ratio is None or c_ratio <= 3.0
         ok &= bench_jsonl(db_path, args.jsonl_packs, args.runs) <= 6.0
