@@ -288,7 +288,7 @@ def con(built_con):
 
 @pytest.fixture(scope="session")
 def any_con(any_db: Path):
-    """A read-only connection to ``any_db``: the built world, then the real one."""
+    """A read-only connection to ``any_db``: the real world where ``../shared`` is, else the built one."""
     from boosterkit.pipeline import db
 
     con = db.connect(any_db, read_only=True)

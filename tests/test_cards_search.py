@@ -1,6 +1,6 @@
 """``boosterkit cards --q`` (Scryfall-style search), ``--columns``, ``--limit``; ``sets`` too.
 
-Every test runs on the built world and on the real data (``any_db``)."""
+Every test runs on the real data where ``../shared`` is, else on the built world (``any_db``)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from boosterkit.pipeline import db, queries, sync
 
 @pytest.fixture(scope="module")
 def root(any_sources) -> Path:
-    """The Scryfall folder: built, then real."""
+    """The Scryfall folder: real where ``../shared`` is, else built."""
     return any_sources.scryfall
 
 

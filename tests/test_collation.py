@@ -1,5 +1,5 @@
 """magic-sealed-data import: counts against the export, kinds, resolution, errors, CLI; on the
-built export and on the real one (``any_data``)."""
+real export where ``../shared`` is, else the built one (``any_data``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from boosterkit.pipeline.mtgjson import import_mtgjson
 
 @pytest.fixture(scope="module")
 def src(any_data):
-    """The world: its export, MTGJSON files and database (built, then real)."""
+    """The world: its export, MTGJSON files and database (real where ``../shared`` is, else built)."""
     return any_data
 
 

@@ -1,6 +1,6 @@
 """A big card file parsed on two threads (``pipeline.halves``) loads exactly as when read whole.
 
-The cards are ONE's, built and real (``any_sources``)."""
+The cards are ONE's, real where ``../shared`` is, else built (``any_sources``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Ingest of Scryfall files: every card file, derived columns, bad files; on the built files
-and on the real ones (``any_sources``)."""
+"""Ingest of Scryfall files: every card file, derived columns, bad files; on the real files
+where ``../shared`` is, else the built ones (``any_sources``)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ CARD_FILES = (
 
 @pytest.fixture(scope="module")
 def root(any_sources) -> Path:
-    """The Scryfall folder: built, then real."""
+    """The Scryfall folder: real where ``../shared`` is, else built."""
     return any_sources.scryfall
 
 

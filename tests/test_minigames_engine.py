@@ -1,5 +1,5 @@
 """Dealing minigame setups on the AFR/KHM/ZNR/STX/MH2 of the built world (``built_db``); every
-game is dealt on the real data too (``any_db``)."""
+game is dealt on ``any_db`` too: the real data where ``../shared`` is, else the built world."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """MTGJSON import: counts against the files, face merging, products, errors, replay; on the
-built files and on the real ones (``any_data``)."""
+real files where ``../shared`` is, else the built ones (``any_data``)."""
 
 from __future__ import annotations
 

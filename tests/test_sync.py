@@ -1,5 +1,5 @@
 """``boosterkit sync`` end to end against a fake Scryfall on 127.0.0.1 serving the files of a
-Scryfall folder: the built one, then the real one (``any_sources``)."""
+Scryfall folder: the real one where ``../shared`` is, else the built one (``any_sources``)."""
 
 from __future__ import annotations
 

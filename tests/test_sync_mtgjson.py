@@ -3,7 +3,7 @@
 Fixtures (``tests/fixtures/mtgjson_sync``, built by its ``build.py``): a tiny MKM in the real
 Scryfall and MTGJSON v5 formats whose Play Booster draws The List (PLST) and Special Guests
 (SPG) cards through ``sourceSetCodes``; the set list and the AFR/MAFR files of a world for
-the rest: the built one, then the real one (``any_sources``).
+the rest: the real one where ``../shared`` is, else the built one (``any_sources``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``db rebuild`` over every source: Scryfall files, MTGJSON and collation imports replay alike
-(the built files, then the real ones: ``any_sources``)."""
+(the real files where ``../shared`` is, else the built ones: ``any_sources``)."""
 
 from __future__ import annotations
 

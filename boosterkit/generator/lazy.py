@@ -322,10 +322,22 @@ class PrettyPacks:
         if not rows.shape[1]:
             return [lead + start % (i, v) + b"[]\n  }"
                     for lead, i, v in zip(leads, at, variants)], 1  # fmt: skip
+        # per pack: its head and first uid, then per item the end of its uid and its
+        # fragment, every item after the first behind its uid, then the pack's end
+        m, k = rows.shape
+        width = 3 * k + 1
+        pieces: list[bytes] = [b""] * (m * width)
         first = start + b'[\n      {\n        "uid": "p%d-'
-        firsts = [lead + first % (i, v, i) for lead, i, v in zip(leads, at, variants)]
+        pieces[0::width] = [lead + first % (i, v, i) for lead, i, v in zip(leads, at, variants)]
         uids = _uids(at, ',\n      {\n        "uid": "p')
-        return _lay(firsts, uids, lambda j, last: _pretty_column(cp, j, last), rows)
+        fragments = _pretty_array(cp)
+        for j in range(k):
+            if j:
+                pieces[3 * j :: width] = uids
+            pieces[3 * j + 1 :: width] = [_UID_ENDS[j + 1] if j < 63 else b'%d",' % (j + 1)] * m
+            pieces[3 * j + 2 :: width] = fragments[rows[:, j]].tolist()
+        pieces[width - 1 :: width] = [b"\n    ]\n  }"] * m
+        return pieces, width
 
 
 #: What a pickled ``LazyPack`` keeps (``Pack``'s fields but ``items``, built again on access).
@@ -348,19 +360,16 @@ def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
     return found
 
 
-def _pretty_column(cp: CompiledProduct, j: int, last: bool) -> Any:
-    """Per prototype: the end of the uid of an item at position ``j`` of a pack in a list
-    and its fragment, and the pack's end after its ``last`` item, as a numpy array of
-    objects (``PrettyPacks.layout``); made on first use, then held by ``cp``."""
+def _pretty_array(cp: CompiledProduct) -> Any:
+    """``pretty_list_fragments`` as a numpy array of the same objects (a column of
+    prototype ids takes its fragments in one step); made on first use, held by ``cp``."""
     from boosterkit.generator._np import np
 
-    columns: dict[tuple[int, bool], Any] = cp.memo.setdefault("pretty_columns", {})
-    found = columns.get((j, last))
+    found = cp.memo.get("pretty_array")
     if found is None:
-        end = b"\n    ]\n  }" if last else b""
         found = np.empty(len(cp.items), dtype=object)
-        found[:] = [b'%d",%s%s' % (j, f, end) for f in pretty_list_fragments(cp)]
-        columns[(j, last)] = found
+        found[:] = pretty_list_fragments(cp)
+        cp.memo["pretty_array"] = found
     return found
 
 
