@@ -8,6 +8,7 @@ of its own, no network: the README's first command, ``open``, ``pool``, ``odds``
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import site
 import subprocess
@@ -28,7 +29,12 @@ IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.cache", "*.duckdb*")
 
 
 def _pip(*args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
+    """pip, blind to a ``PYTHONPATH`` naming a checkout: there, a build's ``*.egg-info``
+    would tell it the wheel is installed already (it would install nothing)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", *args], capture_output=True, text=True, env=env
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
