@@ -149,6 +149,21 @@ def built_db(built_world, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def built_products(built_db: Path) -> list[tuple[str, str]]:
+    """(set, product code) of every product of the built world's sets (``world.SETS``)."""
+    import world
+
+    from boosterkit.generator.products import list_products
+    from boosterkit.pipeline import db as pdb
+
+    con = pdb.connect(built_db, read_only=True)
+    try:
+        return [(s, p["code"]) for s in world.SETS for p in list_products(con, s)]
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="session")
 def built_scryfall(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder laid out like ../shared/scryfall with built files (``tests/scryfall_world.py``):
     the set list, card files of ONE, MOM, BRO, LTR, WOE+WOT, a search page, an error."""

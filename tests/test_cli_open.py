@@ -141,7 +141,7 @@ def test_byte_identical_across_processes_and_hash_seeds(built_db: Path) -> None:
 
 
 def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
-    built_db: Path, monkeypatch: pytest.MonkeyPatch
+    built_db: Path, built_products: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``open -f jsonl`` draws the run batch by batch and lays each batch's lines out at
     once (``JsonLines.layout``: one variant's length, in chunks; packs of mixed lengths,
@@ -153,7 +153,7 @@ def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
     from boosterkit.generator.output import write_jsonl
 
     db = _in_batches_of_seven(built_db, monkeypatch)
-    for set_code, code in _world_products(built_db):
+    for set_code, code in built_products:
         want = "".join(
             to_json(p.to_dict(), indent=None) + "\n" for p in open_packs(set_code, code, 40, 3, db)
         )
@@ -174,7 +174,7 @@ def test_a_whole_run_is_written_from_drawn_batches_as_pack_by_pack(
 
 
 def test_a_whole_run_is_written_as_a_json_list_from_drawn_batches(
-    built_db: Path, monkeypatch: pytest.MonkeyPatch
+    built_db: Path, built_products: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``open -f json`` and ``POST /packs`` (``output.run_json``) lay a run's packs out as
     ``open -f jsonl`` does (``PrettyPacks.layout``), no ``Pack`` object made (issue 36): the
@@ -185,7 +185,7 @@ def test_a_whole_run_is_written_as_a_json_list_from_drawn_batches(
     from boosterkit.generator.output import run_json, write_json
 
     db = _in_batches_of_seven(built_db, monkeypatch)
-    for set_code, code in _world_products(built_db):
+    for set_code, code in built_products:
         drawn = open_packs(set_code, code, 40, 3, db)
         want = to_json([p.to_dict() for p in drawn]) + "\n"
         raw = io.BytesIO()
@@ -202,19 +202,6 @@ def test_a_whole_run_is_written_as_a_json_list_from_drawn_batches(
         assert write_json(taken, rest) == 39
         assert rest.getvalue() == to_json([p.to_dict() for p in drawn[1:]]) + "\n"
     assert run_json(cp, 3, 0) == b"[]\n"
-
-
-def _world_products(built_db: Path) -> list[tuple[str, str]]:
-    """(set, product code) of every product of the test world's five sets."""
-    from boosterkit.generator.products import list_products
-    from boosterkit.pipeline import db as pdb
-
-    con = pdb.connect(built_db, read_only=True)
-    try:
-        return [(s, p["code"]) for s in ("afr", "khm", "znr", "stx", "mh2")
-                for p in list_products(con, s)]  # fmt: skip
-    finally:
-        con.close()
 
 
 def _in_batches_of_seven(built_db: Path, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -13,21 +13,18 @@ import pytest
 from boosterkit import typedjson
 from boosterkit.generator import engine
 from boosterkit.generator.cache import load_product
-from boosterkit.generator.products import list_products
 from boosterkit.pipeline import db as pdb
 
-SETS = ("afr", "khm", "znr", "stx", "mh2")
 #: Seeds: small, large, the extremes of the range; 8 more from a fixed stride.
 SEEDS = (0, 1, 2, 7, 2**32 + 5, 2**63, 2**64 - 1, *(977 * k + 13 for k in range(8)))
 PACKS = 40
 
 
 @pytest.fixture(scope="module")
-def products(built_db: Path) -> list[engine.CompiledProduct]:
+def products(built_db: Path, built_products: list[tuple[str, str]]) -> list[engine.CompiledProduct]:
     con = pdb.connect(built_db, read_only=True)
     try:
-        codes = [(s, p["code"]) for s in SETS for p in list_products(con, s)]
-        return [engine.compile_product(load_product(s, code, con)) for s, code in codes]
+        return [engine.compile_product(load_product(s, code, con)) for s, code in built_products]
     finally:
         con.close()
 

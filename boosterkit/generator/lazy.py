@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import Item, Pack
@@ -230,30 +230,18 @@ class JsonLines:
         if k == 0:
             return [b'%s%d, "variant": %d, "items": []}\n' % (head, i, v)
                     for i, v in zip(at, variants)], 1  # fmt: skip
-        firsts = [b'%s%d, "variant": %d, "items": [{"uid": "p%d-' % (head, i, v, i)
-                  for i, v in zip(at, variants)]  # fmt: skip
-        return _lay(
-            firsts, _uids(at, ', {"uid": "p'), lambda j, last: self._items(cp, j, last), rows
-        )
-
-
-def _lay(
-    firsts: list[bytes], uids: list[bytes], column: Callable[[int, bool], Any], rows: Any
-) -> tuple[list[bytes], int]:
-    """The pieces of packs drawn as ``rows`` (a numpy matrix of prototype ids, a row a pack,
-    one item at least), and how many a pack takes: per pack its ``firsts`` (up to its first
-    uid's number), then per item at position ``j`` the end of its uid and its fragment
-    (``column(j, last)``: a numpy array of them by prototype id), every item after the first
-    behind the pack's ``uids``. One list for them all, laid out column by column."""
-    m, k = rows.shape
-    width = 2 * k
-    pieces: list[bytes] = [b""] * (m * width)
-    pieces[0::width] = firsts
-    for j in range(k):
-        if j:
-            pieces[2 * j :: width] = uids
-        pieces[2 * j + 1 :: width] = column(j + 1, j == k - 1)[rows[:, j]].tolist()
-    return pieces, width
+        # per pack: its head and first uid, then per item the end of its uid and its
+        # fragment (``_items``), every item after the first behind ', {"uid": "pI-'
+        width = 2 * k
+        pieces: list[bytes] = [b""] * (m * width)
+        pieces[0::width] = [b'%s%d, "variant": %d, "items": [{"uid": "p%d-' % (head, i, v, i)
+                            for i, v in zip(at, variants)]  # fmt: skip
+        uids = _uids(at, ', {"uid": "p')
+        for j in range(k):
+            if j:
+                pieces[2 * j :: width] = uids
+            pieces[2 * j + 1 :: width] = self._items(cp, j + 1, j == k - 1)[rows[:, j]].tolist()
+        return pieces, width
 
 
 def _uids(at: list[int], before: str) -> list[bytes]:
@@ -334,7 +322,8 @@ class PrettyPacks:
         for j in range(k):
             if j:
                 pieces[3 * j :: width] = uids
-            pieces[3 * j + 1 :: width] = [_UID_ENDS[j + 1] if j < 63 else b'%d",' % (j + 1)] * m
+            end = _UID_ENDS[j + 1] if j + 1 < len(_UID_ENDS) else b'%d",' % (j + 1)
+            pieces[3 * j + 1 :: width] = [end] * m
             pieces[3 * j + 2 :: width] = fragments[rows[:, j]].tolist()
         pieces[width - 1 :: width] = [b"\n    ]\n  }"] * m
         return pieces, width
