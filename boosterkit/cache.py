@@ -99,28 +99,20 @@ def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]
     return tuple(stamp)
 
 
-@functools.lru_cache(maxsize=8)
-def _data_hash_of(stats: tuple[tuple[str, int, int], ...]) -> str:
+@functools.cache
+def _data_hash() -> str:
+    """The hash of ``data/boosters/*.yaml`` and ``*.csv`` and the versions: read once per
+    process, as the code is (the package's own files; a server reads them again when
+    restarted, as it does its code)."""
     h = hashlib.sha256(f"{__version__} {sys.version_info[:2]}".encode())
-    for name, _, _ in stats:
+    for name in _booster_files():
         h.update(name.encode() + b"\0" + Path(name).read_bytes())
     return h.hexdigest()
 
 
-def _data_hash() -> str:
-    """The hash of ``data/boosters/*.yaml`` and ``*.csv`` and the versions (the files re-read
-    only when one's stat changes)."""
-    stats = []
-    for name in _booster_files():
-        st = os.stat(name)
-        stats.append((name, st.st_mtime_ns, st.st_size))
-    return _data_hash_of(tuple(stats))
-
-
 @functools.cache
 def _booster_files() -> tuple[str, ...]:
-    """The YAML and CSV files of ``data/boosters`` (listed once per process; stat-ed every
-    time): a changed rule or table is a new key."""
+    """The YAML and CSV files of ``data/boosters`` (listed once per process)."""
     return tuple(
         sorted(
             os.path.join(_BOOSTERS, n)
@@ -136,7 +128,17 @@ def content_key(path: Path) -> str | None:
     stamp = file_stamp(path)
     if not stamp:
         return None
-    return _key((_data_hash(), os.path.abspath(path), stamp))
+    return _key((_data_hash(), _absolute(os.fspath(path)), stamp))
+
+
+def _absolute(name: str) -> str:
+    return _absolute_of(name) if os.path.isabs(name) else os.path.abspath(name)
+
+
+@functools.lru_cache(maxsize=64)
+def _absolute_of(name: str) -> str:
+    """``os.path.abspath`` of an absolute path (it depends on nothing else)."""
+    return os.path.abspath(name)
 
 
 @functools.lru_cache(maxsize=1024)

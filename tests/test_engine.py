@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from boosterkit.errors import InputError
+from boosterkit.generator import arrays as tables
 from boosterkit.generator import engine
 from boosterkit.generator.model import (
     CardInfo,
@@ -498,3 +499,29 @@ def test_uncorrected_balancing_would_fail_the_rate_check() -> None:
     naive = per_card_counts(cp, seed=41, n=n)
     others = [k for k, c in enumerate(BAL_CARDS) if len(c.colors) != 1 or c.type_line == "Land"]
     assert naive[others].sum() < 0.85 * plain[others].sum()
+
+
+def test_variants_whose_columns_differ_draw_as_one_pack_at_a_time() -> None:
+    """A batch of a few packs is drawn at once (``arrays.Fused``) even where the variants'
+    packs differ in shape: a fixed card first in one and a draw first in the other (their
+    columns read other uniforms), packs of other lengths, weights with and without an exact
+    table (searched: the fractions after colour seeds, a total past ``LOOKUP_MAX``): each
+    pack as ``draw_pack`` draws it."""
+    fixed = sheet("deck", [card(50)], fixed=True)
+    balanced = sheet("bal", BAL_CARDS, BAL_WEIGHTS, balance_colors=True)
+    big = sheet("big", RARES + [card(102, "B", "rare")], [40_000, 30_000, 1])
+    p = product(
+        [(2, [("deck", 1), ("common", 3), ("rare", 1)]), (1, [("common", 3), ("bal", 7)]),
+         (1, [("big", 1)])],
+        [fixed, balanced, big, sheet("common", COMMONS), sheet("rare", RARES, [2, 1])],
+    )  # fmt: skip
+    cp = engine.compile_product(p)
+    fz = tables.arrays(cp).fused
+    assert fz is not None and fz.shared is None and len(fz.searched) == 2
+    assert len(set(tables.arrays(cp).plan.widths)) == 3
+    for seed in (1, 2**64 - 1):
+        chosen, rows = engine.draw_rows(cp, seed, 1, 200)
+        for n, (v, row) in enumerate(zip(chosen.tolist(), rows.tolist()), 1):
+            index, protos = engine.draw_pack(cp, seed, n)
+            assert index == cp.variants[v].index and protos == row[: len(protos)]
+            assert set(row[len(protos) :]) <= {-1}

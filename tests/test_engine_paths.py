@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from boosterkit import typedjson
+from boosterkit.generator import arrays as tables
 from boosterkit.generator import engine
 from boosterkit.generator.cache import load_product
 from boosterkit.pipeline import db as pdb
@@ -74,7 +75,7 @@ def test_a_product_read_back_from_json_is_the_product(
 
 
 def test_a_lookup_table_picks_as_the_binary_search() -> None:
-    """``engine._lookup`` (whole-number weights) picks, for any uniform, the card
+    """``tables._lookup`` (whole-number weights) picks, for any uniform, the card
     ``searchsorted`` picks: near the ends of cards' ranges and of [0, 1) too, for small
     totals (a table of every whole number) and large ones (of ranges: the few that hold a
     card's end are searched), in batches of many picks and of few."""
@@ -84,11 +85,34 @@ def test_a_lookup_table_picks_as_the_binary_search() -> None:
     for cards, most in ((1, 40), (2, 40), (5, 40), (118, 40), (358, 40), (300, 30_000),
                         (118, 2**36), (5, 2**40)):  # fmt: skip
         cum = np.cumsum(rnd.integers(1, most, cards).astype(np.float64))
-        found = engine._lookup(cum)
-        assert found is not None and (found.sure is None) == (cum[-1] <= engine.LOOKUP_MAX)
+        found = tables._lookup(cum)
+        assert found is not None and (found.sure is None) == (cum[-1] <= tables.LOOKUP_MAX)
         edges = np.concatenate([cum / cum[-1], np.nextafter(cum / cum[-1], 0)])
         u = np.concatenate([rnd.random(20_000), edges[edges < 1], [0.0, 1 - 2**-53]])
         for batch in (u, u[:40], u.reshape(-1, 2) if len(u) % 2 == 0 else u[1:].reshape(-1, 2)):
             searched = engine._pick_np(cum, batch, {})
             assert (engine._pick_np(cum, batch, {id(cum): found}) == searched).all()
-    assert engine._lookup(np.array([0.5, 1.5])) is None  # not whole numbers: searched
+    assert tables._lookup(np.array([0.5, 1.5])) is None  # not whole numbers: searched
+
+
+def test_a_small_batch_is_drawn_at_once_as_a_large_one_is_a_call_at_a_time(
+    products: list[engine.CompiledProduct], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to ``FUSED_PACKS`` packs, every column of every variant is picked in one table
+    read (``Fused``); past it, a ``Call`` at a time: the same rows either way, for products
+    whose columns read a table, are searched (no exact table), read a uniform in place or
+    through a gather, and repeat a card (redrawn)."""
+    fused = [tables.arrays(cp).fused for cp in products]
+    assert all(f is not None for f in fused)
+    assert any(f.searched for f in fused) and any(f.view for f in fused)
+    assert any(any(f.repeats) for f in fused) and any(f.extras for f in fused)
+    at_once = {}
+    for cp in products:
+        for seed in SEEDS[:6]:
+            at_once[cp.product.code, seed] = engine.draw_rows(cp, seed, 3, PACKS)
+    monkeypatch.setattr(engine, "FUSED_PACKS", 0)
+    for cp in products:
+        for seed in SEEDS[:6]:
+            chosen, rows = engine.draw_rows(cp, seed, 3, PACKS)
+            fused_chosen, fused_rows = at_once[cp.product.code, seed]
+            assert (chosen == fused_chosen).all() and (rows == fused_rows).all(), cp.product.code

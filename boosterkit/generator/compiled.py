@@ -34,6 +34,12 @@ Floats = tuple[float, ...]
 Ints = tuple[int, ...]
 
 
+#: Counters reserved per draw position of a pack (``generator.engine`` says how they are used).
+BLOCK = 64
+#: The draw positions of the extra slots (independent of the variant).
+EXTRA_BASE = 1 << 20
+
+
 @dataclass(frozen=True, slots=True)
 class SheetTable:
     """A sheet ready to draw from: its cards with a positive weight, in order."""
@@ -98,6 +104,14 @@ class CompiledProduct:
     #: JSON fragments, numpy arrays (``lazy.pretty_fragment`` fills ``pretty``).
     pretty: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def pack_cards(self) -> int:
+        """``product.pack_cards()``: the most objects one pack holds."""
+        found: int | None = self.memo.get("pack_cards")
+        if found is None:
+            found = self.memo["pack_cards"] = self.product.pack_cards()
+        return found
 
     @property
     def item_fields(self) -> tuple[tuple[Any, ...], ...]:

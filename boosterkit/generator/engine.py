@@ -12,10 +12,12 @@ Magic back) uses the block of draw ``EXTRA_BASE + e``: option, card, stamp.
 
 The draw runs two ways over the same tables: per pack in plain Python (``draw_pack``: up to
 ``FEW_PACKS`` packs, without importing numpy, which costs more than the draw) and per batch
-in numpy (``draw_arrays``: many packs at once). Both pick with the same float arithmetic
-(``bisect_right`` is ``searchsorted(side="right")``, a running sum is ``cumsum``), so they give
-the same packs (``tests/test_engine_paths.py`` draws every product of the test world both
-ways): a change to the draw is made to both, side by side below.
+in numpy (``draw_rows``: many packs at once; up to ``FUSED_PACKS`` packs every column of
+every variant is picked in one table read, ``Fused``, as a batch of 36 packs pays numpy's
+fixed cost a call more than its work; past it a ``Call`` at a time). Both pick with the same
+float arithmetic (``bisect_right`` is ``searchsorted(side="right")``, a running sum is
+``cumsum``), so they give the same packs (``tests/test_engine_paths.py`` draws every product
+of the test world every way): a change to the draw is made to both, side by side below.
 
 The tables are built by ``generator.compiled`` (``compile_product``).
 """
@@ -24,19 +26,27 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_right
-from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator import rng
+from boosterkit.generator.arrays import (
+    LOOKUP_RANGED,
+    Arrays,
+    Call,
+    Fused,
+    Lookup,
+    SheetArrays,
+    arrays,
+)
 from boosterkit.generator.compiled import (
+    BLOCK,
+    EXTRA_BASE,
     CompiledProduct,
     ExtraTable,
     Floats,
-    Ints,
     SheetTable,
-    VariantTable,
     compile_product,
 )
 from boosterkit.generator.lazy import LazyPack, new_pack
@@ -59,6 +69,7 @@ __all__ = [
     "compile_product",
     "draw_arrays",
     "draw_batch",
+    "draw_rows",
     "draw_pack",
     "open_batch",
     "open_compiled",
@@ -66,8 +77,6 @@ __all__ = [
 ]
 
 REDRAWS = 16  # rejection rounds before the exact draw from the remaining weights
-BLOCK = 64  # counters reserved per draw position
-EXTRA_BASE = 1 << 20  # draw positions of the extra slots (independent of the variant)
 FEW_PACKS = 32  # packs per call up to which plain Python beats a numpy batch
 
 
@@ -153,143 +162,64 @@ def draw_pack(cp: CompiledProduct, seed: int, index: int) -> tuple[int, list[int
 
 # --- drawing, per batch (numpy) --------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class SheetArrays:
-    """A ``SheetTable`` as numpy arrays (``corrected`` by number of draws)."""
-
-    name: str
-    cum: np.ndarray
-    weights: np.ndarray
-    protos: np.ndarray
-    allow_duplicates: bool
-    fixed_protos: Ints | None
-    balance: tuple[tuple[np.ndarray, np.ndarray], ...]
-    corrected: dict[int, tuple[np.ndarray, np.ndarray]]
-    table: SheetTable  # the same sheet in plain Python (``_redraw_rows`` of a few packs)
-    #: ``balance`` as one table (``_seed_tables``), when every colour's weights have one
-    seeds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+#: Packs a batch holds at most to be drawn by ``Fused`` tables (numpy's fixed cost a call
+#: is what a small batch pays; a larger one is drawn a ``Call`` at a time).
+FUSED_PACKS = 256
 
 
-@dataclass(frozen=True, slots=True)
-class Arrays:
-    """A ``CompiledProduct``'s tables as numpy arrays: built once per product (``arrays``)."""
-
-    variant_cum: np.ndarray
-    sheets: tuple[SheetArrays, ...]
-    extras: tuple[tuple[np.ndarray, tuple[tuple[np.ndarray, np.ndarray | None, float], ...]], ...]
-    steps: dict[int, np.ndarray] = field(default_factory=dict)  # ``counters``, by variant
-    #: ``_lookup`` of each cumulative-weights array above that has one, by its ``id()``
-    lookups: dict[int, Lookup] = field(default_factory=dict)
-
-    def counters(self, v: VariantTable) -> np.ndarray:
-        """The steps (``rng.steps_np``) of the first uniform of each draw of a pack of
-        variant ``v``, in pack order: three per extra slot, one per draw from a sheet."""
-        found = self.steps.get(v.index)
-        if found is None:
-            from boosterkit.generator import rng_np
-
-            draws = sum(c for s, c in v.slots if self.sheets[s].fixed_protos is None)
-            found = self.steps[v.index] = rng_np.steps_np(
-                [1 + BLOCK * (EXTRA_BASE + e) + k for e in v.first for k in range(3)]
-                + [1 + BLOCK * d for d in range(draws)]
-                + [1 + BLOCK * (EXTRA_BASE + e) + k for e in v.last for k in range(3)]
-            )
-        return found
-
-
-def arrays(cp: CompiledProduct) -> Arrays:
-    """``cp``'s tables as numpy arrays (made on first use, then held by ``cp``)."""
-    found: Arrays | None = cp.memo.get("arrays")
-    if found is None:
-        found = cp.memo["arrays"] = _arrays(cp)
-    return found
-
-
-def _arrays(cp: CompiledProduct) -> Arrays:
-    from boosterkit.generator._np import np  # numpy on the first batch: startup stays light
-
-    def f(values: Floats) -> np.ndarray:
-        return np.array(values, dtype=np.float64)
-
-    def i(values: Ints) -> np.ndarray:
-        return np.array(values, dtype=np.int64)
-
-    sheets = tuple(SheetArrays(
-        s.name, f(s.cum), f(s.weights), i(s.protos), s.allow_duplicates, s.fixed_protos,
-        tuple((f(c), i(local)) for c, local in s.balance),
-        {n: (f(w), f(c)) for n, w, c in s.corrected}, s,
-    ) for s in cp.sheets)  # fmt: skip
-    extras = tuple(
-        (f(e.cum), tuple((i(o.protos), None if o.gold is None else i(o.gold), o.gold_p)
-                         for o in e.options))
-        for e in cp.extras
-    )  # fmt: skip
-    arr = Arrays(f(cp.variant_cum), sheets, extras)
-    cums = [arr.variant_cum, *(e[0] for e in extras)]
-    for sa in sheets:
-        cums += [sa.cum, *(c for c, _ in sa.balance), *(c for _, c in sa.corrected.values())]
-    for cum in cums:
-        if (table := _lookup(cum)) is not None:
-            arr.lookups[id(cum)] = table
-    sheets = tuple(replace(sa, seeds=_seed_tables(sa.balance, arr.lookups)) for sa in sheets)
-    return replace(arr, sheets=sheets)
-
-
-def _seed_tables(
-    balance: tuple[tuple[np.ndarray, np.ndarray], ...], lookups: dict[int, Lookup]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """The colour seeds' tables (``_lookup``) and local indices, each colour's after the one
-    before: (totals, table starts, tables, local starts, locals), so that every seed of a
-    batch is two array reads (``_sheet_np``); None unless every colour has a table."""
+def _draw_fused(
+    fz: Fused, arr: Arrays, keys: np.ndarray, u: np.ndarray, chosen: np.ndarray
+) -> np.ndarray:
+    """``draw_rows``' rows by ``fz``: every first pick at once, the packs that repeat a
+    card redrawn in plain Python (``_redraw_row``), then the extra slots."""
     from boosterkit.generator._np import np
 
-    found = [lookups.get(id(cum)) for cum, _ in balance]
-    tables = [f.table for f in found if f is not None and f.sure is None]
-    if not balance or len(tables) < len(balance):
-        return None
-    return (
-        np.array([cum[-1] for cum, _ in balance], dtype=np.float64),
-        np.cumsum([0, *(len(t) for t in tables[:-1])]),
-        np.concatenate(tables),
-        np.cumsum([0, *(len(local) for _, local in balance[:-1])]),
-        np.concatenate([local for _, local in balance]),
-    )
+    one = len(fz.ucols) == 1
+    if fz.view:
+        picked = u[:, : fz.ucols.shape[1]]
+    elif fz.shared is not None:
+        picked = u[:, fz.shared]
+    else:
+        picked = np.take_along_axis(u, fz.ucols[chosen], axis=1)
+    index = (picked * (fz.totals[0] if one else fz.totals[chosen])).astype(np.int64)
+    index += fz.starts[0] if one else fz.starts[chosen]
+    cards = fz.table[index]
+    for mask, cum, local in fz.searched:  # as _pick_np without a table
+        at = mask[0] if one else mask[chosen]
+        found = np.minimum(
+            cum.searchsorted(picked[:, at] * cum[-1] if one else picked[at] * cum[-1], "right"),
+            len(cum) - 1,
+        )
+        if one:
+            cards[:, at] = found if local is None else local[found]
+        else:
+            cards[at] = found if local is None else local[found]
+    if any(fz.repeats):
+        tagged = cards + (fz.tags[0] if one else fz.tags[chosen])
+        tagged.sort(axis=1)
+        again = np.flatnonzero((tagged[:, 1:] == tagged[:, :-1]).any(axis=1))
+        if len(again):
+            cards[again] = [_redraw_pack(key, row, fz.repeats[v]) for key, row, v in zip(
+                keys[again].tolist(), cards[again].tolist(), chosen[again].tolist())]  # fmt: skip
+    cards += fz.pstarts[0] if one else fz.pstarts[chosen]
+    rows: np.ndarray = fz.protos[cards]
+    for call in fz.extras:
+        if call.variants is None:
+            rows[:, call.out] = _extra_np(call.number, arr, u[:, call.u : call.u + 3])
+            continue
+        where = np.flatnonzero(arr.plan.member(call.variants)[chosen])
+        rows[where, call.out] = _extra_np(call.number, arr, u[where, call.u : call.u + 3])
+    return rows
 
 
-#: Entries of a ``_lookup`` table at most (256 KiB of int32): a larger total is read by
-#: ranges of whole numbers (``Lookup.shift``).
-LOOKUP_MAX = 1 << 16
-#: Picks a call makes at least to read a ranged table (below, a binary search costs less).
-LOOKUP_RANGED = 256
-
-
-@dataclass(frozen=True, slots=True)
-class Lookup:
-    """``_pick_np`` of whole-number cumulative weights as a table: entry ``b`` is the card
-    of every ``floor(x) >> shift`` = ``b``, when ``sure`` (None: all are) says that range
-    holds one card; elsewhere the card is searched."""
-
-    table: np.ndarray
-    shift: int
-    sure: np.ndarray | None
-
-
-def _lookup(cum: np.ndarray) -> Lookup | None:
-    """The ``Lookup`` of whole-number cumulative weights (a card's range ends on a whole
-    number, so the cards up to ``x`` are those up to ``floor(x)``): one array read instead
-    of a binary search; None for other weights."""
-    from boosterkit.generator._np import np
-
-    if not len(cum) or not 0 < cum[-1] < 2**52 or (cum != np.floor(cum)).any():
-        return None
-    shift = max(0, int(cum[-1]).bit_length() - LOOKUP_MAX.bit_length() + 1)
-    lows = np.arange((int(cum[-1]) >> shift) + 1, dtype=np.float64) * (1 << shift)
-    table = np.minimum(cum.searchsorted(lows, "right"), len(cum) - 1)  # x up to total: rounded
-    if not shift:
-        return Lookup(table.astype(np.int32), 0, None)
-    highs = np.minimum(cum.searchsorted(lows + ((1 << shift) - 1), "right"), len(cum) - 1)
-    return Lookup(table.astype(np.int32), shift, highs == table)
+def _redraw_pack(
+    key: int, row: list[int], repeats: tuple[tuple[int, int, int, int, Floats, Floats], ...]
+) -> list[int]:
+    """A pack's cards (of their sheets) with each sheet's repeats redrawn (``_sheet``)."""
+    for out, count, first_draw, seeds, weights, cum in repeats:
+        row[out : out + count] = _redraw_row(key, row[out : out + count], first_draw, seeds,
+                                             weights, cum)  # fmt: skip
+    return row
 
 
 def _pick_np(cum: np.ndarray, u: np.ndarray, lookups: dict[int, Lookup]) -> np.ndarray:
@@ -386,8 +316,8 @@ def _sheet_np(
         elif len(rows):
             table = sheet.table
             py = table.after_seeds(count) if start else (table.weights, table.cum)
-            for row in rows.tolist():
-                out[row] = _redraw_row(int(keys[row]), out[row].tolist(), first_draw, start, *py)
+            out[rows] = [_redraw_row(key, row, first_draw, start, *py)
+                         for key, row in zip(keys[rows].tolist(), out[rows].tolist())]  # fmt: skip
     found: np.ndarray = sheet.protos[out]
     return found
 
@@ -416,75 +346,86 @@ def _redraw_rows(
 
 def _extra_np(number: int, arr: Arrays, u: np.ndarray) -> np.ndarray:
     """``_extra`` per row (``u``: its three uniforms a row)."""
-    from boosterkit.generator._np import np
-
-    cum, options = arr.extras[number]
-    which = _pick_np(cum, u[:, 0], arr.lookups)
-    u_card = u[:, 1]
-    u_gold = u[:, 2]
-    out = np.empty(len(u), dtype=np.int64)
-    for o, (protos, gold, gold_p) in enumerate(options):
-        rows = np.nonzero(which == o)[0]
-        if not len(rows):
-            continue
-        card = np.minimum((u_card[rows] * len(protos)).astype(np.int64), len(protos) - 1)
-        out[rows] = protos[card]
-        if gold is not None:
-            stamped = u_gold[rows] < gold_p
-            out[rows[stamped]] = gold[card[stamped]]
+    e = arr.extras[number]
+    which = _pick_np(e.cum, u[:, 0], arr.lookups)
+    sizes = e.sizes[which]
+    card = (u[:, 1] * sizes).astype(sizes.dtype)
+    card = card.clip(None, sizes - 1, out=card)
+    card += e.starts[which]
+    out: np.ndarray = e.protos[card]
+    stamped = u[:, 2] < e.gold_p[which]
+    if stamped.any():
+        out[stamped] = e.gold[card[stamped]]
     return out
 
 
-def _variant_np(keys: np.ndarray, arr: Arrays, v: VariantTable) -> np.ndarray:
-    """``draw_pack`` per row, for packs of variant ``v``: prototype ids in pack order. The
-    first uniform of every draw is computed at once (``rng.uniforms_np``)."""
-    from boosterkit.generator._np import np
-
-    u = rng.uniforms_np(keys, arr.counters(v))  # a column a draw
-    at = 3 * len(v.first)
-    cols: list[np.ndarray] = [
-        _extra_np(e, arr, u[:, 3 * k : 3 * k + 3])[:, None] for k, e in enumerate(v.first)
-    ]
-    draw = 0
-    for sheet_no, count in v.slots:
-        sheet = arr.sheets[sheet_no]
-        if sheet.fixed_protos is not None:
-            fixed = np.array(sheet.fixed_protos, dtype=np.int64)
-            cols.append(np.broadcast_to(fixed, (len(keys), len(fixed))))
-        elif count:
-            first = u[:, at + draw : at + draw + count]
-            cols.append(_sheet_np(keys, sheet, count, draw, first, arr.lookups))
-            draw += count
-    at += draw
-    cols += [
-        _extra_np(e, arr, u[:, at + 3 * k : at + 3 * k + 3])[:, None] for k, e in enumerate(v.last)
-    ]
-    if not cols:
-        return np.empty((len(keys), 0), dtype=np.int64)
-    return np.concatenate(cols, axis=1)
+def _call_np(call: Call, arr: Arrays, keys: np.ndarray, u: np.ndarray) -> Any:
+    """The cards of ``call`` for the packs of ``keys`` (``u``: their uniforms, every column)."""
+    if call.kind == "sheet":
+        first = u[:, call.u : call.u + call.count]
+        return _sheet_np(keys, arr.sheets[call.number], call.count, call.first_draw, first,
+                         arr.lookups)  # fmt: skip
+    if call.kind == "extra":
+        return _extra_np(call.number, arr, u[:, call.u : call.u + 3])[:, None]
+    return arr.sheets[call.number].fixed_protos
 
 
-def draw_arrays(
-    cp: CompiledProduct, seed: int, start: int, count: int
-) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """Packs ``start .. start+count-1`` (1-based, seed checked by the caller) as arrays, per
-    variant drawn: its index, where its packs are in the batch (0-based offsets, ascending)
-    and their prototype ids (a row a pack). ``draw_batch`` is these, as lists in pack order."""
+def draw_rows(cp: CompiledProduct, seed: int, start: int, count: int) -> tuple[Any, Any]:
+    """Packs ``start .. start+count-1`` (1-based, seed checked by the caller) as arrays:
+    each pack's variant (its position in ``cp.variants``) and its prototype ids (a row a
+    pack, in pack order; a pack shorter than the longest variant's ends in -1s).
+
+    ``draw_pack`` per row: the uniforms of every pack's draws at once (``rng.uniforms_np``),
+    then each ``Call`` of the product's ``Plan`` once for all the packs that take it."""
     from boosterkit.generator._np import np
 
     if start < 1 or count < 0:
         raise InputError(f"pack indices start at 1 (got start {start}, count {count})")
     arr = arrays(cp)
+    plan = arr.plan
     keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
+    u = rng.uniforms_np(keys, plan.steps)
     if len(cp.variants) == 1:
-        v = cp.variants[0]
-        return [(v.index, np.arange(count), _variant_np(keys, arr, v))]
-    chosen = _pick_np(arr.variant_cum, rng.uniform_np(keys, 0), arr.lookups)
+        chosen = np.zeros(count, dtype=np.int64)
+    else:
+        chosen = _pick_np(arr.variant_cum, u[:, plan.draws], arr.lookups)
+    if arr.fused is not None and count <= FUSED_PACKS:
+        return chosen, _draw_fused(arr.fused, arr, keys, u, chosen)
+    width = max(plan.widths, default=0)
+    rows = np.empty((count, width), dtype=np.int64)
+    if min(plan.widths, default=0) < width:
+        rows.fill(-1)
+    groups: dict[tuple[int, ...], tuple[Any, Any, Any]] = {}
+    for call in plan.calls:
+        if call.variants is None:
+            rows[:, call.out : call.out + call.count] = _call_np(call, arr, keys, u)
+            continue
+        group = groups.get(call.variants)
+        if group is None:
+            where = np.flatnonzero(plan.member(call.variants)[chosen])
+            group = groups[call.variants] = (where, keys[where], u[where])
+        where, k, uu = group
+        if len(where):
+            rows[where, call.out : call.out + call.count] = _call_np(call, arr, k, uu)
+    return chosen, rows
+
+
+def draw_arrays(
+    cp: CompiledProduct, seed: int, start: int, count: int
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """``draw_rows`` by variant: per variant drawn, its index, where its packs are in the
+    batch (0-based offsets, ascending) and their prototype ids (a row a pack)."""
+    from boosterkit.generator._np import np
+
+    chosen, rows = draw_rows(cp, seed, start, count)
+    plan = arrays(cp).plan
+    if len(cp.variants) == 1:
+        return [(cp.variants[0].index, np.arange(count), rows)]
     drawn = []
     for n, v in enumerate(cp.variants):
-        where = np.nonzero(chosen == n)[0]
+        where = np.flatnonzero(chosen == n)
         if len(where):
-            drawn.append((v.index, where, _variant_np(keys[where], arr, v)))
+            drawn.append((v.index, where, rows[where, : plan.widths[n]]))
     return drawn
 
 
@@ -508,19 +449,13 @@ def draw_batch(
 def _batch(
     cp: CompiledProduct, seed: int, start: int, count: int
 ) -> tuple[list[int], list[list[int]]]:
-    drawn = draw_arrays(cp, seed, start, count)
-    if len(drawn) == 1 and len(drawn[0][1]) == count:  # one variant: every pack in order
-        index, _, mat = drawn[0]
-        return [index] * count, mat.tolist()
-    rows: list[Any] = [None] * count
-    variants = [0] * count
-    for index, where, mat in drawn:
-        at = where.tolist()
-        for i, row in zip(at, mat.tolist()):
-            rows[i] = row
-        for i in at:
-            variants[i] = index
-    return variants, rows
+    chosen, rows = draw_rows(cp, seed, start, count)
+    plan = arrays(cp).plan
+    variants = plan.index[chosen].tolist()
+    if min(plan.widths, default=0) == max(plan.widths, default=0):
+        return variants, rows.tolist()
+    widths = [plan.widths[n] for n in chosen.tolist()]
+    return variants, [row[:w] for row, w in zip(rows.tolist(), widths)]
 
 
 def open_batch(

@@ -43,9 +43,10 @@ from typing import TYPE_CHECKING, Any
 from boosterkit.database import Database
 from boosterkit.errors import InputError, NotFoundError
 from boosterkit.generator._np import np
+from boosterkit.generator.arrays import SheetArrays, arrays
 from boosterkit.generator.cache import compiled, generator_code
 from boosterkit.generator.compiled import CompiledProduct, ExtraTable
-from boosterkit.generator.engine import SheetArrays, arrays, check_seed
+from boosterkit.generator.engine import check_seed
 from boosterkit.generator.extras import _once, _read_yaml
 from boosterkit.generator.model import PROTO_INDEX, ProductDef
 from boosterkit.generator.simulation import simulate

@@ -111,30 +111,30 @@ Layout = Callable[[Any, int, list[int], list[int], Any], tuple[list[bytes], int]
 
 
 def _run_lines(layout: Layout, cp: CompiledProduct, seed: int, count: int) -> Iterator[bytes]:
-    """The bytes of packs 1..``count`` of a run, drawn in batches (``draw_arrays``) and
-    laid out a variant's packs at a time (``layout``), no ``Pack`` object made: in chunks
-    of whole packs where a batch is of one variant, else pack by pack."""
+    """The bytes of packs 1..``count`` of a run, drawn in batches (``draw_rows``) and laid
+    out a batch at a time (``layout``), no ``Pack`` object made: in chunks of whole packs
+    where the product's packs are of one length, else a variant's packs at a time, written
+    pack by pack in order."""
     from boosterkit.generator._np import np
-    from boosterkit.generator.engine import draw_arrays
+    from boosterkit.generator.arrays import arrays
+    from boosterkit.generator.engine import draw_rows
     from boosterkit.generator.packs import batch_size
 
+    plan = arrays(cp).plan
     size = batch_size(cp)
     for start in range(1, count + 1, size):
         n = min(size, count + 1 - start)
-        drawn = draw_arrays(cp, seed, start, n)
+        chosen, rows = draw_rows(cp, seed, start, n)
         at = list(range(start, start + n))
-        if len({rows.shape[1] for _, _, rows in drawn}) == 1:  # packs of one length: in order
-            rows = drawn[0][2] if len(drawn) == 1 else np.empty((n, drawn[0][2].shape[1]), int)
-            variants = np.empty(n, dtype=np.int64)
-            for index, where, mat in drawn:
-                variants[where] = index
-                if len(drawn) > 1:
-                    rows[where] = mat
-            yield from chunks(*layout(cp, seed, at, variants.tolist(), rows))
+        if min(plan.widths) == max(plan.widths):  # packs of one length: in order
+            yield from chunks(*layout(cp, seed, at, plan.index[chosen].tolist(), rows))
             continue
         owner: list[tuple[list[bytes], int, int]] = [([], 0, 0)] * n
-        for index, where, mat in drawn:
-            place = where.tolist()
+        for v, index in enumerate(plan.index.tolist()):
+            place = np.flatnonzero(chosen == v).tolist()
+            if not place:
+                continue
+            mat = rows[place, : plan.widths[v]]
             pieces, width = layout(cp, seed, [at[w] for w in place], [index] * len(place), mat)
             for r, w in enumerate(place):
                 owner[w] = (pieces, r * width, width)

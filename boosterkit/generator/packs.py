@@ -130,7 +130,7 @@ def draw_packs(cp: CompiledProduct, seed: int, count: int) -> list[Pack]:
 
 def batch_size(cp: CompiledProduct) -> int:
     """Packs drawn at once: ``BATCH``, fewer for packs of more than 16 cards (``BATCH_CARDS``)."""
-    return max(1, min(BATCH, BATCH_CARDS // max(1, cp.product.pack_cards())))
+    return max(1, min(BATCH, BATCH_CARDS // max(1, cp.pack_cards)))
 
 
 def prepare(

@@ -114,8 +114,7 @@ async def packs(req: PacksRequest, request: Request) -> Response:
     def work(wait: bool) -> Response:
         database = request.app.state.database  # read (through its cursor) only for a new product
         compiled, seed = prepare(req.set, req.product, req.count, req.seed, database)
-        product = compiled.product
-        cost = packs_cost(product.code, product.pack_cards(), req.count, MAX_PACKS)
+        cost = packs_cost(compiled.product.code, compiled.pack_cards, req.count, MAX_PACKS)
         with request.app.state.budget.take(cost, wait=wait):
             body = run_json(compiled, seed, req.count)
         return Response(body, media_type="application/json")
