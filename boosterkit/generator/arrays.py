@@ -97,6 +97,7 @@ class Plan:
     widths: tuple[int, ...]  # cards of a pack, per variant
     index: np.ndarray  # ``VariantTable.index`` of each variant
     draws: int  # draw positions: the uniforms' first columns (then counter 0, then extras)
+    calls_of: tuple[tuple[Call, ...], ...]  # each variant's calls, in pack order
     members: dict[tuple[int, ...], np.ndarray] = field(default_factory=dict)
 
     def member(self, variants: tuple[int, ...]) -> np.ndarray:
@@ -153,13 +154,16 @@ def _plan(cp: CompiledProduct) -> Plan:
         *(1 + BLOCK * (EXTRA_BASE + e.number) + k for e in cp.extras for k in range(3)),
     ]
     everyone = list(range(len(cp.variants)))
+    made = tuple(Call(None if vs == everyone else tuple(vs), *key) for key, vs in calls.items())
     return Plan(
         rng.steps_np(counters),
-        tuple(Call(None if vs == everyone else tuple(vs), *key) for key, vs in calls.items()),
+        made,
         tuple(widths),
         np.array([v.index for v in cp.variants], dtype=np.int64),
         draws,
-    )
+        tuple(tuple(sorted((c for c in made if c.variants is None or n in c.variants),
+                           key=lambda c: c.out)) for n in everyone),
+    )  # fmt: skip
 
 
 #: Entries of a product's ``Fused`` table at most (8 MiB).

@@ -375,8 +375,9 @@ def draw_rows(cp: CompiledProduct, seed: int, start: int, count: int) -> tuple[A
     each pack's variant (its position in ``cp.variants``) and its prototype ids (a row a
     pack, in pack order; a pack shorter than the longest variant's ends in -1s).
 
-    ``draw_pack`` per row: the uniforms of every pack's draws at once (``rng.uniforms_np``),
-    then each ``Call`` of the product's ``Plan`` once for all the packs that take it."""
+    ``draw_pack`` per row: up to ``FUSED_PACKS`` packs, the uniforms of every pack's draws
+    at once (``rng.uniforms_np``), then every column picked at once (``_draw_fused``); a
+    larger batch, a variant's packs at a time, a ``Call`` at a time."""
     from boosterkit.generator._np import np
 
     if start < 1 or count < 0:
@@ -384,30 +385,35 @@ def draw_rows(cp: CompiledProduct, seed: int, start: int, count: int) -> tuple[A
     arr = arrays(cp)
     plan = arr.plan
     keys = rng.pack_keys_np(seed, np.arange(start, start + count, dtype=np.uint64))
-    u = rng.uniforms_np(keys, plan.steps)
-    if len(cp.variants) == 1:
-        chosen = np.zeros(count, dtype=np.int64)
-    else:
-        chosen = _pick_np(arr.variant_cum, u[:, plan.draws], arr.lookups)
     if arr.fused is not None and count <= FUSED_PACKS:
+        u = rng.uniforms_np(keys, plan.steps)
+        chosen = _pick_np(arr.variant_cum, u[:, plan.draws], arr.lookups)
         return chosen, _draw_fused(arr.fused, arr, keys, u, chosen)
+    chosen = _pick_np(arr.variant_cum, rng.uniform_np(keys, 0), arr.lookups)
+    if len(cp.variants) == 1:
+        return chosen, _variant_np(keys, arr, 0)
     width = max(plan.widths, default=0)
     rows = np.empty((count, width), dtype=np.int64)
     if min(plan.widths, default=0) < width:
         rows.fill(-1)
-    groups: dict[tuple[int, ...], tuple[Any, Any, Any]] = {}
-    for call in plan.calls:
-        if call.variants is None:
-            rows[:, call.out : call.out + call.count] = _call_np(call, arr, keys, u)
-            continue
-        group = groups.get(call.variants)
-        if group is None:
-            where = np.flatnonzero(plan.member(call.variants)[chosen])
-            group = groups[call.variants] = (where, keys[where], u[where])
-        where, k, uu = group
+    for v, w in enumerate(plan.widths):
+        where = np.flatnonzero(chosen == v)
         if len(where):
-            rows[where, call.out : call.out + call.count] = _call_np(call, arr, k, uu)
+            rows[where, :w] = _variant_np(keys[where], arr, v)
     return chosen, rows
+
+
+def _variant_np(keys: np.ndarray, arr: Arrays, v: int) -> np.ndarray:
+    """``draw_pack`` per row, for packs of variant ``v`` (its position): prototype ids in
+    pack order, its calls' columns side by side."""
+    from boosterkit.generator._np import np
+
+    u = rng.uniforms_np(keys, arr.plan.steps)
+    cols = [_call_np(call, arr, keys, u) for call in arr.plan.calls_of[v]]
+    if not cols:
+        return np.empty((len(keys), 0), dtype=np.int64)
+    return np.concatenate([np.broadcast_to(c, (len(keys), len(c))) if isinstance(c, tuple)
+                           else c for c in cols], axis=1)  # fmt: skip
 
 
 def draw_arrays(

@@ -1,10 +1,10 @@
 """Simulated odds (``odds --simulate N``): open N packs and count, per card key and per group,
 how many copies there were, over units of packs (a pack, or a box).
 
-Counted with numpy from the drawn prototype ids (``engine.draw_arrays``), never building a
+Counted with numpy from the drawn prototype ids (``engine.draw_rows``), never building a
 pack: per batch of whole units, each (unit, id) pair's copies come from sorting each unit's
-row of ids (its runs; ``np.unique`` of the batch where packs differ in length), and per id
-the sums of copies, of squared copies and of units holding one are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
+row of ids (its runs), and per id the sums of copies, of squared copies and of units holding
+one are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
 (``jobs.map_parts``), and summed: the figures are the same for any number of them.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator._np import np
-from boosterkit.generator.engine import check_seed, draw_arrays
+from boosterkit.generator.engine import check_seed, draw_rows
 from boosterkit.jobs import PARTS_PER_WORKER, map_parts, split, workers_for
 
 if TYPE_CHECKING:
@@ -49,6 +49,10 @@ class Counts:
     def __add__(self, other: Counts) -> Counts:
         return Counts(self.copies + other.copies, self.copies_sq + other.copies_sq,
                       self.units + other.units)  # fmt: skip
+
+    def first(self, ids: int) -> Counts:
+        """The counts of ids below ``ids``."""
+        return Counts(self.copies[:ids], self.copies_sq[:ids], self.units[:ids])
 
     def rows(self) -> Iterator[tuple[int, int, int, int]]:
         """(id, copies, copies_sq, units) of each id seen at least once, by id."""
@@ -119,36 +123,16 @@ def _count_part(context: tuple[CompiledProduct, int, int], packs: range) -> tupl
 
     cp, seed, unit = context
     keys, groups, key_of, group_of = _ids(cp)
-    cards, grouped = Counts.zero(len(keys)), Counts.zero(len(groups))
+    # a pack shorter than the batch's rows ends in -1: the last id, counted apart and dropped
+    key_of, group_of = np.append(key_of, len(keys)), np.append(group_of, len(groups))
+    cards, grouped = Counts.zero(len(keys) + 1), Counts.zero(len(groups) + 1)
     step = max(1, BATCH // unit) * unit
     for start in range(packs.start, packs.stop, step):
-        drawn = draw_arrays(cp, seed, start, min(step, packs.stop - start))
-        units = _unit_rows(drawn, unit)
-        if units is not None:  # a row of prototype ids a unit: its copies from a row sort
-            cards += _counted_rows(key_of[units], len(keys))
-            grouped += _counted_rows(group_of[units], len(groups))
-            continue
-        unit_of = [np.repeat(where // unit, mat.shape[1]) for _, where, mat in drawn]
-        protos = [mat.ravel() for _, _, mat in drawn]
-        at, ids = np.concatenate(unit_of), np.concatenate(protos)
-        cards += _counted(at, key_of[ids], len(keys))
-        grouped += _counted(at, group_of[ids], len(groups))
-    return cards, grouped
-
-
-def _unit_rows(drawn: list[tuple[int, Any, Any]], unit: int) -> Any:
-    """The batch's prototype ids a row a unit (packs in order), when every pack holds as
-    many; else None. A unit of one pack: the variants' rows as they are."""
-    widths = {mat.shape[1] for _, _, mat in drawn}
-    if len(widths) != 1:
-        return None
-    if unit == 1:
-        return drawn[0][2] if len(drawn) == 1 else np.concatenate([m for _, _, m in drawn])
-    width = widths.pop()
-    rows = np.empty((sum(len(w) for _, w, _ in drawn), width), dtype=np.int64)
-    for _, where, mat in drawn:
-        rows[where] = mat
-    return rows.reshape(-1, unit * width)
+        _, rows = draw_rows(cp, seed, start, min(step, packs.stop - start))
+        units = rows.reshape(-1, unit * rows.shape[1])  # a row of prototype ids a unit
+        cards += _counted_rows(key_of[units], len(keys) + 1)
+        grouped += _counted_rows(group_of[units], len(groups) + 1)
+    return cards.first(len(keys)), grouped.first(len(groups))
 
 
 def _counted_rows(ids: Any, n: int) -> Counts:
@@ -160,17 +144,6 @@ def _counted_rows(ids: Any, n: int) -> Counts:
     starts = np.flatnonzero(first)
     copies = np.diff(starts, append=ordered.size)  # runs never cross rows: each starts one
     which = ordered.ravel()[starts]
-    return Counts(
-        np.bincount(which, weights=copies, minlength=n).astype(np.int64),
-        np.bincount(which, weights=copies * copies, minlength=n).astype(np.int64),
-        np.bincount(which, minlength=n).astype(np.int64),
-    )
-
-
-def _counted(unit_of: Any, ids: Any, n: int) -> Counts:
-    """Counts of ``n`` ids from one occurrence each: its unit (within the batch) and its id."""
-    pairs, copies = np.unique(unit_of * n + ids, return_counts=True)
-    which = pairs % n
     return Counts(
         np.bincount(which, weights=copies, minlength=n).astype(np.int64),
         np.bincount(which, weights=copies * copies, minlength=n).astype(np.int64),
