@@ -23,7 +23,7 @@ from boosterkit.errors import escape_controls
 __all__ = [
     "FORMULA_START",
     "CsvWriter",
-    "JsonText",
+    "written",
     "Escaped",
     "cell",
     "csv_cell",
@@ -94,22 +94,21 @@ def json_safe_bytes(data: bytes) -> bytes:
 _ORJSON_FLOATS = (re.compile(rb"-[0-9],?\n"), re.compile(rb"\.0000[0-9]*,?\n"))
 
 
-class JsonText:
-    """A value already written as ``to_json`` writes it where it stands (``text``: indented
-    for its depth, ``json_safe``, UTF-8): what an object's ``indented_json_dict`` may hold,
-    written as it is (an ``orjson.Fragment``)."""
+def written(count: int) -> list[Any]:
+    """Tokens 0..``count``-1 for values written already: what an object's
+    ``indented_json_parts`` holds where its text *k* goes (an ``orjson.Fragment`` of
+    ``NUL k NUL``, which no JSON text holds raw: orjson escapes it in a string)."""
+    import orjson  # here: a command that writes no JSON does not load it
 
-    __slots__ = ("text",)
+    while len(_TOKENS) < count:
+        _TOKENS.append(orjson.Fragment(b"\x00%d\x00" % len(_TOKENS)))
+    return _TOKENS[:count]
 
-    def __init__(self, text: bytes) -> None:
-        self.text = text
+
+_TOKENS: list[Any] = []
 
 
 def _orjson_default(o: Any) -> Any:
-    if type(o) is JsonText:
-        import orjson
-
-        return orjson.Fragment(o.text)
     if isinstance(o, (tuple, list, dict, str, int, float, bytes)):  # a subclass: json's way
         raise TypeError(type(o).__name__)
     return _default(o)
@@ -118,17 +117,22 @@ def _orjson_default(o: Any) -> Any:
 def to_json_bytes(data: Any) -> bytes:
     """``to_json(data)`` (indented) as UTF-8 bytes."""
     out = _orjson(data)
-    return _stdlib_json(data, 2).encode() if out is None else json_safe_bytes(out)
+    return _stdlib_json(data, 2).encode() if out is None else out
 
 
 def _orjson(data: Any) -> bytes | None:
     """``data`` indented by orjson (C: 50–70× the standard library's indented encoder, which
-    is Python), whose form is ``json.dumps(indent=2, ensure_ascii=False)``'s; None where it
-    may differ (``_ORJSON_FLOATS``, a subclass of a builtin, a key that is no string, an
-    integer past 64 bits, a lone surrogate, a value alone): the standard library writes
-    those. NaN and the infinities are no JSON: no boosterkit value holds one (the pipeline
-    loads them as NULL), and orjson would write ``null``."""
-    import orjson  # here: a command that writes no JSON does not load it
+    is Python), whose form is ``json.dumps(indent=2, ensure_ascii=False)``'s, ``json_safe``;
+    None where it may differ (``_ORJSON_FLOATS``, a subclass of a builtin, a key that is no
+    string, an integer past 64 bits, a lone surrogate, a value alone): the standard library
+    writes those. NaN and the infinities are no JSON: no boosterkit value holds one (the
+    pipeline loads them as NULL), and orjson would write ``null``.
+
+    An object alone may give its value with texts written already (``indented_json_parts``:
+    the value with ``written`` tokens, and the texts, each as ``to_json`` writes it where
+    it stands, ``json_safe``): the value is written and checked, then each token replaced
+    by its text (a setup's cards: most of its bytes, never scanned again)."""
+    import orjson
 
     # dataclasses, dates and builtins' subclasses go to ``_orjson_default``, as json's way
     option = (
@@ -137,15 +141,22 @@ def _orjson(data: Any) -> bytes | None:
         | orjson.OPT_PASSTHROUGH_DATETIME
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
-    # an object alone may give its dict with parts written already (``JsonText``)
-    top = data.indented_json_dict() if hasattr(type(data), "indented_json_dict") else data
+    texts: list[bytes] = []
+    top = data.indented_json_parts() if hasattr(type(data), "indented_json_parts") else data
+    if top is not data:
+        top, texts = top
     try:
         out = orjson.dumps(top, default=_orjson_default, option=option)
     except TypeError:  # orjson.JSONEncodeError is one
         return None
     if not out.endswith((b"}", b"]")) or any(f.search(out) for f in _ORJSON_FLOATS):
         return None
-    return out
+    out = json_safe_bytes(out)
+    if not texts:
+        return out
+    pieces = out.split(b"\x00")  # between every two pieces: a token's number
+    pieces[1::2] = [texts[int(k)] for k in pieces[1::2]]
+    return b"".join(pieces)
 
 
 def _stdlib_json(data: Any, indent: int | None) -> str:
@@ -157,7 +168,7 @@ def to_json(data: Any, *, indent: int | None = 2) -> str:
     the contract); UTF-8 as is, but for what a terminal could act on (``json_safe``).
     ``indent`` 2 (``to_json_bytes``) or None (one line, ``", "`` and ``": "`` between)."""
     out = _orjson(data) if indent == 2 else None
-    return _stdlib_json(data, indent) if out is None else json_safe_bytes(out).decode()
+    return _stdlib_json(data, indent) if out is None else out.decode()
 
 
 class Escaped:

@@ -48,6 +48,6 @@ def test_a_setup_writes_the_setup_files_keys_in_order() -> None:
     assert all(k in fields for k in written), set(written) - fields
     import inspect
 
-    source = inspect.getsource(Setup._dict)  # to_dict and indented_json_dict write through it
+    source = inspect.getsource(Setup._dict)  # to_dict and indented_json_parts write through it
     at = [source.index(f'"{k}"') for k in keys]
     assert at == sorted(at)  # to_dict writes them in the model's order

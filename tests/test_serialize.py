@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boosterkit.serialize import (
-    JsonText,
     _default,
     _orjson,
     json_safe,
@@ -144,7 +143,7 @@ def test_any_json_value_as_before(data: Any) -> None:
 
 def test_a_setup_is_written_from_its_packs_kept_fragments(built_db: Any) -> None:
     """A dealt setup's JSON takes its pack items' indented JSON from the product's kept
-    fragments (``Setup.indented_json_dict``), in its packs and its zones, tagged or not: the
+    fragments (``Setup.indented_json_parts``), in its packs and its zones, tagged or not: the
     same bytes as the standard library writes of ``to_dict()``, for every dealable game; and
     a setup whose pack lost an item is written from its items."""
     from boosterkit.database import Database
@@ -166,7 +165,10 @@ def test_a_setup_is_written_from_its_packs_kept_fragments(built_db: Any) -> None
             assert to_json(setup) == stdlib(setup.to_dict()), (game["id"], seed)
             assert to_json_bytes(setup) == stdlib(setup.to_dict()).encode()
     assert dealt >= 40
-    written = setup.indented_json_dict()
-    assert all(isinstance(i, JsonText) for p in written["packs"] for i in p["items"])
+    skeleton, texts = setup.indented_json_parts()
+    tokens = [i for p in skeleton["packs"] for i in p["items"]]
+    assert len(texts) == len(tokens) and all(isinstance(t, bytes) for t in texts)
+    setup.notes.append("\x000\x00 a NUL and a token's number in a text, \x1b[31m")  # escaped
+    assert to_json_bytes(setup) == stdlib(setup.to_dict()).encode()
     setup.packs[0].items.pop()
     assert to_json(setup) == stdlib(setup.to_dict())

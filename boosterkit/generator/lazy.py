@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from boosterkit.generator.model import Item, Pack
-from boosterkit.serialize import JsonText, to_json
+from boosterkit.serialize import to_json
 
 if TYPE_CHECKING:  # compiled and engine import this module
     from boosterkit.generator.compiled import CompiledProduct
@@ -120,16 +120,16 @@ class LazyPack(Pack):
             "items": [{"uid": f"p{i}-{k}", **t[p]} for k, p in enumerate(self._protos, 1)],
         }  # fmt: skip
 
-    def item_texts(self, depth: int) -> list[JsonText] | None:
+    def item_texts(self, depth: int) -> list[bytes] | None:
         """Each item's JSON indented as at ``depth`` (an item of a pack of a setup: 4), from
-        kept fragments; None when the items were changed."""
+        kept fragments (``json_safe``, UTF-8); None when the items were changed."""
         if not self._pristine():
             return None
         cp, i = self._compiled, self.index
         made: dict[int, bytes] = cp.memo.setdefault(f"pretty{depth}", {})
         head = b'{\n%s"uid": "p%d-' % (b"  " * (depth + 1), i)
         return [
-            JsonText(b'%s%d",%s' % (head, k, made.get(p) or _fragment_at(cp, p, depth, made)))
+            b'%s%d",%s' % (head, k, made.get(p) or _fragment_at(cp, p, depth, made))
             for k, p in enumerate(self._protos, 1)
         ]
 

@@ -111,10 +111,18 @@ Layout = Callable[[Any, int, list[int], list[int], Any], tuple[list[bytes], int]
 
 
 def _run_lines(layout: Layout, cp: CompiledProduct, seed: int, count: int) -> Iterator[bytes]:
-    """The bytes of packs 1..``count`` of a run, drawn in batches (``draw_rows``) and laid
-    out a batch at a time (``layout``), no ``Pack`` object made: in chunks of whole packs
-    where the product's packs are of one length, else a variant's packs at a time, written
-    pack by pack in order."""
+    """The bytes of packs 1..``count`` of a run (``_run_pieces``) in chunks of whole packs."""
+    for pieces, width in _run_pieces(layout, cp, seed, count):
+        yield from chunks(pieces, width) if width else pieces
+
+
+def _run_pieces(
+    layout: Layout, cp: CompiledProduct, seed: int, count: int
+) -> Iterator[tuple[list[bytes], int]]:
+    """Packs 1..``count`` of a run, drawn in batches (``draw_rows``) and laid out a batch
+    at a time (``layout``), no ``Pack`` object made: per batch its pieces and how many a
+    pack takes (``layout``'s) where the product's packs are of one length, else a
+    variant's packs at a time, each pack joined, in order (width 0)."""
     from boosterkit.generator._np import np
     from boosterkit.generator.arrays import arrays
     from boosterkit.generator.engine import draw_rows
@@ -127,7 +135,7 @@ def _run_lines(layout: Layout, cp: CompiledProduct, seed: int, count: int) -> It
         chosen, rows = draw_rows(cp, seed, start, n)
         at = list(range(start, start + n))
         if min(plan.widths) == max(plan.widths):  # packs of one length: in order
-            yield from chunks(*layout(cp, seed, at, plan.index[chosen].tolist(), rows))
+            yield layout(cp, seed, at, plan.index[chosen].tolist(), rows)
             continue
         owner: list[tuple[list[bytes], int, int]] = [([], 0, 0)] * n
         for v, index in enumerate(plan.index.tolist()):
@@ -138,8 +146,7 @@ def _run_lines(layout: Layout, cp: CompiledProduct, seed: int, count: int) -> It
             pieces, width = layout(cp, seed, [at[w] for w in place], [index] * len(place), mat)
             for r, w in enumerate(place):
                 owner[w] = (pieces, r * width, width)
-        for pieces, a, width in owner:  # pack by pack, in order
-            yield b"".join(pieces[a : a + width])
+        yield [b"".join(pieces[a : a + width]) for pieces, a, width in owner], 0
 
 
 def utf8_buffer(out: TextIO) -> IO[bytes] | None:
@@ -195,7 +202,11 @@ def run_json(cp: CompiledProduct, seed: int, count: int) -> bytes:
     if count <= FEW_PACKS:
         return packs_json(draw_packs(cp, seed, count))
     pretty = PrettyPacks()
-    return b"".join([*_run_lines(pretty.layout, cp, seed, count), pretty.end()])
+    parts: list[bytes] = []
+    for pieces, _ in _run_pieces(pretty.layout, cp, seed, count):
+        parts += pieces
+    parts.append(pretty.end())
+    return b"".join(parts)
 
 
 def write_csv(packs: Iterable[Pack], out: TextIO, *, csv_raw: bool = False) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from boosterkit.generator.rng import MASK64, PACK_STRIDE, draw, mix64
+from boosterkit.generator.rng import _M1, _M2, GOLDEN, MASK64, PACK_STRIDE, draw, mix64
 
 T = TypeVar("T")
 _SPAN = 1 << 64
@@ -57,11 +57,23 @@ class Rng:
         return self.below(faces) + 1
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
-        """A uniformly shuffled copy (Fisher–Yates)."""
+        """A uniformly shuffled copy (Fisher–Yates): ``below(i + 1)`` for each ``i`` from the
+        end, its draws written out (a shuffle of a pack's cards takes dozens)."""
         out = list(items)
+        key, counter = self.key, self.counter
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            limit = _SPAN - _SPAN % (i + 1)
+            while True:
+                z = (key + (counter + 1) * GOLDEN) & MASK64  # draw(key, counter)
+                z = ((z ^ (z >> 30)) * _M1) & MASK64
+                z = ((z ^ (z >> 27)) * _M2) & MASK64
+                z ^= z >> 31
+                counter += 1
+                if z < limit:
+                    break
+            j = z % (i + 1)
             out[i], out[j] = out[j], out[i]
+        self.counter = counter
         return out
 
     def choose(self, items: Sequence[T]) -> T:

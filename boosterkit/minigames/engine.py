@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from boosterkit import serialize
 from boosterkit.errors import BoosterkitError, InputError
 from boosterkit.generator.model import CardInfo, Item, Pack
 from boosterkit.minigames.filters import is_nmb
@@ -143,7 +144,7 @@ class Setup:
     #: What sheets print beside the setup (``minigames.lookup``): the game's rules text and
     #: where it came from, per-card facts the packs do not carry, the sheet's language.
     rules_text: dict[str, str] | None = field(default=None, compare=False)
-    facts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    facts: Mapping[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
     lang: str = field(default="en", compare=False)
     #: card id → {"name", "type_line"} as printed in ``lang`` (``card_names``; en: empty)
     names: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
@@ -155,22 +156,29 @@ class Setup:
         return next(z for z in self.zones if z.name == name)
 
     def to_dict(self) -> SetupFile:
-        return self._dict(None)
+        return self._dict()
 
-    def indented_json_dict(self) -> dict[str, Any]:
+    def indented_json_parts(self) -> tuple[dict[str, Any], list[bytes]]:
         """``to_dict`` with the items of the packs written already where the setup puts them
-        (``serialize.JsonText``, from the product's kept fragments): ``serialize.to_json``
-        of the setup alone writes these as they are."""
-        return cast("dict[str, Any]", self._dict(ITEM_DEPTH))
+        (``serialize.written`` tokens, from the product's kept fragments), and their texts:
+        ``serialize.to_json`` of the setup alone writes these as they are."""
+        texts: list[bytes] = []
+        return cast("dict[str, Any]", self._dict(texts)), texts
 
-    def _dict(self, depth: int | None) -> SetupFile:
-        """``to_dict``; with ``depth``, each pack item as its ``JsonText`` at that depth where
-        its pack gives one (a zone's item too, unless tagged)."""
+    def _dict(self, written: list[bytes] | None = None) -> SetupFile:
+        """``to_dict``; with ``written``, each pack item as a ``serialize.written`` token of
+        its text (at ``ITEM_DEPTH``) in ``written`` where its pack gives one (a zone's item
+        too, unless tagged)."""
         packs: list[dict[str, Any]] = []
-        made: dict[str, tuple[Item, Any]] = {}  # each pack item and its dict or text, by uid
+        made: dict[str, tuple[Item, Any]] = {}  # each pack item and its dict or token, by uid
         for pack in self.packs:
-            texts = None if depth is None else getattr(pack, "item_texts", _none)(depth)
-            done = pack.to_dict() if texts is None else {**_pack_head(pack), "items": texts}
+            texts = None if written is None else getattr(pack, "item_texts", _none)(ITEM_DEPTH)
+            if texts is None or written is None:
+                done = pack.to_dict()
+            else:
+                tokens = serialize.written(len(written) + len(texts))[len(written) :]
+                written += texts
+                done = {**_pack_head(pack), "items": tokens}
             items = pack.items
             made.update(zip((i.uid for i in items), zip(items, done["items"])))
             packs.append(done)

@@ -13,7 +13,7 @@ card outside those (an id typed into a setup file) is read with one query.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -253,8 +253,10 @@ def known_rows(
 def printed_names(setup: Setup, con: Connection) -> dict[str, dict[str, Any]]:
     """Card id → {"name", "type_line"} of the setup's cards in its language (``card_names``,
     kept from MTGJSON's ``foreignData``); {} for English."""
+    if setup.lang == "en":
+        return {}
     ids = sorted({c.card_id for z in setup.zones for c in z.cards if c.card_id})
-    if setup.lang == "en" or not ids:
+    if not ids:
         return {}
     rows = con.execute(
         "SELECT card_id, name, type_line FROM card_names WHERE lang = ? AND card_id IN "
@@ -266,12 +268,32 @@ def printed_names(setup: Setup, con: Connection) -> dict[str, dict[str, Any]]:
 
 def card_facts(
     setup: Setup, known: Mapping[str, CardRow], con: Connection
-) -> dict[str, dict[str, Any]]:
+) -> Mapping[str, dict[str, Any]]:
     """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
-    ``known`` (kept rows) or else the database."""
+    ``known`` (kept rows) or else the database (``CardFacts``: made when read)."""
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
-    rows = known_rows(known, ids, con)
-    return {i: rows[i].facts() for i in sorted(rows)}
+    return CardFacts(known_rows(known, ids, con))
+
+
+class CardFacts(Mapping[str, dict[str, Any]]):
+    """``CardRow.facts()`` by card id (in id order), each made when first read: what a
+    sheet shows of its cards, which a setup's JSON does not hold."""
+
+    def __init__(self, rows: Mapping[str, CardRow]) -> None:
+        self._rows = rows
+        self._made: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, card_id: str) -> dict[str, Any]:
+        found = self._made.get(card_id)
+        if found is None:
+            found = self._made[card_id] = self._rows[card_id].facts()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._rows))
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def sets_holding(con: Connection, flt: Any, strict: bool, exclude: str) -> list[str]:

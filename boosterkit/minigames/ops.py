@@ -128,7 +128,7 @@ class Zone:
 
     def to_dict(self, made: Mapping[str, tuple[Item, Any]] | None = None) -> SetupZone:
         """The zone as JSON; ``made``: the packs' items already made, by uid (the item, and
-        its dict, copied rather than made again, or its ``serialize.JsonText``)."""
+        its dict, copied rather than made again, or its ``serialize.written`` token)."""
         shape: dict[str, Any] = {} if self.rows is None else {"rows": self.rows, "cols": self.cols}
         d = {
             "name": self.name,
@@ -145,7 +145,7 @@ class Zone:
             if item is not c and item != c:
                 done = None  # not the pack's item of that uid
             if done is not None and not isinstance(done, dict) and not tag:
-                cards.append(done)  # written already (``serialize.JsonText``)
+                cards.append(done)  # written already (a ``serialize.written`` token)
             else:
                 cards.append(_tagged(dict(done) if isinstance(done, dict) else c.to_dict(), tag))
         return cast("SetupZone", {**d, **shape, "cards": cards})
