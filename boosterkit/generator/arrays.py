@@ -47,7 +47,8 @@ class ExtraArrays:
 
     cum: np.ndarray
     starts: np.ndarray  # where each option's cards start in ``protos``
-    sizes: np.ndarray  # how many cards each option has
+    sizes: np.ndarray  # how many cards each option has (float64: what a uniform scales)
+    last: np.ndarray  # the last card of each option (``sizes`` - 1, int64)
     protos: np.ndarray
     gold: np.ndarray  # each card's gold-stamped twin (itself where it has none)
     gold_p: np.ndarray  # each option's chance of the twin (0: none)
@@ -60,7 +61,8 @@ def _extra_arrays(e: ExtraTable) -> ExtraArrays:
     return ExtraArrays(
         np.array(e.cum, dtype=np.float64),
         np.cumsum([0, *sizes[:-1]], dtype=np.int64),
-        np.array(sizes, dtype=np.int64),
+        np.array(sizes, dtype=np.float64),
+        np.array(sizes, dtype=np.int64) - 1,
         np.array([p for o in e.options for p in o.protos], dtype=np.int64),
         np.array([p for o in e.options for p in (o.gold or o.protos)], dtype=np.int64),
         np.array([0.0 if o.gold is None else o.gold_p for o in e.options], dtype=np.float64),

@@ -99,15 +99,6 @@ def _exact(key: int, counter: int, weights: Floats, taken: list[int]) -> int:
     return min(sum(1 for c in cum if c <= target), len(w) - 1)
 
 
-def _column(key: int, draw: int, cum: Floats, weights: Floats, earlier: list[int] | None) -> int:
-    """One draw, redrawn while it repeats a card in ``earlier``."""
-    base = 1 + BLOCK * draw
-    col = _pick(cum, uniform(key, base))
-    if not earlier:
-        return col
-    return _redraw(key, base, col, cum, weights, earlier)
-
-
 def _redraw(key: int, base: int, col: int, cum: Floats, weights: Floats, earlier: list[int]) -> int:
     """The draw whose first pick is ``col``, redrawn while it repeats a card in ``earlier``."""
     for r in range(1, REDRAWS):
@@ -128,9 +119,13 @@ def _sheet(key: int, sheet: SheetTable, count: int, first_draw: int) -> list[int
         weights, cum = sheet.after_seeds(count)
     else:
         weights, cum = sheet.weights, sheet.cum
-    for j in range(len(out), count):
-        earlier = None if sheet.allow_duplicates else out
-        out.append(_column(key, first_draw + j, cum, weights, earlier))
+    total, last, repeats = cum[-1], len(cum) - 1, not sheet.allow_duplicates
+    for j in range(len(out), count):  # _pick of each draw, redrawn while it repeats a card
+        base = 1 + BLOCK * (first_draw + j)
+        col = min(bisect_right(cum, uniform(key, base) * total), last)
+        if repeats and col in out:
+            col = _redraw(key, base, col, cum, weights, out)
+        out.append(col)
     return [sheet.protos[i] for i in out]
 
 
@@ -197,7 +192,7 @@ def _draw_fused(
     if any(fz.repeats):
         tagged = cards + (fz.tags[0] if one else fz.tags[chosen])
         tagged.sort(axis=1)
-        again = np.flatnonzero((tagged[:, 1:] == tagged[:, :-1]).any(axis=1))
+        again = np.logical_or.reduce(tagged[:, 1:] == tagged[:, :-1], axis=1).nonzero()[0]
         if len(again):
             cards[again] = [_redraw_pack(key, row, fz.repeats[v]) for key, row, v in zip(
                 keys[again].tolist(), cards[again].tolist(), chosen[again].tolist())]  # fmt: skip
@@ -207,7 +202,7 @@ def _draw_fused(
         if call.variants is None:
             rows[:, call.out] = _extra_np(call.number, arr, u[:, call.u : call.u + 3])
             continue
-        where = np.flatnonzero(arr.plan.member(call.variants)[chosen])
+        where = arr.plan.member(call.variants)[chosen].nonzero()[0]
         rows[where, call.out] = _extra_np(call.number, arr, u[where, call.u : call.u + 3])
     return rows
 
@@ -346,15 +341,16 @@ def _redraw_rows(
 
 def _extra_np(number: int, arr: Arrays, u: np.ndarray) -> np.ndarray:
     """``_extra`` per row (``u``: its three uniforms a row)."""
+    from boosterkit.generator._np import np
+
     e = arr.extras[number]
     which = _pick_np(e.cum, u[:, 0], arr.lookups)
-    sizes = e.sizes[which]
-    card = (u[:, 1] * sizes).astype(sizes.dtype)
-    card = card.clip(None, sizes - 1, out=card)
+    card = (u[:, 1] * e.sizes[which]).astype(np.int64)
+    card = np.minimum(card, e.last[which], out=card)
     card += e.starts[which]
     out: np.ndarray = e.protos[card]
     stamped = u[:, 2] < e.gold_p[which]
-    if stamped.any():
+    if np.logical_or.reduce(stamped):
         out[stamped] = e.gold[card[stamped]]
     return out
 

@@ -15,17 +15,25 @@ _NGOLDEN, _NSTRIDE = np.uint64(GOLDEN), np.uint64(PACK_STRIDE)
 
 
 def mix64_np(z: np.ndarray) -> np.ndarray:
-    """``mix64`` on a uint64 array."""
-    z = (z ^ (z >> _U30)) * _NM1
-    z = (z ^ (z >> _U27)) * _NM2
-    out: np.ndarray = z ^ (z >> _U31)
-    return out
+    """``mix64`` on a uint64 array (a new one)."""
+    return _mixed(z ^ (z >> _U30))
+
+
+def _mixed(z: np.ndarray) -> np.ndarray:
+    """``mix64`` of the array whose first xor-shift ``z`` holds, computed in ``z``."""
+    z *= _NM1
+    z ^= z >> _U27
+    z *= _NM2
+    z ^= z >> _U31
+    return z
 
 
 def pack_keys_np(seed: int, indices: np.ndarray) -> np.ndarray:
     """``pack_key(seed, i)`` for every ``i`` in ``indices`` (uint64)."""
-    base = np.uint64(mix64(seed))
-    return mix64_np(base + indices.astype(np.uint64) * _NSTRIDE)
+    z = indices.astype(np.uint64) * _NSTRIDE
+    z += np.uint64(mix64(seed))
+    z ^= z >> _U30
+    return _mixed(z)
 
 
 def uniform_np(keys: np.ndarray, counter: int) -> np.ndarray:
@@ -43,6 +51,10 @@ def steps_np(counters: list[int]) -> np.ndarray:
 def uniforms_np(keys: np.ndarray, steps: np.ndarray) -> np.ndarray:
     """``uniform(key, counter)`` for every key (a row) and counter (a column, given by its
     ``steps_np``): float64 in [0, 1), rows × counters, in one pass."""
-    z = mix64_np(keys[:, None] + steps[None, :])
-    out: np.ndarray = (z >> _U11).astype(np.float64) * _TWO_M53
+    z = keys[:, None] + steps[None, :]
+    z ^= z >> _U30
+    z = _mixed(z)
+    z >>= _U11
+    out = z.astype(np.float64)
+    out *= _TWO_M53
     return out

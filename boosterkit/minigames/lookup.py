@@ -272,28 +272,39 @@ def card_facts(
     """Per card id of the setup: power, toughness, loyalty, oracle text and legendary, from
     ``known`` (kept rows) or else the database (``CardFacts``: made when read)."""
     ids = {c.card_id for z in setup.zones for c in z.cards if c.card_id}
-    return CardFacts(known_rows(known, ids, con))
+    missing = [i for i in ids if i not in known]
+    return CardFacts(ids, known, card_rows(con, missing) if missing else {})
 
 
 class CardFacts(Mapping[str, dict[str, Any]]):
-    """``CardRow.facts()`` by card id (in id order), each made when first read: what a
-    sheet shows of its cards, which a setup's JSON does not hold."""
+    """``CardRow.facts()`` of ``ids`` (in id order) from ``known`` or ``more`` rows, each made
+    when first read: what a sheet shows of its cards, which a setup's JSON does not hold."""
 
-    def __init__(self, rows: Mapping[str, CardRow]) -> None:
-        self._rows = rows
+    def __init__(
+        self, ids: set[str], known: Mapping[str, CardRow], more: Mapping[str, CardRow]
+    ) -> None:
+        self._asked, self._known, self._more = ids, known, more
         self._made: dict[str, dict[str, Any]] = {}
+
+    def _row(self, card_id: str) -> CardRow | None:
+        if card_id not in self._asked:
+            return None
+        return self._more.get(card_id) or self._known.get(card_id)
 
     def __getitem__(self, card_id: str) -> dict[str, Any]:
         found = self._made.get(card_id)
         if found is None:
-            found = self._made[card_id] = self._rows[card_id].facts()
+            row = self._row(card_id)
+            if row is None:
+                raise KeyError(card_id)
+            found = self._made[card_id] = row.facts()
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._rows))
+        return iter(sorted(i for i in self._asked if self._row(i) is not None))
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return sum(1 for i in self._asked if self._row(i) is not None)
 
 
 def sets_holding(con: Connection, flt: Any, strict: bool, exclude: str) -> list[str]:

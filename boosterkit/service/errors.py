@@ -247,9 +247,7 @@ class BodyLimit:
         more = True
         while more:
             try:
-                message = await asyncio.wait_for(
-                    receive(), start + self.deadline - time.monotonic()
-                )
+                message = await _within(receive, start + self.deadline - time.monotonic())
             except (asyncio.TimeoutError, TimeoutError):
                 await self._too_slow(send, held[0])
                 return None
@@ -318,3 +316,13 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+async def _within(receive: Receive, seconds: float) -> Message:
+    """``receive()``, or ``TimeoutError`` after ``seconds``: ``asyncio.timeout`` where there is
+    one (Python 3.11: no task made for a message that is there already), else ``wait_for``."""
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # pragma: no cover - Python 3.10
+        return await asyncio.wait_for(receive(), seconds)
+    async with timeout(seconds):
+        return await receive()
