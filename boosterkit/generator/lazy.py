@@ -318,13 +318,13 @@ class PrettyPacks:
         first = start + b'[\n      {\n        "uid": "p%d-'
         pieces[0::width] = [lead + first % (i, v, i) for lead, i, v in zip(leads, at, variants)]
         uids = _uids(at, ',\n      {\n        "uid": "p')
-        fragments = _pretty_array(cp)
-        for j in range(k):
+        fragment = pretty_list_fragments(cp).__getitem__
+        for j, column in enumerate(rows.T.tolist()):
             if j:
                 pieces[3 * j :: width] = uids
             end = _UID_ENDS[j + 1] if j + 1 < len(_UID_ENDS) else b'%d",' % (j + 1)
             pieces[3 * j + 1 :: width] = [end] * m
-            pieces[3 * j + 2 :: width] = fragments[rows[:, j]].tolist()
+            pieces[3 * j + 2 :: width] = map(fragment, column)
         pieces[width - 1 :: width] = [b"\n    ]\n  }"] * m
         return pieces, width
 
@@ -346,19 +346,6 @@ def pretty_list_fragments(cp: CompiledProduct) -> list[bytes]:
         found = cp.memo["pretty_list"] = [
             made.get(p) or _fragment_at(cp, p, _LIST_DEPTH, made) for p in range(len(cp.items))
         ]
-    return found
-
-
-def _pretty_array(cp: CompiledProduct) -> Any:
-    """``pretty_list_fragments`` as a numpy array of the same objects (a column of
-    prototype ids takes its fragments in one step); made on first use, held by ``cp``."""
-    from boosterkit.generator._np import np
-
-    found = cp.memo.get("pretty_array")
-    if found is None:
-        found = np.empty(len(cp.items), dtype=object)
-        found[:] = pretty_list_fragments(cp)
-        cp.memo["pretty_array"] = found
     return found
 
 

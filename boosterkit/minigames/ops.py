@@ -136,15 +136,14 @@ class Zone:
             "kind": self.kind,
             "visibility": self.visibility,
         }
-        known = made or {}
-        tags = self.tags
+        known, tags, none = (made or {}).get, self.tags.get, (None, None)
         cards: list[Any] = []
         for c in self.cards:
-            item, done = known.get(c.uid, (None, None))
-            tag = tags.get(c.uid)
+            item, done = known(c.uid, none)
+            tag = tags(c.uid)
             if item is not c and item != c:
                 done = None  # not the pack's item of that uid
-            if done is not None and not isinstance(done, dict) and not tag:
+            if done is not None and type(done) is not dict and not tag:
                 cards.append(done)  # written already (a ``serialize.written`` token)
             else:
                 cards.append(_tagged(dict(done) if isinstance(done, dict) else c.to_dict(), tag))
