@@ -101,11 +101,13 @@ def written(count: int) -> list[Any]:
     import orjson  # here: a command that writes no JSON does not load it
 
     while len(_TOKENS) < count:
-        _TOKENS.append(orjson.Fragment(b"\x00%d\x00" % len(_TOKENS)))
+        _NUMBERS.append(b"%d" % len(_TOKENS))
+        _TOKENS.append(orjson.Fragment(b"\x00%s\x00" % _NUMBERS[-1]))
     return _TOKENS[:count]
 
 
 _TOKENS: list[Any] = []
+_NUMBERS: list[bytes] = []  # each token's number, as written
 
 
 def _orjson_default(o: Any) -> Any:
@@ -155,7 +157,7 @@ def _orjson(data: Any) -> bytes | None:
     if not texts:
         return out
     pieces = out.split(b"\x00")  # between every two pieces: a token's number
-    pieces[1::2] = [texts[int(k)] for k in pieces[1::2]]
+    pieces[1::2] = map(dict(zip(_NUMBERS, texts)).__getitem__, pieces[1::2])
     return b"".join(pieces)
 
 
