@@ -259,18 +259,12 @@ class Database:
         self.check_wait()
         return self._connect(read_only=True)
 
-    @contextmanager
-    def without_waiting(self) -> Iterator[None]:
+    def without_waiting(self) -> AbstractContextManager[None]:
         """Within the block, on this thread, what would wait raises ``cache.WouldWait``
         instead: a read of the database, a value not in memory (``cached().value``). A call
         made so either runs from memory alone or stops before it changed anything (the
         service runs a request so on its event loop, and again on a thread if it stopped)."""
-        before = getattr(self._local, "no_wait", False)
-        self._local.no_wait = True
-        try:
-            yield
-        finally:
-            self._local.no_wait = before
+        return _NoWait(self._local)
 
     def may_wait(self) -> bool:
         """False within ``without_waiting`` on this thread."""
@@ -351,6 +345,23 @@ class Database:
         if session.content is None:
             session.content = self.cache.entry(self)
         return session.content
+
+
+class _NoWait:
+    """``Database.without_waiting``'s block (a class: the service enters one a request)."""
+
+    __slots__ = ("_local", "_before")
+
+    def __init__(self, local: threading.local) -> None:
+        self._local = local
+        self._before = False
+
+    def __enter__(self) -> None:
+        self._before = getattr(self._local, "no_wait", False)
+        self._local.no_wait = True
+
+    def __exit__(self, *exc: object) -> None:
+        self._local.no_wait = self._before
 
 
 class _Session:

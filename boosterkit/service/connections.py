@@ -136,6 +136,7 @@ class GuardedH11Protocol(H11Protocol):
 
     guard: ConnectionGuard
     _timer: asyncio.TimerHandle | None = None
+    _since: float | None = None  # when the wait for a request's headers began
 
     @property
     def client_host(self) -> str:
@@ -170,21 +171,32 @@ class GuardedH11Protocol(H11Protocol):
         self.transport.close()
 
     def _watch(self) -> None:
-        """The header deadline runs while the connection waits for a request's headers."""
+        """The header deadline runs while the connection waits for a request's headers: from
+        when the wait began (``_since``), checked by one timer a connection, set again only
+        when it fires (not a timer made and cancelled a request)."""
         if not self.waiting():
-            self._stop()
-        elif self._timer is None:
-            self._timer = self.loop.call_later(self.guard.header_deadline, self._late)
+            self._since = None
+            return
+        if self._since is None:
+            self._since = self.loop.time()
+        if self._timer is None:
+            self._timer = self.loop.call_at(self._since + self.guard.header_deadline, self._late)
 
     def _stop(self) -> None:
+        self._since = None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
     def _late(self) -> None:
-        """The deadline passed: 408 if part of a request came, then the connection closed."""
+        """The timer fired: 408 if the wait it watched is past the deadline and part of a
+        request came, then the connection closed; else it waits for the wait now (if any)."""
         self._timer = None
-        if not self.waiting():
+        if not self.waiting() or self._since is None:
+            return
+        due = self._since + self.guard.header_deadline
+        if self.loop.time() < due:  # a later wait than the one the timer was set for
+            self._timer = self.loop.call_at(due, self._late)
             return
         if self.conn.trailing_data[0]:
             message = f"request headers not received within {self.guard.header_deadline:g} s"

@@ -15,8 +15,8 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -110,6 +110,10 @@ def _is_ip(name: str) -> bool:
     return True
 
 
+#: Allowed ``Host`` headers a service keeps as they came, to allow them again at a glance.
+ALLOWED_KEPT = 64
+
+
 class HostAllowlist:
     """ASGI middleware: 400 for a ``Host`` header that names none of ``hosts``."""
 
@@ -118,6 +122,7 @@ class HostAllowlist:
         self.hosts = frozenset(h.lower().strip("[]") for h in hosts)
         self.any_host = "*" in self.hosts
         self.any_ip = bool(self.hosts & set(WILDCARDS))
+        self._allowed: set[bytes] = set()  # raw headers allowed already (a few: ``ALLOWED_KEPT``)
 
     def allows(self, header: str | None) -> bool:
         if self.any_host:
@@ -132,8 +137,13 @@ class HostAllowlist:
             await self.app(scope, receive, send)
             return
         raw = dict(scope["headers"]).get(b"host")
+        if raw in self._allowed:
+            await self.app(scope, receive, send)
+            return
         header = raw.decode("latin-1") if raw is not None else None
         if self.allows(header):
+            if raw is not None and len(self._allowed) < ALLOWED_KEPT:
+                self._allowed.add(raw)
             await self.app(scope, receive, send)
             return
         shown = repr(header[:100]) if header is not None else "(none)"
@@ -166,14 +176,15 @@ class WorkBudget:
         self.used = 0
         self._cond = threading.Condition()
 
-    @contextmanager
-    def take(self, units: int, *, wait: bool = True) -> Iterator[None]:
+    def take(self, units: int, *, wait: bool = True) -> AbstractContextManager[None]:
         """Hold ``units`` (at least 1, at most ``capacity``) while the block runs.
 
         Waits up to ``wait`` seconds for room, then raises ``ServiceBusy``; with ``wait``
         False, raises ``cache.WouldWait`` at once when there is no room (on the event loop).
         """
-        units = max(1, min(int(units), self.capacity))
+        return _Held(self, max(1, min(int(units), self.capacity)), wait)
+
+    def _acquire(self, units: int, wait: bool) -> None:
         deadline = time.monotonic() + self.wait
         with self._cond:
             while self.used + units > self.capacity:
@@ -187,9 +198,23 @@ class WorkBudget:
                     )
                 self._cond.wait(left)
             self.used += units
-        try:
-            yield
-        finally:
-            with self._cond:
-                self.used -= units
-                self._cond.notify_all()
+
+    def _release(self, units: int) -> None:
+        with self._cond:
+            self.used -= units
+            self._cond.notify_all()
+
+
+class _Held:
+    """``WorkBudget.take``'s block (a class: the service enters one a request)."""
+
+    __slots__ = ("budget", "units", "wait")
+
+    def __init__(self, budget: WorkBudget, units: int, wait: bool) -> None:
+        self.budget, self.units, self.wait = budget, units, wait
+
+    def __enter__(self) -> None:
+        self.budget._acquire(self.units, self.wait)
+
+    def __exit__(self, *exc: object) -> None:
+        self.budget._release(self.units)
