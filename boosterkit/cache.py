@@ -91,9 +91,11 @@ def file_stamp(path: str | os.PathLike[str]) -> tuple[tuple[int, int, int], ...]
     name = os.fspath(path)
     stamp = []
     for p in (name, name + ".wal"):
+        if p is not name and not os.access(p, os.F_OK):  # seldom there: no exception made
+            continue
         try:
             st = os.stat(p)
-        except FileNotFoundError:
+        except FileNotFoundError:  # gone since
             continue
         stamp.append((st.st_ino, st.st_mtime_ns, st.st_size))
     return tuple(stamp)

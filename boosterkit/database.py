@@ -307,23 +307,12 @@ class Database:
 
     # --- sessions and the cache -------------------------------------------------------------
 
-    @contextmanager
-    def session(self) -> Iterator[Connection]:
+    def session(self) -> AbstractContextManager[Connection]:
         """One call's view of the database, for this thread: the file's content stamp read
         once (every product and value is of one content) and one connection, opened on its
         first query and closed at the end of the block (a kept product and its values need
-        none). Yields that connection, lazily; nested sessions are the outer one."""
-        outer: _Session | None = getattr(self._local, "session", None)
-        if outer is not None:
-            yield outer.lazy
-            return
-        with ExitStack() as stack:
-            session = _Session(self, stack, self._locate())
-            self._local.session = session
-            try:
-                yield session.lazy
-            finally:
-                self._local.session = None
+        none). Gives that connection, lazily; nested sessions are the outer one."""
+        return _SessionBlock(self)
 
     def located(self) -> tuple[Path | None, str | None]:
         """(the file, the key of its content: stamp, booster data and code) — the session's
@@ -364,19 +353,46 @@ class _NoWait:
         self._local.no_wait = self._before
 
 
-class _Session:
-    """A session's content key and its connection, opened on first use."""
+class _SessionBlock:
+    """``Database.session``'s block (a class: the service enters one a request)."""
 
-    def __init__(
-        self, database: Database, stack: ExitStack, located: tuple[Path | None, str | None]
-    ) -> None:
-        self.database, self.stack, self.located = database, stack, located
+    __slots__ = ("database", "session")
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.session: _Session | None = None
+
+    def __enter__(self) -> Connection:
+        local = self.database._local
+        outer: _Session | None = getattr(local, "session", None)
+        if outer is not None:
+            return outer.lazy
+        self.session = local.session = _Session(self.database, self.database._locate())
+        return self.session.lazy
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        if self.session is None:
+            return None
+        self.database._local.session = None
+        stack, self.session.stack = self.session.stack, None
+        return None if stack is None else stack.__exit__(*exc)
+
+
+class _Session:
+    """A session's content key and its connection, opened on first use (closed, with the
+    stack that holds it, when the session ends)."""
+
+    def __init__(self, database: Database, located: tuple[Path | None, str | None]) -> None:
+        self.database, self.located = database, located
+        self.stack: ExitStack | None = None
         self.content: ContentCache | None = None
         self._con: Connection | None = None
         self.lazy = cast("Connection", _Lazy(self))
 
     def connection(self) -> Connection:
         if self._con is None:
+            if self.stack is None:
+                self.stack = ExitStack()
             self._con = self.stack.enter_context(self.database._reading())
         return self._con
 
