@@ -116,15 +116,16 @@ def _orjson_default(o: Any) -> Any:
     return _default(o)
 
 
-def to_json_bytes(data: Any) -> bytes:
-    """``to_json(data)`` (indented) as UTF-8 bytes."""
-    out = _orjson(data)
-    return _stdlib_json(data, 2).encode() if out is None else out
+def to_json_bytes(data: Any, end: bytes = b"") -> bytes:
+    """``to_json(data)`` (indented) as UTF-8 bytes, then ``end`` (joined, not copied after)."""
+    out = _orjson(data, end)
+    return (_stdlib_json(data, 2).encode() + end) if out is None else out
 
 
-def _orjson(data: Any) -> bytes | None:
+def _orjson(data: Any, end: bytes = b"") -> bytes | None:
     """``data`` indented by orjson (C: 50–70× the standard library's indented encoder, which
-    is Python), whose form is ``json.dumps(indent=2, ensure_ascii=False)``'s, ``json_safe``;
+    is Python), whose form is ``json.dumps(indent=2, ensure_ascii=False)``'s, ``json_safe``,
+    then ``end``;
     None where it may differ (``_ORJSON_FLOATS``, a subclass of a builtin, a key that is no
     string, an integer past 64 bits, a lone surrogate, a value alone): the standard library
     writes those. NaN and the infinities are no JSON: no boosterkit value holds one (the
@@ -155,9 +156,10 @@ def _orjson(data: Any) -> bytes | None:
         return None
     out = json_safe_bytes(out)
     if not texts:
-        return out
+        return out + end if end else out
     pieces = out.split(b"\x00")  # between every two pieces: a token's number
     pieces[1::2] = map(dict(zip(_NUMBERS, texts)).__getitem__, pieces[1::2])
+    pieces.append(end)
     return b"".join(pieces)
 
 

@@ -212,8 +212,9 @@ def _redraw_pack(
 ) -> list[int]:
     """A pack's cards (of their sheets) with each sheet's repeats redrawn (``_sheet``)."""
     for out, count, first_draw, seeds, weights, cum in repeats:
-        row[out : out + count] = _redraw_row(key, row[out : out + count], first_draw, seeds,
-                                             weights, cum)  # fmt: skip
+        cards = row[out : out + count]
+        if len(set(cards)) < count:  # this sheet's cards repeat (not only another's)
+            row[out : out + count] = _redraw_row(key, cards, first_draw, seeds, weights, cum)
     return row
 
 

@@ -19,7 +19,7 @@ from boosterkit.serialize import to_json_bytes
 
 def json_response(data: Any, status_code: int = 200) -> Response:
     """``data`` exactly as the CLI prints it with ``--format json``."""
-    body = to_json_bytes(data) + b"\n"
+    body = to_json_bytes(data, b"\n")
     return Response(body, status_code=status_code, media_type="application/json")
 
 
