@@ -501,27 +501,50 @@ def test_uncorrected_balancing_would_fail_the_rate_check() -> None:
     assert naive[others].sum() < 0.85 * plain[others].sum()
 
 
-def test_variants_whose_columns_differ_draw_as_one_pack_at_a_time() -> None:
-    """A batch of a few packs is drawn at once (``arrays.Fused``) even where the variants'
-    packs differ in shape: a fixed card first in one and a draw first in the other (their
-    columns read other uniforms), packs of other lengths, weights with and without an exact
-    table (searched: the fractions after colour seeds, a total past ``LOOKUP_MAX``): each
-    pack as ``draw_pack`` draws it."""
+def _shapes_product() -> ProductDef:
+    """Variants whose packs differ in shape: a fixed card first in one and a draw first in
+    the other (their columns read other uniforms), packs of three lengths, weights with an
+    exact table and without (the fractions after colour seeds, a total past
+    ``LOOKUP_MAX``)."""
     fixed = sheet("deck", [card(50)], fixed=True)
     balanced = sheet("bal", BAL_CARDS, BAL_WEIGHTS, balance_colors=True)
-    big = sheet("big", RARES + [card(102, "B", "rare")], [40_000, 30_000, 1])
-    p = product(
+    big = sheet("big", RARES + [card(102, "B", "rare")], [40_001, 30_000, 1])
+    return product(
         [(2, [("deck", 1), ("common", 3), ("rare", 1)]), (1, [("common", 3), ("bal", 7)]),
          (1, [("big", 1)])],
         [fixed, balanced, big, sheet("common", COMMONS), sheet("rare", RARES, [2, 1])],
     )  # fmt: skip
-    cp = engine.compile_product(p)
+
+
+def _drawn_as_one_by_one(cp: engine.CompiledProduct, seed: int, count: int) -> None:
+    chosen, rows = engine.draw_rows(cp, seed, 1, count)
+    for n, (v, row) in enumerate(zip(chosen.tolist(), rows.tolist()), 1):
+        index, protos = engine.draw_pack(cp, seed, n)
+        assert index == cp.variants[v].index and protos == row[: len(protos)]
+        assert set(row[len(protos) :]) <= {-1}
+
+
+def test_variants_whose_columns_differ_draw_as_one_pack_at_a_time() -> None:
+    """A batch of a few packs is drawn at once (``arrays.Fused``) even where the variants'
+    packs differ in shape (``_shapes_product``): each pack as ``draw_pack`` draws it."""
+    cp = engine.compile_product(_shapes_product())
     fz = tables.arrays(cp).fused
-    assert fz is not None and fz.shared is None and len(fz.searched) == 2
+    assert fz is not None and fz.shared is None and fz.scales is not None and fz.unsure.any()
     assert len(set(tables.arrays(cp).plan.widths)) == 3
     for seed in (1, 2**64 - 1):
-        chosen, rows = engine.draw_rows(cp, seed, 1, 200)
-        for n, (v, row) in enumerate(zip(chosen.tolist(), rows.tolist()), 1):
-            index, protos = engine.draw_pack(cp, seed, n)
-            assert index == cp.variants[v].index and protos == row[: len(protos)]
-            assert set(row[len(protos) :]) <= {-1}
+        _drawn_as_one_by_one(cp, seed, 200)
+
+
+def test_a_bucket_that_holds_a_cards_end_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bucket of ``u * total`` in which a card's range ends is searched in the column's
+    weights (as ``draw_pack`` picks): with every bucket taken for such a one (but the one
+    entry the fixed cards and extra slots read), the packs are the same."""
+    from dataclasses import replace
+
+    cp = engine.compile_product(_shapes_product())
+    arr = tables.arrays(cp)
+    unsure = np.ones_like(arr.fused.unsure)
+    unsure[0] = False  # the table of one entry: fixed cards, extra slots, past a pack's end
+    monkeypatch.setitem(cp.memo, "arrays", replace(arr, fused=replace(arr.fused, unsure=unsure)))
+    for seed in (3, 2**63):
+        _drawn_as_one_by_one(cp, seed, 120)

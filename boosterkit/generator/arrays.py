@@ -179,14 +179,16 @@ Repeats = tuple[int, int, int, int, Floats, Floats]
 @dataclass(frozen=True, slots=True)
 class Fused:
     """A product's every pack column drawn at once (``_draw_fused``). Per variant and column
-    (up to the longest pack): the column of its uniform (``ucols``), its
-    weights' total and where its table starts in ``table`` (``floor(u * total)`` -> card
-    of the sheet: an exact ``Lookup``), where its sheet starts in ``protos``, and its tag
-    (its call's for a sheet drawn without repeats, else its own: equal tagged cards in a
-    pack are a repeat). A column whose weights have no exact table is searched
-    (``searched``: per cumulative weights, the columns that take them, and the colour's
-    cards for a seed); it, a fixed card, an extra slot (drawn after, ``extras``) and a
-    column past a variant's pack read the table of one entry (total 1)."""
+    (up to the longest pack): the column of its uniform (``ucols``), its weights' total,
+    its scale and where its table starts in ``table`` (bucket ``floor(u * total * scale)``
+    -> card of the sheet; scales are powers of two, so a bucket is exactly the range of
+    ``u * total`` it stands for), where its sheet starts in ``protos``, and its tag (its
+    call's for a sheet drawn without repeats, else its own: equal tagged cards in a pack
+    are a repeat). Whole-number weights up to ``LOOKUP_MAX`` have a bucket a number, every
+    one sure; other weights a bucket per ``1 / scale``, and a bucket that holds a card's
+    end (``unsure``) is searched in plain Python in the column's weights (``cums``). A fixed
+    card, an extra slot (drawn after, ``extras``) and a column past a variant's pack read
+    the table of one entry (total 1)."""
 
     ucols: np.ndarray
     shared: np.ndarray | None  # ``ucols`` of every variant, when they are the same
@@ -199,7 +201,9 @@ class Fused:
     tags: np.ndarray
     repeats: tuple[tuple[Repeats, ...], ...]  # per variant
     extras: tuple[Call, ...]
-    searched: tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...]
+    scales: np.ndarray | None  # per variant and column: what ``u * total`` is scaled by
+    unsure: np.ndarray  # per entry of ``table``: its bucket holds a card's end (searched)
+    cums: tuple[tuple[tuple[Floats, Ints | None] | None, ...], ...]
 
 
 class _FusedTables:
@@ -212,21 +216,42 @@ class _FusedTables:
         shape = (nv, width)
         self.ucols = np.full(shape, -1, dtype=np.int64)
         self.starts, self.pstarts = np.zeros(shape, dtype=np.int64), np.zeros(shape, np.int64)
-        self.totals = np.ones(shape)
+        self.totals, self.scales = np.ones(shape), np.ones(shape)
         unique = (len(arr.plan.calls) + 1 + np.arange(width, dtype=np.int64)) << 32
         self.tags = np.broadcast_to(unique, shape).copy()
         self.tables: list[Any] = [np.zeros(1, dtype=np.int64)]  # 0: the table of one entry
         self.protos: list[Any] = [np.full(1, -1, dtype=np.int64)]  # 0: no card
         self.at: dict[tuple[int, ...], int] = {}
+        self.scale_of: dict[tuple[int, ...], float] = {}
         self.size, self.psize = 1, 1
         self.repeats: list[list[Repeats]] = [[] for _ in range(nv)]
-        self.searched: dict[int, tuple[Any, Any, list[tuple[Call, int]]]] = {}
+        self.sure: list[Any] = [np.ones(1, dtype=bool)]
+        #: per variant and column, the weights a bucket that holds a card's end searches
+        self.cums: list[list[tuple[Floats, Ints | None] | None]] = [
+            [None] * width for _ in range(nv)
+        ]
 
     def _put(self, call: Call, j: int, ucol: int, start: int, total: float, pstart: int) -> None:
         rows = list(call.variants or range(self.nv))
         c = call.out + j
         self.ucols[rows, c], self.starts[rows, c] = ucol, start
         self.totals[rows, c], self.pstarts[rows, c] = total, pstart
+
+    def _table(self, cum: Any, local: Any) -> tuple[int, float]:
+        """Where the table of ``cum`` (its cards through ``local``) starts, and its scale."""
+        key = (id(cum), id(local))
+        if key not in self.at:
+            found = self.arr.lookups.get(id(cum))
+            if found is not None and found.sure is None:  # whole numbers: every bucket sure
+                table, sure, scale = found.table, None, 1.0
+            else:
+                table, sure, scale = _buckets(cum)
+            self.at[key] = self.size
+            self.scale_of[key] = scale
+            self.tables.append(table if local is None else local[table])
+            self.sure.append(self.np.ones(len(table), dtype=bool) if sure is None else sure)
+            self.size += len(table)
+        return self.at[key], self.scale_of[key]
 
     def fixed(self, call: Call) -> None:
         self.protos.append(self.np.array(self.arr.sheets[call.number].fixed_protos))
@@ -243,20 +268,17 @@ class _FusedTables:
         pstart = self.at[id(sa),]
         seeds = len(sa.balance) if sa.balance and call.count >= len(sa.balance) else 0
         rest = sa.corrected[call.count][1] if seeds else sa.cum
+        table = sa.table
         for j in range(call.count):
             cum, local = sa.balance[j] if j < seeds else (rest, None)
-            found = self.arr.lookups.get(id(cum))
-            if found is None or found.sure is not None:  # searched
-                self.searched.setdefault(id(cum), (cum, local, []))[2].append((call, j))
-                self._put(call, j, call.u + j, 0, 1.0, pstart)
-                continue
-            if (id(cum), id(local)) not in self.at:
-                self.at[id(cum), id(local)] = self.size
-                self.tables.append(found.table if local is None else local[found.table])
-                self.size += len(found.table)
-            self._put(call, j, call.u + j, self.at[id(cum), id(local)], float(cum[-1]), pstart)
+            start, scale = self._table(cum, local)
+            self._put(call, j, call.u + j, start, float(cum[-1]), pstart)
+            weights: tuple[Floats, Ints | None] = table.balance[j] if j < seeds else (
+                table.after_seeds(call.count)[1] if seeds else table.cum, None)  # fmt: skip
+            for v in call.variants or range(self.nv):
+                self.scales[v, call.out + j] = scale
+                self.cums[v][call.out + j] = weights
         if not sa.allow_duplicates and call.count > 1:
-            table = sa.table
             py = table.after_seeds(call.count) if seeds else (table.weights, table.cum)
             for v in call.variants or range(self.nv):
                 self.repeats[v].append((call.out, call.count, call.first_draw, seeds, *py))
@@ -269,19 +291,34 @@ class _FusedTables:
             real = ucols[:, c][ucols[:, c] >= 0]  # that does, else its own column's
             ucols[ucols[:, c] < 0, c] = real[0] if len(real) else c if c < size else 0
         shared = ucols[0] if (ucols == ucols[:1]).all() else None
-        masks = []
-        for cum, local, where in self.searched.values():
-            mask = np.zeros(ucols.shape, dtype=bool)
-            for call, j in where:
-                mask[list(call.variants or range(self.nv)), call.out + j] = True
-            masks.append((mask, cum, local))
         view = shared is not None and shared.tolist() == list(range(len(shared)))
         return Fused(
             ucols, shared, view, self.totals,
             self.starts, np.concatenate(self.tables).astype(np.int64), self.pstarts,
             np.concatenate(self.protos), self.tags, tuple(tuple(r) for r in self.repeats),
-            tuple(c for c in self.arr.plan.calls if c.kind == "extra"), tuple(masks),
+            tuple(c for c in self.arr.plan.calls if c.kind == "extra"),
+            None if (self.scales == 1).all() else self.scales, ~np.concatenate(self.sure),
+            tuple(tuple(c) for c in self.cums),
         )  # fmt: skip
+
+
+def _buckets(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``cum``'s cards by bucket of ``x * scale`` (``x`` = ``u * total``; ``scale`` a power
+    of two putting at most ``LOOKUP_MAX`` buckets under the total), and which buckets are
+    sure: no card's range ends strictly inside (its card is ``_pick_np``'s for every ``x``
+    of the bucket); the others are searched."""
+    from boosterkit.generator._np import np
+
+    total, scale = float(cum[-1]), 1.0
+    while total * scale * 2 <= LOOKUP_MAX:
+        scale *= 2
+    while total * scale > LOOKUP_MAX:
+        scale /= 2
+    buckets = np.arange(int(total * scale) + 1, dtype=np.float64)
+    lows, highs = buckets / scale, (buckets + 1) / scale
+    table = np.minimum(cum.searchsorted(lows, "right"), len(cum) - 1)
+    inside = cum.searchsorted(highs, "left") - cum.searchsorted(lows, "right")
+    return table, inside == 0, scale
 
 
 def _fused(cp: CompiledProduct, arr: Arrays) -> Fused | None:

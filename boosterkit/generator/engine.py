@@ -176,19 +176,18 @@ def _draw_fused(
         picked = u[:, fz.shared]
     else:
         picked = np.take_along_axis(u, fz.ucols[chosen], axis=1)
-    index = (picked * (fz.totals[0] if one else fz.totals[chosen])).astype(np.int64)
+    totals = fz.totals[0] if one else fz.totals[chosen]
+    x = picked * totals  # u * total: _pick's x
+    index = x if fz.scales is None else x * (fz.scales[0] if one else fz.scales[chosen])
+    index = index.astype(np.int64)
     index += fz.starts[0] if one else fz.starts[chosen]
     cards = fz.table[index]
-    for mask, cum, local in fz.searched:  # as _pick_np without a table
-        at = mask[0] if one else mask[chosen]
-        found = np.minimum(
-            cum.searchsorted(picked[:, at] * cum[-1] if one else picked[at] * cum[-1], "right"),
-            len(cum) - 1,
-        )
-        if one:
-            cards[:, at] = found if local is None else local[found]
-        else:
-            cards[at] = found if local is None else local[found]
+    unsure = fz.unsure[index]
+    if np.logical_or.reduce(unsure, axis=None):  # a bucket that holds a card's end: _pick
+        for r, c in zip(*(a.tolist() for a in unsure.nonzero())):
+            cum, local = fz.cums[0 if one else int(chosen[r])][c] or ((), None)
+            card = min(bisect_right(cum, float(x[r, c])), len(cum) - 1)
+            cards[r, c] = card if local is None else local[card]
     if any(fz.repeats):
         tagged = cards + (fz.tags[0] if one else fz.tags[chosen])
         tagged.sort(axis=1)
