@@ -15,6 +15,7 @@ import csv
 import datetime as _dt
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO, cast
 
@@ -98,16 +99,19 @@ def written(count: int) -> list[Any]:
     """Tokens 0..``count``-1 for values written already: what an object's
     ``indented_json_parts`` holds where its text *k* goes (an ``orjson.Fragment`` of
     ``NUL k NUL``, which no JSON text holds raw: orjson escapes it in a string)."""
-    import orjson  # here: a command that writes no JSON does not load it
+    if len(_TOKENS) < count:
+        import orjson  # here: a command that writes no JSON does not load it
 
-    while len(_TOKENS) < count:
-        _NUMBERS.append(b"%d" % len(_TOKENS))
-        _TOKENS.append(orjson.Fragment(b"\x00%s\x00" % _NUMBERS[-1]))
+        with _GROWING:  # threads (the service's) grow both lists in step, a number each
+            while len(_TOKENS) < count:
+                _NUMBERS.append(b"%d" % len(_TOKENS))  # first: a token seen has its number
+                _TOKENS.append(orjson.Fragment(b"\x00%s\x00" % _NUMBERS[-1]))
     return _TOKENS[:count]
 
 
 _TOKENS: list[Any] = []
 _NUMBERS: list[bytes] = []  # each token's number, as written
+_GROWING = threading.Lock()
 
 
 def _orjson_default(o: Any) -> Any:

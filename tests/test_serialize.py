@@ -172,3 +172,31 @@ def test_a_setup_is_written_from_its_packs_kept_fragments(built_db: Any) -> None
     assert to_json_bytes(setup) == stdlib(setup.to_dict()).encode()
     setup.packs[0].items.pop()
     assert to_json(setup) == stdlib(setup.to_dict())
+
+
+def test_tokens_made_by_threads_at_once_keep_their_numbers() -> None:
+    """``serialize.written`` grows its tokens under a lock: threads asking for more at once
+    (the service's) leave every token *k* written ``NUL k NUL`` and numbered *k*, so a
+    setup's texts go back where they stood."""
+    import sys
+    import threading
+
+    import orjson
+
+    from boosterkit import serialize
+
+    serialize._TOKENS.clear()
+    serialize._NUMBERS.clear()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=serialize.written, args=(400 + k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert len(serialize._TOKENS) == len(serialize._NUMBERS) == 407
+    for k, (number, token) in enumerate(zip(serialize._NUMBERS, serialize._TOKENS)):
+        assert number == b"%d" % k and orjson.dumps(token) == b"\x00%d\x00" % k

@@ -310,7 +310,7 @@ def _buckets(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     from boosterkit.generator._np import np
 
     total, scale = float(cum[-1]), 1.0
-    while total * scale * 2 <= LOOKUP_MAX:
+    while total * scale * 2 <= LOOKUP_MAX and scale < 2.0**64:  # (a positive total: cum's)
         scale *= 2
     while total * scale > LOOKUP_MAX:
         scale /= 2
