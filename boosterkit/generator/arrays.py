@@ -231,11 +231,15 @@ class _FusedTables:
             [None] * width for _ in range(nv)
         ]
 
-    def _put(self, call: Call, j: int, ucol: int, start: int, total: float, pstart: int) -> None:
+    def _put(
+        self, call: Call, j: int, ucol: int, start: int, total: float, pstart: int,
+        scale: float = 1.0,
+    ) -> None:  # fmt: skip
         rows = list(call.variants or range(self.nv))
         c = call.out + j
         self.ucols[rows, c], self.starts[rows, c] = ucol, start
         self.totals[rows, c], self.pstarts[rows, c] = total, pstart
+        self.scales[rows, c] = scale
 
     def _table(self, cum: Any, local: Any) -> tuple[int, float]:
         """Where the table of ``cum`` (its cards through ``local``) starts, and its scale."""
@@ -268,18 +272,16 @@ class _FusedTables:
         pstart = self.at[id(sa),]
         seeds = len(sa.balance) if sa.balance and call.count >= len(sa.balance) else 0
         rest = sa.corrected[call.count][1] if seeds else sa.cum
-        table = sa.table
+        table = sa.table  # the same weights in plain Python: what a search and a redraw read
+        py = table.after_seeds(call.count) if seeds else (table.weights, table.cum)
         for j in range(call.count):
             cum, local = sa.balance[j] if j < seeds else (rest, None)
             start, scale = self._table(cum, local)
-            self._put(call, j, call.u + j, start, float(cum[-1]), pstart)
-            weights: tuple[Floats, Ints | None] = table.balance[j] if j < seeds else (
-                table.after_seeds(call.count)[1] if seeds else table.cum, None)  # fmt: skip
+            self._put(call, j, call.u + j, start, float(cum[-1]), pstart, scale)
+            weights: tuple[Floats, Ints | None] = table.balance[j] if j < seeds else (py[1], None)
             for v in call.variants or range(self.nv):
-                self.scales[v, call.out + j] = scale
                 self.cums[v][call.out + j] = weights
         if not sa.allow_duplicates and call.count > 1:
-            py = table.after_seeds(call.count) if seeds else (table.weights, table.cum)
             for v in call.variants or range(self.nv):
                 self.repeats[v].append((call.out, call.count, call.first_draw, seeds, *py))
             rows = list(call.variants or range(self.nv))
