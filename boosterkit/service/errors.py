@@ -321,8 +321,10 @@ class BodyLimit:
 async def _within(receive: Receive, seconds: float) -> Message:
     """``receive()``, or ``TimeoutError`` after ``seconds``: ``asyncio.timeout`` where there is
     one (Python 3.11: no task made for a message that is there already), else ``wait_for``."""
-    timeout = getattr(asyncio, "timeout", None)
-    if timeout is None:  # pragma: no cover - Python 3.10
+    if _TIMEOUT is None:  # pragma: no cover - Python 3.10
         return await asyncio.wait_for(receive(), seconds)
-    async with timeout(seconds):
+    async with _TIMEOUT(seconds):
         return await receive()
+
+
+_TIMEOUT = getattr(asyncio, "timeout", None)  # Python 3.11 on
