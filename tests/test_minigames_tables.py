@@ -149,6 +149,29 @@ def test_rules_text_comes_from_the_card_else_the_catalogue(con) -> None:
     assert mini.to_dict()["rules"] == mini.rules_text
 
 
+def test_rules_text_is_worked_out_once_a_content_and_each_caller_gets_a_copy(monkeypatch) -> None:
+    """``rules_text`` keeps its answer by game, language and set with the database's
+    minigame cards (issue 36: every deal scanned every minigame card for it); a caller that
+    changes its answer changes no other caller's."""
+    from boosterkit.minigames import lookup
+
+    card = lookup.MinigameCard("c1", "mafr", "5", "Roll a d20.", "en", "Roll for Initiative", ())
+    cards = lookup.MinigameCards((card,), frozenset({"afr"}))
+    spec = get_minigame("roll-for-initiative")
+    worked: list[str] = []
+    real = lookup._rules_text
+    monkeypatch.setattr(lookup, "_rules_text", lambda *a: worked.append(a[2]) or real(*a))
+    first = lookup.rules_text(cards, spec, "en", "afr")
+    assert first == {"source": "the card MAFR #5", "text": "Roll a d20."}
+    first["text"] = "changed by its caller"
+    assert lookup.rules_text(cards, spec, "en", "afr")["text"] == "Roll a d20."
+    assert lookup.rules_text(cards, spec, "fr", "afr")["source"].startswith("the card")
+    assert worked == ["en", "fr"]  # the second English answer was kept
+    other = lookup.MinigameCards((card,), frozenset({"afr"}))  # another content: its own
+    assert lookup.rules_text(other, spec, "en", "afr")["text"] == "Roll a d20."
+    assert worked == ["en", "fr", "en"]
+
+
 def test_face_down_games_drop_double_faced_cards_by_default(con) -> None:
     """ZNR has modal double-faced cards: Base Race removes them unless --no-strict-backs."""
     for seed in (0, 2, 3, 5, 6, 7):

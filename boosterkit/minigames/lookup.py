@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from boosterkit.generator.cache import compiled
@@ -91,6 +91,10 @@ class MinigameCards:
 
     cards: tuple[MinigameCard, ...]
     sets: frozenset[str]
+    #: ``rules_text``'s answers, by game, language and set (worked out once per content)
+    texts: dict[tuple[int, str, str | None], tuple[Minigame, dict[str, str]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def card_rows(con: Connection, ids: Iterable[str]) -> dict[str, CardRow]:
@@ -200,6 +204,16 @@ def rules_text(
     one of its printings (in ``lang`` if there is one; else the card as printed in ``lang``
     that boosterkit ships, ``translate.printed``; else English; the printing for
     ``set_code`` first), else the catalogue's setup notes, first-player rule and win."""
+    key = (id(spec), lang, set_code)
+    kept = minigames.texts.get(key)
+    if kept is None or kept[0] is not spec:
+        kept = minigames.texts[key] = (spec, _rules_text(minigames, spec, lang, set_code))
+    return dict(kept[1])
+
+
+def _rules_text(
+    minigames: MinigameCards, spec: Minigame, lang: str, set_code: str | None
+) -> dict[str, str]:
     printings = sorted(spec.printings, key=lambda p: p.parent != set_code)
     sets = [p.set for p in printings]
     names = {n.split(" // ")[0] for n in spec.scryfall_names} or {spec.name}
