@@ -31,7 +31,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from boosterkit.errors import BoosterkitError
-from boosterkit.jobs import default_jobs, keep_freed
+from boosterkit.jobs import default_jobs, freeze_loaded, keep_freed
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.limits import (
     MAX_BODY_BYTES_IN_FLIGHT,
@@ -124,6 +124,7 @@ def _serve_one(settings: WorkerSettings, sock: socket.socket) -> None:  # pragma
     from boosterkit.service.connections import uvicorn_options
 
     config = uvicorn.Config(worker_app(settings), log_level="warning", **uvicorn_options())
+    freeze_loaded()
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -175,6 +176,7 @@ def run(
         from boosterkit.service.connections import uvicorn_options
 
         app = worker_app(settings)
+        freeze_loaded()
         listening()
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
         return
