@@ -148,6 +148,11 @@ def draw_pack(cp: CompiledProduct, seed: int, index: int) -> tuple[int, list[int
         sheet = cp.sheets[sheet_no]
         if sheet.fixed_protos is not None:
             out += sheet.fixed_protos
+        elif count == 1 and not sheet.balance:  # _sheet of one card, written out (most slots)
+            cum = sheet.cum
+            col = bisect_right(cum, uniform(key, 1 + BLOCK * draw) * cum[-1])
+            out.append(sheet.protos[min(col, len(cum) - 1)])
+            draw += 1
         elif count:
             out += _sheet(key, sheet, count, draw)
             draw += count
