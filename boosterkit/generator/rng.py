@@ -54,6 +54,8 @@ def uniform(key: int, counter: int) -> float:
 
 def check_seed(seed: Any) -> int:
     """``seed`` if it is an integer (numpy's too) from 0 to 2^64-1, else ``InputError``."""
+    if type(seed) is int and 0 <= seed <= SEED_MAX:  # the usual case, without the ABC's check
+        return seed
     if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= int(seed) <= SEED_MAX:
         raise InputError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
     return int(seed)

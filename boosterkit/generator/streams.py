@@ -9,6 +9,7 @@ used: their outputs may change between versions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -22,10 +23,18 @@ def stream_key(seed: int, stream: str) -> int:
     """The 64-bit key of stream ``stream`` under ``seed``: the name's UTF-8 bytes folded
     8 at a time through ``mix64``, then its length (so names never collide by padding)."""
     key = mix64(seed)
+    words, size = _words(stream)
+    for word in words:
+        key = mix64((key ^ word) + PACK_STRIDE)
+    return mix64(key + size * PACK_STRIDE) & MASK64
+
+
+@functools.lru_cache(maxsize=1024)
+def _words(stream: str) -> tuple[tuple[int, ...], int]:
+    """``stream``'s UTF-8 bytes as little-endian 8-byte words, and their count of bytes."""
     data = stream.encode("utf-8")
-    for i in range(0, len(data), 8):
-        key = mix64((key ^ int.from_bytes(data[i : i + 8], "little")) + PACK_STRIDE)
-    return mix64(key + len(data) * PACK_STRIDE) & MASK64
+    words = tuple(int.from_bytes(data[i : i + 8], "little") for i in range(0, len(data), 8))
+    return words, len(data)
 
 
 class Rng:

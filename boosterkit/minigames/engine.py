@@ -373,7 +373,7 @@ def _finish(s: State, refuse_unknown: bool) -> str | None:
             s.zone("unused", None, "set_aside", s.pool_rules[key]).cards.extend(pool)
     _check_unknown(s, refuse_unknown)
     _check_face_down(s)
-    for zone in s.zones.values():
+    for zone in s.zones.values() if s.tags else ():
         zone.tags = {c.uid: s.tags[c.uid] for c in zone.cards if c.uid in s.tags}
     first_player = _first_after_rolls(s)
     if first_player:

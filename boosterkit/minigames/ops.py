@@ -532,7 +532,8 @@ def _op_combine(s: State, step: Combine) -> None:
 def _op_deal(s: State, step: Deal) -> None:
     pool, flt, count = s.shared(), step.filter, step.count
     targets = s.owners(step.to)
-    cands = [i for i in pool if matches(i, flt, s.strict)]
+    wanted = predicate(flt, s.strict)
+    cands = list(filter(wanted, pool))
     n = len(targets)
     if count == "equal":
         each, why = len(cands) // n, f"equal shares of {len(cands)} cards for {n} players"
@@ -553,14 +554,14 @@ def _op_deal(s: State, step: Deal) -> None:
     rule = replace(s.pool_rules[None], need=flt)
     zones = [s.zone(f"{p} {step.zone}", p, "hand", rule, why) for p in targets]
     dealt = cands[:total]
-    for k, item in enumerate(dealt):
-        zones[k % n].cards.append(item)
+    for k, zone in enumerate(zones):  # round the table: card k to player k % n
+        zone.cards.extend(dealt[k::n])
     ids = {id(i) for i in dealt}
     pool[:] = [i for i in pool if id(i) not in ids]
     if step.remainder == "set_aside":
-        rest = [i for i in pool if matches(i, flt, s.strict)]
+        rest = list(filter(wanted, pool))
         s.zone("set aside", None, "set_aside", s.pool_rules[None]).cards.extend(rest)
-        pool[:] = [i for i in pool if not matches(i, flt, s.strict)]
+        pool[:] = [i for i in pool if not wanted(i)]
         s.notes.append(
             f"Dealt {each} card{'' if each == 1 else 's'} to each player; "
             f"{len(rest)} left over, set aside."
