@@ -17,7 +17,7 @@ import pytest
 
 from boosterkit.errors import InputError
 from boosterkit.generator import arrays as tables
-from boosterkit.generator import engine
+from boosterkit.generator import engine, engine_np
 from boosterkit.generator.model import (
     CardInfo,
     ExtraOption,
@@ -517,7 +517,7 @@ def _shapes_product() -> ProductDef:
 
 
 def _drawn_as_one_by_one(cp: engine.CompiledProduct, seed: int, count: int) -> None:
-    chosen, rows = engine.draw_rows(cp, seed, 1, count)
+    chosen, rows = engine_np.draw_rows(cp, seed, 1, count)
     for n, (v, row) in enumerate(zip(chosen.tolist(), rows.tolist()), 1):
         index, protos = engine.draw_pack(cp, seed, n)
         assert index == cp.variants[v].index and protos == row[: len(protos)]

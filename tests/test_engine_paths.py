@@ -1,5 +1,5 @@
 """The one draw, two ways (issue 35): every product of the test world drawn per pack in plain
-Python (``engine.draw_pack``, what a few packs use) and in numpy batches (``engine.draw_arrays``,
+Python (``engine.draw_pack``, what a few packs use) and in numpy batches (``engine_np.draw_arrays``,
 what many packs use), for many seeds, gives the same packs; and a compiled product read back
 from its cache file (JSON, ``boosterkit.cache``) is the product compiled."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from boosterkit import typedjson
 from boosterkit.generator import arrays as tables
-from boosterkit.generator import engine
+from boosterkit.generator import engine, engine_np
 from boosterkit.generator.cache import load_product
 from boosterkit.pipeline import db as pdb
 
@@ -41,7 +41,7 @@ def test_every_product_draws_the_same_packs_both_ways(
 ) -> None:
     for cp in products:
         for seed in SEEDS:
-            batch = engine.draw_arrays(cp, seed, 1, PACKS)
+            batch = engine_np.draw_arrays(cp, seed, 1, PACKS)
             numpy = {int(at) + 1: (v, row) for v, where, mat in batch
                      for at, row in zip(where.tolist(), mat.tolist())}  # fmt: skip
             for index in range(1, PACKS + 1):
@@ -56,7 +56,7 @@ def test_a_large_batch_draws_the_same_packs_as_one_by_one(
     for cp in products:
         for seed in (3, 2**64 - 1):
             count = 12 * engine.FEW_PACKS
-            for v, where, mat in engine.draw_arrays(cp, seed, 5, count):
+            for v, where, mat in engine_np.draw_arrays(cp, seed, 5, count):
                 for at, row in zip(where.tolist(), mat.tolist()):
                     assert engine.draw_pack(cp, seed, at + 5) == (v, row), cp.product.code
 
@@ -90,8 +90,8 @@ def test_a_lookup_table_picks_as_the_binary_search() -> None:
         edges = np.concatenate([cum / cum[-1], np.nextafter(cum / cum[-1], 0)])
         u = np.concatenate([rnd.random(20_000), edges[edges < 1], [0.0, 1 - 2**-53]])
         for batch in (u, u[:40], u.reshape(-1, 2) if len(u) % 2 == 0 else u[1:].reshape(-1, 2)):
-            searched = engine._pick_np(cum, batch, {})
-            assert (engine._pick_np(cum, batch, {id(cum): found}) == searched).all()
+            searched = engine_np._pick_np(cum, batch, {})
+            assert (engine_np._pick_np(cum, batch, {id(cum): found}) == searched).all()
     assert tables._lookup(np.array([0.5, 1.5])) is None  # not whole numbers: searched
 
 
@@ -109,10 +109,10 @@ def test_a_small_batch_is_drawn_at_once_as_a_large_one_is_a_call_at_a_time(
     at_once = {}
     for cp in products:
         for seed in SEEDS[:6]:
-            at_once[cp.product.code, seed] = engine.draw_rows(cp, seed, 3, PACKS)
-    monkeypatch.setattr(engine, "FUSED_PACKS", 0)
+            at_once[cp.product.code, seed] = engine_np.draw_rows(cp, seed, 3, PACKS)
+    monkeypatch.setattr(engine_np, "FUSED_PACKS", 0)
     for cp in products:
         for seed in SEEDS[:6]:
-            chosen, rows = engine.draw_rows(cp, seed, 3, PACKS)
+            chosen, rows = engine_np.draw_rows(cp, seed, 3, PACKS)
             fused_chosen, fused_rows = at_once[cp.product.code, seed]
             assert (chosen == fused_chosen).all() and (rows == fused_rows).all(), cp.product.code

@@ -1,5 +1,5 @@
-"""The engine's two ways of drawing (``generator.engine``): per pack in plain Python
-(``draw_pack``, a few packs) and per batch in numpy (``draw_arrays``) give the same packs,
+"""The engine's two ways of drawing: per pack in plain Python (``engine.draw_pack``, a few
+packs) and per batch in numpy (``engine_np.draw_arrays``) give the same packs,
 draw for draw. ``test_engine_paths.py`` draws every product of the test world both ways."""
 
 from __future__ import annotations

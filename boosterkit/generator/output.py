@@ -18,8 +18,11 @@ from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from boosterkit.errors import escape_controls
 from boosterkit.formats import FRAMES, PACKS
+from boosterkit.generator.arrays import arrays
+from boosterkit.generator.engine import FEW_PACKS
 from boosterkit.generator.lazy import JsonLines, PrettyPacks, chunks
 from boosterkit.generator.model import PROTO_FIELDS, Pack
+from boosterkit.generator.packs import batch_size, draw_packs
 from boosterkit.serialize import CsvWriter, to_json, unescaped
 
 if TYPE_CHECKING:
@@ -81,8 +84,6 @@ def _whole_run(packs: Iterable[Pack]) -> tuple[CompiledProduct, int, int] | None
     ``FEW_PACKS`` packs (a ``PackStream`` no pack was taken from): drawn here in numpy
     batches and laid out (``_run_lines``); else None (a few packs are drawn one by one in
     plain Python, without importing numpy)."""
-    from boosterkit.generator.engine import FEW_PACKS
-
     whole = getattr(packs, "run", None)
     run: tuple[CompiledProduct, int, int] | None = whole() if whole is not None else None
     return run if run is not None and run[2] > FEW_PACKS else None
@@ -123,10 +124,7 @@ def _run_pieces(
     at a time (``layout``), no ``Pack`` object made: per batch its pieces and how many a
     pack takes (``layout``'s) where the product's packs are of one length, else a
     variant's packs at a time, each pack joined, in order (width 0)."""
-    from boosterkit.generator._np import np
-    from boosterkit.generator.arrays import arrays
-    from boosterkit.generator.engine import draw_rows
-    from boosterkit.generator.packs import batch_size
+    from boosterkit.generator.engine_np import draw_rows
 
     plan = arrays(cp).plan
     size = batch_size(cp)
@@ -139,7 +137,7 @@ def _run_pieces(
             continue
         owner: list[tuple[list[bytes], int, int]] = [([], 0, 0)] * n
         for v, index in enumerate(plan.index.tolist()):
-            place = np.flatnonzero(chosen == v).tolist()
+            place = (chosen == v).nonzero()[0].tolist()
             if not place:
                 continue
             mat = rows[place, : plan.widths[v]]
@@ -196,9 +194,6 @@ def run_json(cp: CompiledProduct, seed: int, count: int) -> bytes:
     """``packs_json`` of packs 1..``count`` of the run of ``cp`` with a checked ``seed``
     (``packs.prepare`` gives both), the same bytes: past ``FEW_PACKS`` packs laid out from
     the drawn arrays (``PrettyPacks.layout``), no ``Pack`` object made (``POST /packs``)."""
-    from boosterkit.generator.engine import FEW_PACKS
-    from boosterkit.generator.packs import draw_packs
-
     if count <= FEW_PACKS:
         return packs_json(draw_packs(cp, seed, count))
     pretty = PrettyPacks()

@@ -1,7 +1,7 @@
 """Simulated odds (``odds --simulate N``): open N packs and count, per card key and per group,
 how many copies there were, over units of packs (a pack, or a box).
 
-Counted with numpy from the drawn prototype ids (``engine.draw_rows``), never building a
+Counted with numpy from the drawn prototype ids (``engine_np.draw_rows``), never building a
 pack: per batch of whole units, each (unit, id) pair's copies come from sorting each unit's
 row of ids (its runs), and per id the sums of copies, of squared copies and of units holding
 one are ``np.bincount``s. Parts of the run are counted apart, in worker processes or not
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from boosterkit.errors import InputError
 from boosterkit.generator._np import np
-from boosterkit.generator.engine import check_seed, draw_rows
+from boosterkit.generator.engine_np import draw_rows
+from boosterkit.generator.rng import check_seed
 from boosterkit.jobs import PARTS_PER_WORKER, map_parts, split, workers_for
 
 if TYPE_CHECKING:
