@@ -139,21 +139,13 @@ def _orjson(data: Any, end: bytes = b"") -> bytes | None:
     the value with ``written`` tokens, and the texts, each as ``to_json`` writes it where
     it stands, ``json_safe``): the value is written and checked, then each token replaced
     by its text (a setup's cards: most of its bytes, never scanned again)."""
-    import orjson
-
-    # dataclasses, dates and builtins' subclasses go to ``_orjson_default``, as json's way
-    option = (
-        orjson.OPT_INDENT_2
-        | orjson.OPT_PASSTHROUGH_DATACLASS
-        | orjson.OPT_PASSTHROUGH_DATETIME
-        | orjson.OPT_PASSTHROUGH_SUBCLASS
-    )
+    dumps, option = _DUMPS[0] if _DUMPS else _orjson_dumps()
     texts: list[bytes] = []
     top = data.indented_json_parts() if hasattr(type(data), "indented_json_parts") else data
     if top is not data:
         top, texts = top
     try:
-        out = orjson.dumps(top, default=_orjson_default, option=option)
+        out = dumps(top, default=_orjson_default, option=option)
     except TypeError:  # orjson.JSONEncodeError is one
         return None
     if not out.endswith((b"}", b"]")) or any(f.search(out) for f in _ORJSON_FLOATS):
@@ -165,6 +157,26 @@ def _orjson(data: Any, end: bytes = b"") -> bytes | None:
     pieces[1::2] = map(dict(zip(_NUMBERS, texts)).__getitem__, pieces[1::2])
     pieces.append(end)
     return b"".join(pieces)
+
+
+def _orjson_dumps() -> tuple[Callable[..., bytes], int]:
+    """orjson's ``dumps`` and ``_orjson``'s options, imported once, on first use (a command
+    that writes no JSON does not load orjson; a request no longer runs an import)."""
+    import orjson
+
+    # dataclasses, dates and builtins' subclasses go to ``_orjson_default``, as json's way
+    option = (
+        orjson.OPT_INDENT_2
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+    if not _DUMPS:
+        _DUMPS.append((orjson.dumps, option))
+    return _DUMPS[0]
+
+
+_DUMPS: list[tuple[Callable[..., bytes], int]] = []
 
 
 def _stdlib_json(data: Any, indent: int | None) -> str:
