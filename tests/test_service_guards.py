@@ -445,6 +445,70 @@ def test_a_body_that_does_not_arrive_in_time_gets_408_and_the_connection_closed(
     assert "not received within 0.5 s (998 bytes came)" in error and "\n" not in error
 
 
+def test_a_body_sent_in_parts_with_a_pause_is_read_whole() -> None:
+    """A body that is not there when the request starts is waited for (under the deadline)
+    and handed on whole: the receive started without a timer goes on under one."""
+
+    async def app(scope, receive, send) -> None:
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        out = b"%d %d" % (len(body), body.count(b"y"))
+        length = [(b"content-length", b"%d" % len(out))]
+        await send({"type": "http.response.start", "status": 200, "headers": length})
+        await send({"type": "http.response.body", "body": out})
+
+    with serving(BodyLimit(app, max_bytes=4 * MIB, deadline=5)) as port:
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(
+            b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3000\r\n"
+            b"Connection: close\r\n\r\n" + b"x" * 1000
+        )
+        threading.Event().wait(0.3)
+        s.sendall(b"y" * 2000)
+        head, _, body = _answer(s).partition(b"\r\n\r\n")  # read until the server closes
+        s.close()
+    assert head.startswith(b"HTTP/1.1 200") and body == b"3000 2000"
+
+
+def test_a_message_there_already_is_received_without_a_timer(monkeypatch) -> None:
+    """``_within`` takes a message the receive gives at its first step without arming a
+    timeout (the usual request: a small body comes with its headers); one it must wait for
+    is waited for under the deadline, then times out."""
+    from boosterkit.service import errors
+
+    armed: list[float] = []
+    real = errors._TIMEOUT
+    monkeypatch.setattr(errors, "_TIMEOUT", lambda s: armed.append(s) or real(s))
+
+    async def scenario() -> tuple[Any, Any, str]:
+        ready = asyncio.Event()
+        ready.set()
+
+        async def receive() -> dict:
+            await ready.wait()
+            return {"type": "http.request", "body": b"x"}
+
+        at_once = await errors._within(receive, 5.0)
+        ready.clear()
+        asyncio.get_running_loop().call_later(0.05, ready.set)
+        later = await errors._within(receive, 5.0)
+        ready.clear()
+        try:
+            await errors._within(receive, 0.05)
+            late = "answered"
+        except TimeoutError:
+            late = "timed out"
+        return at_once, later, late
+
+    at_once, later, late = asyncio.run(scenario())
+    assert at_once == later == {"type": "http.request", "body": b"x"}
+    assert late == "timed out" and armed == [5.0, 0.05]
+
+
 def test_one_client_holds_at_most_its_share_of_the_bodies_in_flight() -> None:
     """Unit: a client at its share waits (then 503) for a big body; its small ones and other
     clients' bodies pass; the reserve keeps room for small bodies when big ones fill the rest."""

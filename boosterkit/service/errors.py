@@ -17,8 +17,8 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Coroutine, Generator, Iterable, Mapping
+from typing import Any, cast
 
 import duckdb
 from fastapi import FastAPI, Request
@@ -202,15 +202,21 @@ class BodyLimit:
         mine = self.by_client.get(who, 0)
         return small or mine - held == 0 or mine + n <= self.per_client
 
+    def _take(self, who: str, held: int, n: int) -> bool:
+        """Count ``n`` more bytes of a request from ``who`` (holding ``held``) in flight if
+        they fit now."""
+        if not self._fits(who, held, n):
+            return False
+        self.in_flight += n
+        self.by_client[who] = self.by_client.get(who, 0) + n
+        return True
+
     async def _reserve(self, who: str, held: int, n: int, deadline: float) -> bool:
-        """Count ``n`` more bytes of a request from ``who`` (holding ``held``) in flight,
-        waiting for room until ``deadline``."""
-        while not self._fits(who, held, n):
+        """``_take``, waiting for room until ``deadline``."""
+        while not self._take(who, held, n):
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.02)
-        self.in_flight += n
-        self.by_client[who] = self.by_client.get(who, 0) + n
         return True
 
     def _release(self, who: str, n: int) -> None:
@@ -257,8 +263,9 @@ class BodyLimit:
             if held[0] + len(chunk) > self.max_bytes:
                 await self._reject(send)
                 return None
-            wait_until = min(time.monotonic() + self.wait, start + self.deadline)
-            if not await self._reserve(who, held[0], len(chunk), wait_until):
+            if not self._take(who, held[0], len(chunk)) and not await self._reserve(
+                who, held[0], len(chunk), min(time.monotonic() + self.wait, start + self.deadline)
+            ):
                 await self._send(
                     send,
                     503,
@@ -319,12 +326,57 @@ class BodyLimit:
 
 
 async def _within(receive: Receive, seconds: float) -> Message:
-    """``receive()``, or ``TimeoutError`` after ``seconds``: ``asyncio.timeout`` where there is
-    one (Python 3.11: no task made for a message that is there already), else ``wait_for``."""
+    """``receive()``, or ``TimeoutError`` after ``seconds``. A message there already (a small
+    body comes with its headers) is taken as the receive's first step gives it, with no
+    timer; else the receive, started, is waited for under ``asyncio.timeout`` (``wait_for``
+    on Python 3.10)."""
+    pending = receive()
+    if not isinstance(pending, Coroutine):  # pragma: no cover - every ASGI server's is one
+        return await asyncio.wait_for(pending, seconds)
+    try:
+        waiting = pending.send(None)
+    except StopIteration as done:
+        message: Message = done.value
+        return message
+    rest = _Started(pending, waiting)
     if _TIMEOUT is None:  # pragma: no cover - Python 3.10
-        return await asyncio.wait_for(receive(), seconds)
+        return await asyncio.wait_for(_awaited(rest), seconds)
     async with _TIMEOUT(seconds):
-        return await receive()
+        return await rest
+
+
+class _Started:
+    """A coroutine stepped once already (it yielded ``waiting``, what it waits for), awaited
+    for the rest: each value it yields goes to the task, each answer and each exception
+    (a cancel) back to it, as if it had been awaited from its start."""
+
+    __slots__ = ("coro", "waiting")
+
+    def __init__(self, coro: Coroutine[Any, Any, Message], waiting: Any) -> None:
+        self.coro, self.waiting = coro, waiting
+
+    def __await__(self) -> Generator[Any, Any, Message]:
+        coro, value = self.coro, self.waiting
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # thrown in by the task (a cancel): to the coroutine
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return cast("Message", done.value)
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return cast("Message", done.value)
+
+
+async def _awaited(rest: _Started) -> Message:  # pragma: no cover - Python 3.10
+    return await rest
 
 
 _TIMEOUT = getattr(asyncio, "timeout", None)  # Python 3.11 on
