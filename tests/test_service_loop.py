@@ -51,8 +51,8 @@ def test_a_full_budget_does_not_wait_on_the_loop() -> None:
     assert budget.used == 0
 
 
-def _request(database: Any) -> Any:
-    return SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(database=database)))
+def _state(database: Any) -> Any:
+    return SimpleNamespace(database=database)
 
 
 class _Handle:
@@ -88,9 +88,9 @@ def test_answer_runs_on_the_loop_then_on_a_thread_when_it_would_wait() -> None:
 
     async def main() -> list[Response]:
         loop_thread.append(threading.get_ident())
-        first = await answer(_request(handle), 1, work)  # would wait: done again on a thread
-        second = await answer(_request(handle), 1, work)  # from memory: on the loop
-        big = await answer(_request(handle), LOOP_PACKS + 1, work)  # too big for the loop
+        first = await answer(_state(handle), 1, work)  # would wait: done again on a thread
+        second = await answer(_state(handle), 1, work)  # from memory: on the loop
+        big = await answer(_state(handle), LOOP_PACKS + 1, work)  # too big for the loop
         return [first, second, big]
 
     answers = asyncio.run(main())

@@ -19,6 +19,8 @@ from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from starlette.datastructures import State
 from swagger_ui_bundle import swagger_ui_path
 
 from boosterkit import __version__
@@ -35,6 +37,7 @@ from boosterkit.service import pool_routes, referee_routes
 from boosterkit.service.database import ReadOnlyDatabase
 from boosterkit.service.deps import answer, cursor, game_packs, json_response
 from boosterkit.service.errors import BodyLimit, install_error_handlers
+from boosterkit.service.fast import Answer, FastRoutes
 from boosterkit.service.limits import (
     DEFAULT_HOSTS,
     MAX_BODY_BYTES_IN_FLIGHT,
@@ -77,21 +80,43 @@ router = APIRouter()
 @router.post("/packs", tags=["packs"])
 async def packs(req: PacksRequest, request: Request) -> Response:
     """Open packs: identical to ``boosterkit open --format json`` with the same arguments."""
+    return await packs_answer(request.app.state, req)
+
+
+async def packs_answer(state: State, req: PacksRequest) -> Response:
+    """``POST /packs``'s answer to ``req`` (the route's, and ``fast.FastRoutes``')."""
 
     def work(wait: bool) -> Response:
-        database = request.app.state.database  # read (through its cursor) only for a new product
-        compiled, seed = prepare(req.set, req.product, req.count, req.seed, database)
+        # the database is read (through its cursor) only for a new product
+        compiled, seed = prepare(req.set, req.product, req.count, req.seed, state.database)
         cost = packs_cost(compiled.product.code, compiled.pack_cards, req.count, MAX_PACKS)
-        with request.app.state.budget.take(cost, wait=wait):
+        with state.budget.take(cost, wait=wait):
             body = run_json(compiled, seed, req.count)
         return Response(body, media_type="application/json")
 
-    return await answer(request, req.count, work)
+    return await answer(state, req.count, work)
 
 
-def _deal(req: DealRequest, request: Request) -> Any:
+@router.post("/deal", tags=["minigames"])
+async def deal_setup(req: DealRequest, request: Request) -> Response:
+    """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
+    return await deal_answer(request.app.state, req)
+
+
+async def deal_answer(state: State, req: DealRequest) -> Response:
+    """``POST /deal``'s answer to ``req`` (the route's, and ``fast.FastRoutes``')."""
+    units = game_packs(req.minigame, req.players)
+
+    def work(wait: bool) -> Response:
+        with state.budget.take(units, wait=wait):
+            return json_response(_deal(req, state.database))
+
+    return await answer(state, units, work)
+
+
+def _deal(req: DealRequest, database: ReadOnlyDatabase) -> Any:
     return deal(  # the database is read (through its cursor) only if the deal needs to
-        request.app.state.database,
+        database,
         req.minigame,
         req.players,
         set_code=req.set,
@@ -100,18 +125,6 @@ def _deal(req: DealRequest, request: Request) -> Any:
         strict_backs=req.strict_backs,
         lang=req.lang,
     )
-
-
-@router.post("/deal", tags=["minigames"])
-async def deal_setup(req: DealRequest, request: Request) -> Response:
-    """Deal a minigame setup: identical to ``boosterkit deal --format json``."""
-    units = game_packs(req.minigame, req.players)
-
-    def work(wait: bool) -> Response:
-        with request.app.state.budget.take(units, wait=wait):
-            return json_response(_deal(req, request))
-
-    return await answer(request, units, work)
 
 
 @router.get("/health", tags=["meta"])
@@ -123,7 +136,7 @@ async def health(request: Request) -> Response:
         info = request.app.state.database.health()
         return json_response({"status": "ok", "version": __version__, **info})
 
-    return await answer(request, 0, work)
+    return await answer(request.app.state, 0, work)
 
 
 @router.get("/sets", tags=["data"])
@@ -153,7 +166,7 @@ def sealed(code: str, request: Request) -> Response:
 @router.get("/minigames", tags=["minigames"])
 async def minigames(request: Request) -> Response:
     """The minigame catalogue, as ``boosterkit minigames --json``."""
-    return await answer(request, 0, lambda wait: json_response(list_minigames()))
+    return await answer(request.app.state, 0, lambda wait: json_response(list_minigames()))
 
 
 @router.post("/validate", tags=["minigames"])
@@ -196,7 +209,7 @@ def sheet(
         lang=lang,
     )
     with request.app.state.budget.take(game_packs(req.minigame, req.players)):
-        setup = _deal(req, request)
+        setup = _deal(req, request.app.state.database)
         if format == "pdf":
             from boosterkit.minigames.sheets import sheet_pdf
 
@@ -257,6 +270,11 @@ def create_app(
     app.state.database = database
     app.state.budget = budget or WorkBudget()
     install_error_handlers(app)
+    fast_routes: dict[str, tuple[type[BaseModel], Answer]] = {
+        "/packs": (PacksRequest, packs_answer),
+        "/deal": (DealRequest, deal_answer),
+    }
+    app.add_middleware(FastRoutes, routes=fast_routes)  # added first: runs last, on the body
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, max_in_flight=body_budget)
     app.add_middleware(HostAllowlist, hosts=list(allowed_hosts))  # added last: runs first
     app.include_router(router)

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import State
 
 from boosterkit.cache import WouldWait
 from boosterkit.errors import BoosterkitError
@@ -43,8 +44,8 @@ def game_packs(minigame: str, players: int) -> int:
 LOOP_PACKS = 40
 
 
-async def answer(request: Request, packs: int, work: Callable[[bool], Response]) -> Response:
-    """``work(wait)``'s answer: run on the event loop when it opens at most ``LOOP_PACKS``
+async def answer(state: State, packs: int, work: Callable[[bool], Response]) -> Response:
+    """``work(wait)``'s answer (``state``: the app's): run on the event loop when it opens at most ``LOOP_PACKS``
     packs and needs nothing but memory (``wait`` False: the database handle's
     ``without_waiting``, and no wait for the work budget), else on a worker thread.
 
@@ -54,7 +55,7 @@ async def answer(request: Request, packs: int, work: Callable[[bool], Response])
     anything, and is done again on a thread, where it may wait (``wait`` True)."""
     if packs <= LOOP_PACKS:
         try:
-            with request.app.state.database.without_waiting():
+            with state.database.without_waiting():
                 return work(False)
         except WouldWait:
             pass
