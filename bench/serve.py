@@ -66,9 +66,11 @@ def start_server(
     db: Path, port: int, log: Path, timeout: float = 30.0, workers: int = 1
 ) -> subprocess.Popen:
     """``boosterkit serve --workers N`` in a child process, its stderr to ``log``; waits for
-    /health."""
-    cmd = [sys.executable, "-m", "boosterkit.cli", "--db", str(db), "serve", "--port", str(port),
-           "--workers", str(workers)]  # fmt: skip
+    /health. The console script, not ``python -m``, which would put the working folder
+    first on the path: run from a checkout, that checkout would be served whatever
+    ``PYTHONPATH`` names (an A/B against another version's tree would measure one)."""
+    cmd = [str(Path(sys.executable).with_name("boosterkit")), "--db", str(db), "serve",
+           "--port", str(port), "--workers", str(workers)]  # fmt: skip
     return _spawn_until_healthy(cmd, port, log, timeout)
 
 

@@ -6,6 +6,8 @@ and ``POST /deal`` is ``boosterkit deal --format json`` for the same arguments.
 
 Heavy routes (packs, deals, sheets, validation) hold their packs in ``app.state.budget``
 (``limits.WorkBudget``) while they run; ``limits.HostAllowlist`` checks every ``Host``.
+``POST /packs`` and ``POST /deal`` are answered by ``fast.FastRoutes`` with the routes' own
+functions (``packs_answer``, ``deal_answer``), FastAPI's routes taking what it hands on.
 """
 
 from __future__ import annotations
