@@ -120,3 +120,85 @@ def test_a_request_without_a_seed_is_answered_by_a_new_one(clients) -> None:
             break
     else:
         pytest.fail(f"three new seeds, no deal: {r.text}")
+
+
+async def _asgi(app: Any, path: str, body: bytes, root_path: str = "") -> list[dict]:
+    """The messages ``app`` sends for ``POST path`` with ``body`` (JSON), as a server would
+    hand them over (the date header left out)."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": root_path + path, "raw_path": (root_path + path).encode(),
+        "query_string": b"", "root_path": root_path, "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000), "state": {},
+        "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                    (b"content-length", b"%d" % len(body))],
+    }  # fmt: skip
+    messages = iter([{"type": "http.request", "body": body, "more_body": False}])
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return next(messages, {"type": "http.disconnect"})
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent
+
+
+def test_an_app_served_under_a_root_path_is_answered_the_same(built_db: Path) -> None:
+    """Under a ``root_path`` (a proxy's prefix) the routes are matched without it, as
+    FastAPI's router matches them: answered by the fast path, the same bytes."""
+    import asyncio
+
+    fast_app = create_app(built_db)
+    reached = _route_calls(fast_app)
+    plain_app = _without_fast_routes(create_app(built_db))
+    body = json.dumps(DEAL).encode()
+    got = asyncio.run(_asgi(fast_app, "/deal", body, root_path="/bk"))
+    want = asyncio.run(_asgi(plain_app, "/deal", body, root_path="/bk"))
+    assert got == want and got[0]["status"] == 200 and reached == []
+
+
+class _Teapot(Exception):
+    pass
+
+
+class _Silent(Exception):
+    pass
+
+
+def test_an_error_of_the_work_is_handled_as_starlettes_exception_middleware_does(
+    built_db: Path, monkeypatch
+) -> None:
+    """A handler keyed by a status code wins for an HTTP error of that status; a plain
+    (not async) handler is run; a handler that answers nothing sends nothing: as FastAPI."""
+    import asyncio
+
+    from starlette.exceptions import HTTPException
+    from starlette.responses import PlainTextResponse
+
+    from boosterkit.service import app as service_app
+
+    raised: list[Exception] = []
+
+    def failing(*args: Any) -> Any:
+        raise raised[0]
+
+    monkeypatch.setattr(service_app, "prepare", failing)
+    apps = []
+    for app in (create_app(built_db), _without_fast_routes(create_app(built_db))):
+        app.exception_handlers[418] = lambda r, e: PlainTextResponse("by status", 418)
+        app.exception_handlers[_Teapot] = lambda r, e: PlainTextResponse("plain handler", 409)
+        app.exception_handlers[_Silent] = lambda r, e: None
+        apps.append(app)
+    body = b'{"set": "afr", "seed": 1}'
+    for error, want in [
+        (HTTPException(418), b"by status"),
+        (_Teapot(), b"plain handler"),
+        (_Silent(), None),
+    ]:
+        raised[:] = [error]
+        fast, plain = (asyncio.run(_asgi(app, "/packs", body)) for app in apps)
+        assert fast == plain, error
+        assert (fast[-1]["body"] if fast else None) == want

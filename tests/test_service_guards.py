@@ -480,6 +480,8 @@ def test_a_message_there_already_is_received_without_a_timer(monkeypatch) -> Non
     is waited for under the deadline, then times out."""
     from boosterkit.service import errors
 
+    if errors._TIMEOUT is None:  # Python 3.10: wait_for, no timer to count
+        pytest.skip("asyncio.timeout is Python 3.11's")
     armed: list[float] = []
     real = errors._TIMEOUT
     monkeypatch.setattr(errors, "_TIMEOUT", lambda s: armed.append(s) or real(s))

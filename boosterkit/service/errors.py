@@ -340,7 +340,10 @@ async def _within(receive: Receive, seconds: float) -> Message:
         return message
     rest = _Started(pending, waiting)
     if _TIMEOUT is None:  # pragma: no cover - Python 3.10
-        return await asyncio.wait_for(_awaited(rest), seconds)
+        try:
+            return await asyncio.wait_for(_awaited(rest), seconds)
+        finally:
+            pending.close()  # a receive the deadline cut before it went on: closed
     async with _TIMEOUT(seconds):
         return await rest
 

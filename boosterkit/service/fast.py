@@ -7,22 +7,27 @@ routes, the body is parsed as FastAPI parses it (``json.loads``), checked by the
 request model, and answered by the route's own function (``app.packs_answer``,
 ``app.deal_answer``), the same ``Response``. Anything else goes on to FastAPI as it came, its
 body replayed: another route or method, a body that is not JSON or that the model refuses
-(FastAPI's 422). An error of the work is answered by the app's handler of it, found as
-FastAPI's exception middleware finds it (one without goes on to the server-error
-middleware, as ever). So every answer is the one FastAPI gives, byte for byte
+(FastAPI's 422). An error of the work is answered by the app's handler of it, found and
+run as Starlette's exception middleware finds and runs it (one without goes on to the
+server-error middleware, as ever). So every answer is the one FastAPI gives, byte for byte
 (``tests/test_service_fast.py`` compares them), and ``/openapi.json`` still describes the
-routes.
+routes. What FastAPI does around a route is not done for these requests: no
+``scope["route"]`` for outer middleware, no route name in FastAPI's telemetry spans, and a
+dependency added to the router or a ``dependency_overrides`` would not apply to them.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from inspect import isawaitable
-from typing import Any
+from inspect import iscoroutinefunction
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import State
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -41,8 +46,8 @@ class FastRoutes:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = None
-        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
-            route = self.routes.get(scope["path"])
+        if scope["type"] == "http" and scope["method"] == "POST":
+            route = self.routes.get(_route_path(scope))
         if route is None:
             await self.app(scope, receive, send)
             return
@@ -54,15 +59,25 @@ class FastRoutes:
             await self.app(scope, _replaying(message, receive), send)
             return
         try:
-            response = await route[1](scope["app"].state, request)
+            response: Response | None = await route[1](scope["app"].state, request)
         except Exception as exc:
             handler = _handler(scope["app"], exc)
             if handler is None:
                 raise  # the server-error middleware's, as for any request
-            response = handler(Request(scope, receive), exc)
-            if isawaitable(response):
-                response = await response
-        await response(scope, receive, send)
+            response = await _handled(handler, Request(scope, receive), exc)
+            exc.__traceback__ = None  # as Starlette does: a reused exception keeps none
+        if response is not None:  # (a handler may answer nothing)
+            await response(scope, receive, send)
+
+
+def _route_path(scope: Scope) -> str:
+    """The path routes match, as Starlette's router takes it: without the ``root_path``
+    the app is served under."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] == "/":
+        return path[len(root) :]
+    return path
 
 
 def _checked(model: type[BaseModel], body: bytes) -> BaseModel | None:
@@ -74,17 +89,33 @@ def _checked(model: type[BaseModel], body: bytes) -> BaseModel | None:
         return None
 
 
-def _handler(app: Any, exc: Exception) -> Callable[[Request, Exception], Any] | None:
-    """``app``'s handler of ``exc`` as its exception middleware finds it: by class, the
-    nearest first; ``Exception``'s is the server-error middleware's (None here)."""
+Handler = Callable[[Request, Exception], Any]
+
+
+def _handler(app: Any, exc: Exception) -> Handler | None:
+    """``app``'s handler of ``exc`` as its exception middleware finds it: an HTTP error's by
+    its status code, else by class, the nearest first; ``Exception``'s and 500's are the
+    server-error middleware's (None here)."""
     handlers = app.exception_handlers
+    if isinstance(exc, HTTPException) and exc.status_code != 500:
+        found: Handler | None = handlers.get(exc.status_code)
+        if found is not None:
+            return found
     for cls in type(exc).__mro__:
         if cls is Exception:
             return None
         if cls in handlers:
-            found: Callable[[Request, Exception], Any] = handlers[cls]
+            found = handlers[cls]
             return found
     return None
+
+
+async def _handled(handler: Handler, request: Request, exc: Exception) -> Response | None:
+    """``handler``'s answer to ``exc``: awaited, or run on a worker thread if it is plain."""
+    if _is_async(handler):
+        answer: Response | None = await handler(request, exc)
+        return answer
+    return cast("Response | None", await run_in_threadpool(handler, request, exc))
 
 
 def _json(scope: Scope) -> bool:
@@ -108,3 +139,11 @@ def _replaying(first: Message, receive: Receive) -> Receive:
         return await receive()
 
     return replay
+
+
+def _is_async(handler: Any) -> bool:
+    """Whether calling ``handler`` gives a coroutine (through partials; an object's by its
+    type's ``__call__``), as Starlette tells them apart."""
+    while isinstance(handler, functools.partial):
+        handler = handler.func
+    return iscoroutinefunction(handler) or iscoroutinefunction(type(handler).__call__)
