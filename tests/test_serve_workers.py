@@ -54,6 +54,15 @@ def test_one_worker_freezes_what_it_loaded_before_it_serves(built_db: Path, monk
     assert calls == ["keep freed", "freeze", "serve FastAPI"]
 
 
+def test_with_as_many_workers_as_cpus_each_keeps_to_its_own(monkeypatch) -> None:
+    """One CPU each, in order, when the workers are as many as the CPUs this process may run
+    on; none kept to one otherwise (a CPU left to move to, or more workers than CPUs)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3, 1})
+    assert [workers.worker_cpu(i, 2) for i in range(2)] == [1, 3]
+    assert workers.worker_cpu(0, 1) is None and workers.worker_cpu(2, 3) is None
+    assert workers.worker_cpu(5, 2) is None
+
+
 def test_listen_refuses_a_port_another_server_holds() -> None:
     with socket.socket() as held:
         held.bind(("127.0.0.1", 0))
@@ -176,6 +185,12 @@ def test_two_workers_answer_as_the_cli_check_hosts_and_survive_a_killed_worker(
     assert _wait_for(lambda: len(set(_children(server.pid)) - {first[0]}) == 2)
     again = [httpx.post(f"{url}/deal", json=DEAL, timeout=30) for _ in range(6)]
     assert {(a.status_code, a.text) for a in again} == {(200, expected.stdout)}
+    cpus = sorted(os.sched_getaffinity(0))
+    kept = sorted(min(os.sched_getaffinity(pid)) for pid in _children(server.pid))
+    if len(cpus) == 2:  # as many workers as CPUs: one each, the new worker on the dead one's
+        assert kept == cpus and all(
+            len(os.sched_getaffinity(p)) == 1 for p in _children(server.pid)
+        )
 
 
 def test_sigterm_stops_the_workers_with_the_server(
