@@ -45,9 +45,9 @@ LOOP_PACKS = 40
 
 
 async def answer(state: State, packs: int, work: Callable[[bool], Response]) -> Response:
-    """``work(wait)``'s answer (``state``: the app's): run on the event loop when it opens at most ``LOOP_PACKS``
-    packs and needs nothing but memory (``wait`` False: the database handle's
-    ``without_waiting``, and no wait for the work budget), else on a worker thread.
+    """``work(wait)``'s answer (``state``: the app's): run on the event loop when it opens at
+    most ``LOOP_PACKS`` packs and needs nothing but memory (``wait`` False: the database
+    handle's ``without_waiting``, and no wait for the work budget), else on a worker thread.
 
     A handoff to a thread and back costs about what drawing and writing 36 packs does, and
     a thread gains nothing for work that holds the GIL throughout; what may wait (a product

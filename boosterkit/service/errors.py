@@ -361,21 +361,18 @@ class _Started:
     def __await__(self) -> Generator[Any, Any, Message]:
         coro, value = self.coro, self.waiting
         while True:
+            step: Any = coro.send
             try:
-                sent = yield value
+                given: Any = yield value
             except GeneratorExit:
                 coro.close()
                 raise
             except BaseException as exc:  # thrown in by the task (a cancel): to the coroutine
-                try:
-                    value = coro.throw(exc)
-                except StopIteration as done:
-                    return cast("Message", done.value)
-            else:
-                try:
-                    value = coro.send(sent)
-                except StopIteration as done:
-                    return cast("Message", done.value)
+                step, given = coro.throw, exc
+            try:
+                value = step(given)
+            except StopIteration as done:
+                return cast("Message", done.value)
 
 
 async def _awaited(rest: _Started) -> Message:  # pragma: no cover - Python 3.10

@@ -120,7 +120,7 @@ def listen(host: str, port: int, count: int) -> list[socket.socket]:
 def worker_cpu(index: int, workers: int) -> int | None:
     """The CPU worker ``index`` of ``workers`` keeps to, or None (not kept to one): with as
     many workers as CPUs this process may run on, one each, so each worker's code and data
-    stay in its own core's caches (issue 36: two workers answered 1.63× one, 1.56× when
+    stay in its own core's caches (issue 36: two workers answered 1.63× one, 1.58× when
     the kernel moved them); with fewer workers (a CPU left to move to when another process
     loads one), more, or no ``sched_setaffinity`` (not Linux), none."""
     try:
